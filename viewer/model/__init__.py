@@ -1,0 +1,1 @@
+"""The model of a vCon's tool invocations: pure Python, no Textual."""

@@ -1,0 +1,207 @@
+"""The immutable model of one vCon: what the TUI and every export present.
+
+Events and replay steps are NamedTuples (cheap to build by the hundred thousand); the rest are
+frozen, slotted dataclasses. Nothing here is mutated after ``build_model`` returns, so the TUI
+and the exports share one model without copying. String values are exactly as recorded (not
+sanitised): presenters pass them through ``viewer.textsafe`` before showing them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal, NamedTuple
+
+Severity = Literal["error", "warning", "info"]
+EventKind = Literal["decision", "tool", "context"]
+
+
+class Event(NamedTuple):
+    """One Event Object, by its index in the top-level ``events`` array."""
+
+    index: int
+    type: str  # "" when the recorded type is missing or not a string
+    kind: EventKind  # decision (policy-decision), tool (the eleven), context (anything else)
+    time: datetime | None  # aware (UTC assumed when the record had no offset); None: unparsable
+    order: int  # position in replay order
+    operation_id: str | None  # None when missing or unusable
+    attempt: int | None  # None when missing or not an integer >= 1
+    party: int | None
+    sessions: tuple[int, ...]
+    raw: dict[str, Any]  # the Event Object as recorded; never modify
+
+
+class Step(NamedTuple):
+    """One event replayed in an attempt's state model."""
+
+    event: int  # event index
+    before: str | None  # state before (None: the attempt had not started)
+    after: str | None  # state after
+    out_of_model: bool  # the draft's table does not allow this transition from `before`
+    late: bool  # a tool response after the agent stopped waiting or moved on
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """A conformance problem in the input, pointing into it with a JSON Pointer."""
+
+    code: str
+    severity: Severity
+    pointer: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Something a reviewer should look at, derived by replay (INTERPRETATION 4-5)."""
+
+    kind: str
+    severity: Severity
+    operation_id: str | None
+    attempt: int | None
+    events: tuple[int, ...]
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class StandingDecision:
+    """A policy-decision with policy_life "standing"."""
+
+    event: int
+    time: datetime | None
+    operation: str | None
+    server: str | None
+    tool: str | None  # None: all tools of the server
+    decision: str | None
+    reason: str | None
+    replaced_by: int | None  # event index of the next standing decision for the same target
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    number: int
+    steps: tuple[Step, ...]  # replay order
+    start: datetime | None
+    end: datetime | None  # time of the last event when final_state is final, else None
+    final_state: str | None
+    invocation: int | None  # event index of its (first) tool-invocation
+    server: str | None  # as named by its tool-invocation
+    tool: str | None
+    decision: str | None  # governing decision value
+    decision_life: str | None  # "once" | "standing" | None
+    decision_event: int | None
+    late: tuple[int, ...]
+    out_of_model: tuple[int, ...]
+    escalated: bool  # its predecessor ended Denied
+    flags: frozenset[str]  # finding kinds attached to this attempt
+
+    @property
+    def events(self) -> tuple[int, ...]:
+        return tuple(s.event for s in self.steps)
+
+    @property
+    def states(self) -> tuple[str | None, ...]:
+        return tuple(s.after for s in self.steps)
+
+
+@dataclass(frozen=True, slots=True)
+class Operation:
+    operation_id: str
+    operation: str  # kind: "tool-invocation"
+    server: str | None
+    tool: str | None
+    decision: str | None  # governing the first attempt (no attempt: its once decision)
+    decision_life: str | None
+    decision_event: int | None
+    outcome: str  # INTERPRETATION 6
+    attempts: tuple[Attempt, ...]  # by attempt number
+    once_decisions: tuple[int, ...]  # event indices, replay order
+    unassigned_events: tuple[int, ...]
+    first_time: datetime | None
+    first_order: int  # replay position of its first event
+    retries: int
+    escalated: bool
+    late_responses: int
+    flags: frozenset[str]  # finding kinds on the operation or any of its attempts
+
+    @property
+    def target(self) -> str:
+        return f"{self.server or '?'} / {self.tool or '*'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Signature:
+    """Headers of one JWS signature (never verified by vcon-view)."""
+
+    alg: str | None
+    kid: str | None
+    x5c: int  # number of certificates in the chain
+    x5u: str | None
+    uuid: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """Where the vCon came from and in which form."""
+
+    file: str  # path as given, or "-" for stdin
+    sha256: str  # of the bytes read (before any gunzip)
+    size: int
+    form: Literal["unsigned", "signed", "encrypted"]
+    gzip: bool
+    uuid: str | None
+    extensions: tuple[str, ...]
+    critical: tuple[str, ...]
+    unsupported_critical: tuple[str, ...]
+    critical_override: bool  # produced under --ignore-critical
+    signatures: tuple[Signature, ...] = ()
+    signed_layers: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    source: Source
+    vcon: dict[str, Any]  # the unwrapped vCon as parsed; never modify
+    events: tuple[Event, ...]  # array order
+    replay: tuple[int, ...]  # event indices in replay order
+    operations: tuple[Operation, ...]  # by first event time
+    standing: tuple[StandingDecision, ...]  # replay order
+    findings: tuple[Finding, ...]
+    diagnostics: tuple[Diagnostic, ...]
+    context: tuple[int, ...]  # indices of non-lifecycle events, replay order
+    by_operation: dict[str, int] = field(default_factory=dict)  # operation_id -> operations idx
+
+    def operation(self, operation_id: str) -> Operation | None:
+        i = self.by_operation.get(operation_id)
+        return None if i is None else self.operations[i]
+
+    @property
+    def parties(self) -> list[Any]:
+        v = self.vcon.get("parties")
+        return v if isinstance(v, list) else []
+
+    @property
+    def attachments(self) -> list[Any]:
+        v = self.vcon.get("attachments")
+        return v if isinstance(v, list) else []
+
+    @property
+    def sessions(self) -> list[Any]:
+        v = self.vcon.get("sessions")
+        if not isinstance(v, list):
+            v = self.vcon.get("session")
+        return v if isinstance(v, list) else []
+
+    @property
+    def dialog(self) -> list[Any]:
+        v = self.vcon.get("dialog")
+        return v if isinstance(v, list) else []
+
+    def counts(self) -> dict[str, int]:
+        """Findings and diagnostics by severity, for headers."""
+        out = {"error": 0, "warning": 0, "info": 0}
+        for f in self.findings:
+            out[f.severity] += 1
+        for d in self.diagnostics:
+            out[d.severity] += 1
+        return out

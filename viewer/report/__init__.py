@@ -1,0 +1,1 @@
+"""Exports of the model: summary JSON, Markdown, CSV and terminal text."""
