@@ -1,0 +1,389 @@
+"""Read one vCon from a file or stdin and unwrap it (INTERPRETATION 1).
+
+The loader turns bytes into the innermost unsigned vCon plus a filled ``Source``: gunzip (with a
+bomb guard), UTF-8 BOM, JSON (orjson only, straight from the bytes), then the form: signed (JWS,
+unwrapped layer by layer), encrypted (JWE, refused: no key) or unsigned. Every refusal is a
+``LoadError`` with one line for the user, never a traceback. It never writes to its input.
+
+Choices the interpretation leaves open:
+
+* ``Source.signatures`` lists the signatures of *every* signed layer, outermost layer first, so
+  a re-signed vCon shows who signed each wrapping.
+* ``Source.gzip`` is true when any layer was gzip-compressed (the file or a JWS payload).
+* ``Source.uuid`` is the innermost vCon's ``uuid``; a signed vCon without one (the core draft's
+  example) falls back to the first signature header's ``uuid``.
+"""
+
+from __future__ import annotations
+
+import binascii
+import hashlib
+import re
+import sys
+import zlib
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from viewer.model.spec import SUPPORTED_EXTENSIONS
+from viewer.model.types import Diagnostic, Signature, Source
+from viewer.textsafe import safe
+
+#: Keys of which an unsigned vCon has at least one (INTERPRETATION 1).
+UNSIGNED_KEYS: Final = frozenset(
+    {
+        "vcon", "uuid", "created_at", "subject", "parties", "dialog", "analysis", "attachments",
+        "events", "sessions", "extensions", "critical", "redacted", "amended", "appended", "group",
+    }
+)  # fmt: skip
+
+#: Refuse a gzip stream that inflates past this many bytes (decompression bomb guard).
+MAX_DECOMPRESSED: int = 2 << 30
+
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+_BOM: Final = b"\xef\xbb\xbf"
+_B64URL_RE: Final = re.compile(rb"[A-Za-z0-9_-]*={0,2}")
+
+
+class LoadError(Exception):
+    """One clear line for the user. exit_code: 2 unreadable/encrypted/not a vCon, 3 unsupported
+    critical."""
+
+    def __init__(self, message: str, exit_code: int = 2) -> None:
+        super().__init__(message)
+        self.message = message
+        self.exit_code = exit_code
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The unwrapped vCon, where it came from, and the loader's own diagnostics."""
+
+    vcon: dict[str, Any]  # the unwrapped (innermost) unsigned vCon as parsed
+    source: Source
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def _label(name: str) -> str:
+    """The input's name as shown in a message (stdin spelt out, control characters escaped)."""
+    return "stdin" if name == "-" else safe(name)
+
+
+def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+    """Read ``path`` (``"-"``: stdin) read-only and load it."""
+    label = _label(path)
+    try:
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                raise LoadError("stdin: cannot read (no binary standard input)")
+            data = stream.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
+    except LoadError:
+        raise
+    except FileNotFoundError:
+        raise LoadError(f"{label}: no such file") from None
+    except IsADirectoryError:
+        raise LoadError(f"{label}: is a directory, not a file") from None
+    except PermissionError:
+        raise LoadError(f"{label}: permission denied") from None
+    except MemoryError:
+        raise LoadError(f"{label}: too large for memory") from None
+    except OSError as e:
+        reason = e.strerror or type(e).__name__
+        raise LoadError(f"{label}: cannot read ({safe(reason)})") from None
+    return load_bytes(data, name=path, ignore_critical=ignore_critical)
+
+
+def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:
+    """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only."""
+    label = _label(name)
+    try:
+        return _load(data, name, label, ignore_critical)
+    except MemoryError:
+        raise LoadError(f"{label}: too large for memory") from None
+    except RecursionError:  # defensive: orjson limits depth itself
+        raise LoadError(f"{label}: not JSON (nested too deeply)") from None
+
+
+def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
+    diags: list[Diagnostic] = []
+    digest = hashlib.sha256(data).hexdigest()
+    size = len(data)
+    gz = False
+
+    body: bytes | memoryview = data
+    if data[:2] == _GZIP_MAGIC:
+        body = _gunzip(data, label, "")
+        gz = True
+    obj = _parse(body, label, "", diags)
+
+    signatures: list[Signature] = []
+    layers = 0
+    while _is_signed(obj):
+        layers += 1
+        where = "signed vCon (JWS)" if layers == 1 else f"signed vCon (JWS, layer {layers})"
+        signatures.extend(_signatures(obj, label, where))
+        payload = _b64url(obj["payload"], label, f"{where} payload")
+        if payload[:2] == _GZIP_MAGIC:
+            payload = _gunzip(payload, label, f"{where} payload: ")
+            gz = True
+        obj = _parse(payload, label, f"{where} payload: ", diags)
+
+    if _is_encrypted(obj):
+        form = "encrypted vCon (JWE)"
+        if layers:
+            form = f"signed vCon (JWS) holding an {form}"
+        raise LoadError(
+            f"{label}: {form}, {_jwe_uuid(obj)}, enc {_jwe_enc(obj)}: "
+            "cannot be opened without a key"
+        )
+    if not any(obj.get(k) is not None for k in UNSIGNED_KEYS):
+        where = "signed vCon (JWS) payload: " if layers else ""
+        raise LoadError(f"{label}: {where}not a vCon (a JSON object with none of the vCon keys)")
+
+    vcon = obj
+    uuid = vcon.get("uuid")
+    if not isinstance(uuid, str):
+        uuid = next((s.uuid for s in signatures if s.uuid is not None), None)
+    extensions = _strings(vcon.get("extensions"))
+    critical_raw = vcon.get("critical")
+    critical = _strings(critical_raw)
+    unsupported: list[str] = []
+    for name_ in critical:
+        if name_ not in SUPPORTED_EXTENSIONS and name_ not in unsupported:
+            unsupported.append(name_)
+
+    if unsupported:
+        names = ", ".join(safe(n) for n in unsupported)
+        if not ignore_critical:
+            raise LoadError(
+                f"{label}: critical extension(s) not supported by vcon-view: {names} "
+                "(use --ignore-critical to view anyway)",
+                exit_code=3,
+            )
+        assert isinstance(critical_raw, list)
+        for i, v in enumerate(critical_raw):
+            if isinstance(v, str) and v not in SUPPORTED_EXTENSIONS:
+                diags.append(
+                    Diagnostic(
+                        "critical-unsupported",
+                        "warning",
+                        f"/critical/{i}",
+                        f"critical extension {safe(v)} is not supported by vcon-view; "
+                        "shown anyway under --ignore-critical",
+                    )
+                )
+
+    if vcon.get("must_support") is not None:
+        diags.append(
+            Diagnostic(
+                "legacy-parameter",
+                "warning",
+                "/must_support",
+                "must_support is the legacy name of critical: reported, not enforced",
+            )
+        )
+    if layers:
+        diags.append(
+            Diagnostic(
+                "signature-not-verified",
+                "info",
+                "",
+                f"signed vCon ({layers} layer(s), {len(signatures)} signature(s)): "
+                "the signature is not verified by vcon-view",
+            )
+        )
+
+    source = Source(
+        file=name,
+        sha256=digest,
+        size=size,
+        form="signed" if layers else "unsigned",
+        gzip=gz,
+        uuid=uuid,
+        extensions=extensions,
+        critical=critical,
+        unsupported_critical=tuple(unsupported),
+        critical_override=bool(unsupported),
+        signatures=tuple(signatures),
+        signed_layers=layers,
+    )
+    return Loaded(vcon=vcon, source=source, diagnostics=tuple(diags))
+
+
+def _gunzip(data: bytes, label: str, where: str) -> bytes:
+    """Inflate one or more gzip members, refusing output above ``MAX_DECOMPRESSED``."""
+    parts: list[bytes] = []
+    total = 0
+    rest: bytes = data
+    while True:
+        d = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            out = d.decompress(rest, MAX_DECOMPRESSED - total + 1)
+        except zlib.error as e:
+            raise LoadError(f"{label}: {where}corrupt gzip ({safe(str(e))})") from None
+        total += len(out)
+        if total > MAX_DECOMPRESSED:
+            limit = f"{MAX_DECOMPRESSED / (1 << 30):g} GiB"
+            raise LoadError(f"{label}: {where}gzip inflates to more than {limit}; refused")
+        parts.append(out)
+        if not d.eof:
+            raise LoadError(f"{label}: {where}corrupt gzip (truncated)")
+        rest = d.unused_data
+        if rest[:2] != _GZIP_MAGIC:
+            break
+    if rest.strip(b"\x00"):
+        raise LoadError(f"{label}: {where}corrupt gzip (trailing data after the stream)")
+    return parts[0] if len(parts) == 1 else b"".join(parts)
+
+
+def _parse(
+    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic]
+) -> dict[str, Any]:
+    """orjson straight from the bytes (BOM skipped with a warning); only an object is accepted."""
+    if body[:3] == _BOM:
+        body = memoryview(body)[3:]
+        if not any(d.code == "utf8-bom" for d in diags):
+            diags.append(
+                Diagnostic(
+                    "utf8-bom", "warning", "", "the input starts with a UTF-8 byte order mark"
+                )
+            )
+    try:
+        obj = orjson.loads(body)
+    except orjson.JSONDecodeError as e:
+        msg = safe(e.msg)
+        if "UTF-8" in e.msg:
+            detail = msg
+        elif e.msg.startswith("Input is a zero-length"):
+            detail = "empty input"
+        else:
+            detail = f"{msg} at line {e.lineno} column {e.colno}"
+        raise LoadError(f"{label}: {where}not JSON ({detail})") from None
+    if not isinstance(obj, dict):
+        kind = "a JSON array" if isinstance(obj, list) else "a JSON scalar"
+        raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)")
+    return obj
+
+
+def _is_signed(obj: dict[str, Any]) -> bool:
+    return obj.get("payload") is not None and obj.get("signatures") is not None
+
+
+def _is_encrypted(obj: dict[str, Any]) -> bool:
+    has_ct = obj.get("ciphertext") is not None or obj.get("cyphertext") is not None
+    return has_ct and obj.get("recipients") is not None
+
+
+def _b64url(value: Any, label: str, what: str) -> bytes:
+    """Decode base64url (padding optional); anything else is a LoadError naming ``what``."""
+    if not isinstance(value, str):
+        raise LoadError(f"{label}: {what} is not a base64url string")
+    try:
+        raw = value.encode("ascii")
+    except UnicodeEncodeError:
+        raise LoadError(f"{label}: {what} is not base64url") from None
+    if _B64URL_RE.fullmatch(raw) is None:
+        raise LoadError(f"{label}: {what} is not base64url")
+    raw = raw.rstrip(b"=")
+    if len(raw) % 4 == 1:
+        raise LoadError(f"{label}: {what} is not base64url (bad length)")
+    raw += b"=" * (-len(raw) % 4)
+    try:
+        return binascii.a2b_base64(raw.replace(b"-", b"+").replace(b"_", b"/"), strict_mode=True)
+    except binascii.Error:
+        raise LoadError(f"{label}: {what} is not base64url") from None
+
+
+def _header_json(value: Any, label: str, what: str) -> dict[str, Any]:
+    """A base64url-encoded JSON object header (JWS/JWE ``protected``)."""
+    raw = _b64url(value, label, what)
+    try:
+        obj = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise LoadError(f"{label}: {what} is not base64url JSON") from None
+    if not isinstance(obj, dict):
+        raise LoadError(f"{label}: {what} is not a JSON object")
+    return obj
+
+
+def _signatures(obj: dict[str, Any], label: str, where: str) -> list[Signature]:
+    """Headers of each signature: the protected header wins over the unprotected ``header``."""
+    sigs = obj.get("signatures")
+    out: list[Signature] = []
+    if not isinstance(sigs, list):
+        return out
+    for i, sig in enumerate(sigs):
+        if not isinstance(sig, dict):
+            continue
+        merged: dict[str, Any] = {}
+        header = sig.get("header")
+        if isinstance(header, dict):
+            merged.update(header)
+        if sig.get("protected") is not None:
+            merged.update(
+                _header_json(sig["protected"], label, f"{where} signature {i} protected header")
+            )
+        x5c = merged.get("x5c")
+        out.append(
+            Signature(
+                alg=_str(merged.get("alg")),
+                kid=_str(merged.get("kid")),
+                x5c=len(x5c) if isinstance(x5c, list) else 0,
+                x5u=_str(merged.get("x5u")),
+                uuid=_str(merged.get("uuid")),
+            )
+        )
+    return out
+
+
+def _jwe_headers(obj: dict[str, Any]) -> list[dict[str, Any]]:
+    """JWE headers in the order a value is looked up: unprotected, protected, recipients."""
+    out: list[dict[str, Any]] = []
+    unprotected = obj.get("unprotected")
+    if isinstance(unprotected, dict):
+        out.append(unprotected)
+    try:
+        protected = _header_json(obj.get("protected"), "", "")
+    except LoadError:
+        protected = None
+    if protected is not None:
+        out.append(protected)
+    recipients = obj.get("recipients")
+    if isinstance(recipients, list):
+        out.extend(r["header"] for r in recipients if isinstance(r, dict)
+                   and isinstance(r.get("header"), dict))  # fmt: skip
+    return out
+
+
+def _jwe_uuid(obj: dict[str, Any]) -> str:
+    """``uuid X`` from the unprotected header, else any header; ``unknown uuid`` otherwise."""
+    for h in _jwe_headers(obj):
+        if isinstance(h.get("uuid"), str):
+            return f"uuid {safe(h['uuid'])}"
+    return "unknown uuid"
+
+
+def _jwe_enc(obj: dict[str, Any]) -> str:
+    for h in _jwe_headers(obj):
+        if isinstance(h.get("enc"), str):
+            return safe(h["enc"])
+    return "unknown"
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _strings(v: Any) -> tuple[str, ...]:
+    """The string values of a list; a non-list is empty (the validator reports its type)."""
+    if not isinstance(v, list):
+        return ()
+    return tuple(x for x in v if isinstance(x, str))
