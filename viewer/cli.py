@@ -1,0 +1,359 @@
+"""The ``vcon-view`` command: a thin entry over the model shared with the TUI.
+
+``vcon-view FILE`` opens the TUI; ``summary`` and ``check`` are headless and import only what
+their format needs (``--format json`` never imports rich or textual), so scripts start fast.
+Exit statuses (INTERPRETATION 8b): 0 fine, 1 ``check`` found errors, 2 unusable input or usage,
+3 unsupported critical extension without ``--ignore-critical``, 70 internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable, Sequence
+
+    from viewer.model.types import Model
+
+PROG = "vcon-view"
+EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
+SUMMARY_FORMATS = ("text", "json", "md", "csv")
+CHECK_FORMATS = ("text", "json")
+
+
+class _Exit(Exception):
+    """A one-line refusal with its exit status, printed by ``main``."""
+
+    def __init__(self, message: str, code: int) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+# --- argument parsing -----------------------------------------------------------------------
+
+
+def _tui_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Review AI agent tool invocations recorded in a vCon.",
+        epilog=(
+            "commands:\n"
+            "  vcon-view FILE                 open the viewer (FILE may be - for stdin)\n"
+            "  vcon-view summary FILE ...     headless summary (text, json, md, csv)\n"
+            "  vcon-view check FILE ...       conformance check, exit 1 on errors\n"
+            "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
+            "exit: 0 ok, 1 check failed, 2 unreadable/encrypted/usage, 3 unsupported critical"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
+    p.add_argument("--ignore-critical", action="store_true",
+                   help="open a vCon whose 'critical' names unsupported extensions (marked)")
+    p.add_argument("--theme", metavar="NAME", help="Textual theme name")
+    return p
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
+    p.add_argument("--ignore-critical", action="store_true",
+                   help="process a vCon whose 'critical' names unsupported extensions; every "
+                        "output is then marked as produced under this override")
+
+
+def _summary_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} summary",
+        description="Summarise the tool operations of a vCon. Exits 0 for any readable vCon.",
+    )
+    _common(p)
+    p.add_argument("--format", "-f", choices=SUMMARY_FORMATS, default="text",
+                   help="text (default, terminal), json (summary JSON, scriptable), "
+                        "md (incident report), csv (one row per attempt)")
+    p.add_argument("-o", "--output", metavar="OUT",
+                   help="write to OUT atomically instead of stdout (never the input file)")
+    return p
+
+
+def _fail_on(value: str) -> frozenset[str]:
+    import argparse
+
+    from viewer.model.spec import FINDING_KINDS
+
+    names = {n.strip() for n in value.split(",") if n.strip()}
+    if "all" in names:
+        return frozenset(FINDING_KINDS)
+    unknown = sorted(names - set(FINDING_KINDS))
+    if unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown finding kind(s): {', '.join(unknown)}; choose from "
+            f"{', '.join(FINDING_KINDS)} or all"
+        )
+    return frozenset(names)
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} check",
+        description="List conformance diagnostics and findings. Exits 1 when an error "
+                    "diagnostic exists or a finding of a kind named in --fail-on.",
+    )
+    _common(p)
+    p.add_argument("--format", "-f", choices=CHECK_FORMATS, default="text")
+    p.add_argument("--fail-on", metavar="KINDS", type=_fail_on, default=frozenset(),
+                   help="comma-separated finding kinds that also fail the check "
+                        "(e.g. policy-violation,duplicate-execution-risk), or all")
+    return p
+
+
+# --- shared pipeline ------------------------------------------------------------------------
+
+
+def _load_model(path: str, ignore_critical: bool) -> Model:
+    """Load and build with the collector paused: it triples parse time on large files."""
+    import gc
+
+    from viewer.load import LoadError, load_path
+    from viewer.model.build import build_model
+
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return build_model(load_path(path, ignore_critical=ignore_critical))
+    except LoadError as exc:
+        raise _Exit(exc.message, exc.exit_code) from None
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _emit(data: bytes | str, output: str | None, input_path: str) -> None:
+    """Write to OUT atomically (never over the input), or to stdout."""
+    if output is not None and output != "-":
+        from viewer.report.write import write_atomic
+        from viewer.textsafe import safe
+
+        try:
+            write_atomic(output, data, input_path=input_path)
+        except ValueError as exc:
+            raise _Exit(str(exc), EX_USAGE) from None
+        except OSError as exc:
+            raise _Exit(f"cannot write {safe(output)}: {safe(exc.strerror or exc)}",
+                        EX_USAGE) from None
+        return
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    try:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+    except BrokenPipeError:  # piped into head: the reader has what it wanted
+        _silence_stdout()
+
+
+# --- commands -------------------------------------------------------------------------------
+
+
+def cmd_summary(args: argparse.Namespace) -> int:
+    model = _load_model(args.file, args.ignore_critical)
+    fmt = args.format
+    if fmt == "json":
+        from viewer.report.summary import to_json
+
+        _emit(to_json(model), args.output, args.file)
+    elif fmt == "md":
+        from viewer.report.markdown import to_markdown
+
+        _emit(to_markdown(model), args.output, args.file)
+    elif fmt == "csv":
+        from viewer.report.csv import to_csv
+
+        _emit(to_csv(model), args.output, args.file)
+    elif args.output is not None and args.output != "-":
+        from viewer.report.text import to_text
+
+        _emit(to_text(model), args.output, args.file)
+    else:
+        from rich.console import Console
+
+        from viewer.report.text import render_text
+
+        try:
+            sys.stdout.flush()
+            Console(highlight=False, emoji=False).print(render_text(model))
+            sys.stdout.flush()
+        except BrokenPipeError:
+            _silence_stdout()
+    return EX_OK
+
+
+def check_status(model: Model, fail_on: frozenset[str]) -> int:
+    """1 when an error diagnostic exists or a finding of a kind in ``fail_on``; else 0."""
+    if any(d.severity == "error" for d in model.diagnostics):
+        return EX_FAIL
+    if any(f.kind in fail_on for f in model.findings):
+        return EX_FAIL
+    return EX_OK
+
+
+def check_lines(model: Model) -> list[str]:
+    """One safe line per diagnostic then per finding, errors first within each."""
+    from viewer.model.spec import SEVERITY_RANK
+    from viewer.textsafe import safe
+
+    def rank(item: Any) -> int:
+        return SEVERITY_RANK.get(item.severity, 9)
+
+    lines = [
+        f"{d.severity:<7}  {safe(d.code)}  {safe(d.pointer) or '/'}  {safe(d.message)}"
+        for d in sorted(model.diagnostics, key=rank)
+    ]
+    for f in sorted(model.findings, key=rank):
+        where = [f"operation={safe(f.operation_id)}" if f.operation_id is not None else ""]
+        if f.attempt is not None:
+            where.append(f"attempt={f.attempt}")
+        if f.events:
+            where.append("events=" + ",".join(map(str, f.events)))
+        loc = " ".join(w for w in where if w) or "-"
+        lines.append(f"{f.severity:<7}  {safe(f.kind)}  {loc}  {safe(f.message)}")
+    return lines
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    model = _load_model(args.file, args.ignore_critical)
+    status = check_status(model, args.fail_on)
+    if args.format == "json":
+        from viewer.report.summary import dumps, summary_dict
+
+        doc = summary_dict(model)
+        out: dict[str, Any] = {}
+        if model.source.critical_override:
+            out["produced_under_override"] = True
+            out["note"] = doc["note"]
+        out.update(
+            source=doc["source"], diagnostics=doc["diagnostics"], findings=doc["findings"],
+            counts=doc["counts"], fail_on=sorted(args.fail_on), exit=status,
+        )
+        _emit(dumps(out), None, args.file)
+        return status
+    lines = []
+    if model.source.critical_override:
+        lines.append("warning  produced-under-override  -  critical extensions ignored "
+                     "(--ignore-critical); the core draft says this vCon must not be processed")
+    lines += check_lines(model)
+    counts = model.counts()
+    lines.append(
+        f"{len(model.diagnostics)} diagnostics, {len(model.findings)} findings: "
+        f"{counts['error']} error, {counts['warning']} warning, {counts['info']} info"
+        f" -> exit {status}"
+    )
+    _emit("\n".join(lines) + "\n", None, args.file)
+    return status
+
+
+def cmd_tui(argv: Sequence[str]) -> int:
+    args = _tui_parser().parse_args(argv)
+    from viewer.load import LoadError
+    from viewer.tui.app import run
+
+    try:
+        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme)
+    except LoadError as exc:
+        raise _Exit(exc.message, exc.exit_code) from None
+
+
+def _import_hook(argv: Sequence[str]) -> int:
+    """``vcon-view import ...``: delegated to ``viewer.importers.cli`` when it exists.
+
+    That module provides ``main(argv) -> int``; the importers are another package's job.
+    """
+    try:
+        from viewer.importers.cli import main as import_main  # type: ignore[import-not-found]
+    except ModuleNotFoundError as exc:
+        if exc.name and exc.name.startswith("viewer.importers"):
+            raise _Exit("import is not available in this build", EX_USAGE) from None
+        raise
+    return int(import_main(list(argv)))
+
+
+def _parsed(
+    parser_factory: Callable[[], argparse.ArgumentParser],
+    command: Callable[[argparse.Namespace], int],
+) -> Callable[[Sequence[str]], int]:
+    return lambda argv: command(parser_factory().parse_args(argv))
+
+
+#: Subcommands by name; each takes the arguments after its name and returns the exit status.
+#: A file literally named like a subcommand can be opened as ./summary.
+SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "summary": _parsed(_summary_parser, cmd_summary),
+    "check": _parsed(_check_parser, cmd_check),
+    "import": _import_hook,
+}
+
+
+# --- entry ----------------------------------------------------------------------------------
+
+
+def _err(message: str) -> None:
+    try:
+        sys.stderr.write(f"{PROG}: {message}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Console-script entry. Returns the exit status (``sys.exit(main())``)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if not args:
+            _tui_parser().print_usage(sys.stderr)
+            _err("a FILE or a command (summary, check) is required; -h for help")
+            return EX_USAGE
+        handler = SUBCOMMANDS.get(args[0])
+        if handler is not None:
+            return handler(args[1:])
+        return cmd_tui(args)
+    except _Exit as exc:
+        _err(exc.message)
+        return exc.code
+    except SystemExit as exc:  # argparse: usage errors (2) and -h (0)
+        if exc.code is None:
+            return EX_OK
+        return exc.code if isinstance(exc.code, int) else EX_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        return EX_OK
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:
+        if os.environ.get("VCON_VIEW_DEBUG") == "1":
+            raise
+        from viewer.textsafe import safe
+
+        _err(f"internal error: {type(exc).__name__}: {safe(str(exc))[:300]} "
+             "(set VCON_VIEW_DEBUG=1 for a traceback)")
+        return EX_SOFTWARE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The summary JSON (INTERPRETATION section 9): the stable interface users script against.
+
+Values are exact (ids are not sanitised, so scripts can match them), yet the bytes carry no raw
+control, C1, bidi or invisible character: orjson escapes C0 and ``json_escape_unsafe`` the rest,
+both as JSON escapes that decode back to the recorded value. This module imports neither rich
+nor textual, so ``summary --format json`` starts fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from viewer.model.types import Attempt, Model, Operation
+from viewer.textsafe import json_escape_unsafe
+
+FORMAT = "vcon-view-summary/1"
+OVERRIDE_NOTE = (
+    "produced under --ignore-critical: the vCon names critical extensions vcon-view does not "
+    "support, and the core draft says it must not be processed"
+)
+_ZERO = timedelta(0)
+
+
+def rfc3339(t: datetime | None) -> str | None:
+    """RFC 3339 text of an aware time, 'Z' for UTC; None stays None."""
+    if t is None:
+        return None
+    text = t.isoformat()
+    if t.utcoffset() == _ZERO and text.endswith("+00:00"):
+        text = text[:-6] + "Z"
+    return text
+
+
+def selected(model: Model, operations: Sequence[Operation] | None) -> tuple[Operation, ...]:
+    """The operations an export covers: all of them, or the subset in model order."""
+    if operations is None:
+        return model.operations
+    ids = {op.operation_id for op in operations}
+    return tuple(op for op in model.operations if op.operation_id in ids)
+
+
+def selected_findings(model: Model, operations: Sequence[Operation] | None) -> list[Any]:
+    """All findings for a full export; for a subset, only those of the chosen operations.
+
+    Findings with no operation describe the whole vCon, so they belong to the full export only.
+    """
+    if operations is None:
+        return list(model.findings)
+    ids = {op.operation_id for op in operations}
+    return [f for f in model.findings if f.operation_id is not None and f.operation_id in ids]
+
+
+def _attempt(a: Attempt) -> dict[str, Any]:
+    return {
+        "attempt": a.number,
+        "start": rfc3339(a.start),
+        "end": rfc3339(a.end),
+        "states": list(a.states),
+        "final_state": a.final_state,
+        "events": list(a.events),
+        "late": list(a.late),
+        "out_of_model": list(a.out_of_model),
+        "decision": a.decision,
+        "decision_life": a.decision_life,
+        "decision_event": a.decision_event,
+        "escalated": a.escalated,
+        "flags": sorted(a.flags),
+    }
+
+
+def _operation(op: Operation) -> dict[str, Any]:
+    return {
+        "operation_id": op.operation_id,
+        "operation": op.operation,
+        "server": op.server,
+        "tool": op.tool,
+        "decision": op.decision,
+        "decision_life": op.decision_life,
+        "decision_event": op.decision_event,
+        "outcome": op.outcome,
+        "attempts": [_attempt(a) for a in op.attempts],
+        "retries": op.retries,
+        "escalated": op.escalated,
+        "late_responses": op.late_responses,
+        "unassigned_events": list(op.unassigned_events),
+        "once_decisions": list(op.once_decisions),
+        "first_time": rfc3339(op.first_time),
+        "flags": sorted(op.flags),
+    }
+
+
+def _source(model: Model) -> dict[str, Any]:
+    s = model.source
+    return {
+        "file": s.file,
+        "sha256": s.sha256,
+        "size": s.size,
+        "form": s.form,
+        "gzip": s.gzip,
+        "uuid": s.uuid,
+        "extensions": list(s.extensions),
+        "critical": list(s.critical),
+        "unsupported_critical": list(s.unsupported_critical),
+        "critical_override": s.critical_override,
+        "signed_layers": s.signed_layers,
+        "signatures": [
+            {"alg": g.alg, "kid": g.kid, "x5c": g.x5c, "x5u": g.x5u, "uuid": g.uuid,
+             "verified": False}
+            for g in s.signatures
+        ],
+    }
+
+
+def summary_dict(model: Model, operations: Sequence[Operation] | None = None) -> dict[str, Any]:
+    """The section 9 document; ``operations`` limits it to a subset (the TUI's filtered export).
+
+    A subset keeps the standing decisions and diagnostics whole (they describe the policy and the
+    file, not one operation), keeps only the findings of the chosen operations, and says so in
+    ``selection``.
+    """
+    ops = selected(model, operations)
+    out: dict[str, Any] = {"format": FORMAT}
+    if model.source.critical_override:
+        out["produced_under_override"] = True
+        out["note"] = OVERRIDE_NOTE
+    out["source"] = _source(model)
+    if operations is not None:
+        out["selection"] = {
+            "operations": len(ops),
+            "of": len(model.operations),
+            "operation_ids": [op.operation_id for op in ops],
+        }
+    out["operations"] = [_operation(op) for op in ops]
+    out["standing_decisions"] = [
+        {
+            "event": d.event,
+            "time": rfc3339(d.time),
+            "operation": d.operation,
+            "server": d.server,
+            "tool": d.tool,
+            "decision": d.decision,
+            "reason": d.reason,
+            "replaced_by": d.replaced_by,
+        }
+        for d in model.standing
+    ]
+    out["findings"] = [
+        {
+            "kind": f.kind,
+            "severity": f.severity,
+            "operation_id": f.operation_id,
+            "attempt": f.attempt,
+            "events": list(f.events),
+            "message": f.message,
+        }
+        for f in selected_findings(model, operations)
+    ]
+    out["diagnostics"] = [
+        {"code": d.code, "severity": d.severity, "pointer": d.pointer, "message": d.message}
+        for d in model.diagnostics
+    ]
+    out["counts"] = _counts(out["findings"], out["diagnostics"])
+    return out
+
+
+def _counts(findings: list[dict[str, Any]], diagnostics: list[dict[str, Any]]) -> dict[str, Any]:
+    by = {"error": 0, "warning": 0, "info": 0}
+    for item in (*findings, *diagnostics):
+        by[item["severity"]] = by.get(item["severity"], 0) + 1
+    return {"findings": len(findings), "diagnostics": len(diagnostics), "by_severity": by}
+
+
+def dumps(document: Any) -> bytes:
+    """Indented JSON bytes with every unsafe character escaped (values stay exact)."""
+    raw = orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    if raw.isascii():
+        return raw
+    return json_escape_unsafe(raw.decode("utf-8")).encode("utf-8")
+
+
+def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:
+    """The summary JSON as bytes, ready to write."""
+    return dumps(summary_dict(model, operations))

@@ -1,0 +1,189 @@
+"""Terminal summary (``summary --format text``) as Rich renderables.
+
+Rich parses console markup in plain ``str`` arguments, so a tool output holding
+``[@click=app.quit]`` or ``[link=...]`` would become live markup. Every value from the vCon is
+therefore wrapped as ``Text(safe(value))`` (a Text is never parsed as markup), and styles are
+passed as parameters, never spelled inside strings built from vCon data.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from viewer.model import spec
+from viewer.model.types import Finding, Model, Operation
+from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.textsafe import safe
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+OUTCOME_STYLE = {
+    "completed": "green", "failed": "red", "errored": "red", "denied": "magenta",
+    "disallowed": "bold red", "not-performed": "dim",
+}
+
+
+def t(value: object, style: str = "") -> Text:
+    """Untrusted value as a Text: escaped, never markup."""
+    return Text(safe(value), style=style)
+
+
+def _decision(value: str | None, life: str | None, event: int | None) -> Text:
+    if value is None and event is None:
+        return Text("none observed", style="dim")
+    out = t(value or "(missing)", "bold red" if value == "disallowed" else "")
+    extra = ", ".join(x for x in (safe(life), f"ev {event}" if event is not None else "") if x)
+    if extra:
+        out.append(f"\n({extra})", style="dim")
+    return out
+
+
+def _target(server: str | None, tool: str | None) -> Text:
+    out = t(server if server is not None else "?")
+    out.append("\n")
+    out.append_text(t(tool) if tool is not None else Text("(all tools)", style="dim"))
+    return out
+
+
+def _attempts(op: Operation) -> Text:
+    if not op.attempts:
+        return Text("none", style="dim")
+    out = Text()
+    for i, a in enumerate(op.attempts):
+        if i:
+            out.append("\n")
+        out.append(f"{a.number}: ")
+        out.append_text(t(a.final_state or "-"))
+        if a.late:
+            out.append(f" late {len(a.late)}", style="yellow")
+        if a.out_of_model:
+            out.append(f" oom {len(a.out_of_model)}", style="yellow")
+    return out
+
+
+def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding]) -> Text:
+    s = model.source
+    out = Text()
+    if s.critical_override:
+        out.append(f"WARNING: {OVERRIDE_NOTE}\n", style="bold white on red")
+    rows: list[tuple[str, str]] = [
+        ("File", s.file),
+        ("SHA-256", s.sha256),
+        ("Form", s.form + (", gzip" if s.gzip else "")
+         + (f", {s.signed_layers} signed layer(s), signature not verified"
+            if s.signed_layers else "")),
+        ("UUID", s.uuid or "(none)"),
+        ("Extensions", ", ".join(s.extensions) or "(none)"),
+    ]
+    if s.critical:
+        rows.append(("Critical", ", ".join(s.critical)))
+    shown = str(len(ops))
+    if len(ops) != len(model.operations):
+        shown += f" of {len(model.operations)}"
+    rows.append(("Operations", shown))
+    for label, value in rows:
+        out.append(f"{label + ':':<12}", style="bold")
+        out.append_text(t(value))
+        out.append("\n")
+    by = {k: 0 for k in spec.SEVERITIES}
+    for item in (*findings, *model.diagnostics):
+        by[item.severity] += 1
+    out.append(f"{'Counts:':<12}", style="bold")
+    for i, sev in enumerate(spec.SEVERITIES):
+        if i:
+            out.append(", ")
+        out.append(f"{by[sev]} {sev}", style=SEVERITY_STYLE[sev] if by[sev] else "dim")
+    return out
+
+
+def _operations_table(ops: Sequence[Operation]) -> Table:
+    table = Table(title="Operations", title_justify="left", expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("Operation ID", overflow="fold", ratio=2)
+    table.add_column("Server / tool", overflow="fold", ratio=3)
+    for name in ("Decision", "Attempts", "Outcome", "Flags"):
+        table.add_column(name, overflow="fold", ratio=2)
+    for i, op in enumerate(ops, 1):
+        table.add_row(
+            Text(str(i)),
+            t(op.operation_id),
+            _target(op.server, op.tool),
+            _decision(op.decision, op.decision_life, op.decision_event),
+            _attempts(op),
+            t(op.outcome, OUTCOME_STYLE.get(op.outcome, "yellow")),
+            Text("\n").join(t(f) for f in sorted(op.flags)),
+        )
+    return table
+
+
+def _finding(f: Finding) -> Text:
+    out = Text()
+    out.append(f"{f.severity:<8}", style=SEVERITY_STYLE.get(f.severity, ""))
+    out.append_text(t(f.kind, "bold"))
+    where = []
+    if f.operation_id is not None:
+        where.append(f"op {safe(f.operation_id)}")
+    if f.attempt is not None:
+        where.append(f"attempt {f.attempt}")
+    if f.events:
+        where.append("ev " + ",".join(map(str, f.events)))
+    if where:
+        out.append(" [")
+        out.append_text(t(" ".join(where)))
+        out.append("]")
+    out.append(" ")
+    out.append_text(t(f.message))
+    return out
+
+
+def render_text(model: Model, operations: Sequence[Operation] | None = None) -> RenderableType:
+    """Header, operations table, standing decisions, findings and diagnostics as one Group."""
+    ops = selected(model, operations)
+    findings = selected_findings(model, operations)
+    parts: list[RenderableType] = [_header(model, ops, findings), Text()]
+    if ops:
+        parts.append(_operations_table(ops))
+    else:
+        parts.append(Text("No operations.", style="dim"))
+    if model.standing:
+        table = Table(title="Standing decisions", title_justify="left")
+        for name in ("Event", "Time", "Target", "Decision", "Reason", "Replaced by"):
+            table.add_column(name, overflow="fold")
+        for d in model.standing:
+            table.add_row(
+                Text(str(d.event)), t(rfc3339(d.time)),
+                _target(d.server, d.tool),
+                t(d.decision, "bold red" if d.decision == "disallowed" else ""), t(d.reason),
+                Text("" if d.replaced_by is None else str(d.replaced_by)),
+            )
+        parts += [Text(), table]
+    parts += [Text(), Text("Findings", style="bold underline")]
+    ordered = sorted(findings, key=lambda f: spec.SEVERITY_RANK.get(f.severity, 9))
+    parts += [_finding(f) for f in ordered] or [Text("none", style="dim")]
+    parts += [Text(), Text("Diagnostics", style="bold underline")]
+    diags = sorted(model.diagnostics, key=lambda d: spec.SEVERITY_RANK.get(d.severity, 9))
+    for d in diags:
+        line = Text()
+        line.append(f"{d.severity:<8}", style=SEVERITY_STYLE.get(d.severity, ""))
+        line.append_text(t(d.code, "bold"))
+        line.append(" ")
+        line.append_text(t(d.pointer or "/", "dim"))
+        line.append(" ")
+        line.append_text(t(d.message))
+        parts.append(line)
+    if not diags:
+        parts.append(Text("none", style="dim"))
+    return Group(*parts)
+
+
+def to_text(model: Model, operations: Sequence[Operation] | None = None, *,
+            width: int = 120) -> str:
+    """Plain text (no colour, no escapes) of ``render_text``, for files and tests."""
+    console = Console(file=io.StringIO(), width=width, color_system=None, force_terminal=False,
+                      record=True, legacy_windows=False, emoji=False, highlight=False)
+    console.print(render_text(model, operations))
+    return console.export_text(styles=False)

@@ -1,0 +1,68 @@
+"""Write an export without ever damaging the input.
+
+An export written over the vCon it was made from would destroy the evidence under review, so
+the target is checked against the input first (same inode, or the same resolved path when the
+target does not exist yet). The data goes to a temporary file in the target's directory, is
+fsynced and then renamed over the target, so a reader never sees a half-written export. A new
+export is created readable by its owner only (it may quote sensitive tool output).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+
+def _same_file(target: Path, input_path: str | None) -> bool:
+    if input_path is None or input_path == "-":
+        return False
+    src = Path(input_path)
+    try:
+        if os.path.samefile(target, src):
+            return True
+    except OSError:
+        pass  # one of them does not exist: fall back to comparing resolved paths
+    try:
+        return target.resolve() == src.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None) -> None:
+    """Write ``data`` to ``path`` atomically; refuse when ``path`` is the input file.
+
+    Raises ValueError (one-line message) for a refused target, OSError when writing fails.
+    """
+    target = Path(path)
+    if _same_file(target, input_path):
+        raise ValueError(f"refusing to write {path}: it is the input file")
+    if target.is_dir():
+        raise ValueError(f"refusing to write {path}: it is a directory")
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    directory = target.parent if str(target.parent) else Path(".")
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(payload)
+            fh.flush()
+            os.fsync(fh.fileno())
+        # keep the mode of an export being replaced; a new one stays 0600 (mkstemp)
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        os.replace(tmp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    try:  # make the rename itself durable; not possible on every platform
+        dfd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(dfd)
+    finally:
+        os.close(dfd)
+
