@@ -13,11 +13,11 @@ import re
 from typing import Any, Final
 
 _BIDI_AND_INVISIBLE: Final = (
-    [0x00AD, 0x061C, 0x180E]
-    + list(range(0x200B, 0x2010))  # zero-width space/joiners, LRM, RLM
-    + list(range(0x2028, 0x202F))  # line/paragraph separators, LRE..RLO
-    + list(range(0x2060, 0x2070))  # word joiner, invisible operators, LRI..PDI, deprecated
-    + [0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB]
+    0x00AD, 0x061C, 0x180E,
+    *range(0x200B, 0x2010),  # zero-width space/joiners, LRM, RLM
+    *range(0x2028, 0x202F),  # line/paragraph separators, LRE..RLO
+    *range(0x2060, 0x2070),  # word joiner, invisible operators, LRI..PDI, deprecated
+    0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB,
 )
 
 

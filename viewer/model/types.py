@@ -75,6 +75,7 @@ class StandingDecision:
     decision: str | None
     reason: str | None
     replaced_by: int | None  # event index of the next standing decision for the same target
+    order: int = 0  # replay position
 
 
 @dataclass(frozen=True, slots=True)

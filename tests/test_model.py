@@ -1,0 +1,425 @@
+"""The model: INTERPRETATION.md sections 2-6, and every transition of both state tables."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.modelkit import codes, kinds, model_of, once, standing, t, tool
+from viewer.model import spec
+
+# --- The draft's Tool Invocation State Transitions, transcribed again here on purpose ----------
+# (a second reading of the draft, to check the table in spec.py)
+ACTIVE = {"Running", "Pending", "Input Required", "Timed Out", "Cancel Requested"}
+DRAFT_TABLE = {
+    "tool-invocation": ({None}, "Running"),
+    "tool-pending": ({"Running"}, "Pending"),
+    "tool-progress": ({"Running", "Pending", "Timed Out", "Cancel Requested"}, "="),
+    "tool-input": ({"Running", "Pending"}, "Input Required"),
+    "tool-input-response": ({"Input Required"}, "return"),
+    "tool-timeout": ({"Running", "Pending", "Input Required"}, "Timed Out"),
+    "tool-cancel": ({"Running", "Pending", "Input Required", "Timed Out"}, "Cancel Requested"),
+    "tool-result": (ACTIVE, "Completed"),
+    "tool-failure": (ACTIVE, "Failed"),
+    "tool-error": (ACTIVE, "Errored"),
+    "tool-denied": (ACTIVE, "Denied"),
+}
+REACH = {
+    None: [],
+    "Running": ["tool-invocation"],
+    "Pending": ["tool-invocation", "tool-pending"],
+    "Input Required": ["tool-invocation", "tool-input"],
+    "Timed Out": ["tool-invocation", "tool-timeout"],
+    "Cancel Requested": ["tool-invocation", "tool-cancel"],
+    "Completed": ["tool-invocation", "tool-result"],
+    "Failed": ["tool-invocation", "tool-failure"],
+    "Errored": ["tool-invocation", "tool-error"],
+    "Denied": ["tool-invocation", "tool-denied"],
+}
+
+
+def test_spec_table_matches_the_draft() -> None:
+    for typ, (allowed, _to) in DRAFT_TABLE.items():
+        assert set(spec.TOOL_TRANSITIONS[typ][0]) == allowed, typ
+    assert set(spec.TOOL_TRANSITIONS) == set(DRAFT_TABLE)
+
+
+@pytest.mark.parametrize("from_state", list(REACH))
+@pytest.mark.parametrize("typ", list(DRAFT_TABLE))
+def test_every_tool_transition(from_state: str | None, typ: str) -> None:
+    evs = [tool(x, i) for i, x in enumerate(REACH[from_state])]
+    evs.append(tool(typ, 10))
+    m = model_of(evs)
+    (op,) = m.operations
+    (a,) = op.attempts
+    last = a.steps[-1]
+    allowed, to = DRAFT_TABLE[typ]
+    assert last.before == from_state
+    assert last.out_of_model == (from_state not in allowed)
+    if to == "=":
+        expected = from_state
+    elif to == "return":
+        expected = "Running"  # input requested from Running (REACH) or unknown
+    else:
+        expected = to
+    assert last.after == expected  # applied even when out of model
+    assert ("out-of-model" in a.flags) == last.out_of_model
+
+
+def test_input_response_returns_to_pending() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-pending", 1), tool("tool-input", 2),
+                  tool("tool-input-response", 3), tool("tool-result", 4)])
+    assert m.operations[0].attempts[0].states == (
+        "Running", "Pending", "Input Required", "Pending", "Completed")
+    assert m.findings == ()
+
+
+def test_progress_in_input_required_is_out_of_model() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-input", 1), tool("tool-progress", 2)])
+    step = m.operations[0].attempts[0].steps[-1]
+    assert step.out_of_model and step.after == "Input Required"
+
+
+def test_second_invocation_in_one_attempt_is_out_of_model() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-invocation", 1),
+                  tool("tool-result", 2)])
+    a = m.operations[0].attempts[0]
+    assert a.out_of_model == (1,)
+    assert a.final_state == "Completed"
+
+
+# --- Policy Decision State Model ------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("decision", "performed", "finding"),
+    [
+        ("allowed", True, None),
+        ("permission-required", True, "permission-inferred"),
+        ("disallowed", True, "policy-violation"),
+        ("allowed", False, None),
+        ("permission-required", False, None),
+        ("disallowed", False, None),
+    ],
+)
+def test_policy_decision_transitions(decision: str, performed: bool, finding: str | None) -> None:
+    evs = [once(0, decision)]
+    if performed:
+        evs += [tool("tool-invocation", 1), tool("tool-result", 2)]
+    m = model_of(evs)
+    (op,) = m.operations
+    assert op.decision == decision and op.decision_life == "once" and op.decision_event == 0
+    if performed:
+        assert op.outcome == "completed"
+        assert [k for k, _, _ in kinds(m)] == ([finding] if finding else [])
+    else:
+        assert op.attempts == ()
+        assert op.outcome == ("disallowed" if decision == "disallowed" else "not-performed")
+        assert m.findings == ()
+
+
+def test_policy_violation_is_an_error_finding() -> None:
+    m = model_of([once(0, "disallowed"), tool("tool-invocation", 1), tool("tool-result", 2)])
+    (f,) = m.findings
+    assert (f.kind, f.severity, f.events) == ("policy-violation", "error", (0, 1))
+
+
+# --- Section 2: order -----------------------------------------------------------------------
+def test_replay_is_by_time_not_array_order() -> None:
+    m = model_of([tool("tool-result", 2), tool("tool-invocation", 0), tool("tool-progress", 1)])
+    assert m.replay == (1, 2, 0)
+    assert m.operations[0].attempts[0].events == (1, 2, 0)
+    assert m.findings == ()
+
+
+def test_equal_times_keep_array_order() -> None:
+    m = model_of([tool("tool-invocation", 1), tool("tool-result", 1)])
+    assert m.replay == (0, 1)
+
+
+def test_times_compared_as_instants_not_strings() -> None:
+    a = tool("tool-invocation", 0, time="2026-03-01T10:00:00+01:00")  # 09:00Z
+    b = tool("tool-result", 0, time="2026-03-01T09:30:00Z")
+    m = model_of([b, a])
+    assert m.replay == (1, 0)
+
+
+def test_unparsable_time_goes_after_previous_array_event() -> None:
+    evs = [tool("tool-invocation", 0), tool("tool-progress", 5), tool("tool-progress", 0),
+           tool("tool-result", 9)]
+    evs[2]["time"] = "yesterday"
+    m = model_of(evs)
+    assert m.replay == (0, 1, 2, 3)
+    assert "time-unparsable" in codes(m)
+    d = next(d for d in m.diagnostics if d.code == "time-unparsable")
+    assert (d.severity, d.pointer) == ("error", "/events/2/time")
+
+
+def test_unparsable_time_first_when_nothing_before() -> None:
+    evs = [tool("tool-progress", 0, time=12), tool("tool-invocation", 1)]
+    m = model_of(evs)
+    assert m.replay == (0, 1)
+
+
+def test_naive_time_is_utc_with_warning() -> None:
+    m = model_of([tool("tool-invocation", 0, time="2026-03-01T09:00:05"),
+                  tool("tool-result", 1, time="2026-03-01T09:00:06Z")])
+    d = next(d for d in m.diagnostics if d.code == "time-no-offset")
+    assert (d.severity, d.pointer) == ("warning", "/events/0/time")
+    assert m.operations[0].attempts[0].start.utcoffset().total_seconds() == 0
+
+
+def test_session_singular_is_accepted() -> None:
+    ev = tool("tool-invocation", 0)
+    del ev["sessions"]
+    ev["session"] = 0
+    m = model_of([ev])
+    assert m.events[0].sessions == (0,)
+    assert not [d for d in m.diagnostics if "sessions" in d.message or "session" in d.pointer]
+
+
+def test_context_events_are_kept_not_errors() -> None:
+    evs = [{"type": "join", "time": t(0), "session": 0, "party": 0},
+           {"type": "keydown", "time": t(1), "session": 0, "party": 0, "button": "1"},
+           {"type": "x-custom", "time": t(2)},
+           tool("tool-invocation", 3), tool("tool-result", 4)]
+    m = model_of(evs)
+    assert m.context == (0, 1, 2)
+    assert [e.kind for e in m.events] == ["context"] * 3 + ["tool"] * 2
+    assert not [d for d in m.diagnostics if d.severity == "error"]
+
+
+# --- Section 3: operations and attempts -------------------------------------------------------
+def test_target_from_first_invocation_else_once_decision() -> None:
+    m = model_of([once(0, "disallowed", op="op-2", server="srv", tool="wipe"),
+                  tool("tool-invocation", 1, tool="lookup"), tool("tool-result", 2)])
+    ops = {o.operation_id: o for o in m.operations}
+    assert (ops["op-1"].server, ops["op-1"].tool) == (tool("tool-invocation", 0)["server"],
+                                                     "lookup")
+    assert (ops["op-2"].server, ops["op-2"].tool) == ("srv", "wipe")
+
+
+def test_target_mismatch_on_later_attempt() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-error", 1),
+                  tool("tool-invocation", 2, attempt=2, tool="other"),
+                  tool("tool-result", 3, attempt=2)])
+    d = next(d for d in m.diagnostics if d.code == "operation-target-mismatch")
+    assert (d.severity, d.pointer) == ("error", "/events/2")
+
+
+def test_two_attempt_one_invocations_not_unique() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-result", 1),
+                  tool("tool-invocation", 2), tool("tool-result", 3)])
+    d = next(d for d in m.diagnostics if d.code == "operation-id-not-unique")
+    assert (d.severity, d.pointer) == ("error", "/events/2/operation_id")
+
+
+def test_bad_attempt_is_unassigned() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-result", 1),
+                  tool("tool-progress", 2, attempt=0), tool("tool-progress", 3, attempt="2")])
+    (op,) = m.operations
+    assert op.unassigned_events == (2, 3)
+    assert [a.number for a in op.attempts] == [1]
+
+
+def test_no_operation_id_belongs_to_no_operation() -> None:
+    ev = tool("tool-result", 1)
+    del ev["operation_id"]
+    m = model_of([tool("tool-invocation", 0), ev])
+    assert m.operations[0].attempts[0].events == (0,)
+    assert any(d.code == "missing-required" and d.pointer == "/events/1" for d in m.diagnostics)
+
+
+def test_attempt_gap_and_order_warnings() -> None:
+    m = model_of([tool("tool-invocation", 5), tool("tool-error", 6),
+                  tool("tool-invocation", 1, attempt=3), tool("tool-result", 2, attempt=3)])
+    gap = next(d for d in m.diagnostics if d.code == "attempt-gap")
+    order = next(d for d in m.diagnostics if d.code == "attempt-order")
+    assert gap.severity == order.severity == "warning"
+    assert order.pointer == "/events/2/time"
+
+
+def test_last_attempt_is_highest_number() -> None:
+    m = model_of([tool("tool-invocation", 0, attempt=2), tool("tool-result", 1, attempt=2),
+                  tool("tool-invocation", 2), tool("tool-failure", 3)])
+    (op,) = m.operations
+    assert [a.number for a in op.attempts] == [1, 2]
+    assert op.outcome == "completed"
+
+
+# --- Section 4: decisions ----------------------------------------------------------------------
+def test_decision_after_invocation() -> None:
+    m = model_of([tool("tool-invocation", 0), once(1, "allowed"), tool("tool-result", 2)])
+    assert ("decision-after-invocation", "op-1", 1) in kinds(m)
+
+
+def test_once_highest_attempt_not_above() -> None:
+    m = model_of([once(0, "allowed"), tool("tool-invocation", 1), tool("tool-denied", 2),
+                  once(3, "disallowed", attempt=3),
+                  tool("tool-invocation", 4, attempt=2), tool("tool-result", 5, attempt=2)])
+    a1, a2 = m.operations[0].attempts
+    assert (a1.decision, a1.decision_event) == ("allowed", 0)
+    assert (a2.decision, a2.decision_event) == ("allowed", 0)
+
+
+def test_several_once_same_attempt_last_governs() -> None:
+    m = model_of([once(0, "disallowed"), once(1, "allowed"), tool("tool-invocation", 2),
+                  tool("tool-result", 3)])
+    assert m.operations[0].attempts[0].decision_event == 1
+    assert "policy-violation" not in [k for k, _, _ in kinds(m)]
+
+
+def test_standing_applies_at_or_after_and_replacement() -> None:
+    m = model_of([
+        standing(0, "allowed"),
+        tool("tool-invocation", 1, op="a"), tool("tool-result", 2, op="a"),
+        standing(3, "disallowed"),
+        tool("tool-invocation", 3, op="b"), tool("tool-result", 4, op="b"),
+    ])
+    ops = {o.operation_id: o for o in m.operations}
+    assert (ops["a"].decision, ops["a"].decision_life, ops["a"].decision_event) == (
+        "allowed", "standing", 0)
+    # at the same instant as the replacement: the replacement applies
+    assert ops["b"].decision == "disallowed"
+    assert [(s.event, s.replaced_by) for s in m.standing] == [(0, 3), (3, None)]
+    assert ("policy-violation", "b", 1) in kinds(m)
+
+
+def test_tool_level_before_server_level_and_conflict() -> None:
+    m = model_of([standing(0, "allowed"), standing(1, "disallowed", "wipe"),
+                  tool("tool-invocation", 2, tool="wipe"), tool("tool-result", 3)])
+    (op,) = m.operations
+    assert (op.decision, op.decision_event) == ("disallowed", 1)
+    conflict = [f for f in m.findings if f.kind == "standing-conflict"]
+    assert len(conflict) == 1 and conflict[0].events == (1, 0)
+    assert conflict[0].severity == "info"
+
+
+def test_server_level_never_replaces_tool_level() -> None:
+    m = model_of([standing(0, "allowed", "x"), standing(1, "disallowed"),
+                  standing(2, "allowed", "x")])
+    assert [(s.event, s.replaced_by) for s in m.standing] == [(0, 2), (1, None), (2, None)]
+
+
+def test_standing_for_other_server_does_not_apply() -> None:
+    m = model_of([standing(0, "disallowed", server="https://other.example"),
+                  tool("tool-invocation", 1), tool("tool-result", 2)])
+    assert m.operations[0].decision is None
+    assert m.findings == ()
+
+
+def test_standing_with_operation_id_stays_standing() -> None:
+    m = model_of([standing(0, "allowed", operation_id="op-1"), tool("tool-invocation", 1),
+                  tool("tool-result", 2)])
+    assert len(m.standing) == 1
+    assert m.operations[0].decision_life == "standing"
+    assert any(d.code == "forbidden-parameter" and d.pointer == "/events/0/operation_id"
+               for d in m.diagnostics)
+
+
+def test_permission_required_standing_inferred() -> None:
+    m = model_of([standing(0, "permission-required", "lookup"), tool("tool-invocation", 1),
+                  tool("tool-result", 2)])
+    assert kinds(m) == [("permission-inferred", "op-1", 1)]
+
+
+# --- Section 5: lateness, unterminated, duplicates, escalation ------------------------------------
+def test_late_after_timeout_and_cancel() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-timeout", 1), tool("tool-progress", 2),
+                  tool("tool-cancel", 3), tool("tool-result", 4)])
+    a = m.operations[0].attempts[0]
+    assert a.late == (2, 4)
+    assert m.operations[0].late_responses == 2
+    assert a.final_state == "Completed"
+
+
+def test_agent_sent_events_are_never_late() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-timeout", 1), tool("tool-cancel", 2),
+                  tool("tool-invocation", 3, attempt=2), tool("tool-cancel", 4)])
+    assert all(not a.late for a in m.operations[0].attempts)
+
+
+def test_late_after_higher_attempt_invoked_and_duplicate_risk() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-timeout", 30),
+                  tool("tool-invocation", 31, attempt=2), tool("tool-result", 32, attempt=2),
+                  tool("tool-result", 40)])
+    op = m.operations[0]
+    a1, a2 = op.attempts
+    assert a1.late == (4,) and a2.late == ()
+    dup = [f for f in m.findings if f.kind == "duplicate-execution-risk"]
+    assert len(dup) == 1 and dup[0].attempt == 1 and dup[0].events == (2, 4)
+    assert dup[0].severity == "warning"
+    assert op.retries == 1 and ("retry", "op-1", 2) in kinds(m)
+
+
+def test_late_only_after_the_higher_invocation() -> None:
+    # attempt 1's result arrives before attempt 2 is invoked: not late
+    m = model_of([tool("tool-invocation", 0), tool("tool-failure", 1),
+                  tool("tool-invocation", 2, attempt=2), tool("tool-result", 3, attempt=2)])
+    assert all(not a.late for a in m.operations[0].attempts)
+    assert "duplicate-execution-risk" not in [f.kind for f in m.findings]
+
+
+def test_no_duplicate_risk_when_earlier_never_completes() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-timeout", 1),
+                  tool("tool-invocation", 2, attempt=2), tool("tool-result", 3, attempt=2),
+                  tool("tool-failure", 4)])
+    assert "duplicate-execution-risk" not in [f.kind for f in m.findings]
+
+
+def test_unterminated() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-pending", 1), tool("tool-progress", 2)])
+    a = m.operations[0].attempts[0]
+    assert a.final_state == "Pending" and a.end is None
+    assert m.operations[0].outcome == "pending"
+    assert kinds(m) == [("unterminated", "op-1", 1)]
+
+
+def test_escalation_after_denied() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-denied", 1),
+                  tool("tool-invocation", 2, attempt=2), tool("tool-result", 3, attempt=2)])
+    op = m.operations[0]
+    assert op.escalated and op.attempts[1].escalated and not op.attempts[0].escalated
+    assert ("escalation", "op-1", 2) in kinds(m)
+    f = next(f for f in m.findings if f.kind == "escalation")
+    assert f.severity == "info"
+
+
+def test_escalation_uses_final_state_at_end_of_replay() -> None:
+    # attempt 1 timed out, attempt 2 invoked, then attempt 1's late denial: still an escalation
+    m = model_of([tool("tool-invocation", 0), tool("tool-timeout", 1),
+                  tool("tool-invocation", 2, attempt=2), tool("tool-denied", 3),
+                  tool("tool-result", 4, attempt=2)])
+    assert m.operations[0].attempts[1].escalated
+
+
+def test_start_end_final_state() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-result", 2.5)])
+    a = m.operations[0].attempts[0]
+    assert a.start.isoformat() == "2026-03-01T09:00:00+00:00"
+    assert a.end.isoformat() == "2026-03-01T09:00:02.500000+00:00"
+    assert a.final_state == "Completed"
+
+
+# --- Section 6: outcome -------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("seq", "outcome"),
+    [
+        (["tool-invocation", "tool-result"], "completed"),
+        (["tool-invocation", "tool-failure"], "failed"),
+        (["tool-invocation", "tool-error"], "errored"),
+        (["tool-invocation", "tool-denied"], "denied"),
+        (["tool-invocation"], "running"),
+        (["tool-invocation", "tool-pending"], "pending"),
+        (["tool-invocation", "tool-input"], "input-required"),
+        (["tool-invocation", "tool-timeout"], "timed-out"),
+        (["tool-invocation", "tool-cancel"], "cancel-requested"),
+    ],
+)
+def test_outcomes(seq: list[str], outcome: str) -> None:
+    m = model_of([tool(x, i) for i, x in enumerate(seq)])
+    assert m.operations[0].outcome == outcome
+
+
+def test_operations_ordered_by_first_event() -> None:
+    m = model_of([tool("tool-invocation", 5, op="late"), tool("tool-invocation", 1, op="early"),
+                  once(0, "allowed", op="first")])
+    assert [o.operation_id for o in m.operations] == ["first", "early", "late"]
+    assert m.by_operation == {"first": 0, "early": 1, "late": 2}

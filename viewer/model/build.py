@@ -1,0 +1,414 @@
+"""Build the model of a loaded vCon: events, replay order, operations, findings, diagnostics.
+
+One pass over the ``events`` array parses and validates each event; one sort gives the replay
+order; each operation is then replayed on its own (``replay.py``) and its attempts governed by
+policy (``policy.py``). Everything decided about the vCon is decided here, once.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Iterable
+from typing import Any
+
+from ..textsafe import safe
+from . import spec
+from .policy import NONE, Governing, StandingIndex, later, once_governing
+from .replay import AttemptRun, replay_operation
+from .times import EARLIEST, parse_time
+from .types import (
+    Attempt,
+    Diagnostic,
+    Event,
+    Finding,
+    Model,
+    Operation,
+)
+from .validate import Ctx, check_event, check_vcon
+
+_TOOL = spec.TOOL_EVENT_SET
+_KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
+
+
+def _uint(v: Any) -> int | None:
+    return v if type(v) is int and v >= 0 else None
+
+
+def _attempt(v: Any) -> int | None:
+    return v if type(v) is int and v >= 1 else None
+
+
+def _sessions(ev: dict[str, Any]) -> tuple[int, ...]:
+    v = ev.get("sessions")
+    if v is None:
+        v = ev.get("session")
+    if type(v) is int:
+        return (v,) if v >= 0 else ()
+    if isinstance(v, list):
+        return tuple(x for x in v if type(x) is int and x >= 0)
+    return ()
+
+
+def _op_id(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+class _Builder:
+    def __init__(self, vcon: dict[str, Any], diagnostics: Iterable[Diagnostic]) -> None:
+        self.vcon = vcon
+        self.diags: list[Diagnostic] = list(diagnostics)
+        self.findings: list[Finding] = []
+
+    # -- events -------------------------------------------------------------------------------
+    def parse_events(self) -> tuple[Event, ...]:
+        raw = self.vcon.get("events")
+        if not isinstance(raw, list):
+            raw = []
+        ctx = Ctx.of(self.vcon)
+        diags = self.diags
+        keys: list[tuple[Any, int, int]] = []
+        fields: list[tuple[Any, ...]] = []
+        anchor: tuple[Any, int] = (EARLIEST, -1)
+        run = 0
+        has_lifecycle = False
+        for i, ev in enumerate(raw):
+            check_event(i, ev, ctx, diags)
+            if not isinstance(ev, dict):
+                run += 1
+                keys.append((anchor[0], anchor[1], run))
+                fields.append((i, "", "context", None, None, None, None, (), ev))
+                continue
+            typ = ev.get("type")
+            if not isinstance(typ, str):
+                typ = ""
+            kind = _KIND.get(typ, "context")
+            if kind != "context":
+                has_lifecycle = True
+            tv = ev.get("time")
+            t, naive = parse_time(tv)
+            if t is None:
+                if tv is None:
+                    diags.append(Diagnostic(
+                        "missing-required", "error", f"/events/{i}",
+                        f"{safe(typ) or 'event'}: time MUST be present"))
+                else:
+                    diags.append(Diagnostic(
+                        "time-unparsable", "error", f"/events/{i}/time",
+                        f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
+                        "previous event in the array"))
+                run += 1
+                keys.append((anchor[0], anchor[1], run))
+            else:
+                if naive:
+                    diags.append(Diagnostic(
+                        "time-no-offset", "warning", f"/events/{i}/time",
+                        f"time {safe(tv)} has no zone offset; read as UTC"))
+                anchor = (t, i)
+                run = 0
+                keys.append((t, i, 0))
+            fields.append((
+                i, typ, kind, t,
+                _op_id(ev.get("operation_id")) if kind != "context" else None,
+                _attempt(ev.get("attempt")) if kind != "context" else None,
+                _uint(ev.get("party")),
+                _sessions(ev),
+                ev,
+            ))
+        check_vcon(self.vcon, has_lifecycle, diags)
+        order = sorted(range(len(keys)), key=keys.__getitem__)
+        pos = [0] * len(order)
+        for p, i in enumerate(order):
+            pos[i] = p
+        events = tuple(
+            Event(f[0], f[1], f[2], f[3], pos[f[0]], f[4], f[5], f[6], f[7], f[8])
+            for f in fields
+        )
+        self.replay_order = tuple(order)
+        return events
+
+
+def build_model(loaded: Any) -> Model:
+    """The model of a loaded vCon (``viewer.load.Loaded``). Pure: reads, never writes.
+
+    The collector is paused while building: the model is many small objects that live as long
+    as the model, and collecting during the build costs up to 3x on big files.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _build(loaded.vcon, loaded.source, loaded.diagnostics)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic]) -> Model:
+    b = _Builder(vcon, diagnostics)
+    events = b.parse_events()
+    replay = b.replay_order
+    diags = b.diags
+    findings = b.findings
+
+    # Group lifecycle events by operation, in replay order.
+    ops: dict[str, dict[str, Any]] = {}
+    standing_events: list[Event] = []
+    context: list[int] = []
+    for i in replay:
+        ev = events[i]
+        if ev.kind == "context":
+            context.append(i)
+            continue
+        if ev.kind == "decision":
+            life = ev.raw.get("policy_life")
+            if life not in spec.POLICY_LIVES:
+                life = "once" if ev.operation_id is not None else "standing"
+            if life == "standing":
+                standing_events.append(ev)
+                continue
+        if ev.operation_id is None:
+            continue
+        op = ops.get(ev.operation_id)
+        if op is None:
+            op = ops[ev.operation_id] = {"first": ev, "tool": [], "once": [], "unassigned": []}
+        if ev.kind == "decision":
+            if ev.attempt is None:
+                op["unassigned"].append(ev.index)
+            op["once"].append(ev)
+        elif ev.attempt is None:
+            op["unassigned"].append(ev.index)
+        else:
+            op["tool"].append(ev)
+
+    standing = StandingIndex(standing_events)
+    operations: list[Operation] = []
+    for op_id, op in ops.items():
+        operations.append(_operation(op_id, op, standing, events, diags, findings))
+
+    by_operation = {o.operation_id: n for n, o in enumerate(operations)}
+    findings.sort(key=lambda f: (
+        operations[by_operation[f.operation_id]].first_order
+        if f.operation_id in by_operation else -1,
+        f.attempt or 0,
+        min((events[e].order for e in f.events), default=-1),
+    ))
+    return Model(
+        source=source,
+        vcon=vcon,
+        events=events,
+        replay=replay,
+        operations=tuple(operations),
+        standing=tuple(standing.records()),
+        findings=tuple(findings),
+        diagnostics=tuple(diags),
+        context=tuple(context),
+        by_operation=by_operation,
+    )
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def _operation(
+    op_id: str,
+    op: dict[str, Any],
+    standing: StandingIndex,
+    events: tuple[Event, ...],
+    diags: list[Diagnostic],
+    findings: list[Finding],
+) -> Operation:
+    sid = safe(op_id)
+    tool_events: list[Event] = op["tool"]
+    once_events: list[Event] = op["once"]
+    run = replay_operation(tool_events)
+
+    # Target: the first tool-invocation, else the once decision (INTERPRETATION 3).
+    first_inv = run.invocations[0] if run.invocations else None
+    src = first_inv.raw if first_inv is not None else (once_events[0].raw if once_events else {})
+    server, tool = _str(src.get("server")), _str(src.get("tool"))
+    kind = "tool-invocation"
+    if once_events and isinstance(once_events[0].raw.get("operation"), str):
+        kind = once_events[0].raw["operation"]
+
+    seen_first = False
+    for inv in run.invocations:
+        if inv.attempt == 1:
+            if seen_first:
+                diags.append(Diagnostic(
+                    "operation-id-not-unique", "error", f"/events/{inv.index}/operation_id",
+                    f"operation_id {sid} has a second attempt-1 tool-invocation: operation_id "
+                    "MUST be unique among the operations in the vCon"))
+            seen_first = True
+        if inv is not first_inv and (
+            _str(inv.raw.get("server")) != server or _str(inv.raw.get("tool")) != tool
+        ):
+            diags.append(Diagnostic(
+                "operation-target-mismatch", "error", f"/events/{inv.index}",
+                f"operation {sid}: this tool-invocation names {safe(inv.raw.get('server'))} / "
+                f"{safe(inv.raw.get('tool'))}, the first names {safe(server)} / {safe(tool)}"))
+
+    numbers = sorted(run.attempts)
+    if numbers and numbers != list(range(1, numbers[-1] + 1)):
+        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+        first_after = run.attempts[min(n for n in numbers if n > missing[0])].steps[0].event
+        diags.append(Diagnostic(
+            "attempt-gap", "warning", f"/events/{first_after}/attempt",
+            f"operation {sid}: attempt {', '.join(map(str, missing))} missing; attempts start "
+            "at 1 and rise by one"))
+    prev_inv: Event | None = None
+    for n in numbers:
+        inv = run.attempts[n].invocation
+        if inv is None:
+            continue
+        if prev_inv is not None and later(prev_inv, inv):
+            diags.append(Diagnostic(
+                "attempt-order", "warning", f"/events/{inv.index}/time",
+                f"operation {sid}: attempt {n} was invoked before attempt {prev_inv.attempt}"))
+        prev_inv = inv
+
+    once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
+
+    def add(kind_: str, attempt: int | None, evs: Iterable[int], msg: str) -> None:
+        findings.append(Finding(kind_, spec.FINDING_SEVERITY[kind_], op_id, attempt,
+                                tuple(evs), msg))
+
+    # decision-after-invocation
+    for n, dec in once:
+        a = run.attempts.get(n)
+        if a is not None and a.invocation is not None and later(dec, a.invocation):
+            add("decision-after-invocation", n, (dec.index, a.invocation.index),
+                f"{sid} attempt {n}: the once decision was recorded after the tool-invocation")
+
+    attempts: list[Attempt] = []
+    first_gov: Governing = NONE
+    prev_final: str | None = None
+    late_total = 0
+    dup_by_attempt = {d.earlier: d for d in run.duplicates}
+    for n in numbers:
+        a = run.attempts[n]
+        flags: set[str] = set()
+        when = a.invocation or events[a.steps[0].event]
+        gov = once_governing(once, n)
+        if gov is NONE:
+            gov = standing.governing(kind, server, tool, when)
+            if gov.conflict is not None:
+                flags.add("standing-conflict")
+                add("standing-conflict", n, gov.conflict,
+                    f"{sid} attempt {n}: a tool-level and a server-level standing decision both "
+                    "apply and disagree; the tool-level one governs")
+        if n == numbers[0]:
+            first_gov = gov
+        if gov.decision == "disallowed":
+            flags.add("policy-violation")
+            add("policy-violation", n,
+                (gov.event, a.invocation.index if a.invocation else a.steps[0].event),
+                f"{sid} attempt {n} was invoked although its {gov.life} decision is disallowed")
+        elif gov.decision == "permission-required":
+            flags.add("permission-inferred")
+            add("permission-inferred", n, (gov.event,),
+                f"{sid} attempt {n} ran under permission-required: the grant is not recorded")
+        late = tuple(s.event for s in a.steps if s.late)
+        oom = tuple(s.event for s in a.steps if s.out_of_model)
+        for s in a.steps:
+            if s.out_of_model:
+                add("out-of-model", n, (s.event,),
+                    f"{sid} attempt {n}: {safe(events[s.event].type)} from "
+                    f"{s.before or 'the start of the attempt'} is not a transition of the "
+                    "draft's state model")
+            if s.late:
+                add("late-response", n, (s.event,),
+                    f"{sid} attempt {n}: {safe(events[s.event].type)} arrived "
+                    + (f"while {s.before}" if s.before in spec.LATE_STATES
+                       else "after a later attempt was invoked"))
+        late_total += len(late)
+        if oom:
+            flags.add("out-of-model")
+        if late:
+            flags.add("late-response")
+        final = a.state
+        if final not in spec.FINAL_STATES:
+            flags.add("unterminated")
+            add("unterminated", n, (a.steps[-1].event,),
+                f"{sid} attempt {n} never ended (last state {final or 'none'})")
+        if n > 1:
+            flags.add("retry")
+            add("retry", n, (a.steps[0].event,), f"{sid}: attempt {n} is a retry")
+        escalated = prev_final == spec.DENIED
+        if escalated:
+            flags.add("escalation")
+            add("escalation", n, (a.steps[0].event,),
+                f"{sid}: attempt {n} retried after the tool denied attempt {n - 1}")
+        d = dup_by_attempt.get(n)
+        if d is not None:
+            flags.add("duplicate-execution-risk")
+            add("duplicate-execution-risk", n, (d.later_invocation, d.completing_event),
+                f"{sid}: attempt {n} completed after attempt "
+                f"{events[d.later_invocation].attempt} was invoked: the operation may have run "
+                "twice")
+        attempts.append(_attempt_record(a, events, gov, late, oom, escalated, flags))
+        prev_final = final
+
+    if attempts:
+        outcome = spec.outcome_name(attempts[-1].final_state) if attempts[-1].final_state \
+            else "unknown"
+        decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
+    else:
+        last_once = once_events[-1] if once_events else None
+        decision = _str(last_once.raw.get("decision")) if last_once else None
+        life = "once" if last_once else None
+        dec_event = last_once.index if last_once else None
+        outcome = "disallowed" if decision == "disallowed" else "not-performed"
+
+    op_flags = frozenset().union(*(a.flags for a in attempts)) if attempts else frozenset()
+    op_flags |= {f.kind for f in findings if f.operation_id == op_id and f.attempt is None}
+    first: Event = op["first"]
+    return Operation(
+        operation_id=op_id,
+        operation=kind,
+        server=server,
+        tool=tool,
+        decision=decision,
+        decision_life=life,
+        decision_event=dec_event,
+        outcome=outcome,
+        attempts=tuple(attempts),
+        once_decisions=tuple(ev.index for ev in once_events),
+        unassigned_events=tuple(op["unassigned"]),
+        first_time=first.time,
+        first_order=first.order,
+        retries=sum(1 for a in attempts if a.number > 1),
+        escalated=any(a.escalated for a in attempts),
+        late_responses=late_total,
+        flags=frozenset(op_flags),
+    )
+
+
+def _attempt_record(
+    a: AttemptRun,
+    events: tuple[Event, ...],
+    gov: Governing,
+    late: tuple[int, ...],
+    oom: tuple[int, ...],
+    escalated: bool,
+    flags: set[str],
+) -> Attempt:
+    final = a.state
+    inv = a.invocation
+    return Attempt(
+        number=a.number,
+        steps=tuple(a.steps),
+        start=events[a.steps[0].event].time,
+        end=events[a.steps[-1].event].time if final in spec.FINAL_STATES else None,
+        final_state=final,
+        invocation=inv.index if inv else None,
+        server=_str(inv.raw.get("server")) if inv else None,
+        tool=_str(inv.raw.get("tool")) if inv else None,
+        decision=gov.decision,
+        decision_life=gov.life,
+        decision_event=gov.event,
+        late=late,
+        out_of_model=oom,
+        escalated=escalated,
+        flags=frozenset(flags),
+    )
+

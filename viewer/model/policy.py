@@ -1,0 +1,121 @@
+"""Policy decisions: which decision governs an attempt (INTERPRETATION 4).
+
+Once decisions belong to their operation; standing decisions apply to a target, the server and
+one tool or all of its tools, from their time until a later standing decision for the same
+operation kind and target replaces them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .types import Event, StandingDecision
+
+TargetKey = tuple[str | None, str | None, str | None]  # (operation kind, server, tool or None)
+
+
+@dataclass(frozen=True, slots=True)
+class Governing:
+    decision: str | None
+    life: str | None  # "once" | "standing"
+    event: int | None
+    conflict: tuple[int, int] | None = None  # (tool-level event, server-level event) disagreeing
+
+
+NONE = Governing(None, None, None)
+
+
+def _str(v: object) -> str | None:
+    return v if isinstance(v, str) else None
+
+
+def at_or_before(dec: Event, when: Event) -> bool:
+    """The decision was in effect at ``when``: compare instants, else replay order."""
+    if dec.time is not None and when.time is not None:
+        return dec.time <= when.time
+    return dec.order < when.order
+
+
+class StandingIndex:
+    """Standing decisions by target, in replay order, with their replacements."""
+
+    def __init__(self, decisions: Iterable[Event]) -> None:
+        self.by_target: dict[TargetKey, list[Event]] = {}
+        for ev in decisions:
+            self.by_target.setdefault(self.key(ev), []).append(ev)
+
+    @staticmethod
+    def key(ev: Event) -> TargetKey:
+        r = ev.raw
+        return (_str(r.get("operation")), _str(r.get("server")), _str(r.get("tool")))
+
+    def records(self) -> list[StandingDecision]:
+        """Every standing decision with ``replaced_by``, in replay order."""
+        out: list[StandingDecision] = []
+        for evs in self.by_target.values():
+            for i, ev in enumerate(evs):
+                r = ev.raw
+                nxt = evs[i + 1].index if i + 1 < len(evs) else None
+                out.append(
+                    StandingDecision(
+                        event=ev.index,
+                        time=ev.time,
+                        operation=_str(r.get("operation")),
+                        server=_str(r.get("server")),
+                        tool=_str(r.get("tool")),
+                        decision=_str(r.get("decision")),
+                        reason=_str(r.get("reason")),
+                        replaced_by=nxt,
+                        order=ev.order,
+                    )
+                )
+        out.sort(key=lambda d: d.order)
+        return out
+
+    def in_effect(self, key: TargetKey, when: Event) -> Event | None:
+        """The last standing decision for ``key`` made at or before ``when``."""
+        found = None
+        for ev in self.by_target.get(key, ()):
+            if at_or_before(ev, when):
+                found = ev
+        return found
+
+    def governing(self, operation: str | None, server: str | None, tool: str | None,
+                  when: Event) -> Governing:
+        """Tool-level before server-level; a disagreement between them is reported."""
+        tool_level = self.in_effect((operation, server, tool), when) if tool is not None else None
+        server_level = self.in_effect((operation, server, None), when)
+        chosen = tool_level or server_level
+        if chosen is None:
+            return NONE
+        conflict = None
+        if (
+            tool_level is not None
+            and server_level is not None
+            and tool_level.raw.get("decision") != server_level.raw.get("decision")
+        ):
+            conflict = (tool_level.index, server_level.index)
+        return Governing(_str(chosen.raw.get("decision")), "standing", chosen.index, conflict)
+
+
+def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
+    """The once decision with the highest attempt not above ``attempt``; the last one wins ties.
+
+    ``once`` holds (attempt named, decision event) in replay order.
+    """
+    best: tuple[int, Event] | None = None
+    for n, ev in once:
+        if n <= attempt and (best is None or n >= best[0]):
+            best = (n, ev)
+    if best is None:
+        return NONE
+    return Governing(_str(best[1].raw.get("decision")), "once", best[1].index)
+
+
+def later(a: Event, b: Event) -> bool:
+    """``a`` happened after ``b`` (instants when both parsed, else replay order)."""
+    if a.time is not None and b.time is not None:
+        return a.time > b.time
+    return a.order > b.order
+
