@@ -413,6 +413,10 @@ def test_signed_pointers_refer_to_innermost() -> None:
     [
         (lambda o: o.update(payload="!!!not base64!!!"), "payload is not base64url"),
         (lambda o: o.update(payload="abcde"), "payload is not base64url"),
+        (lambda o: o.update(payload="ab+/"), "payload is not base64url"),  # standard alphabet
+        (lambda o: o.update(payload="ab=c"), "payload is not base64url"),
+        (lambda o: o.update(payload="ab cd"), "payload is not base64url"),
+        (lambda o: o.update(payload="abc\u00e9"), "payload is not base64url"),
         (lambda o: o.update(payload=5), "payload is not a base64url string"),
         (lambda o: o.update(payload=b64u(b"not json")), "payload: not JSON"),
         (lambda o: o.update(payload=b64u(b"[1]")), "payload: not a vCon (a JSON array"),
