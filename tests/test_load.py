@@ -693,3 +693,19 @@ def test_random_json_only_load_error(value: Any, ignore: bool, wrap: bool) -> No
             {"payload": b64u(data), "signatures": value if isinstance(value, list) else [value]}
         )
     _only_load_error(data, ignore)
+
+
+def test_loader_codes_are_documented() -> None:
+    """Every code the loader emits is one of the spec module's stable diagnostic codes."""
+    from viewer.model.spec import DIAGNOSTIC_CODES
+
+    v = dict(MINIMAL, critical=["agent_session"], must_support=["x"])
+    data = b"\xef\xbb\xbf" + dumps(jws(dumps(v)))
+    codes = {d.code for d in load_bytes(data, ignore_critical=True).diagnostics}
+    assert codes == {
+        "utf8-bom",
+        "critical-unsupported",
+        "legacy-parameter",
+        "signature-not-verified",
+    }
+    assert codes <= set(DIAGNOSTIC_CODES)
