@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final, NamedTuple
 
 from viewer.model import spec
+from viewer.model.times import parse_time
 from viewer.model.types import Diagnostic, Severity
 from viewer.textsafe import safe
 
@@ -617,23 +617,6 @@ _TOP_SHAPES: Final[dict[str, type]] = {
 _OBJECT_ARRAYS: Final = ("parties", "dialog", "analysis", "attachments", "sessions", "session")
 _ITEM_LEGACY_ARRAYS: Final = ("dialog", "attachments", "analysis")
 
-_RFC3339_RE: Final = re.compile(
-    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?([Zz]|[+-]\d{2}:\d{2})?"
-)
-
-
-def rfc3339_offset(value: str) -> bool | None:
-    """None: not an RFC 3339 date-time; else whether it carries a zone offset."""
-    m = _RFC3339_RE.fullmatch(value)
-    if m is None:
-        return None
-    try:
-        datetime.fromisoformat(value.replace("t", "T").replace("z", "Z"))
-    except ValueError:
-        return None
-    return m.group(1) is not None
-
-
 def check_vcon(vcon: dict, has_lifecycle_events: bool, out: list[Diagnostic]) -> None:
     """Top-level diagnostics: structure, legacy names, created_at and the extensions SHOULD."""
     for name, shape in _TOP_SHAPES.items():
@@ -675,11 +658,11 @@ def check_vcon(vcon: dict, has_lifecycle_events: bool, out: list[Diagnostic]) ->
               "created_at is absent; core-03 says it MUST be present (a warning: older "
               "generations and the core draft's own examples lack it)")
     elif type(created) is str:
-        has_offset = rfc3339_offset(created)
-        if has_offset is None:
+        when, naive = parse_time(created)  # the builder's parser, so both agree
+        if when is None:
             _diag(out, "time-unparsable", "warning", "/created_at",
                   f"created_at {_show(created)} is not an RFC 3339 date-time (core-03 Date)")
-        elif not has_offset:
+        elif naive:
             _diag(out, "time-no-offset", "warning", "/created_at",
                   f"created_at {_show(created)} has no zone offset; read as UTC "
                   f"(RFC 3339 requires one)")
