@@ -1,0 +1,367 @@
+"""Exports: golden files, exact JSON values, and no untrusted text acting in any format.
+
+Golden files live in tests/golden/report/; regenerate them with VCON_VIEW_UPDATE_GOLDEN=1 and
+review the diff (they are the documented output, not a snapshot to wave through).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
+
+import orjson
+import pytest
+from rich.console import Console
+
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.model.types import (
+    Attempt,
+    Diagnostic,
+    Finding,
+    Model,
+    Operation,
+    Signature,
+    Source,
+    StandingDecision,
+    Step,
+)
+from viewer.report.csv import COLUMNS, cell, to_csv
+from viewer.report.markdown import md, to_markdown
+from viewer.report.summary import FORMAT, rfc3339, summary_dict, to_json
+from viewer.report.text import render_text, to_text
+from viewer.report.write import write_atomic
+from viewer.textsafe import UNSAFE_TABLE
+
+ROOT = Path(__file__).resolve().parent
+FIXTURES = ROOT / "fixtures"
+GOLDEN = ROOT / "golden" / "report"
+UPDATE = os.environ.get("VCON_VIEW_UPDATE_GOLDEN") == "1"
+
+HOSTILE = (
+    "\x1b[2J\x1b]52;c;ZXZpbA==\x07\x9b31m\u202eevil\r\n[@click=app.quit]x[/]|=cmd`<b>"
+    "&#x202e;\u200b\x00\x7f"
+)
+#: Every character textsafe escapes; none may reach an export raw.
+UNSAFE_CHARS = frozenset(chr(c) for c in UNSAFE_TABLE)
+
+
+def model_of(name: str, *, ignore_critical: bool = False) -> Model:
+    """Fixture through the real loader and builder, under a stable file name."""
+    data = (FIXTURES / name).read_bytes()
+    return build_model(load_bytes(data, name=name, ignore_critical=ignore_critical))
+
+
+def raw_unsafe(text: str, allowed: str = "\n") -> set[str]:
+    return {c for c in text if c in UNSAFE_CHARS and c not in allowed}
+
+
+def check_golden(name: str, actual: str) -> None:
+    path = GOLDEN / name
+    if UPDATE:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(actual.encode("utf-8"))
+    assert path.exists(), f"missing golden {path}; run with VCON_VIEW_UPDATE_GOLDEN=1"
+    assert actual == path.read_bytes().decode("utf-8")
+
+
+# --- a hand-built model: hostile text in every string field -----------------------------------
+
+T0 = datetime(2026, 3, 1, 9, 0, 0, tzinfo=UTC)
+
+
+def hostile_model(*, override: bool = False) -> Model:
+    h = HOSTILE
+    step = Step(event=1, before=None, after="Running", out_of_model=False, late=False)
+    done = Step(event=2, before="Running", after="Completed", out_of_model=False, late=True)
+    attempt = Attempt(
+        number=1, steps=(step, done), start=T0, end=T0 + timedelta(seconds=2),
+        final_state="Completed", invocation=1, server="=" + h, tool="@" + h,
+        decision="allowed", decision_life="standing", decision_event=0, late=(2,),
+        out_of_model=(), escalated=False, flags=frozenset({"late-response"}),
+    )
+    op = Operation(
+        operation_id="+" + h, operation="tool-invocation", server="=" + h, tool="@" + h,
+        decision="allowed", decision_life="standing", decision_event=0, outcome="completed",
+        attempts=(attempt,), once_decisions=(), unassigned_events=(7,), first_time=T0,
+        first_order=1, retries=0, escalated=False, late_responses=1,
+        flags=frozenset({"late-response"}),
+    )
+    bare = Operation(
+        operation_id="-" + h, operation="tool-invocation", server=None, tool=None,
+        decision=None, decision_life=None, decision_event=None, outcome="not-performed",
+        attempts=(), once_decisions=(), unassigned_events=(), first_time=None, first_order=3,
+        retries=0, escalated=False, late_responses=0, flags=frozenset(),
+    )
+    source = Source(
+        file="in" + h, sha256="0" * 64, size=1, form="signed", gzip=True, uuid="u" + h,
+        extensions=("tool-invocation", "x" + h), critical=("c" + h,),
+        unsupported_critical=("c" + h,) if override else (), critical_override=override,
+        signatures=(Signature(alg="RS256" + h, kid=h, x5c=2, x5u=h, uuid=h),),
+        signed_layers=1,
+    )
+    return Model(
+        source=source, vcon={}, events=(), replay=(), operations=(op, bare),
+        standing=(StandingDecision(event=0, time=T0, operation="tool-invocation",
+                                   server="=" + h, tool=None, decision="allowed",
+                                   reason=h, replaced_by=None),),
+        findings=(
+            Finding(kind="late-response", severity="warning", operation_id="+" + h, attempt=1,
+                    events=(2,), message="late " + h),
+            Finding(kind="policy-violation", severity="error", operation_id=None, attempt=None,
+                    events=(), message="global " + h),
+        ),
+        diagnostics=(Diagnostic(code="invalid-value", severity="error",
+                                pointer="/events/3/" + h, message="bad " + h),),
+        context=(), by_operation={"+" + h: 0, "-" + h: 1},
+    )
+
+
+# --- golden files ---------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def small() -> Model:
+    return model_of("report_small.vcon.json")
+
+
+def test_golden_json(small: Model) -> None:
+    check_golden("small.summary.json", to_json(small).decode("utf-8"))
+
+
+def test_golden_markdown(small: Model) -> None:
+    check_golden("small.report.md", to_markdown(small))
+
+
+def test_golden_csv(small: Model) -> None:
+    check_golden("small.attempts.csv", to_csv(small))
+
+
+def test_golden_text(small: Model) -> None:
+    check_golden("small.summary.txt", to_text(small, width=120))
+
+
+# --- summary JSON: section 9 ------------------------------------------------------------------
+
+
+def test_summary_has_every_section9_field(small: Model) -> None:
+    doc = orjson.loads(to_json(small))
+    assert doc["format"] == FORMAT
+    assert {"file", "sha256", "form", "uuid", "extensions", "critical"} <= doc["source"].keys()
+    op_keys = {"operation_id", "operation", "server", "tool", "decision", "decision_life",
+               "decision_event", "outcome", "attempts", "retries", "escalated",
+               "late_responses", "unassigned_events"}
+    att_keys = {"attempt", "start", "end", "states", "final_state", "events", "late",
+                "out_of_model", "decision", "decision_event"}
+    for op in doc["operations"]:
+        assert op_keys <= op.keys()
+        for a in op["attempts"]:
+            assert att_keys <= a.keys()
+            assert len(a["states"]) == len(a["events"])
+    for d in doc["standing_decisions"]:
+        assert {"event", "time", "server", "tool", "decision", "reason", "replaced_by"} <= d.keys()
+    for f in doc["findings"]:
+        assert {"kind", "severity", "operation_id", "attempt", "events", "message"} <= f.keys()
+    for d in doc["diagnostics"]:
+        assert {"code", "severity", "pointer", "message"} == d.keys()
+    assert "produced_under_override" not in doc
+
+
+def test_summary_content_of_small_fixture(small: Model) -> None:
+    doc = summary_dict(small)
+    ops = {o["operation_id"]: o for o in doc["operations"]}
+    assert [o["operation_id"] for o in doc["operations"]] == [
+        "op-read", "op-shell", "op-write", "op-fetch", "op-skip"]
+    shell = ops["op-shell"]
+    assert (shell["decision"], shell["decision_life"], shell["decision_event"]) == (
+        "disallowed", "standing", 4)
+    assert shell["retries"] == 1 and shell["escalated"] and shell["late_responses"] == 1
+    assert shell["attempts"][1]["states"] == ["Running", "Timed Out", "Completed"]
+    assert shell["attempts"][1]["late"] == [10]
+    assert ops["op-write"]["attempts"][0]["out_of_model"] == [13]
+    assert ops["op-write"]["attempts"][0]["end"] is None
+    assert ops["op-fetch"]["outcome"] == "disallowed" and ops["op-fetch"]["attempts"] == []
+    assert ops["op-skip"]["outcome"] == "not-performed"
+    assert [(d["event"], d["replaced_by"]) for d in doc["standing_decisions"]] == [
+        (0, None), (4, 7), (7, None)]
+    assert doc["operations"][0]["attempts"][0]["start"] == "2026-03-01T09:00:02Z"
+
+
+def test_summary_subset_keeps_only_its_findings(small: Model) -> None:
+    shell = small.operation("op-shell")
+    assert shell is not None
+    doc = summary_dict(small, [shell])
+    assert [o["operation_id"] for o in doc["operations"]] == ["op-shell"]
+    assert doc["selection"] == {"operations": 1, "of": 5, "operation_ids": ["op-shell"]}
+    assert doc["findings"] and {f["operation_id"] for f in doc["findings"]} == {"op-shell"}
+    assert len(doc["standing_decisions"]) == 3  # policy context kept whole
+    assert "selection" not in summary_dict(small)
+
+
+def test_subset_drops_global_findings() -> None:
+    m = hostile_model()
+    full = summary_dict(m)
+    assert any(f["operation_id"] is None for f in full["findings"])
+    part = summary_dict(m, [m.operations[0]])
+    assert all(f["operation_id"] is not None for f in part["findings"])
+
+
+def test_rfc3339() -> None:
+    assert rfc3339(None) is None
+    assert rfc3339(T0) == "2026-03-01T09:00:00Z"
+    plus2 = datetime(2026, 3, 1, 11, 0, 0, 500000, tzinfo=timezone(timedelta(hours=2)))
+    assert rfc3339(plus2) == "2026-03-01T11:00:00.500000+02:00"
+
+
+def test_json_keeps_exact_values_but_no_raw_unsafe_bytes() -> None:
+    m = hostile_model()
+    raw = to_json(m)
+    text = raw.decode("utf-8")
+    assert raw_unsafe(text) == set()
+    doc = orjson.loads(raw)
+    assert doc["operations"][0]["operation_id"] == "+" + HOSTILE  # exact, scripts can match
+    assert doc["diagnostics"][0]["pointer"] == "/events/3/" + HOSTILE
+    assert doc["source"]["file"] == "in" + HOSTILE
+
+
+# --- override marking (INTERPRETATION 1: mark every output) --------------------------------------
+
+
+def test_override_marks_every_format() -> None:
+    m = model_of("report_critical.vcon.json", ignore_critical=True)
+    assert m.source.critical_override
+    doc = orjson.loads(to_json(m))
+    assert doc["produced_under_override"] is True and "ignore-critical" in doc["note"]
+    assert doc["source"]["critical_override"] is True
+    assert "WARNING" in to_markdown(m).split("\n## ")[0]
+    rows = list(csv.DictReader(io.StringIO(to_csv(m))))
+    assert rows and all(r["produced_under_override"] == "true" for r in rows)
+    assert to_text(m).startswith("WARNING: produced under --ignore-critical")
+
+
+def test_no_override_no_mark(small: Model) -> None:
+    assert "WARNING" not in to_markdown(small)
+    rows = list(csv.DictReader(io.StringIO(to_csv(small))))
+    assert all(r["produced_under_override"] == "" for r in rows)
+
+
+# --- hostile text: nothing acts, in any format ------------------------------------------------
+
+
+@pytest.fixture(params=["hand-built", "fixture"])
+def hostile(request: pytest.FixtureRequest) -> Model:
+    if request.param == "hand-built":
+        return hostile_model(override=True)
+    return model_of("report_hostile.vcon.json")
+
+
+def test_markdown_has_no_raw_unsafe_char(hostile: Model) -> None:
+    out = to_markdown(hostile)
+    assert raw_unsafe(out) == set()
+    assert "\\[@click=app.quit\\]" in out  # the brackets are escaped: no link starts
+    for line in out.splitlines():
+        line = line.removeprefix("> ")  # our own override banner is a block quote
+        for part in re.split(r"(?<!\\)\|", line):  # table cells, or the whole line
+            assert not re.search(r"(?<!\\)[\[\]<>`&]", part), line
+
+
+def test_markdown_tables_keep_their_shape(hostile: Model) -> None:
+    out = to_markdown(hostile)
+    for block in re.findall(r"(?:^\|.*\|\n)+", out, flags=re.M):
+        lines = block.splitlines()
+        widths = {len(re.findall(r"(?<!\\)\|", line)) for line in lines}
+        assert len(widths) == 1, block  # an escaped | never adds a cell
+
+
+def test_md_escapes_structure() -> None:
+    assert md("a|b`c[d]<e>&f\nx") == "a\\|b\\`c\\[d\\]\\<e\\>\\&f\\\\x0ax"
+    assert md(None) == ""
+
+
+def test_csv_has_no_raw_unsafe_char_and_no_formula(hostile: Model) -> None:
+    out = to_csv(hostile)
+    assert raw_unsafe(out.replace("\r\n", ""), allowed="") == set()
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == list(COLUMNS)
+    assert all(len(r) == len(COLUMNS) for r in rows)
+    for r in rows[1:]:
+        for c in r:
+            assert not c.startswith(("=", "+", "-", "@")), c
+
+
+def test_csv_cell_neutralises_formulas() -> None:
+    assert cell("=HYPERLINK(1)") == "'=HYPERLINK(1)"
+    assert cell("@SUM(A1)") == "'@SUM(A1)"
+    assert cell("+1") == "'+1" and cell("-1") == "'-1"
+    assert cell("ok=1") == "ok=1"
+    assert cell(None) == "" and cell(True) == "true" and cell(3) == "3"
+
+
+def test_csv_one_row_per_attempt_and_one_for_bare_operation(small: Model) -> None:
+    rows = list(csv.DictReader(io.StringIO(to_csv(small))))
+    assert [(r["operation_id"], r["attempt"]) for r in rows] == [
+        ("op-read", "1"), ("op-shell", "1"), ("op-shell", "2"), ("op-write", "1"),
+        ("op-fetch", ""), ("op-skip", "")]
+    fetch = rows[4]
+    assert fetch["outcome"] == "disallowed" and fetch["start"] == "" and fetch["states"] == ""
+
+
+def test_text_shows_markup_literally_and_no_unsafe_char(hostile: Model) -> None:
+    console = Console(record=True, width=200, file=io.StringIO(), color_system="truecolor",
+                      force_terminal=True)
+    console.print(render_text(hostile))
+    plain = console.export_text()
+    assert raw_unsafe(plain) == set()
+    assert "[@click=app.quit]x[/]" in plain.replace("\n", "")
+    styled = console.export_text(styles=True)
+    assert "\x9b" not in styled and "\u202e" not in styled and "\x07" not in styled
+    # the only ESC bytes are Rich's own SGR colour codes, never the recorded screen clear/OSC
+    assert not re.search(r"\x1b(?!\[[0-9;]*m)", styled)
+
+
+def test_text_plain_export_no_unsafe(hostile: Model) -> None:
+    out = to_text(hostile, width=100)
+    assert raw_unsafe(out) == set()
+
+
+# --- write_atomic ------------------------------------------------------------------------------
+
+
+def test_write_atomic_writes_and_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "out.json"
+    write_atomic(target, b"one", input_path=None)
+    assert target.read_bytes() == b"one"
+    write_atomic(str(target), "two", input_path=str(tmp_path / "in.json"))
+    assert target.read_text() == "two"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temp file left
+
+
+def test_write_atomic_refuses_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(b"{}")
+    link = tmp_path / "link.json"
+    link.symlink_to(src)
+    hard = tmp_path / "hard.json"
+    os.link(src, hard)
+    monkeypatch.chdir(tmp_path)
+    for target in (src, str(src), "in.vcon.json", "./sub/../in.vcon.json", link, hard):
+        (tmp_path / "sub").mkdir(exist_ok=True)
+        with pytest.raises(ValueError, match="input file") as exc:
+            write_atomic(target, b"clobber", input_path=str(src))
+        assert "\n" not in str(exc.value)
+    assert src.read_bytes() == b"{}"
+    assert link.is_symlink()
+
+
+def test_write_atomic_refuses_directory(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="directory"):
+        write_atomic(tmp_path, b"x", input_path=None)
+
+
+def test_write_atomic_missing_dir_raises_oserror(tmp_path: Path) -> None:
+    with pytest.raises(OSError):
+        write_atomic(tmp_path / "nope" / "out.json", b"x", input_path=None)
