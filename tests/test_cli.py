@@ -1,0 +1,345 @@
+"""The vcon-view command: every exit status, --fail-on, -o, stdin, and no traceback ever."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import orjson
+import pytest
+
+from viewer import cli
+from viewer.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+SMALL = str(FIXTURES / "report_small.vcon.json")  # warnings only; a policy-violation finding
+HOSTILE = str(FIXTURES / "report_hostile.vcon.json")  # an error diagnostic
+CRITICAL = str(FIXTURES / "report_critical.vcon.json")  # critical: x-secret-sauce
+
+
+def run(*args: str, stdin: bytes | None = None,
+        env: dict[str, str] | None = None) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "viewer.cli", *args], input=stdin, capture_output=True,
+        cwd=ROOT, env={**os.environ, **(env or {})}, timeout=60, check=False,
+    )
+
+
+def one_line_error(err: str) -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith("vcon-view: ")
+    assert "Traceback" not in err
+    return lines[0]
+
+
+# --- summary --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "md", "csv"])
+def test_summary_formats_exit_0(fmt: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", SMALL, "--format", fmt]) == 0
+    out = capsys.readouterr().out
+    assert "op-shell" in out
+
+
+def test_summary_default_format_is_text(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", SMALL]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("File:") and "Operations" in out
+
+
+def test_summary_exits_0_despite_error_diagnostics(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", HOSTILE, "-f", "json"]) == 0
+    doc = orjson.loads(capsys.readouterr().out)
+    assert any(d["severity"] == "error" for d in doc["diagnostics"])
+
+
+def test_summary_json_is_the_report_export(capsys: pytest.CaptureFixture[str]) -> None:
+    from viewer.load import load_path
+    from viewer.model.build import build_model
+    from viewer.report.summary import to_json
+
+    assert main(["summary", SMALL, "-f", "json"]) == 0
+    assert capsys.readouterr().out.encode() == to_json(build_model(load_path(SMALL)))
+
+
+# --- check ----------------------------------------------------------------------------------
+
+
+def test_check_warnings_only_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", SMALL]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("warning  missing-recommended  /events/12  ")
+    assert any(line.startswith("error    policy-violation  operation=op-shell attempt=1 "
+                               "events=4,5  ") for line in out)
+    assert out[-1].endswith("-> exit 0")
+
+
+def test_check_error_diagnostic_exit_1(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", HOSTILE]) == 1
+    out = capsys.readouterr().out
+    assert "invalid-value  /events/3/decision" in out
+    assert "\x1b" not in out and "\u202e" not in out and "\x9b" not in out
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "status"),
+    [
+        ("policy-violation", 1),
+        ("late-response,unterminated", 1),
+        (" retry ", 1),
+        ("duplicate-execution-risk", 0),
+        ("standing-conflict,decision-after-invocation", 0),
+        ("all", 1),
+    ],
+)
+def test_check_fail_on(fail_on: str, status: int, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", SMALL, "--fail-on", fail_on]) == status
+    assert capsys.readouterr().out.rstrip().endswith(f"-> exit {status}")
+
+
+def test_check_fail_on_unknown_kind_is_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", SMALL, "--fail-on", "policy-violation,bogus"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown finding kind(s): bogus" in err and "Traceback" not in err
+
+
+def test_check_json(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", SMALL, "-f", "json", "--fail-on", "late-response"]) == 1
+    doc = orjson.loads(capsys.readouterr().out)
+    assert doc["exit"] == 1
+    assert doc["fail_on"] == ["late-response"]
+    assert [d["code"] for d in doc["diagnostics"]] == ["missing-recommended"]
+    assert len(doc["findings"]) == 7
+    assert {"diagnostics", "findings", "exit"} <= doc.keys()
+
+
+def test_check_json_hostile_exact_values(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", HOSTILE, "-f", "json"]) == 1
+    raw = capsys.readouterr().out
+    assert "\x9b" not in raw and "\u202e" not in raw and "\x1b" not in raw
+    doc = orjson.loads(raw)
+    assert doc["findings"][0]["operation_id"].startswith("+op\x1b[2J")
+
+
+# --- refusals: 2 and 3 -------------------------------------------------------------------------
+
+
+def test_critical_exit_3_both_commands(capsys: pytest.CaptureFixture[str]) -> None:
+    for cmd in ("summary", "check"):
+        assert main([cmd, CRITICAL]) == 3
+        err = capsys.readouterr().err
+        assert "x-secret-sauce" in one_line_error(err)
+
+
+def test_ignore_critical_marks_output(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", CRITICAL, "--ignore-critical", "-f", "json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["produced_under_override"] is True
+    assert main(["check", CRITICAL, "--ignore-critical"]) == 0
+    assert capsys.readouterr().out.startswith("warning  produced-under-override")
+    assert main(["check", CRITICAL, "--ignore-critical", "-f", "json"]) == 0
+    assert orjson.loads(capsys.readouterr().out)["produced_under_override"] is True
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"",
+        b"not json at all",
+        b"[1, 2, 3]",
+        b'{"vcon": "0.4.0", "events": [',
+        b"\x1f\x8b\x08\x00garbage",
+        b'{"unrelated": true}',
+        b'{"ciphertext": "abc", "recipients": [], "unprotected": {"uuid": "u-1", "enc": "A"}}',
+        bytes(range(256)),
+    ],
+)
+def test_unreadable_exit_2_one_line(content: bytes, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.vcon"
+    bad.write_bytes(content)
+    for cmd in ("summary", "check"):
+        assert main([cmd, str(bad)]) == 2
+        one_line_error(capsys.readouterr().err)
+
+
+def test_missing_file_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", "/nonexistent/x.vcon"]) == 2
+    one_line_error(capsys.readouterr().err)
+
+
+def test_no_arguments_prints_usage_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: vcon-view")
+
+
+def test_bad_format_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", SMALL, "-f", "xml"]) == 2
+    assert main(["check", SMALL, "-f", "md"]) == 2
+
+
+def test_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", "-h"]) == 0
+    assert "--format" in capsys.readouterr().out
+
+
+def test_import_hook_without_importers(capsys: pytest.CaptureFixture[str],
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "viewer.importers", None)  # as if not installed
+    assert main(["import", "x"]) == 2
+    assert "import is not available" in capsys.readouterr().err
+
+
+# --- -o -------------------------------------------------------------------------------------
+
+
+def test_output_file_written_atomically(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(Path(SMALL).read_bytes())
+    before = src.read_bytes()
+    for fmt in ("json", "md", "csv", "text"):
+        out = tmp_path / f"out.{fmt}"
+        assert main(["summary", str(src), "-f", fmt, "-o", str(out)]) == 0
+        assert "op-shell" in out.read_text()
+    assert capsys.readouterr().out == ""
+    assert src.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "in.vcon.json", "out.csv", "out.json", "out.md", "out.text"]
+
+
+def test_output_refuses_input(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                              monkeypatch: pytest.MonkeyPatch) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(Path(SMALL).read_bytes())
+    before = src.read_bytes()
+    link = tmp_path / "alias.json"
+    link.symlink_to(src)
+    monkeypatch.chdir(tmp_path)
+    for target in (str(src), "in.vcon.json", "./in.vcon.json", str(link)):
+        assert main(["summary", "in.vcon.json", "-f", "json", "-o", target]) == 2
+        assert "input file" in one_line_error(capsys.readouterr().err)
+    assert src.read_bytes() == before
+    assert link.is_symlink()
+
+
+def test_output_unwritable_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", SMALL, "-f", "json", "-o", str(tmp_path / "no" / "x.json")]) == 2
+    assert "cannot write" in one_line_error(capsys.readouterr().err)
+
+
+# --- internal errors --------------------------------------------------------------------------
+
+
+def test_internal_error_exit_70_without_traceback(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError("kaput\x1b[2J")
+
+    monkeypatch.setattr("viewer.model.build.build_model", boom)
+    monkeypatch.delenv("VCON_VIEW_DEBUG", raising=False)
+    assert main(["summary", SMALL]) == 70
+    line = one_line_error(capsys.readouterr().err)
+    assert line.startswith("vcon-view: internal error: RuntimeError: kaput\\x1b[2J")
+    monkeypatch.setenv("VCON_VIEW_DEBUG", "1")
+    with pytest.raises(RuntimeError):
+        main(["summary", SMALL])
+
+
+def test_gc_restored_after_load(monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    import viewer.model.build as build
+
+    seen: list[bool] = []
+
+    original = build.build_model
+
+    def spy(loaded: object) -> object:
+        seen.append(gc.isenabled())
+        return original(loaded)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "build_model", spy)
+    assert gc.isenabled()
+    cli._load_model(SMALL, False)
+    assert seen == [False]  # collector paused while building
+    assert gc.isenabled()  # and restored afterwards
+
+
+# --- subprocess: stdin, pipes, start-up -------------------------------------------------------
+
+
+def test_stdin() -> None:
+    data = Path(SMALL).read_bytes()
+    res = run("summary", "-", "-f", "json", stdin=data)
+    assert res.returncode == 0, res.stderr
+    doc = orjson.loads(res.stdout)
+    assert doc["source"]["file"] == "-"
+    assert len(doc["operations"]) == 5
+    res = run("check", "-", stdin=b"garbage")
+    assert res.returncode == 2
+    one_line_error(res.stderr.decode())
+
+
+def test_garbage_no_traceback_subprocess(tmp_path: Path) -> None:
+    bad = tmp_path / "bad"
+    bad.write_bytes(b"\xff\xfe{{{")
+    res = run("check", str(bad))
+    assert res.returncode == 2
+    assert res.stdout == b""
+    one_line_error(res.stderr.decode())
+
+
+def test_broken_pipe_is_quiet(tmp_path: Path) -> None:
+    events = []
+    for i in range(3000):
+        op = f"op-{i}"
+        t = f"2026-03-01T09:{i // 60 % 60:02d}:{i % 60:02d}Z"
+        events.append({"type": "tool-invocation", "time": t, "sessions": 0, "party": 1,
+                       "operation_id": op, "attempt": 1, "server": "s", "tool": "t"})
+    big = tmp_path / "big.vcon.json"
+    big.write_bytes(orjson.dumps({"vcon": "0.4.0", "parties": [{}, {}],
+                                  "sessions": [{}], "events": events}))
+    for fmt in ("json", "csv", "text"):
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "viewer.cli", "summary", str(big), "-f", fmt],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT,
+        )
+        assert proc.stdout is not None and proc.stderr is not None
+        proc.stdout.read(100)
+        proc.stdout.close()  # like `| head -c 100`
+        err = proc.stderr.read()
+        proc.stderr.close()
+        assert proc.wait(timeout=60) == 0, err
+        assert err == b"", err
+
+
+def test_summary_json_does_not_import_rich_or_textual() -> None:
+    code = (
+        "import sys, io; from viewer.cli import main; "
+        "sys.stdout = io.TextIOWrapper(io.BytesIO()); "
+        f"rc = main(['summary', {SMALL!r}, '-f', 'json']); "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual')); "
+        "sys.stderr.write(repr((rc, bad)))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT,
+                         timeout=60, check=False)
+    assert res.stderr.decode() == "(0, [])"
+
+
+def test_check_does_not_import_rich_or_textual() -> None:
+    code = (
+        "import sys, io; from viewer.cli import main; "
+        "sys.stdout = io.TextIOWrapper(io.BytesIO()); "
+        f"rc = main(['check', {SMALL!r}]); "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('rich', 'textual')); "
+        "sys.stderr.write(repr((rc, bad)))"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT,
+                         timeout=60, check=False)
+    assert res.stderr.decode() == "(0, [])"
