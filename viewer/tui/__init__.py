@@ -1,0 +1,1 @@
+"""The interactive viewer (``vcon-view FILE``): presents the engine's model, never re-derives it."""

@@ -1,0 +1,270 @@
+"""The vcon-view Textual application: one App, a loading screen, then the timeline.
+
+``make_app`` builds the App for both the CLI and the tests (posting's pattern); ``run`` is what
+``vcon-view FILE`` calls. The App owns the shared view state (model, filtered operations,
+selection, time mode, zoom) so every screen presents the same selection; the model itself is
+immutable and is the only place that decides states, lateness and findings.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.reactive import reactive
+from textual.worker import get_current_worker
+
+from viewer.load import Loaded, LoadError, load_path
+from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
+from viewer.tui.present import TIME_MODES
+
+Builder = Callable[[Loaded], Model]
+
+
+def _default_builder(loaded: Loaded) -> Model:
+    from viewer.model.build import build_model
+
+    return build_model(loaded)
+
+
+class VconViewApp(App[int]):
+    """Interactive review of the tool operations recorded in one vCon."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "vcon-view"
+    ENABLE_COMMAND_PALETTE = True
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("q", "quit", "Quit", id="app.quit"),
+        Binding("question_mark", "help", "Help", id="app.help"),
+    ]
+
+    time_mode: reactive[str] = reactive("relative", init=False)
+    zoom: reactive[float] = reactive(1.0, init=False)
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        ignore_critical: bool = False,
+        theme: str | None = None,
+        model: Model | None = None,
+        builder: Builder | None = None,
+    ) -> None:
+        super().__init__()
+        from viewer.tui.commands import VconCommands
+
+        self.COMMANDS = App.COMMANDS | {VconCommands}
+        self.path = path
+        self.ignore_critical = ignore_critical
+        self._theme_name = theme
+        self._builder = builder or _default_builder
+        self.model: Model | None = model
+        self.matcher: Matcher | None = None
+        self.filter: Filter = Filter()
+        self.shown: Sequence[int] = ()
+        self.sel = 0  # position in `visible`
+        self.attempt_sel = 0  # index into the selected operation's attempts
+        self.event_sel: int | None = None  # event index chosen for the detail screen
+        self.finding_pos = -1
+        self.load_error: LoadError | None = None
+
+    # --- start-up -----------------------------------------------------------------------------
+    def on_mount(self) -> None:
+        if self._theme_name and self._theme_name in self.available_themes:
+            self.theme = self._theme_name
+        if self.model is not None:
+            self._show_model(self.model)
+            return
+        from viewer.tui.loading import LoadingScreen
+
+        self.push_screen(LoadingScreen(self.path))
+        self._load()
+
+    @work(thread=True, exclusive=True, group="load")
+    def _load(self) -> None:
+        """Parse and build off the event loop; the loading screen is already drawn."""
+        worker = get_current_worker()
+        self.call_from_thread(self._progress, 1, "reading and parsing")
+        try:
+            loaded = load_path(self.path, ignore_critical=self.ignore_critical)
+            if worker.is_cancelled:
+                return
+            self.call_from_thread(self._progress, 2, "replaying events")
+            model = self._builder(loaded)
+        except LoadError as exc:
+            self.call_from_thread(self._show_load_error, exc)
+            return
+        if worker.is_cancelled:
+            return
+        self.call_from_thread(self._progress, 3, "drawing")
+        self.call_from_thread(self._show_model, model)
+
+    def _progress(self, step: int, label: str) -> None:
+        from viewer.tui.loading import LoadingScreen
+
+        if isinstance(self.screen, LoadingScreen):
+            self.screen.step(step, label)
+
+    def _show_load_error(self, exc: LoadError) -> None:
+        from viewer.tui.loading import LoadErrorScreen
+
+        self.load_error = exc
+        self.push_screen(LoadErrorScreen(exc), callback=lambda _: self.exit(exc.exit_code,
+                                                                            return_code=exc.exit_code))
+
+    def _show_model(self, model: Model) -> None:
+        from viewer.tui.loading import LoadingScreen
+        from viewer.tui.timeline import TimelineScreen
+
+        self.model = model
+        self.matcher = Matcher(model)
+        self.shown = range(len(model.operations))
+        gc.freeze()  # the model lives for the whole session: keep the collector off it
+        if isinstance(self.screen, LoadingScreen):
+            self.switch_screen(TimelineScreen())
+        else:
+            self.push_screen(TimelineScreen())
+
+    # --- shared selection ------------------------------------------------------------------------
+    @property
+    def operation(self) -> Operation | None:
+        if self.model is None or not self.shown:
+            return None
+        self.sel = max(0, min(self.sel, len(self.shown) - 1))
+        return self.model.operations[self.shown[self.sel]]
+
+    @property
+    def attempt(self) -> Attempt | None:
+        op = self.operation
+        if op is None or not op.attempts:
+            return None
+        self.attempt_sel = max(0, min(self.attempt_sel, len(op.attempts) - 1))
+        return op.attempts[self.attempt_sel]
+
+    def select_operation(self, op_index: int, attempt: int | None = None,
+                         event: int | None = None) -> bool:
+        """Select a model operation (by model index); clears a filter that hides it."""
+        if self.model is None:
+            return False
+        if op_index not in self.shown:
+            self.apply_filter("")
+        try:
+            self.sel = list(self.shown).index(op_index) if not isinstance(
+                self.shown, range) else op_index
+        except ValueError:
+            return False
+        op = self.model.operations[op_index]
+        self.attempt_sel = 0
+        if attempt is not None:
+            for i, a in enumerate(op.attempts):
+                if a.number == attempt:
+                    self.attempt_sel = i
+        self.event_sel = event
+        self.refresh_views()
+        return True
+
+    def apply_filter(self, text: str) -> str | None:
+        """Set the filter; returns an error message for an unreadable filter."""
+        if self.model is None or self.matcher is None:
+            return None
+        try:
+            f = parse_filter(text)
+        except FilterError as exc:
+            return str(exc)
+        current = self.shown[self.sel] if self.shown else None
+        self.filter = f
+        self.shown = self.matcher.select(f)
+        self.sel = 0
+        if current is not None and current in self.shown:
+            self.sel = list(self.shown).index(current) if not isinstance(
+                self.shown, range) else current
+        self.attempt_sel = 0
+        self.refresh_views()
+        return None
+
+    def refresh_views(self) -> None:
+        from viewer.tui.timeline import TimelineScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TimelineScreen):
+                screen.refresh_all()
+
+    # --- findings navigation ------------------------------------------------------------------
+    def finding_target(self, f: Finding) -> tuple[int | None, int | None, int | None]:
+        """(operation index, attempt number, event index) a finding points at."""
+        assert self.model is not None
+        op_index = self.model.by_operation.get(f.operation_id) if f.operation_id else None
+        event = f.events[0] if f.events else None
+        if op_index is None and event is not None and 0 <= event < len(self.model.events):
+            oid = self.model.events[event].operation_id
+            op_index = self.model.by_operation.get(oid) if oid else None
+        return op_index, f.attempt, event
+
+    def step_finding(self, direction: int) -> Finding | None:
+        if self.model is None or not self.model.findings:
+            return None
+        n = len(self.model.findings)
+        self.finding_pos = (self.finding_pos + direction) % n
+        f = self.model.findings[self.finding_pos]
+        op_index, attempt, event = self.finding_target(f)
+        if op_index is not None:
+            self.select_operation(op_index, attempt, event)
+        return f
+
+    # --- actions -------------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from viewer.tui.help import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def watch_time_mode(self) -> None:
+        self.refresh_views()
+
+    def watch_zoom(self) -> None:
+        self.refresh_views()
+
+    def cycle_time_mode(self) -> str:
+        self.time_mode = TIME_MODES[(TIME_MODES.index(self.time_mode) + 1) % len(TIME_MODES)]
+        return self.time_mode
+
+    def copy_with_fallback(self, text: str, what: str) -> str:
+        """pyperclip first; the terminal's OSC 52 when there is no clipboard. Says which."""
+        try:
+            import pyperclip
+
+            pyperclip.copy(text)
+            how = "system clipboard"
+        except Exception:  # pyperclip raises its own errors, or anything on odd platforms
+            self.copy_to_clipboard(text)
+            how = "terminal clipboard (OSC 52)"
+        self.notify(f"Copied {what} to the {how}", title="Copy", markup=False)
+        return how
+
+
+def make_app(
+    path: str,
+    *,
+    ignore_critical: bool = False,
+    theme: str | None = None,
+    model: Model | None = None,
+    builder: Builder | None = None,
+) -> VconViewApp:
+    """The one factory for the CLI and the tests."""
+    return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
+                       builder=builder)
+
+
+def run(path: str, *, ignore_critical: bool = False, theme: str | None = None) -> int:
+    """Run the viewer on ``path``; returns the exit status (2/3 for files it could not open)."""
+    app = make_app(path, ignore_critical=ignore_critical, theme=theme)
+    result: Any = app.run()
+    if app.return_code:
+        return app.return_code
+    return result if isinstance(result, int) else 0

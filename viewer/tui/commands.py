@@ -1,0 +1,92 @@
+"""Command palette (ctrl+p): go to an operation, open screens, export; themes come from Textual.
+
+Hits are built as ``Content`` from safe text, never from markup: Textual's ``Matcher.highlight``
+parses its argument as markup, so it is not used on vCon text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.content import Content
+
+from viewer.textsafe import safe
+
+if TYPE_CHECKING:
+    from viewer.tui.app import VconViewApp
+
+MAX_HITS = 50
+
+
+class VconCommands(Provider):
+    @property
+    def vapp(self) -> VconViewApp:
+        return self.app  # type: ignore[return-value]
+
+    def _screen_commands(self) -> list[tuple[str, Callable[[], object], str]]:
+        from viewer.tui.timeline import TimelineScreen
+
+        def timeline_action(name: str) -> Callable[[], object]:
+            def run() -> None:
+                for screen in reversed(self.app.screen_stack):
+                    if isinstance(screen, TimelineScreen):
+                        while self.app.screen is not screen:
+                            self.app.pop_screen()
+                        getattr(screen, f"action_{name}")()
+                        return
+
+            return run
+
+        return [
+            ("Findings and diagnostics", timeline_action("findings"), "every finding (f)"),
+            ("Export summary", timeline_action("export"), "md, json or csv (e)"),
+            ("Filter operations", timeline_action("filter"), "tokens and free text (/)"),
+            ("Cycle time mode", timeline_action("time_mode"), "absolute, relative, delta (t)"),
+            ("Fit time axis", timeline_action("fit"), "zoom to the whole record (0)"),
+            ("Help", self.vapp.action_help, "keys, filter tokens, glyphs (?)"),
+        ]
+
+    async def discover(self) -> Hits:
+        if self.vapp.model is None:
+            return
+        for name, cb, help_text in self._screen_commands():
+            yield DiscoveryHit(name, cb, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        app = self.vapp
+        model = app.model
+        if model is None:
+            return
+        matcher = self.matcher(query)
+        for name, cb, help_text in self._screen_commands():
+            score = matcher.match(name)
+            if score > 0:
+                yield Hit(score, Content(name), cb, text=name, help=help_text)
+        q = query.strip().lower()
+        if not q:
+            return
+        found = 0
+        for i, op in enumerate(model.operations):
+            label = f"{op.operation_id} {op.target}"
+            if q in label.lower():
+                score = 1.0 if op.operation_id.lower().startswith(q) else 0.8
+            else:
+                score = matcher.match(label) * 0.7
+                if score <= 0:
+                    continue
+            text = safe(f"Go to {label}")
+            yield Hit(score, Content(text), partial(self._goto, i), text=text,
+                      help=f"{op.outcome}, {len(op.attempts)} attempt(s)")
+            found += 1
+            if found >= MAX_HITS:
+                return
+
+    def _goto(self, op_index: int) -> None:
+        from viewer.tui.timeline import TimelineScreen
+
+        while not isinstance(self.app.screen, TimelineScreen) and len(self.app.screen_stack) > 1:
+            self.app.pop_screen()
+        self.vapp.select_operation(op_index)

@@ -1,0 +1,323 @@
+"""Attempt / event detail: the attempt's events as a table, the selected event decoded.
+
+The decoded view follows the event's encoding (INTERPRETATION 7); `r` shows the event exactly as
+recorded; attachments are decoded the same way; external content is url + content_hash, never
+fetched. Long content is shown in part until `a`.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from viewer.model import spec
+from viewer.model.types import Attempt, Model, Operation
+from viewer.textsafe import safe
+from viewer.tui import palette as P
+from viewer.tui.present import (
+    copy_text,
+    decode_content,
+    fmt_time,
+    indices,
+    party_label,
+    raw_json,
+    session_label,
+)
+
+if TYPE_CHECKING:
+    from viewer.tui.app import VconViewApp
+
+
+def detail_events(op: Operation, attempt: Attempt | None, model: Model) -> list[int]:
+    """Rows of the detail table: the governing decision first, then the attempt's events."""
+    if attempt is None:
+        rows = [*op.once_decisions, *op.unassigned_events]
+        return sorted(rows, key=lambda i: model.events[i].order)
+    rows = []
+    if attempt.decision_event is not None:
+        rows.append(attempt.decision_event)
+    rows.extend(attempt.events)
+    return rows
+
+
+class ContentScroll(VerticalScroll, can_focus=False):
+    """Scrolled by the screen's page keys; never takes focus from the screen's bindings."""
+
+
+class DetailScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", id="detail.back"),
+        Binding("h,left", "event(-1)", "Event ←", id="detail.event_prev", show=False),
+        Binding("l,right", "event(1)", "Event →", id="detail.event_next"),
+        Binding("j,down", "attempt(1)", "Attempt ↓", id="detail.attempt_next"),
+        Binding("k,up", "attempt(-1)", "Attempt ↑", id="detail.attempt_prev", show=False),
+        Binding("r", "raw", "Raw", id="detail.raw"),
+        Binding("a", "all", "All content", id="detail.all"),
+        Binding("d", "diff", "Diff", id="detail.diff"),
+        Binding("y", "copy", "Copy event", id="detail.copy"),
+        Binding("n", "finding(1)", "Next finding", id="detail.next_finding", show=False),
+        Binding("N", "finding(-1)", "Prev finding", id="detail.prev_finding", show=False),
+        Binding("t", "time_mode", "Time", id="detail.time_mode", show=False),
+        Binding("pagedown,space", "page(1)", "Page ↓", id="detail.page_down", show=False),
+        Binding("pageup", "page(-1)", "Page ↑", id="detail.page_up", show=False),
+    ]
+
+    def __init__(self, raw: bool = False) -> None:
+        super().__init__()
+        self.raw = raw
+        self.full = False
+        self.row = 0
+
+    @property
+    def vapp(self) -> VconViewApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        yield Static(id="detail-head")
+        yield Static(id="events")
+        yield Static(id="event-info")
+        with ContentScroll(id="content"):
+            yield Static(id="content-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._pick_initial_row()
+        self.show()
+
+    def _rows(self) -> list[int]:
+        model, op = self.vapp.model, self.vapp.operation
+        if model is None or op is None:
+            return []
+        return detail_events(op, self.vapp.attempt, model)
+
+    def _pick_initial_row(self) -> None:
+        rows = self._rows()
+        want = self.vapp.event_sel
+        self.row = rows.index(want) if want in rows else 0
+        if want not in rows and rows:
+            # Start at the invocation (the arguments) rather than the decision.
+            attempt = self.vapp.attempt
+            if attempt is not None and attempt.invocation in rows:
+                self.row = rows.index(attempt.invocation)
+
+    @property
+    def event_index(self) -> int | None:
+        rows = self._rows()
+        if not rows:
+            return None
+        self.row = max(0, min(self.row, len(rows) - 1))
+        return rows[self.row]
+
+    # --- drawing -------------------------------------------------------------------------------
+    def show(self) -> None:
+        model, op, attempt = self.vapp.model, self.vapp.operation, self.vapp.attempt
+        if model is None or op is None:
+            return
+        self.query_one("#detail-head", Static).update(self._head(model, op, attempt))
+        self.query_one("#events", Static).update(self._table(model, op, attempt))
+        idx = self.event_index
+        self.vapp.event_sel = idx
+        self.query_one("#event-info", Static).update(self._info(model, idx))
+        self.query_one("#content-body", Static).update(self._content(model, idx))
+
+    def _head(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
+        text = Text()
+        text.append(safe(op.operation_id), "bold")
+        text.append(f"  {safe(op.target)}  outcome {op.outcome}")
+        if attempt is not None:
+            text.append(f"\nattempt {attempt.number} ({self.vapp.attempt_sel + 1} of "
+                        f"{len(op.attempts)})  final ")
+            text.append(f"{P.STATE_GLYPH.get(attempt.final_state or '', '-')} "
+                        f"{attempt.final_state or '—'}", P.state_style(attempt.final_state))
+            text.append("   decision ")
+            text.append(f"{P.DECISION_GLYPH.get(attempt.decision, '?')} "
+                        f"{attempt.decision or 'none observed'}",
+                        P.decision_style(attempt.decision))
+            if attempt.decision_life:
+                text.append(f" ({attempt.decision_life}, event {attempt.decision_event})")
+            if attempt.flags:
+                text.append("  flags: ")
+                text.append(" ".join(P.FLAG_LABEL.get(f, f) for f in sorted(attempt.flags)),
+                            P.style("flag"))
+        else:
+            text.append("\nno attempt recorded")
+        mode = "raw (as recorded)" if self.raw else "decoded"
+        text.append(f"\nview: {mode} · time {self.vapp.time_mode}", P.style("dim"))
+        return text
+
+    def _table(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
+        rows = self._rows()
+        steps = {s.event: s for s in attempt.steps} if attempt is not None else {}
+        t0 = None
+        if self.vapp.model is not None:
+            times = [e.time for e in model.events if e.time is not None]
+            t0 = min(times) if times else None
+        text = Text()
+        text.append(f"  {'time':<13} {'delta':<10} {'event':<22} {'state before → after':<34} "
+                    "flags\n", P.style("dim"))
+        prev = None
+        for r, idx in enumerate(rows):
+            ev = model.events[idx]
+            sel = r == self.row
+            base = P.style("selected") if sel else None
+            text.append("›" if sel else " ", base)
+            text.append(" ")
+            text.append(f"{fmt_time(ev.time, self.vapp.time_mode, t0, prev):<13} ", base)
+            delta = fmt_time(ev.time, "delta", t0, prev) if prev is not None else ""
+            text.append(f"{delta:<10} ")
+            step = steps.get(idx)
+            if ev.type == spec.POLICY_DECISION:
+                d = ev.raw.get("decision")
+                d = d if isinstance(d, str) else None
+                text.append(f"{P.DECISION_GLYPH.get(d, '?')} {'policy-decision':<20}",
+                            P.decision_style(d))
+                life = safe(ev.raw.get("policy_life"))
+                text.append(f" {safe(d) or '?'} ({life})".ljust(35))
+            else:
+                text.append(f"{P.event_glyph(ev.type)} {fit(safe(ev.type), 20)}",
+                            P.state_style(step.after if step else None))
+                if step is not None:
+                    before = step.before or "start"
+                    text.append(f" {before} → ")
+                    text.append(f"{step.after or '?'}", P.state_style(step.after))
+                    text.append(" " * max(1, 34 - len(before) - len(step.after or "?") - 3))
+                else:
+                    text.append(" (not replayed)".ljust(35))
+            flags = []
+            if step is not None and step.late:
+                flags.append("late")
+            if step is not None and step.out_of_model:
+                flags.append("out-of-model")
+            text.append(" ".join(flags), P.style("flag"))
+            text.append(f"  #{idx}\n", P.style("dim"))
+            prev = ev.time if ev.time is not None else prev
+        text.rstrip()
+        return text
+
+    def _info(self, model: Model, idx: int | None) -> Text:
+        text = Text()
+        if idx is None:
+            return text
+        ev = model.events[idx]
+        text.append(f"event #{idx} {safe(ev.type)}", "bold")
+        text.append(" · party ")
+        text.append(party_label(model, ev.raw.get("party")))
+        sess = indices(ev.raw.get("sessions", ev.raw.get("session")))
+        if sess:
+            text.append(" · sessions ")
+            text.append("; ".join(session_label(model, s) for s in sess))
+        if ev.type in spec.CONTENT_MEANING:
+            text.append(f"\ncontent: {spec.CONTENT_MEANING[ev.type]}", P.style("dim"))
+        for key in ("server", "tool", "reason"):
+            if key in ev.raw:
+                text.append(f" · {key} ")
+                text.append(safe(ev.raw.get(key)))
+        return text
+
+    def _content(self, model: Model, idx: int | None) -> RenderableType:
+        if idx is None:
+            return Text("no events", style=P.style("dim"))
+        raw = model.events[idx].raw
+        if self.raw:
+            return raw_json(raw)
+        parts: list[RenderableType] = []
+        dec = decode_content(raw, full=self.full)
+        parts.append(Text(f"content: {dec.summary}", style="bold"))
+        parts.append(dec.renderable if dec.renderable is not None
+                     else Text("(none)", style=P.style("dim")))
+        if dec.truncated:
+            parts.append(Text(f"… showing the first part of {dec.full_chars} characters; "
+                              "press a to show all", style=P.style("flag")))
+        atts = indices(raw.get("attachment"))
+        for a in atts:
+            parts.append(Text(""))
+            if not 0 <= a < len(model.attachments) or not isinstance(model.attachments[a],
+                                                                     dict):
+                parts.append(Text(f"attachment {a}: out of range", style=P.style("flag")))
+                continue
+            att = model.attachments[a]
+            head = Text(f"attachment {a}", style="bold")
+            for key in ("purpose", "mediatype", "filename"):
+                if key in att:
+                    head.append(f" · {key} ")
+                    head.append(safe(att.get(key)))
+            ad = decode_content(att, full=self.full)
+            head.append(f" · {ad.summary}")
+            parts.append(head)
+            if ad.renderable is not None:
+                parts.append(ad.renderable)
+        return Group(*parts)
+
+    # --- actions -------------------------------------------------------------------------------
+    def action_back(self) -> None:
+        self.app.pop_screen()
+        self.vapp.refresh_views()
+
+    def action_event(self, delta: int) -> None:
+        rows = self._rows()
+        if rows:
+            self.row = max(0, min(len(rows) - 1, self.row + delta))
+            self.full = False
+            self.show()
+
+    def action_attempt(self, delta: int) -> None:
+        op = self.vapp.operation
+        if op is None or not op.attempts:
+            return
+        new = max(0, min(len(op.attempts) - 1, self.vapp.attempt_sel + delta))
+        if new != self.vapp.attempt_sel:
+            self.vapp.attempt_sel = new
+            self.vapp.event_sel = None
+            self._pick_initial_row()
+            self.full = False
+            self.show()
+
+    def action_raw(self) -> None:
+        self.raw = not self.raw
+        self.show()
+
+    def action_all(self) -> None:
+        self.full = True
+        self.show()
+
+    def action_diff(self) -> None:
+        from viewer.tui.diff import open_diff
+
+        open_diff(self.vapp)
+
+    def action_copy(self) -> None:
+        model, idx = self.vapp.model, self.event_index
+        if model is None or idx is None:
+            return
+        self.vapp.copy_with_fallback(copy_text(model.events[idx].raw), f"event #{idx}")
+
+    def action_finding(self, direction: int) -> None:
+        f = self.vapp.step_finding(direction)
+        if f is None:
+            self.notify("No findings", markup=False)
+            return
+        self._pick_initial_row()
+        self.show()
+        self.notify(f"{f.severity} {f.kind}: {safe(f.message)}", markup=False, timeout=4)
+
+    def action_time_mode(self) -> None:
+        self.vapp.cycle_time_mode()
+        self.show()
+
+    def action_page(self, direction: int) -> None:
+        scroll = self.query_one(ContentScroll)
+        if direction > 0:
+            scroll.scroll_page_down(animate=False)
+        else:
+            scroll.scroll_page_up(animate=False)
+
+
+def fit(text: str, width: int) -> str:
+    return text[: width - 1] + "…" if len(text) > width else text.ljust(width)

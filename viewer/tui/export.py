@@ -1,0 +1,136 @@
+"""`e`: write the engine's summary (md, json or csv) for all, the filtered set or the selection.
+
+The bytes come from ``viewer.report`` (the same as ``vcon-view summary``); the file is written
+atomically by ``write_atomic``, which refuses the input itself. The default name sits in the
+current directory, never next to (or over) the input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, RadioButton, RadioSet, Static
+
+from viewer.model.types import Model, Operation
+from viewer.textsafe import safe
+
+if TYPE_CHECKING:
+    from viewer.tui.app import VconViewApp
+
+FORMATS = ("md", "json", "csv")
+SCOPES = ("all", "filtered", "selected")
+
+
+def render_export(model: Model, fmt: str, operations: Sequence[Operation] | None) -> bytes:
+    """The summary bytes in one of the engine's formats."""
+    if fmt == "json":
+        from viewer.report.summary import to_json
+
+        return to_json(model, operations)
+    if fmt == "csv":
+        from viewer.report.csv import to_csv
+
+        return to_csv(model, operations).encode("utf-8")
+    from viewer.report.markdown import to_markdown
+
+    return to_markdown(model, operations).encode("utf-8")
+
+
+def default_name(input_path: str, fmt: str) -> str:
+    stem = Path(input_path).name if input_path != "-" else "stdin"
+    for suffix in (".gz", ".json", ".vcon"):
+        stem = stem.removesuffix(suffix)
+    return str(Path.cwd() / f"{stem or 'vcon'}.summary.{fmt}")
+
+
+def scope_operations(app: VconViewApp, scope: str) -> Sequence[Operation] | None:
+    model = app.model
+    assert model is not None
+    if scope == "selected":
+        op = app.operation
+        return [op] if op is not None else []
+    if scope == "filtered" and not app.filter.empty:
+        return [model.operations[i] for i in app.shown]
+    return None
+
+
+def export(app: VconViewApp, path: str, fmt: str, scope: str) -> Path:
+    """Write the export; raises ValueError/OSError with a one-line reason."""
+    from viewer.report.write import write_atomic
+
+    model = app.model
+    assert model is not None
+    data = render_export(model, fmt, scope_operations(app, scope))
+    target = Path(path).expanduser()
+    write_atomic(target, data, input_path=model.source.file)
+    return target.resolve()
+
+
+class ExportScreen(ModalScreen[Path | None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", id="export.cancel"),
+    ]
+
+    @property
+    def vapp(self) -> VconViewApp:
+        return self.app  # type: ignore[return-value]
+
+    def compose(self) -> ComposeResult:
+        app = self.vapp
+        filtered = not app.filter.empty
+        with Vertical(id="export"):
+            yield Static(Text("Export the summary", style="bold"))
+            with Horizontal(id="export-row"):
+                with RadioSet(id="export-format"):
+                    for i, f in enumerate(FORMATS):
+                        yield RadioButton(Text(f), value=i == 0, id=f"fmt-{f}")
+                with RadioSet(id="export-scope"):
+                    yield RadioButton(Text("all operations"), value=not filtered, id="scope-all")
+                    yield RadioButton(Text(f"filtered ({len(app.shown)})"), value=filtered,
+                                      id="scope-filtered", disabled=not filtered)
+                    op = app.operation
+                    label = f"selected ({safe(op.operation_id)})" if op else "selected"
+                    yield RadioButton(Text(label), id="scope-selected", disabled=op is None)
+            yield Input(default_name(app.path, "md"), id="export-path")
+            yield Static(Text("enter writes · escape cancels · never over the input",
+                              style="dim"))
+
+    def on_mount(self) -> None:
+        self.query_one("#export-path", Input).focus()
+
+    def _choice(self, set_id: str, values: Sequence[str]) -> str:
+        rs = self.query_one(set_id, RadioSet)
+        i = rs.pressed_index
+        return values[i] if 0 <= i < len(values) else values[0]
+
+    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
+        if event.radio_set.id != "export-format":
+            return
+        fmt = self._choice("#export-format", FORMATS)
+        box = self.query_one("#export-path", Input)
+        p = Path(box.value)
+        if p.name.count(".summary.") == 1:
+            box.value = str(p.with_suffix(f".{fmt}"))
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        event.stop()
+        fmt = self._choice("#export-format", FORMATS)
+        scope = self._choice("#export-scope", SCOPES)
+        try:
+            target = export(self.vapp, event.value.strip(), fmt, scope)
+        except (ValueError, OSError) as exc:
+            self.notify(safe(str(exc)), title="Export failed", severity="error", markup=False)
+            return
+        self.notify(f"Wrote {fmt} summary ({scope}) to {safe(str(target))}", title="Export",
+                    markup=False, timeout=6)
+        self.dismiss(target)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

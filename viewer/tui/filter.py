@@ -1,0 +1,161 @@
+"""The `/` filter: tokens that combine (AND), parsed once, matched against the model.
+
+Tokens: ``tool:NAME`` ``server:TEXT`` ``outcome:VALUE`` ``decision:VALUE``
+``flag:late|escalation|violation|out-of-model|unterminated|duplicate`` ``attempts:>1`` (also
+``<``, ``>=``, ``<=``, ``=``), ``id:TEXT``; anything else is free text matched against ids, tools,
+servers and content. Matching reads the model's fields only: the filter never re-derives a state.
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from viewer.model.types import Model, Operation
+from viewer.tui.present import content_search_text
+
+#: Filter flag names → finding kinds (the row labels, plus the kinds' own names).
+FLAG_NAMES: Final[dict[str, str]] = {
+    "late": "late-response",
+    "escalation": "escalation",
+    "violation": "policy-violation",
+    "out-of-model": "out-of-model",
+    "oom": "out-of-model",
+    "unterminated": "unterminated",
+    "duplicate": "duplicate-execution-risk",
+    "retry": "retry",
+    "permission-inferred": "permission-inferred",
+    "decision-after-invocation": "decision-after-invocation",
+    "standing-conflict": "standing-conflict",
+}
+
+TOKEN_KEYS: Final = ("tool", "server", "outcome", "decision", "flag", "attempts", "id")
+
+_CMP = re.compile(r"^(>=|<=|>|<|=)?\s*(\d+)$")
+_OPS: Final[dict[str, Callable[[int, int], bool]]] = {
+    ">": operator.gt, "<": operator.lt, ">=": operator.ge, "<=": operator.le, "=": operator.eq,
+}
+
+
+class FilterError(ValueError):
+    """A token the filter cannot read (shown to the user, the filter stays as it was)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    text: str = ""
+    tools: tuple[str, ...] = ()
+    servers: tuple[str, ...] = ()
+    outcomes: tuple[str, ...] = ()
+    decisions: tuple[str, ...] = ()
+    flags: tuple[str, ...] = ()
+    attempts: tuple[tuple[str, int], ...] = ()
+    ids: tuple[str, ...] = ()
+    words: tuple[str, ...] = field(default=())
+
+    @property
+    def empty(self) -> bool:
+        return not self.text.strip()
+
+
+def parse_filter(text: str) -> Filter:
+    """Parse the filter line; raises FilterError with a one-line reason."""
+    try:
+        tokens = shlex.split(text)
+    except ValueError:
+        tokens = text.split()
+    parts: dict[str, list] = {k: [] for k in TOKEN_KEYS}
+    words: list[str] = []
+    for tok in tokens:
+        key, sep, value = tok.partition(":")
+        key = key.lower()
+        if sep and key in parts:
+            value = value.strip()
+            if not value:
+                raise FilterError(f"{key}: needs a value")
+            if key == "flag":
+                kinds = [FLAG_NAMES.get(v.lower(), v.lower()) for v in value.split("|")]
+                parts["flag"].append(tuple(kinds))
+            elif key == "attempts":
+                m = _CMP.match(value)
+                if not m:
+                    raise FilterError(f"attempts: expects a number like >1 or 2, got {value!r}")
+                parts["attempts"].append((m.group(1) or "=", int(m.group(2))))
+            elif key in ("outcome", "decision"):
+                parts[key].append(tuple(v.lower() for v in value.split("|")))
+            else:
+                parts[key].append(value.lower())
+        else:
+            words.append(tok.lower())
+    return Filter(
+        text=text,
+        tools=tuple(parts["tool"]),
+        servers=tuple(parts["server"]),
+        outcomes=tuple(parts["outcome"]),
+        decisions=tuple(parts["decision"]),
+        flags=tuple(parts["flag"]),
+        attempts=tuple(parts["attempts"]),
+        ids=tuple(parts["id"]),
+        words=tuple(words),
+    )
+
+
+class Matcher:
+    """Matches operations against a filter; caches each operation's content text."""
+
+    def __init__(self, model: Model) -> None:
+        self.model = model
+        self._content: dict[int, str] = {}
+
+    def content(self, i: int) -> str:
+        text = self._content.get(i)
+        if text is None:
+            text = content_search_text(self.model, self.model.operations[i])
+            self._content[i] = text
+        return text
+
+    def matches(self, i: int, f: Filter) -> bool:
+        op: Operation = self.model.operations[i]
+        tool = (op.tool or "").lower()
+        server = (op.server or "").lower()
+        if any(t != tool and not _glob(t, tool) for t in f.tools):
+            return False
+        if any(s not in server for s in f.servers):
+            return False
+        if any(op.outcome not in alts for alts in f.outcomes):
+            return False
+        decisions = {op.decision or "none"} | {a.decision or "none" for a in op.attempts}
+        if any(not decisions & set(alts) for alts in f.decisions):
+            return False
+        if any(not op.flags & set(alts) for alts in f.flags):
+            return False
+        if any(not _OPS[o](len(op.attempts), n) for o, n in f.attempts):
+            return False
+        oid = op.operation_id.lower()
+        if any(s not in oid for s in f.ids):
+            return False
+        for w in f.words:
+            if w in oid or w in tool or w in server:
+                continue
+            if w not in self.content(i):
+                return False
+        return True
+
+    def select(self, f: Filter) -> Sequence[int]:
+        """Indices of the operations that match, in model order."""
+        n = len(self.model.operations)
+        if f.empty:
+            return range(n)
+        return [i for i in range(n) if self.matches(i, f)]
+
+
+def _glob(pattern: str, value: str) -> bool:
+    if "*" not in pattern:
+        return False
+    import fnmatch
+
+    return fnmatch.fnmatchcase(value, pattern)

@@ -1,0 +1,90 @@
+"""`?`: every key (from the Bindings themselves, so it cannot drift) and the glyph legend."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+from viewer.model import spec
+from viewer.tui import palette as P
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("j / k, ↓ / ↑", "next / previous operation (in the detail: attempt)"),
+    ("h / l, ← / →", "previous / next attempt (in the detail: event)"),
+    ("enter", "open the attempt / event detail"),
+    ("escape", "back; on the timeline: clear the filter"),
+    ("n / N", "next / previous finding"),
+    ("f", "findings and diagnostics"),
+    ("/", "filter (tokens below); enter applies, escape cancels"),
+    ("t", "time mode: absolute, relative to the start, delta to previous"),
+    ("+ / - / 0", "zoom the time axis in / out / fit"),
+    ("d", "diff the arguments with the previous attempt"),
+    ("r", "raw view of the event exactly as recorded"),
+    ("a", "in the detail: show all of a long content"),
+    ("y", "copy the selected operation (timeline) or event (detail)"),
+    ("e", "export the summary (md, json, csv)"),
+    ("ctrl+p", "command palette: go to operation, findings, export, theme"),
+    ("?", "this help"),
+    ("q", "quit"),
+)
+
+FILTER_TOKENS: tuple[tuple[str, str], ...] = (
+    ("tool:NAME", "tool name (exact, or a glob with *)"),
+    ("server:TEXT", "server name contains TEXT"),
+    ("outcome:failed", "outcome; alternatives with | (completed|failed)"),
+    ("decision:disallowed", "governing decision of any attempt, or none"),
+    ("flag:late", "late, escalation, violation, out-of-model, unterminated, duplicate"),
+    ("attempts:>1", "number of attempts: >, <, >=, <=, ="),
+    ("id:TEXT", "operation_id contains TEXT"),
+    ("free text", "matched against ids, servers, tools and content"),
+)
+
+
+def help_text() -> Table:
+    grid = Table.grid(padding=(0, 2))
+    grid.add_column(style="bold")
+    grid.add_column()
+    grid.add_row(Text("Keys", style="bold underline"), "")
+    for k, v in KEYS:
+        grid.add_row(k, v)
+    grid.add_row("", "")
+    grid.add_row(Text("Filter tokens (combine)", style="bold underline"), "")
+    for k, v in FILTER_TOKENS:
+        grid.add_row(k, v)
+    grid.add_row("", "")
+    grid.add_row(Text("Lane glyphs", style="bold underline"), "")
+    for t, g in P.EVENT_GLYPH.items():
+        state = spec.TOOL_TRANSITIONS[t][1]
+        label = state if state in spec.STATES else "state unchanged" if state == spec.UNCHANGED \
+            else "back to the state before input"
+        grid.add_row(Text(g, style=P.state_style(state if state in spec.STATES else None)),
+                     f"{t} → {label}")
+    grid.add_row("─ / ┄", "attempt in the colour of its state / unterminated (runs on)")
+    for d, g in P.DECISION_GLYPH.items():
+        grid.add_row(Text(g, style=P.decision_style(d)),
+                     f"policy decision {d or 'none observed'}")
+    grid.add_row("underlined / reversed", "late response / out-of-model event")
+    for k, g in P.CONTEXT_GLYPH.items():
+        grid.add_row(Text(g, style=P.style("context")), f"context: {k}")
+    grid.add_row("", "")
+    grid.add_row(Text("Row labels", style="bold underline"), "")
+    for kind, label in P.FLAG_LABEL.items():
+        grid.add_row(f"{label} ({P.FLAG_SHORT[kind]})", kind)
+    return grid
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,question_mark", "app.pop_screen", "Close", id="help.close"),
+    ]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Static(help_text())

@@ -1,0 +1,280 @@
+"""Pure presentation helpers: time labels, content decoding, raw JSON, for every screen.
+
+Nothing here decides a state or a finding (that is the model's job); it only turns recorded
+values into safe, readable ``rich.text.Text``. Every string from the vCon goes through
+``viewer.textsafe`` before it reaches a renderable.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+import orjson
+from rich.console import RenderableType
+from rich.syntax import Syntax
+from rich.text import Text
+
+from viewer.model.types import Event, Model, Operation
+from viewer.textsafe import json_escape_unsafe, safe, safe_block
+
+TIME_MODES: Final = ("absolute", "relative", "delta")
+
+#: Content above this many characters is shown in part until the user asks for all of it.
+PREVIEW_CHARS: Final = 4000
+HEX_PREVIEW: Final = 256
+
+
+def fmt_time(t: datetime | None, mode: str, t0: datetime | None, prev: datetime | None) -> str:
+    """A time label in one of the three modes ('?' when the time did not parse)."""
+    if t is None:
+        return "?"
+    if mode == "absolute":
+        return t.strftime("%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
+    ref = t0 if mode == "relative" else prev
+    if ref is None:
+        return "+0.000s" if mode == "delta" else fmt_time(t, "absolute", None, None)
+    return fmt_delta((t - ref).total_seconds())
+
+
+def fmt_delta(seconds: float) -> str:
+    sign = "-" if seconds < 0 else "+"
+    s = abs(seconds)
+    if s < 60:
+        return f"{sign}{s:.3f}s"
+    if s < 3600:
+        return f"{sign}{int(s // 60)}m{s % 60:04.1f}s"
+    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
+
+
+def dumps_pretty(value: Any) -> str:
+    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw)."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        text = repr(value)
+    return safe_block(json_escape_unsafe(text))
+
+
+def json_syntax(text: str) -> Syntax:
+    """Highlighted JSON; ``text`` must already be safe."""
+    return Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")
+
+
+@dataclass(frozen=True, slots=True)
+class Decoded:
+    """Content decoded for display: a one-line summary and the renderable (maybe partial)."""
+
+    summary: str
+    renderable: RenderableType | None
+    full_chars: int  # size of the full decoded text (0 for none/binary)
+    truncated: bool
+
+
+def _b64url(body: str) -> bytes:
+    return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+
+
+def _hex_preview(data: bytes) -> Text:
+    lines = []
+    for off in range(0, min(len(data), HEX_PREVIEW), 16):
+        chunk = data[off : off + 16]
+        hx = " ".join(f"{b:02x}" for b in chunk)
+        asc = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{off:08x}  {hx:<47}  {asc}")
+    if len(data) > HEX_PREVIEW:
+        lines.append(f"… {len(data) - HEX_PREVIEW} more bytes")
+    return Text("\n".join(lines))
+
+
+def _is_json_type(mediatype: Any) -> bool:
+    return isinstance(mediatype, str) and ("json" in mediatype.lower())
+
+
+def _text_or_json(text: str, mediatype: Any, full: bool, label: str) -> Decoded:
+    if _is_json_type(mediatype):
+        try:
+            return _json_value(orjson.loads(text), full, label)
+        except orjson.JSONDecodeError:
+            pass
+    shown = text if full or len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS]
+    return Decoded(label, Text(safe_block(shown)), len(text), len(shown) < len(text))
+
+
+def _json_value(value: Any, full: bool, label: str) -> Decoded:
+    pretty = dumps_pretty(value)
+    shown = pretty if full or len(pretty) <= PREVIEW_CHARS else pretty[:PREVIEW_CHARS]
+    return Decoded(label, json_syntax(shown), len(pretty), len(shown) < len(pretty))
+
+
+def decode_content(obj: dict[str, Any], full: bool = False) -> Decoded:
+    """Decode the content of an event or attachment per its encoding (INTERPRETATION 7)."""
+    mediatype = obj.get("mediatype")
+    mt = safe(mediatype) if mediatype is not None else "no mediatype"
+    if "url" in obj and "body" not in obj:
+        hashes = obj.get("content_hash")
+        text = Text()
+        text.append("external content (never fetched)\n", style="bold")
+        text.append("url: ")
+        text.append(safe(obj.get("url")))
+        text.append("\ncontent_hash: ")
+        text.append(safe(hashes))
+        return Decoded(f"external, {mt}", text, 0, False)
+    if "body" not in obj:
+        return Decoded("no content", None, 0, False)
+    body = obj.get("body")
+    encoding = obj.get("encoding")
+    if encoding == "json":
+        if isinstance(body, str):
+            try:
+                return _json_value(orjson.loads(body), full, f"json (string), {mt}")
+            except orjson.JSONDecodeError:
+                return _text_or_json(body, None, full, f"json string that does not parse, {mt}")
+        return _json_value(body, full, f"json, {mt}")
+    if encoding == "base64url" and isinstance(body, str):
+        try:
+            data = _b64url(body)
+        except (binascii.Error, ValueError):
+            return _text_or_json(body, None, full, "base64url that does not decode (raw)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and (text.isprintable() or _mostly_text(text)):
+            label = f"base64url → text, {len(data)} bytes, {mt}"
+            return _text_or_json(text, mediatype, full, label)
+        return Decoded(f"binary, {len(data)} bytes, {mt}", _hex_preview(data), 0, False)
+    if isinstance(body, str):
+        label = f"text, {mt}" if encoding == "none" else f"encoding {safe(encoding)!s}, {mt}"
+        return _text_or_json(body, mediatype if encoding != "none" else None, full, label)
+    return _json_value(body, full, f"{safe(encoding) or 'no encoding'}, non-string body")
+
+
+def _mostly_text(text: str) -> bool:
+    if not text:
+        return True
+    bad = sum(1 for c in text[:2000] if not c.isprintable() and c not in "\n\r\t")
+    return bad / min(len(text), 2000) < 0.05
+
+
+def raw_json(value: Any) -> Syntax:
+    """The event exactly as recorded, pretty-printed, made safe, highlighted."""
+    return json_syntax(dumps_pretty(value))
+
+
+def copy_text(value: Any) -> str:
+    """JSON for the clipboard: exact values, with C1/bidi/invisible characters escaped."""
+    try:
+        return json_escape_unsafe(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
+    except TypeError:
+        return safe_block(repr(value))
+
+
+def indices(value: Any) -> list[int]:
+    """An index or array of indices (attachment, sessions) as a list of ints."""
+    if isinstance(value, bool):
+        return []
+    if isinstance(value, int):
+        return [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, int) and not isinstance(v, bool)]
+    return []
+
+
+def party_label(model: Model, index: Any) -> str:
+    """'0 Ann Customer (customer)' or '3 (out of range)'."""
+    if not isinstance(index, int) or isinstance(index, bool):
+        return "—" if index is None else safe(index)
+    parties = model.parties
+    if not 0 <= index < len(parties) or not isinstance(parties[index], dict):
+        return f"{index} (out of range)"
+    p = parties[index]
+    name = p.get("name") or p.get("tel") or p.get("mailto") or p.get("uuid") or ""
+    role = p.get("role")
+    return f"{index} {safe(name)}" + (f" ({safe(role)})" if role else "")
+
+
+def session_label(model: Model, index: int) -> str:
+    sessions = model.sessions
+    if not 0 <= index < len(sessions):
+        return f"{index} (out of range)"
+    s = sessions[index]
+    if isinstance(s, dict):
+        inner = ", ".join(f"{safe(k)}={safe(v)}" for k, v in list(s.items())[:4])
+        return f"{index} {inner}"
+    return f"{index} {safe(s)}"
+
+
+def content_search_text(model: Model, op: Operation) -> str:
+    """Lower-case text of an operation's event contents, for the free-text filter."""
+    parts: list[str] = []
+    for idx in _op_events(op):
+        body = model.events[idx].raw.get("body")
+        if body is None:
+            continue
+        if isinstance(body, str):
+            if model.events[idx].raw.get("encoding") == "base64url":
+                with contextlib.suppress(binascii.Error, ValueError):
+                    body = _b64url(body).decode("utf-8", "replace")
+            parts.append(body)
+        else:
+            try:
+                parts.append(orjson.dumps(body).decode())
+            except TypeError:
+                parts.append(repr(body))
+    return "\n".join(parts).lower()
+
+
+def _op_events(op: Operation) -> list[int]:
+    out = list(op.once_decisions)
+    for a in op.attempts:
+        out.extend(a.events)
+    out.extend(op.unassigned_events)
+    return out
+
+
+def op_events(op: Operation) -> list[int]:
+    """Every event of an operation: once decisions, attempts' events, unassigned events."""
+    return _op_events(op)
+
+
+def event_of(model: Model, index: int | None) -> Event | None:
+    if index is None or not 0 <= index < len(model.events):
+        return None
+    return model.events[index]
+
+
+def dialog_time(d: Any) -> datetime | None:
+    if not isinstance(d, dict):
+        return None
+    v = d.get("start")
+    if not isinstance(v, str):
+        return None
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        from datetime import UTC
+
+        t = t.replace(tzinfo=UTC)
+    return t
+
+
+def dialog_text(d: Any, limit: int = 200) -> str:
+    """What a dialog turn says, decoded when it is inline text (safe, one line)."""
+    if not isinstance(d, dict):
+        return safe(d)[:limit]
+    body = d.get("body")
+    if isinstance(body, str) and d.get("encoding") == "base64url":
+        with contextlib.suppress(binascii.Error, ValueError):
+            body = _b64url(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        return safe(body)[:limit]
+    if body is not None:
+        return safe(body)[:limit]
+    return f"[{safe(d.get('type'))} {safe(d.get('mediatype') or '')}]".strip()
