@@ -1,0 +1,111 @@
+"""``vcon-view import mcp TRACE -o OUT`` and ``vcon-view import vcon FILE -o OUT``.
+
+Exit statuses: 0 written (warnings, if any, on stderr), 2 nothing could be read or the output
+cannot be written (never over the input), 3 unsupported critical extension in ``import vcon``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from viewer.importers.common import Report
+from viewer.textsafe import safe
+
+PROG = "vcon-view import"
+EX_OK, EX_USAGE = 0, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Convert agent traffic into a vCon with tool-invocation events.",
+        epilog=(
+            "formats of 'mcp': JSONL of {ts, dir, msg} lines; JSONL (or a JSON array) of "
+            "JSON-RPC messages (no times: order only); mcp-recorder and agent-vcr cassettes.\n"
+            "'vcon': a vCon with vcon-mcp-proxy dialogs, an mcp_session dialog or an "
+            "agent_trace analysis; the derived events are written as a new vCon.\n"
+            "exit: 0 written (warnings on stderr), 2 nothing readable or cannot write"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sub = p.add_subparsers(dest="kind", required=True, metavar="{mcp,vcon}")
+    m = sub.add_parser("mcp", help="an MCP JSON-RPC transcript")
+    m.add_argument("file", metavar="TRACE", help="transcript file, or - for stdin")
+    m.add_argument("--server", metavar="URL_OR_NAME",
+                   help="the server parameter (default: the transcript's URL, else serverInfo)")
+    v = sub.add_parser("vcon", help="a vCon in a pre-draft agent shape")
+    v.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
+    v.add_argument("--ignore-critical", action="store_true",
+                   help="read a vCon whose 'critical' names unsupported extensions")
+    for q in (m, v):
+        q.add_argument("-o", "--output", metavar="OUT", required=True,
+                       help="the vCon to write (atomically; never the input file)")
+        q.add_argument("-q", "--quiet", action="store_true", help="no warnings on stderr")
+    return p
+
+
+def _err(line: str) -> None:
+    sys.stderr.write(f"vcon-view: {line}\n")
+
+
+def _read(path: str) -> bytes:
+    if path == "-":
+        return sys.stdin.buffer.read()
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def main(argv: Sequence[str]) -> int:
+    """Entry from ``viewer.cli``; returns the exit status."""
+    args = _parser().parse_args(list(argv))
+    try:
+        data = _read(args.file)
+    except OSError as exc:
+        _err(f"{safe(args.file)}: cannot read ({safe(exc.strerror or exc)})")
+        return EX_USAGE
+    name = "stdin" if args.file == "-" else args.file.replace("\\", "/").rsplit("/", 1)[-1]
+    if args.kind == "mcp":
+        from viewer.importers.mcp import ImportInputError, convert
+
+        try:
+            vcon, report = convert(data, source_name=name, server=args.server)
+        except ImportInputError as exc:
+            _err(f"{safe(args.file)}: {exc}")
+            return EX_USAGE
+    else:
+        from viewer.importers.lift import NothingToLift, convert_vcon
+        from viewer.load import LoadError
+
+        try:
+            vcon, report = convert_vcon(data, source_name=name,
+                                        ignore_critical=args.ignore_critical)
+        except LoadError as exc:
+            _err(exc.message)
+            return exc.exit_code
+        except NothingToLift as exc:
+            _err(f"{safe(args.file)}: {exc}")
+            return EX_USAGE
+    return _write(vcon, report, args)
+
+
+def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
+    from viewer.report.summary import dumps
+    from viewer.report.write import write_atomic
+
+    try:
+        write_atomic(args.output, dumps(vcon), input_path=None if args.file == "-" else args.file)
+    except ValueError as exc:
+        _err(str(exc))
+        return EX_USAGE
+    except OSError as exc:
+        _err(f"cannot write {safe(args.output)}: {safe(exc.strerror or exc)}")
+        return EX_USAGE
+    if not args.quiet:
+        n_ops = len({e["operation_id"] for e in vcon["events"] if "operation_id" in e})
+        _err(f"wrote {safe(args.output)}: {n_ops} operation(s), "
+             f"{len(vcon['events'])} event(s)")
+        for line in report.lines():
+            _err(f"warning: {safe(line)}")
+    return EX_OK

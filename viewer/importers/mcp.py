@@ -1,0 +1,723 @@
+"""MCP JSON-RPC transcripts -> tool-invocation events (the draft's MCP mapping appendix).
+
+Readers turn each accepted input form into one list of ``Msg`` (a JSON-RPC message with its
+direction, time and where it came from); ``MCPMapper`` then walks that list once and writes the
+events. Both MCP revisions are handled by shape, not by a declared version:
+
+* ``tools/call`` request -> tool-invocation (a new operation, its id assigned here);
+* ``notifications/progress`` for the call's progressToken -> tool-progress;
+* a task-augmented result (2025-11-25 ``result.task``) or a task handle (2026-07-28 tasks
+  extension, ``resultType: "task"``) -> tool-pending;
+* ``elicitation/create`` from the server, ``resultType: "input_required"``, or a task status
+  ``input_required`` -> tool-input; the elicitation's answer, ``tasks/update`` with
+  ``inputResponses``, or a reissued ``tools/call`` carrying ``inputResponses`` ->
+  tool-input-response (same operation and attempt: see ``RETRY_CHOICE``);
+* a result with ``isError`` true -> tool-failure, else tool-result (also a task's final result
+  from ``tasks/result``, a ``completed`` status carrying ``result``, or a ``failed`` status);
+* a JSON-RPC error response -> tool-error; an HTTP 401/403 (when the transcript has HTTP status)
+  -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel.
+
+Responses are paired with requests by direction and id (client and server number their requests
+independently, so ids overlap), never by id alone. When the transcript has no direction, a
+request's direction follows from its method, and a response answers the open request of that
+id; if both sides have one open, a result shaped like a client's answer (``action``, ``roots``,
+``model``) answers the server's request, anything else the client's.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Final
+
+from viewer.importers.common import EPOCH, Events, Report, parse_ts
+
+#: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
+RETRY_CHOICE: Final = (
+    "a tools/call reissued with inputResponses is the same attempt: it is recorded as a "
+    "tool-input-response of the operation whose result asked for input (input_required), "
+    "not as a new tool-invocation; its new JSON-RPC id is followed for the final response"
+)
+
+C2S, S2C = "c2s", "s2c"
+_DIR_WORDS: Final = {
+    C2S: {"c2s", "client_to_server", "client->server", "to_server", "outgoing", "out", "send",
+          "sent", "request", "client", ">", "->"},
+    S2C: {"s2c", "server_to_client", "server->client", "to_client", "incoming", "in", "recv",
+          "received", "server", "<", "<-"},
+}
+#: Requests a server sends to a client.
+_S2C_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+#: Notifications a client sends (others default to server -> client).
+_C2S_NOTIFICATIONS: Final = frozenset({
+    "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed",
+})
+_CLIENT_ANSWER_KEYS: Final = frozenset({"action", "roots", "model", "role"})
+_DENIED: Final = frozenset({401, 403})
+
+
+class ImportInputError(Exception):
+    """Nothing in the input could be read as MCP traffic (exit status 2)."""
+
+
+@dataclass
+class Msg:
+    """One JSON-RPC message (or an HTTP denial) of a transcript, in transcript order."""
+
+    msg: dict[str, Any] | None
+    dir: str | None
+    ts: datetime | None
+    where: str
+    http_status: int | None = None
+    http_detail: dict[str, Any] | None = None
+    reply_to: Any = None  # for an HTTP denial with no JSON-RPC body: the request id it answers
+
+
+@dataclass
+class Transcript:
+    messages: list[Msg]
+    format: str
+    server_url: str | None = None
+    server_name: str | None = None
+    client_name: str | None = None
+    base_time: datetime | None = None
+    report: Report = field(default_factory=Report)
+
+
+# --- readers ----------------------------------------------------------------------------------
+
+
+def _is_jsonrpc(obj: Any) -> bool:
+    return isinstance(obj, dict) and (
+        "jsonrpc" in obj or isinstance(obj.get("method"), str)
+        or ("id" in obj and ("result" in obj or "error" in obj))
+    )
+
+
+def _direction(value: Any) -> str | None:
+    if isinstance(value, str):
+        v = value.strip().lower()
+        for d, words in _DIR_WORDS.items():
+            if v in words:
+                return d
+    return None
+
+
+def _status(value: Any) -> int | None:
+    return value if type(value) is int and 100 <= value <= 599 else None
+
+
+def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
+         report: Report, **http: Any) -> None:
+    """Append a message, or each message of a JSON-RPC batch."""
+    items = m if isinstance(m, list) else [m]
+    for k, item in enumerate(items):
+        w = f"{where}[{k}]" if isinstance(m, list) else where
+        if _is_jsonrpc(item):
+            out.append(Msg(item, d, ts, w, **http))
+        elif item is None and http.get("http_status") is not None:
+            out.append(Msg(None, d, ts, w, **http))
+        else:
+            report.fail(w, "not a JSON-RPC message")
+
+
+def read_transcript(data: bytes) -> Transcript:
+    """Parse any accepted form; raises ImportInputError when nothing is MCP traffic."""
+    text = data.decode("utf-8-sig", errors="replace")
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict) and isinstance(whole.get("session"), dict) \
+            and isinstance(whole["session"].get("interactions"), list):
+        t = _read_agent_vcr(whole)
+    elif isinstance(whole, dict) and isinstance(whole.get("interactions"), list):
+        t = _read_mcp_recorder(whole)
+    elif isinstance(whole, list):
+        t = Transcript([], "json-array")
+        for i, m in enumerate(whole):
+            _add(t.messages, m, None, None, f"/{i}", t.report)
+    elif _is_jsonrpc(whole):
+        t = Transcript([], "jsonl")
+        _add(t.messages, whole, None, None, "line 1", t.report)
+    else:
+        t = _read_jsonl(text)
+    if not t.messages:
+        raise ImportInputError(
+            "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
+            "JSON-RPC messages, a JSON array of messages, mcp-recorder and agent-vcr cassettes)")
+    return t
+
+
+def _read_jsonl(text: str) -> Transcript:
+    t = Transcript([], "jsonl")
+    rep = t.report
+    kinds: set[str] = set()
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            rep.fail(where, "not JSON")
+            continue
+        if isinstance(obj, dict) and ("msg" in obj or "http_status" in obj):
+            kinds.add("jsonl-ts-dir-msg")
+            ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
+            if naive:
+                rep.warn("timestamps without a zone offset were read as UTC")
+            status = _status(obj.get("http_status"))
+            detail = obj.get("http")
+            http: dict[str, Any] = {}
+            if status is not None:
+                http = {"http_status": status,
+                        "http_detail": detail if isinstance(detail, dict) else None,
+                        "reply_to": obj.get("reply_to")}
+            d = _direction(obj.get("dir", obj.get("direction")))
+            _add(t.messages, obj.get("msg"), d, ts, where, rep, **http)
+        elif isinstance(obj, dict) and isinstance(obj.get("kind"), str) and "message" in obj:
+            kinds.add("doc-blocks")  # corpus extraction of the MCP docs' fenced examples
+            if obj["kind"].startswith("jsonrpc-"):
+                _add(t.messages, obj["message"], None, None, where, rep)
+            else:
+                rep.ignore(f"doc block ({obj['kind']})")
+        elif isinstance(obj, dict) and "example" in obj and "type" in obj:
+            kinds.add("schema-examples")
+            if _is_jsonrpc(obj["example"]) and "jsonrpc" in obj["example"]:
+                _add(t.messages, obj["example"], None, None, where, rep)
+            else:
+                rep.ignore("schema example (not a message)")
+        elif _is_jsonrpc(obj) or isinstance(obj, list):
+            kinds.add("jsonl-jsonrpc")
+            _add(t.messages, obj, None, None, where, rep)
+        else:
+            rep.fail(where, "neither a JSON-RPC message nor {ts, dir, msg}")
+    t.format = "+".join(sorted(kinds)) or "jsonl"
+    return t
+
+
+def _read_mcp_recorder(doc: dict[str, Any]) -> Transcript:
+    """devhelmhq/mcp-recorder cassette: request/response pairs over Streamable HTTP."""
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    info = meta.get("server_info") if isinstance(meta.get("server_info"), dict) else {}
+    base, _ = parse_ts(meta.get("recorded_at"))
+    t = Transcript([], "mcp-recorder", _str(meta.get("server_url")), _str(info.get("name")),
+                   base_time=base)
+    for i, it in enumerate(doc["interactions"]):
+        where = f"/interactions/{i}"
+        if not isinstance(it, dict):
+            t.report.fail(where, "not an object")
+            continue
+        if it.get("type") == "lifecycle":
+            t.report.ignore("HTTP lifecycle (GET/DELETE)")
+            continue
+        req, resp = it.get("request"), it.get("response")
+        status = _status(it.get("response_status"))
+        if req is not None:
+            _add(t.messages, req, C2S, None, f"{where}/request", t.report)
+        if status in _DENIED:
+            rid = req.get("id") if isinstance(req, dict) else None
+            t.messages.append(Msg(resp if _is_jsonrpc(resp) else None, S2C, None,
+                                  f"{where}/response", http_status=status, reply_to=rid))
+        elif resp is not None:
+            _add(t.messages, resp, S2C, None, f"{where}/response", t.report)
+    return t
+
+
+def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
+    """Jarvis2021/agent-vcr cassette: session.interactions[] with request, notifications,
+    response, timestamp and latency_ms."""
+    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    sess = doc["session"]
+    sinfo = meta.get("server_info") if isinstance(meta.get("server_info"), dict) else {}
+    cinfo = meta.get("client_info") if isinstance(meta.get("client_info"), dict) else {}
+    t = Transcript([], "agent-vcr", None, _str(sinfo.get("name")), _str(cinfo.get("name")))
+    rep = t.report
+    base, naive = parse_ts(meta.get("recorded_at"))
+    t.base_time = base
+    for key in ("initialize_request", "initialize_response"):
+        if _is_jsonrpc(sess.get(key)):
+            d = C2S if key.endswith("request") else S2C
+            t.messages.append(Msg(sess[key], d, base, f"/session/{key}"))
+    for i, it in enumerate(sess["interactions"]):
+        where = f"/session/interactions/{i}"
+        if not isinstance(it, dict):
+            rep.fail(where, "not an object")
+            continue
+        ts, nv = parse_ts(it.get("timestamp"))
+        naive = naive or nv
+        d = _direction(it.get("direction")) or C2S
+        back = S2C if d == C2S else C2S
+        lat = it.get("latency_ms")
+        end = ts + timedelta(milliseconds=lat) if ts is not None and isinstance(
+            lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else ts
+        if it.get("request") is not None:
+            _add(t.messages, it["request"], d, ts, f"{where}/request", rep)
+        for k, n in enumerate(it.get("notifications") or []):
+            _add(t.messages, n, None, ts, f"{where}/notifications/{k}", rep)
+        if it.get("response") is not None:
+            _add(t.messages, it["response"], back, end, f"{where}/response", rep)
+    if naive:
+        rep.warn("timestamps without a zone offset were read as UTC")
+    return t
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+# --- times and server -------------------------------------------------------------------------
+
+
+def resolve_times(t: Transcript) -> list[datetime]:
+    """One time per message: recorded, else the previous one; none at all -> order only."""
+    known = [m.ts for m in t.messages if m.ts is not None]
+    if not known:
+        t.report.times = "order-only"
+        base = t.base_time or EPOCH
+        return [base + timedelta(milliseconds=i) for i in range(len(t.messages))]
+    if len(known) < len(t.messages):
+        t.report.times = "partial"
+    out: list[datetime] = []
+    prev = known[0]
+    for m in t.messages:
+        prev = m.ts if m.ts is not None else prev
+        out.append(prev)
+    return out
+
+
+def server_of(t: Transcript, override: str | None = None) -> str:
+    """The draft's server: the URL when known, else the serverInfo name."""
+    if override:
+        return override
+    if t.server_url:
+        return t.server_url
+    name = t.server_name
+    for m in t.messages:
+        r = (m.msg or {}).get("result")
+        if isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
+            name = name or _str(r["serverInfo"].get("name"))
+    if name and not name.startswith("!"):
+        return name
+    t.report.warn("the server has no URL or serverInfo name in the transcript: "
+                  "recorded as \"unknown-mcp-server\" (use --server to name it)")
+    return "unknown-mcp-server"
+
+
+def client_of(t: Transcript) -> str | None:
+    if t.client_name:
+        return t.client_name
+    for m in t.messages:
+        msg = m.msg or {}
+        p = msg.get("params")
+        if msg.get("method") == "initialize" and isinstance(p, dict) \
+                and isinstance(p.get("clientInfo"), dict):
+            return _str(p["clientInfo"].get("name"))
+    return None
+
+
+# --- the mapper -------------------------------------------------------------------------------
+
+
+@dataclass
+class _Op:
+    id: str
+    tool: str
+    attempt: int = 1
+    state: str = "running"  # running | pending | input | ended
+    input_from: str = "running"
+    awaiting_retry: bool = False
+    request_state: Any = None
+    final_status: dict[str, Any] | None = None  # a task "completed" without its result yet
+    status_input: bool = False  # the current tool-input came from a task status alone
+    last: datetime | None = None
+
+
+def _key(rid: Any) -> str:
+    """Request ids compare by JSON value and type: 1 and "1" are different ids."""
+    return json.dumps(rid, sort_keys=True)
+
+
+class MCPMapper:
+    """Walks transcript messages once and writes events through ``Events``."""
+
+    def __init__(self, events: Events, report: Report, server: str) -> None:
+        self.ev = events
+        self.rep = report
+        self.server = server
+        self.pending_c: dict[str, tuple[str, _Op | None]] = {}  # client's open requests
+        self.pending_s: dict[str, tuple[str, _Op | None]] = {}  # server's open requests
+        self.progress: dict[str, _Op] = {}
+        self.tasks: dict[str, _Op] = {}
+        self.ops: list[_Op] = []
+        self.in_flight: list[_Op] = []  # ops whose tools/call is unanswered, oldest first
+
+    # -- public ---------------------------------------------------------------------------
+    def run(self, messages: list[Msg], times: list[datetime]) -> None:
+        for m, when in zip(messages, times, strict=True):
+            self.message(m, when)
+        self.finish(times[-1] if times else EPOCH)
+
+    def finish(self, when: datetime) -> None:
+        """A task seen completed whose tasks/result was not in the transcript."""
+        for op in self.ops:
+            if op.state != "ended" and op.final_status is not None:
+                self._end(op, op.final_status.get("result", op.final_status),
+                          op.last or when, "task status completed (tasks/result not recorded)")
+
+    def message(self, m: Msg, when: datetime) -> None:
+        msg = m.msg
+        if msg is None:  # an HTTP denial with no JSON-RPC body
+            self._http_denial(m, when, m.reply_to)
+            return
+        method = msg.get("method")
+        if isinstance(method, str):
+            d = m.dir or (S2C if method in _S2C_REQUESTS else C2S) if "id" in msg else \
+                m.dir or (C2S if method in _C2S_NOTIFICATIONS else S2C)
+            if "id" in msg:
+                (self._c2s_request if d == C2S else self._s2c_request)(m, msg, when)
+            else:
+                (self._c2s_note if d == C2S else self._s2c_note)(m, msg, when)
+            return
+        if "id" in msg and ("result" in msg or "error" in msg):
+            self._response(m, msg, when)
+            return
+        self.rep.fail(m.where, "not a request, notification or response")
+
+    # -- helpers --------------------------------------------------------------------------
+    def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any) -> None:
+        self.ev.add(etype, when, op.id, op.attempt, where, body=body)
+        op.last = when
+        self.rep.mapped += 1
+
+    def _end(self, op: _Op, result: Any, when: datetime, where: str) -> None:
+        is_err = isinstance(result, dict) and result.get("isError") is True
+        self._emit("tool-failure" if is_err else "tool-result", op, when, where, result)
+        op.state = "ended"
+        if op in self.in_flight:
+            self.in_flight.remove(op)
+
+    def _input(self, op: _Op, when: datetime, where: str, body: Any) -> None:
+        if op.state != "input":
+            op.input_from = op.state if op.state in ("running", "pending") else "running"
+        self._emit("tool-input", op, when, where, body)
+        op.state = "input"
+
+    def _input_response(self, op: _Op, when: datetime, where: str, body: Any) -> None:
+        self._emit("tool-input-response", op, when, where, body)
+        if op.state == "input":
+            op.state = op.input_from
+
+    def _task_op(self, params: Any) -> _Op | None:
+        if isinstance(params, dict):
+            tid = params.get("taskId")
+            if tid is None and isinstance(params.get("task"), dict):
+                tid = params["task"].get("taskId")
+            meta = params.get("_meta")
+            if tid is None and isinstance(meta, dict):
+                rel = meta.get("io.modelcontextprotocol/related-task")
+                if isinstance(rel, dict):
+                    tid = rel.get("taskId")
+            if isinstance(tid, str):
+                return self.tasks.get(tid)
+        return None
+
+    # -- client -> server -----------------------------------------------------------------
+    def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
+        method, rid = msg["method"], _key(msg.get("id"))
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method == "tools/call":
+            self._tools_call(m, rid, params, when)
+        elif method in ("tasks/get", "tasks/result"):
+            op = self._task_op(params)
+            if op is None:
+                self.rep.fail(m.where, f"{method} for a task not created in this transcript")
+            self.pending_c[rid] = (method, op)
+        elif method == "tasks/update":
+            op = self._task_op(params)
+            if op is None:
+                self.rep.fail(m.where, "tasks/update for a task not created in this transcript")
+            elif "inputResponses" in params:
+                self._input_response(op, when, m.where, params.get("inputResponses"))
+            self.pending_c[rid] = (method, op)
+        elif method == "tasks/cancel":
+            op = self._task_op(params)
+            if op is None:
+                self.rep.fail(m.where, "tasks/cancel for a task not created in this transcript")
+            else:
+                self._emit("tool-cancel", op, when, m.where, params)
+            self.pending_c[rid] = (method, op)
+        else:
+            self.rep.ignore(f"request {method}")
+            self.pending_c[rid] = ("other", None)
+
+    def _tools_call(self, m: Msg, rid: str, params: dict[str, Any], when: datetime) -> None:
+        name = params.get("name")
+        if "inputResponses" in params:
+            op = self._retry_target(name, params.get("requestState"))
+            if op is not None:
+                body = {k: params[k] for k in ("inputResponses", "requestState") if k in params}
+                self._input_response(op, when, m.where, body)
+                self.pending_c[rid] = ("call", op)
+                op.awaiting_retry = False
+                if op not in self.in_flight:
+                    self.in_flight.append(op)
+                return
+            self.rep.warn("a tools/call carrying inputResponses answers no input_required "
+                          "result in the transcript: recorded as a new invocation")
+        if not isinstance(name, str) or not name:
+            self.rep.fail(m.where, "tools/call without a tool name")
+            self.pending_c[rid] = ("other", None)
+            return
+        op = _Op(self.ev.new_operation(), name)
+        self.ops.append(op)
+        args = params.get("arguments", {})
+        self.ev.add("tool-invocation", when, op.id, 1, m.where, body=args,
+                    server=self.server, tool=name)
+        op.last = when
+        self.rep.mapped += 1
+        self.pending_c[rid] = ("call", op)
+        self.in_flight.append(op)
+        meta = params.get("_meta")
+        if isinstance(meta, dict) and "progressToken" in meta:
+            self.progress[_key(meta["progressToken"])] = op
+
+    def _retry_target(self, name: Any, state: Any) -> _Op | None:
+        for op in reversed(self.ops):
+            if op.awaiting_retry and op.tool == name and (
+                state is None or op.request_state is None or state == op.request_state
+            ):
+                return op
+        return None
+
+    def _c2s_note(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
+        method = msg["method"]
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method == "notifications/cancelled":
+            entry = self.pending_c.get(_key(params.get("requestId")))
+            if entry is None or entry[1] is None or entry[0] != "call":
+                self.rep.fail(m.where, "notifications/cancelled for no open tools/call")
+                return
+            self._emit("tool-cancel", entry[1], when, m.where, params)
+            return
+        self.rep.ignore(f"notification {method}")
+
+    # -- server -> client -----------------------------------------------------------------
+    def _s2c_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
+        method, rid = msg["method"], _key(msg.get("id"))
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method != "elicitation/create":
+            if method == "sampling/createMessage":
+                self.rep.warn("sampling/createMessage requests are not supported by the draft "
+                              "and were not mapped")
+            self.rep.ignore(f"server request {method}")
+            self.pending_s[rid] = ("other", None)
+            return
+        op = self._task_op(params)
+        if op is None and self.in_flight:
+            op = self.in_flight[-1]
+            if len(self.in_flight) > 1:
+                self.rep.warn("an elicitation/create arrived while several tools/call were "
+                              "open: it was given to the latest one")
+        if op is None:
+            self.rep.fail(m.where, "elicitation/create outside any tool call")
+            self.pending_s[rid] = ("other", None)
+            return
+        if op.state == "input" and op.status_input:
+            self.rep.mapped += 1  # the task status input_required already recorded it
+            op.status_input = False
+        else:
+            self._input(op, when, m.where, params)
+        self.pending_s[rid] = ("elicit", op)
+
+    def _s2c_note(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
+        method = msg["method"]
+        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        if method == "notifications/progress":
+            op = self.progress.get(_key(params.get("progressToken")))
+            if op is None:
+                self.rep.fail(m.where, "notifications/progress for an unknown progressToken")
+            else:
+                self._emit("tool-progress", op, when, m.where, params)
+            return
+        if method in ("notifications/tasks/status", "notifications/tasks"):
+            op = self._task_op(params)
+            if op is None:
+                self.rep.fail(m.where, f"{method} for a task not created in this transcript")
+            else:
+                self._task_status(op, params, when, m.where)
+            return
+        self.rep.ignore(f"notification {method}")
+
+    def _task_status(self, op: _Op, st: dict[str, Any], when: datetime, where: str) -> None:
+        status = st.get("status")
+        if status == "input_required":
+            if op.state != "input":
+                body = st.get("inputRequests", {k: st[k] for k in ("status", "statusMessage")
+                                                if k in st})
+                self._input(op, when, where, body)
+                op.status_input = "inputRequests" not in st
+            else:
+                self.rep.mapped += 1
+        elif status == "completed":
+            if "result" in st:
+                self._end(op, st["result"], when, where)
+            else:
+                op.final_status = st
+                self.rep.mapped += 1
+        elif status in ("failed", "cancelled"):
+            if op.state != "ended":
+                self._emit("tool-failure", op, when, where, st)
+                op.state = "ended"
+                if op in self.in_flight:
+                    self.in_flight.remove(op)
+        else:  # working: a poll, no transition
+            self.rep.mapped += 1
+
+    # -- responses ------------------------------------------------------------------------
+    def _response(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
+        rid = _key(msg.get("id"))
+        d = m.dir
+        if d is None:
+            in_c, in_s = rid in self.pending_c, rid in self.pending_s
+            if in_c and in_s:
+                res = msg.get("result")
+                client_answer = isinstance(res, dict) and not _CLIENT_ANSWER_KEYS.isdisjoint(res)
+                d = C2S if client_answer else S2C
+            else:
+                d = C2S if in_s else S2C
+        table = self.pending_c if d == S2C else self.pending_s
+        entry = table.pop(rid, None)
+        if entry is None:
+            self.rep.fail(m.where, "a response to no open request of the other side")
+            return
+        kind, op = entry
+        if d == C2S:  # the client answering the server
+            if kind == "elicit" and op is not None:
+                self._input_response(op, when, m.where, msg.get("result", msg.get("error")))
+            else:
+                self.rep.ignore("response to a server request")
+            return
+        if m.http_status in _DENIED and op is not None:
+            self._http_denial(m, when, msg.get("id"), op)
+            return
+        if kind == "call" and op is not None:
+            self._call_response(m, msg, op, when)
+        elif kind in ("tasks/get", "tasks/cancel") and op is not None:
+            res = msg.get("result")
+            if isinstance(res, dict) and isinstance(res.get("status"), str):
+                self._task_status(op, res, when, m.where)
+            elif "error" in msg:
+                self.rep.ignore(f"{kind} error")
+            else:
+                self.rep.mapped += 1
+        elif kind == "tasks/result" and op is not None:
+            if "error" in msg:
+                self._emit("tool-error", op, when, m.where, msg["error"])
+                op.state = "ended"
+            elif op.state != "ended":
+                self._end(op, msg.get("result"), when, m.where)
+        elif kind == "tasks/update":
+            self.rep.mapped += 1
+        else:
+            self.rep.ignore("response (not tool traffic)")
+
+    def _call_response(self, m: Msg, msg: dict[str, Any], op: _Op, when: datetime) -> None:
+        if op in self.in_flight:
+            self.in_flight.remove(op)
+        if "error" in msg:
+            self._emit("tool-error", op, when, m.where, msg["error"])
+            op.state = "ended"
+            return
+        res = msg.get("result")
+        if not isinstance(res, dict):
+            self.rep.fail(m.where, "tools/call result is not an object")
+            return
+        rtype = res.get("resultType")
+        if rtype == "input_required":
+            body = {k: res[k] for k in ("inputRequests", "requestState") if k in res}
+            self._input(op, when, m.where, body)
+            op.awaiting_retry = True
+            op.request_state = res.get("requestState")
+            return
+        handle = res if rtype == "task" else res.get("task") if isinstance(
+            res.get("task"), dict) else None
+        if handle is not None:
+            self._emit("tool-pending", op, when, m.where, handle)
+            op.state = "pending"
+            tid = handle.get("taskId")
+            if isinstance(tid, str):
+                self.tasks[tid] = op
+            if handle.get("status") not in (None, "working"):
+                self._task_status(op, handle, when, m.where)
+            return
+        self._end(op, res, when, m.where)
+
+    def _http_denial(self, m: Msg, when: datetime, rid: Any, op: _Op | None = None) -> None:
+        if op is None:
+            entry = self.pending_c.pop(_key(rid), None)
+            op = entry[1] if entry and entry[0] == "call" else None
+        if op is None:
+            self.rep.fail(m.where, f"HTTP {m.http_status} for no open tools/call")
+            return
+        body: dict[str, Any] = {"http_status": m.http_status}
+        detail = m.http_detail or {}
+        for k in ("www_authenticate", "WWW-Authenticate", "error", "error_description", "scope"):
+            if isinstance(detail.get(k), str):
+                body["www_authenticate" if k == "WWW-Authenticate" else k] = detail[k]
+        if m.msg is not None and "error" in m.msg:
+            body["error"] = m.msg["error"]
+        self._emit("tool-denied", op, when, m.where, body)
+        op.state = "ended"
+        if op in self.in_flight:
+            self.in_flight.remove(op)
+
+
+# --- the vCon ---------------------------------------------------------------------------------
+
+
+def convert(
+    data: bytes,
+    *,
+    source_name: str = "-",
+    server: str | None = None,
+    created: str | None = None,
+) -> tuple[dict[str, Any], Report]:
+    """An MCP transcript's bytes -> (a tool-invocation vCon, the import report)."""
+    from viewer.importers.common import assemble, vcon_uuid
+
+    t = read_transcript(data)
+    times = resolve_times(t)
+    srv = server_of(t, server)
+    client = client_of(t)
+    events = Events(party=0)
+    MCPMapper(events, t.report, srv).run(t.messages, times)
+    if events.operations == 0:
+        t.report.warn("the transcript has no tools/call request: the vCon has no operations")
+    parties = [
+        {"name": client or "MCP client (agent)", "role": "agent"},
+        {"name": t.server_name or srv, "role": "tool-server",
+         **({"meta": {"mcp_server_url": t.server_url}} if t.server_url else {})},
+    ]
+    import hashlib
+
+    provenance = {
+        "tool": "vcon-view import mcp",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": t.format, "messages": len(t.messages)},
+        "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
+        "retry_with_input_responses": RETRY_CHOICE,
+        **t.report.as_dict(),
+    }
+    vcon = assemble(
+        uid=vcon_uuid(data),
+        subject=f"MCP tool traffic imported from {source_name}",
+        parties=parties,
+        events=events,
+        start=times[0] if times else None,
+        provenance=provenance,
+        created=created,
+    )
+    return vcon, t.report
