@@ -268,7 +268,10 @@ def _operation(
 
     once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
 
+    op_kinds: set[str] = set()
+
     def add(kind_: str, attempt: int | None, evs: Iterable[int], msg: str) -> None:
+        op_kinds.add(kind_)
         findings.append(Finding(kind_, spec.FINDING_SEVERITY[kind_], op_id, attempt,
                                 tuple(evs), msg))
 
@@ -359,8 +362,6 @@ def _operation(
         dec_event = last_once.index if last_once else None
         outcome = "disallowed" if decision == "disallowed" else "not-performed"
 
-    op_flags = frozenset().union(*(a.flags for a in attempts)) if attempts else frozenset()
-    op_flags |= {f.kind for f in findings if f.operation_id == op_id and f.attempt is None}
     first: Event = op["first"]
     return Operation(
         operation_id=op_id,
@@ -379,7 +380,7 @@ def _operation(
         retries=sum(1 for a in attempts if a.number > 1),
         escalated=any(a.escalated for a in attempts),
         late_responses=late_total,
-        flags=frozenset(op_flags),
+        flags=frozenset(op_kinds),
     )
 
 
