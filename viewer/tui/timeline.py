@@ -81,6 +81,16 @@ def fit(text: str, width: int) -> str:
     return text.ljust(width)
 
 
+def short_target(op: Operation) -> str:
+    """'tool @ host/path': the tool first (it is what differs), the server without scheme."""
+    server = op.server or "?"
+    for scheme in ("https://", "http://", "wss://", "ws://"):
+        if server.startswith(scheme):
+            server = server[len(scheme):]
+            break
+    return f"{op.tool or '*'} @ {server}"
+
+
 def _secs(t: datetime | None, t0: datetime | None) -> float | None:
     if t is None or t0 is None:
         return None
@@ -224,7 +234,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
     def _ruler(self, model: Model, cols: Columns) -> Text:
         axis = self.axis
         assert axis is not None
-        head = " " + fit("operation", cols.id_w) + " " + fit("server / tool", cols.target_w) + " "
+        head = " " + fit("operation", cols.id_w) + " " + fit("tool @ server", cols.target_w) + " "
         if cols.time_w:
             head += fit("start", cols.time_w) + " "
         head += "d   n " + fit("outcome", cols.outcome_w) + " " + fit("flags", cols.flags_w) + " "
@@ -290,7 +300,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         text.append("›" if selected else " ", sel_style)
         text.append(fit(safe(op.operation_id), cols.id_w), sel_style)
         text.append(" ")
-        text.append(fit(safe(op.target), cols.target_w))
+        text.append(fit(safe(short_target(op)), cols.target_w))
         text.append(" ")
         if cols.time_w:
             prev = model.operations[prev_index].first_time if prev_index is not None else None

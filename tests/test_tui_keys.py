@@ -1,0 +1,452 @@
+"""Pilot tests: every key of the TUI, the filter tokens, copy fallback, export, banners, safety."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_tui_support import SMALL, build, model_of
+
+from viewer.tui.app import VconViewApp, make_app
+from viewer.tui.detail import DetailScreen
+from viewer.tui.diff import DiffScreen
+from viewer.tui.export import ExportScreen
+from viewer.tui.filter import FilterError, parse_filter
+from viewer.tui.findings import FindingsScreen
+from viewer.tui.help import HelpScreen
+from viewer.tui.loading import LoadErrorScreen
+from viewer.tui.timeline import InfoHeader, TimelineScreen, TimelineView
+
+SIZE = (120, 32)
+
+
+def app_for(path: Path | str = SMALL, **kw: Any) -> VconViewApp:
+    return make_app(str(path), builder=build, **kw)
+
+
+def screen_text(app: VconViewApp) -> str:
+    """What the terminal shows, as plain text (from the SVG screenshot)."""
+    svg = app.export_screenshot()
+    text = " ".join(re.findall(r">([^<]*)</text>", svg))
+    return html.unescape(text).replace("\xa0", " ")
+
+
+def timeline_lines(app: VconViewApp) -> list[str]:
+    view = app.screen.query_one(TimelineView)
+    return ["".join(seg.text for seg in view.render_line(y)) for y in range(view.size.height)]
+
+
+def op_id(app: VconViewApp) -> str | None:
+    op = app.operation
+    return op.operation_id if op else None
+
+
+async def test_loads_in_worker_and_shows_timeline() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        assert app.model is not None and len(app.model.operations) == 5
+        lines = timeline_lines(app)
+        assert any("op-lookup" in line for line in lines)
+        assert "tui_small.vcon.json" in screen_text(app)
+
+
+async def test_operation_and_attempt_keys() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert op_id(app) == "op-lookup"
+        await pilot.press("j")
+        assert op_id(app) == "op-refund"
+        await pilot.press("down", "down")
+        assert op_id(app) == "op-report"
+        await pilot.press("k", "up")
+        assert op_id(app) == "op-refund"
+        await pilot.press("l")
+        assert app.attempt_sel == 1 and app.attempt.number == 2
+        await pilot.press("h")
+        assert app.attempt_sel == 0
+        await pilot.press("right", "left", "right")
+        assert app.attempt_sel == 1
+        await pilot.press("G")
+        assert op_id(app) == "op-stream"
+        await pilot.press("g")
+        assert op_id(app) == "op-lookup"
+
+
+async def test_enter_detail_events_raw_escape() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("j", "enter")
+        screen = app.screen
+        assert isinstance(screen, DetailScreen)
+        assert app.event_sel is not None
+        first = screen.event_index
+        await pilot.press("l")
+        assert screen.event_index != first
+        await pilot.press("h")
+        assert screen.event_index == first
+        await pilot.press("j")  # next attempt inside the detail
+        assert app.attempt.number == 2
+        await pilot.press("r")
+        assert screen.raw
+        assert '"operation_id"' in screen_text(app)
+        await pilot.press("r", "a", "t")
+        assert not screen.raw and screen.full
+        await pilot.press("escape")
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("r")
+        assert isinstance(app.screen, DetailScreen) and app.screen.raw
+
+
+async def test_findings_next_previous_and_screen() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.model is not None and app.model.findings
+        await pilot.press("n")
+        f = app.model.findings[0]
+        assert app.finding_pos == 0
+        assert op_id(app) == f.operation_id
+        await pilot.press("n", "N")
+        assert app.finding_pos == 0
+        await pilot.press("N")
+        assert app.finding_pos == len(app.model.findings) - 1
+        await pilot.press("f")
+        assert isinstance(app.screen, FindingsScreen)
+        # choose the policy violation: the timeline selects its operation
+        target = next(i for i, x in enumerate(app.model.findings) if x.kind == "policy-violation")
+        await pilot.pause()
+        ol = app.screen.query_one("#findings")
+        ol.highlighted = ol.get_option_index(f"f:{target}")
+        await pilot.press("enter")
+        assert isinstance(app.screen, TimelineScreen)
+        assert op_id(app) == "op-delete"
+        await pilot.press("f", "escape")
+        assert isinstance(app.screen, TimelineScreen)
+
+
+async def test_time_mode_zoom_fit() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.time_mode == "relative"
+        await pilot.press("t")
+        assert app.time_mode == "delta"
+        await pilot.press("t")
+        assert app.time_mode == "absolute"
+        assert any("10:00:" in line for line in timeline_lines(app))
+        await pilot.press("t")
+        assert app.time_mode == "relative"
+        await pilot.press("plus", "plus")
+        assert app.zoom == 4
+        view = app.screen.query_one(TimelineView)
+        assert view.axis is not None and view.axis.we - view.axis.ws < view.axis.span
+        await pilot.press("minus")
+        assert app.zoom == 2
+        await pilot.press("0")
+        assert app.zoom == 1
+
+
+async def test_help_and_quit() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        assert "attempts:>1" in screen_text(app)
+        await pilot.press("escape")
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("q")
+    assert app.return_code in (0, None)
+
+
+async def test_diff_with_previous_attempt() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("d")  # one attempt: a notice, no screen
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press("j", "l", "d")
+        assert isinstance(app.screen, DiffScreen)
+        text = screen_text(app)
+        assert '+  "approval": "sup-77"' in text or '"approval": "sup-77"' in text
+        await pilot.press("escape")
+        assert isinstance(app.screen, TimelineScreen)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("tool:refund", ["op-refund"]),
+        ("tool:lookup*", ["op-lookup"]),
+        ("server:files", ["op-delete", "op-report"]),
+        ("outcome:failed", ["op-delete"]),
+        ("outcome:completed|running", ["op-lookup", "op-refund", "op-report", "op-stream"]),
+        ("decision:disallowed", ["op-delete"]),
+        ("flag:late", ["op-report"]),
+        ("flag:escalation", ["op-refund"]),
+        ("flag:violation", ["op-delete"]),
+        ("flag:unterminated", ["op-stream"]),
+        ("attempts:>1", ["op-refund"]),
+        ("attempts:1 server:files", ["op-delete", "op-report"]),
+        ("sup-77", ["op-refund"]),  # free text in content
+        ("lookup", ["op-lookup"]),  # free text in tool
+        ("id:stream", ["op-stream"]),
+    ],
+)
+async def test_filter_tokens(query: str, expected: list[str]) -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        app.screen.query_one("#filter").value = query
+        await pilot.press("enter")
+        assert app.model is not None
+        got = [app.model.operations[i].operation_id for i in app.shown]
+        assert got == expected
+        header = app.screen.query_one(InfoHeader)
+        assert f"{len(expected)} of 5 operations match" in str(header.render())
+        await pilot.press("escape")
+        assert len(app.shown) == 5
+
+
+def test_filter_parse_errors() -> None:
+    with pytest.raises(FilterError):
+        parse_filter("attempts:many")
+    with pytest.raises(FilterError):
+        parse_filter("tool:")
+    assert parse_filter("  ").empty
+
+
+async def test_filter_escape_cancels_input() -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash", "x", "y", "z", "z", "y")
+        assert len(app.shown) == 0  # live filtering on small files
+        await pilot.press("escape")  # closes the input
+        await pilot.press("escape")  # clears the filter
+        assert len(app.shown) == 5
+        await pilot.press("j")
+        assert op_id(app) == "op-refund"
+
+
+async def test_copy_uses_pyperclip(monkeypatch: pytest.MonkeyPatch) -> None:
+    copied: list[str] = []
+    monkeypatch.setattr("pyperclip.copy", copied.append)
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("y")
+        assert copied and json.loads(copied[0])[0]["operation_id"] == "op-lookup"
+        assert "system clipboard" in app._notifications.__iter__().__next__().message
+
+
+async def test_copy_falls_back_to_osc52(monkeypatch: pytest.MonkeyPatch) -> None:
+    import pyperclip
+
+    def boom(text: str) -> None:
+        raise pyperclip.PyperclipException("no clipboard")
+
+    monkeypatch.setattr("pyperclip.copy", boom)
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", "enter", "y")
+        assert isinstance(app.screen, DetailScreen)
+        assert json.loads(app.clipboard)["type"] == "tool-invocation"
+        messages = [n.message for n in app._notifications]
+        assert any("OSC 52" in m for m in messages)
+
+
+@pytest.mark.parametrize("fmt", ["md", "json", "csv"])
+async def test_export_writes_file_and_leaves_input(tmp_path: Path, fmt: str) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(SMALL.read_bytes())
+    before = hashlib.sha256(src.read_bytes()).hexdigest()
+    out = tmp_path / f"out.{fmt}"
+    app = app_for(src)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        screen = app.screen
+        assert isinstance(screen, ExportScreen)
+        screen.query_one(f"#fmt-{fmt}").value = True
+        box = screen.query_one("#export-path")
+        box.value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+    assert out.exists() and out.stat().st_size > 0
+    if fmt == "json":
+        assert json.loads(out.read_bytes())
+    assert hashlib.sha256(src.read_bytes()).hexdigest() == before
+
+
+async def test_export_refuses_the_input(tmp_path: Path) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(SMALL.read_bytes())
+    before = src.read_bytes()
+    app = app_for(src)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        app.screen.query_one("#export-path").value = str(src)
+        await pilot.press("enter")
+        assert isinstance(app.screen, ExportScreen)  # stays open, says why
+        assert any("input" in n.message for n in app._notifications)
+    assert src.read_bytes() == before
+
+
+async def test_export_selected_scope(tmp_path: Path) -> None:
+    out = tmp_path / "one.json"
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("j", "e")
+        app.screen.query_one("#fmt-json").value = True
+        app.screen.query_one("#scope-selected").value = True
+        app.screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+    data = json.loads(out.read_bytes())
+    assert [op["operation_id"] for op in data["operations"]] == ["op-refund"]
+
+
+def _critical_vcon(tmp_path: Path) -> Path:
+    v = json.loads(SMALL.read_text())
+    v["critical"] = ["x-unknown-extension"]
+    v["extensions"] = ["tool-invocation", "x-unknown-extension"]
+    p = tmp_path / "critical.vcon.json"
+    p.write_text(json.dumps(v))
+    return p
+
+
+async def test_critical_without_override_blocks(tmp_path: Path) -> None:
+    app = app_for(_critical_vcon(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, LoadErrorScreen)
+        assert "--ignore-critical" in screen_text(app)
+        await pilot.press("enter")
+    assert app.return_code == 3
+
+
+async def test_critical_override_banner(tmp_path: Path) -> None:
+    app = app_for(_critical_vcon(tmp_path), ignore_critical=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        header = str(app.screen.query_one(InfoHeader).render())
+        assert "CRITICAL OVERRIDE" in header and "x-unknown-extension" in header
+
+
+async def test_unreadable_file_notice(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    app = app_for(bad)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, LoadErrorScreen)
+        await pilot.press("q")
+    assert app.return_code == 2
+
+
+HOSTILE = [
+    "\x1b]52;c;SGVsbG8=\x07",
+    "\x1b[2J",
+    "[@click=app.quit]x[/]",
+    "[bold red]x[/]",
+    "\u202eevil\u202c",
+]
+
+
+def _hostile_vcon(tmp_path: Path) -> Path:
+    v = json.loads(SMALL.read_text())
+    for e in v["events"]:
+        if e.get("operation_id") == "op-lookup":
+            e["operation_id"] = "[@click=app.quit]op[/]"
+            if e["type"] == "tool-result":
+                e["body"] = "".join(HOSTILE)
+                e["encoding"] = "none"
+                e["mediatype"] = "text/plain"
+            if e["type"] == "tool-invocation":
+                e["tool"] = "[bold red]x[/]\x1b[2J"
+    v["dialog"][0]["body"] = "[@click=app.quit]say[/] \x1b]0;title\x07"
+    p = tmp_path / "hostile.vcon.json"
+    p.write_text(json.dumps(v))
+    return p
+
+
+async def test_hostile_content_is_inert(tmp_path: Path) -> None:
+    app = app_for(_hostile_vcon(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.model is not None
+        assert app.operation is not None and "[@click" in app.operation.operation_id
+        await pilot.click(TimelineView, offset=(5, 3))  # click the hostile row
+        await pilot.press("enter", "l", "l")  # the tool-result with the payload
+        assert isinstance(app.screen, DetailScreen)
+        text = screen_text(app)
+        assert "[@click=app.quit]x[/]" in text
+        assert "[bold red]x[/]" in text
+        assert "\\x1b]52;c;SGVsbG8=\\x07" in text
+        assert "\\x1b[2J" in text
+        assert "\\u202e" in text
+        assert "\x1b" not in text and "\u202e" not in text
+        await pilot.press("r")  # raw view too
+        assert "\x1b" not in screen_text(app)
+        await pilot.press("escape", "f", "escape")
+        await pilot.press("ctrl+p")
+        await pilot.press(*"click")
+        await pilot.pause()
+        await pilot.press("escape")
+        assert app.is_running
+        assert app.clipboard == ""  # no OSC 52 from the content
+
+
+async def test_mouse_click_selects(tmp_path: Path) -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        view = app.screen.query_one(TimelineView)
+        await pilot.click(TimelineView, offset=(3, 3 + 2))  # third operation row
+        assert op_id(app) == "op-delete"
+        assert view.has_focus
+
+
+async def test_command_palette_go_to_operation() -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.press(*"opreport")
+        await pilot.pause(0.5)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert op_id(app) == "op-report"
+
+
+async def test_no_color_reads(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NO_COLOR", "1")
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE):
+        assert app.no_color
+        lines = timeline_lines(app)
+        row = next(line for line in lines if "op-refund" in line)
+        assert "⊘" in row and "✓" in row and "escalation"[:3] in row
+
+
+async def test_narrow_terminal_keeps_essentials() -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=(80, 24)):
+        lines = timeline_lines(app)
+        row = next(line for line in lines if "op-delete" in line)
+        assert "failed" in row and "viol" in row and "◆" in row
