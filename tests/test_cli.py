@@ -10,7 +10,6 @@ from pathlib import Path
 import orjson
 import pytest
 
-from viewer import cli
 from viewer.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -251,7 +250,8 @@ def test_internal_error_exit_70_without_traceback(
         main(["summary", SMALL])
 
 
-def test_gc_restored_after_load(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_gc_paused_during_command_and_restored(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
     import gc
 
     import viewer.model.build as build
@@ -266,9 +266,10 @@ def test_gc_restored_after_load(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(build, "build_model", spy)
     assert gc.isenabled()
-    cli._load_model(SMALL, False)
+    assert main(["summary", SMALL, "-f", "json"]) == 0
+    assert main(["check", "/nonexistent"]) == 2
     assert seen == [False]  # collector paused while building
-    assert gc.isenabled()  # and restored afterwards
+    assert gc.isenabled()  # and restored afterwards, also after a refusal
 
 
 # --- subprocess: stdin, pipes, start-up -------------------------------------------------------

@@ -23,19 +23,20 @@ COLUMNS = (
     "late", "out_of_model", "attempt_decision", "attempt_decision_life",
     "attempt_decision_event", "escalated", "flags", "produced_under_override",
 )
-_FORMULA_START = ("=", "+", "-", "@")
+_FORMULA_START = "=+-@"
 
 
 def cell(value: object) -> str:
     """One CSV cell: safe text, with a formula-looking start neutralised by a leading '."""
     if value is None:
         return ""
-    if isinstance(value, bool):
+    kind = type(value)
+    if kind is bool:
         return "true" if value else "false"
-    if isinstance(value, int):
+    if kind is int:
         return str(value)  # numbers (including negative ones we never emit) are not formulas
     text = safe(value)
-    if text.startswith(_FORMULA_START):
+    if text and text[0] in _FORMULA_START:
         return "'" + text
     return text
 
