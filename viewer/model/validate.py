@@ -77,6 +77,11 @@ def _diag(out: list[Diagnostic], code: str, severity: Severity, ptr: str, msg: s
 
 # --- plans: the draft's columns, read once from spec.py -----------------------------------------
 
+#: Parameters with a value check (policy_life is checked while choosing the column).
+_VALUE_PARAMS: Final = (
+    "operation_id", "attempt", "party", "decision", "operation", "server", "tool", "reason",
+    "attachment",
+)
 _SESSIONS: Final = "sessions"
 _CONTENT: Final = "content"
 _BUILDER_PARAMS: Final = frozenset({"type", "time"})  # type: checked first; time: the builder's
@@ -96,6 +101,7 @@ class _Plan(NamedTuple):
     recommended: tuple[str, ...]  # plain S parameters
     sessions: spec.Cell
     content: spec.Cell
+    checked: tuple[str, ...]  # parameters whose value is checked (all but the X ones)
 
 
 def _plan(event_type: str, column: dict[str, spec.Cell], section: str) -> _Plan:
@@ -113,6 +119,7 @@ def _plan(event_type: str, column: dict[str, spec.Cell], section: str) -> _Plan:
         recommended=tuple(p for p, c in plain if c == "S"),
         sessions=column.get(_SESSIONS, "O"),
         content=column.get(_CONTENT, "O"),
+        checked=tuple(p for p in _VALUE_PARAMS if column.get(p, "O") != "X"),
     )
 
 
@@ -142,6 +149,7 @@ _POLICY_PLANS: Final[dict[tuple[str | None, bool], _Plan]] = {
     for known in (True, False)
 }
 
+_FAST_POLICY: Final = {life: _POLICY_PLANS[(life, True)] for life in spec.POLICY_LIVES}
 _CONTENT_KEYS: Final = frozenset(spec.CONTENT_PARAMS)
 _DECISIONS: Final = frozenset(spec.DECISIONS)
 _POLICY_LIVES: Final = frozenset(spec.POLICY_LIVES)
@@ -236,12 +244,87 @@ def check_event(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
     if plan is None:
         if etype != spec.POLICY_DECISION:
             return  # context event: nothing more is ours to check
-        if None in ev.values():
-            ev = {k: v for k, v in ev.items() if v is not None}
-        plan = _policy_plan(index, ev, out)
-    elif None in ev.values():
+        life = ev.get("policy_life")
+        op = ev.get("operation")
+        if type(life) is str and type(op) is str and op in _OPERATIONS:
+            plan = _FAST_POLICY.get(life)
+    if plan is not None and _clean(ev, plan, ctx):
+        return
+    _full_check(index, ev, etype, ctx, out)
+
+
+def _full_check(index: int, ev: dict[str, Any], etype: str, ctx: Ctx,
+                out: list[Diagnostic]) -> None:
+    """The complete check of a lifecycle event, which says what is off (nulls are absent)."""
+    if None in ev.values():
         ev = {k: v for k, v in ev.items() if v is not None}
+    plan = _TOOL_PLANS.get(etype) or _policy_plan(index, ev, out)
     _check_plan(index, ev, plan, ctx, out)
+
+
+def _clean(ev: dict[str, Any], plan: _Plan, ctx: Ctx) -> bool:
+    """True only when the full check would find nothing: the fast path for valid events.
+
+    Sound, not complete: anything unusual (a null, a forbidden key, an unexpected shape)
+    returns False and the full check decides.
+    """
+    get = ev.get
+    _, _, _, required_list, forbidden, _, recommended, sessions_cell, content_cell, checked = plan
+    for p in required_list:
+        if get(p) is None:
+            return False
+    if recommended:
+        return False  # no plain S cell in the draft's tables today: let the full check decide
+    keys = ev.keys()
+    if not keys.isdisjoint(forbidden):
+        return False
+    s = get("sessions")
+    ns = ctx.n_sessions
+    if not (type(s) is int and ns is not None and 0 <= s < ns and sessions_cell != "X"
+            and "session" not in ev):
+        return False
+    body = get("body")
+    if body is not None:
+        if (content_cell == "X" or get("encoding") != "json" or "url" in ev
+                or "content_hash" in ev):
+            return False
+        mt = get("mediatype")
+        if type(mt) is not str or "/" not in mt:
+            return False
+    elif (content_cell != "O" and content_cell != "X") or not keys.isdisjoint(_CONTENT_KEYS):
+        return False
+    np = ctx.n_parties
+    for k in checked:
+        v = get(k)
+        if v is None:
+            continue
+        if k == "operation_id":
+            if type(v) is str and v != "":
+                continue
+        elif k == "attempt":
+            if type(v) is int and v >= 1:
+                continue
+        elif k == "party":
+            if type(v) is int and 0 <= v <= _MAX_UINT and (np is None or v < np):
+                continue
+        elif k == "server":
+            if type(v) is str and (v[:1] != "!" or v == spec.HOST_SERVER):
+                continue
+        elif k == "decision":
+            if type(v) is str and v in _DECISIONS:
+                continue
+        elif k == "operation":
+            if type(v) is str and v in _OPERATIONS:
+                continue
+        elif k == "tool" or k == "reason":
+            if type(v) is str:
+                continue
+        elif k == "attachment":
+            att = ctx.attachments
+            if type(v) is int and 0 <= v <= _MAX_UINT and (att is None or v < len(att)):
+                continue
+        return False
+    return True
 
 
 def _policy_plan(index: int, ev: dict[str, Any], out: list[Diagnostic]) -> _Plan:
@@ -267,28 +350,40 @@ def _policy_plan(index: int, ev: dict[str, Any], out: list[Diagnostic]) -> _Plan
 def _check_plan(
     index: int, ev: dict[str, Any], plan: _Plan, ctx: Ctx, out: list[Diagnostic]
 ) -> None:
+    """The full check of one event (nulls already removed) against its column."""
     keys = ev.keys()
-    t = plan.type
-    skip: frozenset[str] | set[str] = frozenset()
-    if not plan.required <= keys:
+    t, section, required, required_list, forbidden, forbidden_list, recommended, \
+        _sessions, _content, checked = plan
+    if not keys >= required:
         base = f"/events/{index}"
-        for p in plan.required_list:
+        for p in required_list:
             if p not in ev:
                 _diag(out, "missing-required", "error", base,
-                      f"{t}: {p} MUST be present ({plan.section})")
-    if not plan.forbidden.isdisjoint(keys):
-        skip = plan.forbidden & keys
-        for p in plan.forbidden_list:
+                      f"{t}: {p} MUST be present ({section})")
+    if not keys.isdisjoint(forbidden):
+        for p in forbidden_list:
             if p in ev:
                 _diag(out, "forbidden-parameter", "error", f"/events/{index}/{p}",
-                      f"{t}: {p} MUST NOT be present ({plan.section})")
-    if plan.recommended and not ctx.redacted:
-        for p in plan.recommended:
+                      f"{t}: {p} MUST NOT be present ({section})")
+    if recommended and not ctx.redacted:
+        for p in recommended:
             if p not in ev:
                 _diag(out, "missing-recommended", "warning", f"/events/{index}",
-                      f"{t}: {p} SHOULD be present ({plan.section})")
+                      f"{t}: {p} SHOULD be present ({section})")
 
-    # Sessions: `sessions` (this draft) or `session` (core editor's draft) satisfies the cell.
+    _check_sessions_cell(index, ev, plan, ctx, out)
+    _check_content_cell(index, ev, keys, plan, ctx, out)
+
+    # Values of the parameters present; a forbidden one was reported above and is not here.
+    for k in checked:
+        if k in ev:
+            _VALUE_CHECKS[k](index, ev[k], t, ctx, out)
+
+
+def _check_sessions_cell(
+    index: int, ev: dict[str, Any], plan: _Plan, ctx: Ctx, out: list[Diagnostic]
+) -> None:
+    t = plan.type
     if "sessions" in ev or "session" in ev:
         if plan.sessions == "X":
             for p in ("sessions", "session"):
@@ -304,7 +399,10 @@ def _check_plan(
         _diag(out, "missing-recommended", "warning", f"/events/{index}",
               f"{t}: sessions SHOULD be present ({plan.section})")
 
-    # Content.
+
+def _check_content_cell(index: int, ev: dict[str, Any], keys: Any, plan: _Plan, ctx: Ctx,
+                  out: list[Diagnostic]) -> None:
+    t = plan.type
     if _CONTENT_KEYS.isdisjoint(keys):
         if plan.content == "M":
             _diag(out, "missing-required", "error", f"/events/{index}",
@@ -326,12 +424,6 @@ def _check_plan(
             _diag(out, code, sev, f"/events/{index}",
                   f"{t}: content has neither body nor url (draft §Event Content)")
         _check_content(index, ev, t, out)
-
-    # Values of the parameters present (a forbidden one is reported once, above).
-    for k in keys:
-        chk = _VALUE_CHECKS.get(k)
-        if chk is not None and k not in skip:
-            chk(index, ev[k], t, ctx, out)
 
 
 # --- value checks, one per parameter --------------------------------------------------------------
