@@ -332,6 +332,8 @@ class _Op:
     request_state: Any = None
     final_status: dict[str, Any] | None = None  # a task "completed" without its result yet
     status_input: bool = False  # the current tool-input came from a task status alone
+    args: Any = None  # the arguments of its tools/call
+    denied: bool = False  # its last attempt ended with an HTTP 401/403
     last: datetime | None = None
 
 
@@ -471,10 +473,15 @@ class MCPMapper:
             self.rep.fail(m.where, "tools/call without a tool name")
             self.pending_c[rid] = ("other", None)
             return
-        op = _Op(self.ev.new_operation(), name)
-        self.ops.append(op)
         args = params.get("arguments", {})
-        self.ev.add("tool-invocation", when, op.id, 1, m.where, body=args,
+        op = self._denied_retry(name, args)
+        if op is None:
+            op = _Op(self.ev.new_operation(), name, args=args)
+            self.ops.append(op)
+        else:  # the draft: a retry after HTTP 401/403 is a new attempt of the same invocation
+            op.attempt += 1
+            op.state = "running"
+        self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
                     server=self.server, tool=name)
         op.last = when
         self.rep.mapped += 1
@@ -483,6 +490,13 @@ class MCPMapper:
         meta = params.get("_meta")
         if isinstance(meta, dict) and "progressToken" in meta:
             self.progress[_key(meta["progressToken"])] = op
+
+    def _denied_retry(self, name: str, args: Any) -> _Op | None:
+        """The last operation, if it was denied and this call repeats its tool and arguments."""
+        for op in reversed(self.ops):
+            if op.tool == name and op.args == args:
+                return op if op.denied and op.state == "ended" else None
+        return None
 
     def _retry_target(self, name: Any, state: Any) -> _Op | None:
         for op in reversed(self.ops):
@@ -671,6 +685,7 @@ class MCPMapper:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
         op.state = "ended"
+        op.denied = True
         if op in self.in_flight:
             self.in_flight.remove(op)
 
