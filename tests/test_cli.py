@@ -344,3 +344,35 @@ def test_check_does_not_import_rich_or_textual() -> None:
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, cwd=ROOT,
                          timeout=60, check=False)
     assert res.stderr.decode() == "(0, [])"
+
+
+# --- the TUI entry ----------------------------------------------------------------------------
+
+
+def test_file_argument_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
+    import viewer.tui.app as app
+
+    calls: list[tuple[str, bool, str | None]] = []
+
+    def fake_run(path: str, *, ignore_critical: bool = False, theme: str | None = None) -> int:
+        calls.append((path, ignore_critical, theme))
+        return 0
+
+    monkeypatch.setattr(app, "run", fake_run)
+    assert main([SMALL]) == 0
+    assert main(["-", "--ignore-critical", "--theme", "nord"]) == 0
+    assert calls == [(SMALL, False, None), ("-", True, "nord")]
+
+
+def test_tui_load_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import viewer.tui.app as app
+    from viewer.load import LoadError
+
+    def refuse(path: str, **_kw: object) -> int:
+        raise LoadError("x.vcon: critical extension(s) not supported", 3)
+
+    monkeypatch.setattr(app, "run", refuse)
+    assert main(["x.vcon"]) == 3
+    assert one_line_error(capsys.readouterr().err) == (
+        "vcon-view: x.vcon: critical extension(s) not supported")
