@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, ClassVar
 
 from textual import work
@@ -73,6 +74,8 @@ class VconViewApp(App[int]):
         self.event_sel: int | None = None  # event index chosen for the detail screen
         self.finding_pos = -1
         self.load_error: LoadError | None = None
+        self._totals: tuple[int, dict[str, int]] | None = None
+        self._t0: datetime | None = None
 
     # --- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -130,6 +133,24 @@ class VconViewApp(App[int]):
             self.switch_screen(TimelineScreen())
         else:
             self.push_screen(TimelineScreen())
+
+    def totals(self) -> tuple[int, dict[str, int]]:
+        """Attempt count and findings by severity, computed once per model."""
+        if self._totals is None:
+            assert self.model is not None
+            counts = {"error": 0, "warning": 0, "info": 0}
+            for f in self.model.findings:
+                counts[f.severity] += 1
+            self._totals = (sum(len(op.attempts) for op in self.model.operations), counts)
+        return self._totals
+
+    @property
+    def t0(self) -> datetime | None:
+        """The earliest event time: origin of relative times."""
+        if self._t0 is None and self.model is not None:
+            times = [e.time for e in self.model.events if e.time is not None]
+            self._t0 = min(times) if times else None
+        return self._t0
 
     # --- shared selection ------------------------------------------------------------------------
     @property

@@ -155,12 +155,9 @@ class DetailScreen(Screen[None]):
     def _table(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
         rows = self._rows()
         steps = {s.event: s for s in attempt.steps} if attempt is not None else {}
-        t0 = None
-        if self.vapp.model is not None:
-            times = [e.time for e in model.events if e.time is not None]
-            t0 = min(times) if times else None
+        t0 = self.vapp.t0
         text = Text()
-        text.append(f"  {'time':<13} {'delta':<10} {'event':<22} {'state before → after':<34} "
+        text.append(f"  {'time':<12} {'delta':<9} {'event':<21} {'state before → after':<28} "
                     "flags\n", P.style("dim"))
         prev = None
         for r, idx in enumerate(rows):
@@ -169,34 +166,35 @@ class DetailScreen(Screen[None]):
             base = P.style("selected") if sel else None
             text.append("›" if sel else " ", base)
             text.append(" ")
-            text.append(f"{fmt_time(ev.time, self.vapp.time_mode, t0, prev):<13} ", base)
+            text.append(f"{fmt_time(ev.time, self.vapp.time_mode, t0, prev):<12}", base)
+            text.append(" ")
             delta = fmt_time(ev.time, "delta", t0, prev) if prev is not None else ""
-            text.append(f"{delta:<10} ")
+            text.append(f"{delta:<9} ")
             step = steps.get(idx)
             if ev.type == spec.POLICY_DECISION:
                 d = ev.raw.get("decision")
                 d = d if isinstance(d, str) else None
-                text.append(f"{P.DECISION_GLYPH.get(d, '?')} {'policy-decision':<20}",
+                text.append(f"{P.DECISION_GLYPH.get(d, '?')} {'policy-decision':<19}",
                             P.decision_style(d))
                 life = safe(ev.raw.get("policy_life"))
-                text.append(f" {safe(d) or '?'} ({life})".ljust(35))
+                text.append(f" {safe(d) or '?'} ({life})".ljust(29))
             else:
-                text.append(f"{P.event_glyph(ev.type)} {fit(safe(ev.type), 20)}",
+                text.append(f"{P.event_glyph(ev.type)} {fit(safe(ev.type), 19)}",
                             P.state_style(step.after if step else None))
                 if step is not None:
                     before = step.before or "start"
                     text.append(f" {before} → ")
                     text.append(f"{step.after or '?'}", P.state_style(step.after))
-                    text.append(" " * max(1, 34 - len(before) - len(step.after or "?") - 3))
+                    text.append(" " * max(1, 28 - len(before) - len(step.after or "?") - 3))
                 else:
-                    text.append(" (not replayed)".ljust(35))
+                    text.append(" (not replayed)".ljust(29))
             flags = []
             if step is not None and step.late:
                 flags.append("late")
             if step is not None and step.out_of_model:
                 flags.append("out-of-model")
-            text.append(" ".join(flags), P.style("flag"))
-            text.append(f"  #{idx}\n", P.style("dim"))
+            text.append(" ".join(flags).ljust(13), P.style("flag"))
+            text.append(f" #{idx}\n", P.style("dim"))
             prev = ev.time if ev.time is not None else prev
         text.rstrip()
         return text

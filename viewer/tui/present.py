@@ -205,7 +205,7 @@ def session_label(model: Model, index: int) -> str:
     s = sessions[index]
     if isinstance(s, dict):
         inner = ", ".join(f"{safe(k)}={safe(v)}" for k, v in list(s.items())[:4])
-        return f"{index} {inner}"
+        return f"{index} {inner[:60]}" + ("…" if len(inner) > 60 else "")
     return f"{index} {safe(s)}"
 
 

@@ -64,7 +64,7 @@ def columns(width: int) -> Columns:
     elif width >= 110:
         id_w, target_w, time_w, outcome_w, flags_w, short = 14, 18, 0, 13, 13, True
     else:
-        id_w, target_w, time_w, outcome_w, flags_w, short = 10, 13, 0, 10, 8, True
+        id_w, target_w, time_w, outcome_w, flags_w, short = 10, 12, 0, 12, 8, True
     # marker id target [time] decision attempts outcome flags
     left = 1 + id_w + 1 + target_w + 1 + (time_w + 1 if time_w else 0) + 2 + 4 + outcome_w + 1
     left += flags_w + 1
@@ -144,6 +144,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self._cache: LRUCache[tuple, Strip] = LRUCache(maxsize=2000)
         self.axis: Axis | None = None
         self._generation = 0
+        self._base_style: Style | None = None
 
     @property
     def vapp(self) -> VconViewApp:
@@ -159,6 +160,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         """The filter, zoom or palette changed: drop caches, resize, keep the selection seen."""
         self._generation += 1
         self._cache.clear()
+        self._base_style = None
         self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
         self._update_window()
         self.ensure_visible()
@@ -170,6 +172,11 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         op = self.vapp.operation
         centre = _secs(op.first_time, self.axis.t0) if op is not None else None
         self.axis.set_window(self.vapp.zoom, centre)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._base_style = None
+        self._cache.clear()
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
@@ -195,7 +202,9 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
     def render_line(self, y: int) -> Strip:
         width = self.size.width
         model = self.vapp.model
-        base = self.rich_style
+        base = self._base_style
+        if base is None:
+            base = self._base_style = self.rich_style
         if model is None or self.axis is None or width <= 0:
             return Strip.blank(width, base)
         cols = columns(width)
@@ -455,16 +464,13 @@ class InfoHeader(Static):
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
         n_ops = len(model.operations)
-        n_att = sum(len(op.attempts) for op in model.operations)
+        n_att, counts = app.totals()
         if app.filter.empty:
             text.append(f"{n_ops} operations")
         else:
             text.append(f"{len(app.shown)} of {n_ops} operations match ", P.style("match"))
             text.append(f"/{safe(app.filter.text)}", P.style("match"))
         text.append(f" · {n_att} attempts · findings ")
-        counts = {"error": 0, "warning": 0, "info": 0}
-        for f in model.findings:
-            counts[f.severity] += 1
         for sev in spec.SEVERITIES:
             text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ",
                         P.style(f"severity:{sev}") if counts[sev] else P.style("dim"))
@@ -487,12 +493,12 @@ class StatusLine(Static):
             self.update(text)
             return
         text.append(safe(op.operation_id), "bold")
-        text.append(f"  {safe(op.target)}  ")
+        text.append(" ")
         if attempt is not None:
             text.append(f"attempt {attempt.number} ({app.attempt_sel + 1}/{len(op.attempts)}): ")
             text.append(" → ".join(s or "start" for s in attempt.states) or "no events")
             dec = attempt.decision or "no decision observed"
-            text.append(f" · decision {dec}", P.decision_style(attempt.decision))
+            text.append(f" · {dec}", P.decision_style(attempt.decision))
             if attempt.decision_life:
                 text.append(f" ({attempt.decision_life})")
         else:
@@ -502,21 +508,35 @@ class StatusLine(Static):
             text.append("\n")
             text.append("asked before: ", P.style("context"))
             text.append(said)
-        self.update(text)
+        self.update(text, layout=False)
+
+
+_TURNS: dict[int, tuple[list[datetime], list[int]]] = {}
+
+
+def _turns(model: Model) -> tuple[list[datetime], list[int]]:
+    """Dialog turn times, sorted, computed once per model (keyed by identity)."""
+    cached = _TURNS.get(id(model))
+    if cached is None:
+        turns = sorted((dt, i) for i, d in enumerate(model.dialog)
+                       if (dt := dialog_time(d)) is not None)
+        cached = ([dt for dt, _ in turns], [i for _, i in turns])
+        _TURNS.clear()
+        _TURNS[id(model)] = cached
+    return cached
 
 
 def _said_before(model: Model, t: datetime | None) -> str:
     """The last dialog turn at or before ``t`` (the request the agent was acting on)."""
     if t is None:
         return ""
-    turns = [(dt, i) for i, d in enumerate(model.dialog) if (dt := dialog_time(d)) is not None]
-    turns.sort()
-    k = bisect_right([dt for dt, _ in turns], t)
+    times, idx = _turns(model)
+    k = bisect_right(times, t)
     if k == 0:
         return ""
     from viewer.tui.present import party_label
 
-    d = model.dialog[turns[k - 1][1]]
+    d = model.dialog[idx[k - 1]]
     who = ""
     if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
         who = party_label(model, d["parties"][0]) + ": "

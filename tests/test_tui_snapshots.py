@@ -1,0 +1,51 @@
+"""Snapshot tests of the TUI screens on the demo tour (pytest-textual-snapshot).
+
+Update with ``pytest tests/test_tui_snapshots.py --snapshot-update`` after a deliberate change,
+and look at the report before committing new SVGs.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_tui_support import model_of
+
+from viewer.tui.app import make_app
+
+TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
+SIZE = (130, 36)
+
+pytestmark = pytest.mark.skipif(not TOUR.exists(), reason="demo_vcons/tour.vcon.json missing")
+
+
+def tour_app():
+    return make_app(str(TOUR), model=model_of(TOUR))
+
+
+def test_snapshot_timeline(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE)
+
+
+def test_snapshot_timeline_narrow(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=(80, 24), press=["j", "j"])
+
+
+def test_snapshot_detail(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["j", "j", "enter", "l"])
+
+
+def test_snapshot_raw(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["j", "j", "enter", "r"])
+
+
+def test_snapshot_diff(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["j", "j", "l", "d"])
+
+
+def test_snapshot_findings(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["f"])
+
+
+def test_snapshot_help(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["question_mark"])
