@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterable
+from dataclasses import replace
 from typing import Any
 
 from ..textsafe import safe
 from . import spec
-from .policy import NONE, Governing, StandingIndex, later, once_governing
+from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
 from .replay import AttemptRun, replay_operation
 from .times import EARLIEST, parse_time
 from .types import (
@@ -136,7 +137,14 @@ def build_model(loaded: Any) -> Model:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _build(loaded.vcon, loaded.source, loaded.diagnostics)
+        from ..importers.lift import derived_view  # no lifecycle events: pre-draft shapes
+
+        vcon, diagnostics, view = loaded.vcon, loaded.diagnostics, derived_view(loaded.vcon)
+        if view is not None:
+            vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
+            return replace(_build(vcon, loaded.source, diagnostics),
+                           derived_from=view.derived_from)
+        return _build(vcon, loaded.source, diagnostics)
     finally:
         if enabled:
             gc.enable()
@@ -248,12 +256,18 @@ def _operation(
                 f"{safe(inv.raw.get('tool'))}, the first names {safe(server)} / {safe(tool)}"))
 
     numbers = sorted(run.attempts)
-    if numbers and numbers != list(range(1, numbers[-1] + 1)):
-        missing = sorted(set(range(1, numbers[-1] + 1)) - set(numbers))
+    if numbers and numbers[-1] != len(numbers):  # distinct and >= 1: a gap somewhere
+        # Never materialise range(1, highest): a recorded attempt may be 2**63.
+        missing: list[int] = []
+        prev = 0
+        for n in numbers:
+            missing.extend(range(prev + 1, min(n, prev + 12 - len(missing))))
+            prev = n
         first_after = run.attempts[min(n for n in numbers if n > missing[0])].steps[0].event
+        shown = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
         diags.append(Diagnostic(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
-            f"operation {sid}: attempt {', '.join(map(str, missing))} missing; attempts start "
+            f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
     prev_inv: Event | None = None
     for n in numbers:
@@ -357,7 +371,7 @@ def _operation(
         decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
     else:
         last_once = once_events[-1] if once_events else None
-        decision = _str(last_once.raw.get("decision")) if last_once else None
+        decision = decision_value(last_once) if last_once else None
         life = "once" if last_once else None
         dec_event = last_once.index if last_once else None
         outcome = "disallowed" if decision == "disallowed" else "not-performed"

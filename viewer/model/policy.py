@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from . import spec
 from .types import Event, StandingDecision
 
 TargetKey = tuple[str | None, str | None, str | None]  # (operation kind, server, tool or None)
@@ -28,6 +29,13 @@ NONE = Governing(None, None, None)
 
 def _str(v: object) -> str | None:
     return v if isinstance(v, str) else None
+
+
+def decision_value(ev: Event) -> str | None:
+    """The recorded decision when it is one of the draft's values, else None (its diagnostic
+    says what was recorded)."""
+    v = ev.raw.get("decision")
+    return v if v in spec.DECISIONS else None
 
 
 def at_or_before(dec: Event, when: Event) -> bool:
@@ -64,7 +72,7 @@ class StandingIndex:
                         operation=_str(r.get("operation")),
                         server=_str(r.get("server")),
                         tool=_str(r.get("tool")),
-                        decision=_str(r.get("decision")),
+                        decision=decision_value(ev),
                         reason=_str(r.get("reason")),
                         replaced_by=nxt,
                         order=ev.order,
@@ -93,10 +101,10 @@ class StandingIndex:
         if (
             tool_level is not None
             and server_level is not None
-            and tool_level.raw.get("decision") != server_level.raw.get("decision")
+            and decision_value(tool_level) != decision_value(server_level)
         ):
             conflict = (tool_level.index, server_level.index)
-        return Governing(_str(chosen.raw.get("decision")), "standing", chosen.index, conflict)
+        return Governing(decision_value(chosen), "standing", chosen.index, conflict)
 
 
 def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
@@ -110,7 +118,7 @@ def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
             best = (n, ev)
     if best is None:
         return NONE
-    return Governing(_str(best[1].raw.get("decision")), "once", best[1].index)
+    return Governing(decision_value(best[1]), "once", best[1].index)
 
 
 def later(a: Event, b: Event) -> bool:

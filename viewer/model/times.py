@@ -31,12 +31,16 @@ def parse_time(value: object) -> tuple[datetime | None, bool]:
 
 
 def format_time(dt: datetime | None) -> str | None:
-    """RFC 3339 with a ``Z`` for UTC and milliseconds when there are any."""
+    """RFC 3339: ``Z`` for UTC, milliseconds (or microseconds) only when there are any."""
     if dt is None:
         return None
-    if dt.utcoffset() == UTC.utcoffset(None):
-        dt = dt.astimezone(UTC)
-        base = dt.strftime("%Y-%m-%dT%H:%M:%S")
-        frac = f".{dt.microsecond:06d}".rstrip("0") if dt.microsecond else ""
-        return f"{base}{frac}Z"
-    return dt.isoformat()
+    us = dt.microsecond
+    frac = "" if not us else f".{us // 1000:03d}" if us % 1000 == 0 else f".{us:06d}"
+    off = dt.utcoffset()
+    if off is None or not off:
+        zone = "Z"
+    else:
+        sign = "-" if off.days < 0 else "+"
+        minutes = abs(int(off.total_seconds())) // 60
+        zone = f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
+    return f"{dt.strftime('%Y-%m-%dT%H:%M:%S')}{frac}{zone}"

@@ -9,11 +9,11 @@ nor textual, so ``summary --format json`` starts fast.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
+from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Attempt, Model, Operation
 from viewer.textsafe import json_escape_unsafe
 
@@ -22,17 +22,6 @@ OVERRIDE_NOTE = (
     "produced under --ignore-critical: the vCon names critical extensions vcon-view does not "
     "support, and the core draft says it must not be processed"
 )
-_ZERO = timedelta(0)
-
-
-def rfc3339(t: datetime | None) -> str | None:
-    """RFC 3339 text of an aware time, 'Z' for UTC; None stays None."""
-    if t is None:
-        return None
-    text = t.isoformat()
-    if t.utcoffset() == _ZERO and text.endswith("+00:00"):
-        text = text[:-6] + "Z"
-    return text
 
 
 def selected(model: Model, operations: Sequence[Operation] | None) -> tuple[Operation, ...]:
