@@ -115,7 +115,8 @@ unparsable_time = st.one_of(
         "yesterday", "", "2026-13-45T99:00:00Z", "2026-03-01", "2026-03-01T09:00:00+25:00",
         "2026-03-01T09:00:00ZZ", "１２３４-03-01T09:00:00Z", "2026-03-01T09:00:00\u202eZ",
     ]),
-    st.integers(), st.floats(allow_nan=False, allow_infinity=False), st.lists(st.integers(), max_size=2),
+    st.integers(), st.floats(allow_nan=False, allow_infinity=False),
+    st.lists(st.integers(), max_size=2),
     st.just(Raw("[" * 1000 + "]" * 1000)),
 )
 
