@@ -1,0 +1,266 @@
+"""Pilot-driven TUI benchmark: time to first data on screen, and key -> repaint latency.
+
+    .venv/bin/python bench/tui.py                 # 1k, 10k, 100k operations and ~1M events
+    .venv/bin/python bench/tui.py --quick         # 1k and 10k operations
+    .venv/bin/python bench/tui.py --file F.json   # any vCon
+
+Every file is measured in a fresh child process (``--child``), headless (``run_test``) at
+160x50, against ``viewer.tui.app.make_app``. Times are taken *inside* the app, so Pilot's own
+pauses (``wait_for_idle`` sleeps ~20 ms per step, ~60 ms per key press) do not count:
+
+* **first data**: from the top of the child (before importing textual and the viewer) to the
+  end of the first compositor frame (``Compositor.render_update``) that drew a timeline row
+  (``TimelineView.render_line`` with a model). Compared with a bare parse measured the same
+  way in another fresh child: from its top (before ``import orjson``) to the end of
+  ``orjson.loads(open(F, 'rb').read())``, gc disabled.
+* **key -> repaint**: from just before ``pilot.press(key)`` sends the key to the end of the
+  first compositor frame after it (latency, wall), and the main thread's CPU time
+  (``time.thread_time``) over the same span. j/k move the operation selection (j N times down
+  from the top, then k N times back), l/h switch attempts on an operation that has two or more
+  (alternating l, h). ``x`` is not bound: its row is Pilot's overhead when nothing is redrawn
+  (no frame follows it). ``press + pause`` is the whole Pilot round trip, for reference.
+
+The goals from the issue: key -> repaint <= 16 ms median at 100k operations; first data <= 3x
+the bare parse.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+T_TOP = time.perf_counter()
+C_TOP = time.process_time()
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+PY = str(ROOT / ".venv" / "bin" / "python")
+if not Path(PY).exists():  # pragma: no cover
+    PY = sys.executable
+SIZE = (160, 50)
+
+BARE = (
+    "import time; t = time.perf_counter(); c = time.process_time()\n"
+    "import gc, json, sys, resource, orjson; gc.disable()\n"
+    "orjson.loads(open(sys.argv[1], 'rb').read())\n"
+    "print(json.dumps({'wall': time.perf_counter() - t, 'cpu': time.process_time() - c,\n"
+    "  'rss': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))\n"
+)
+
+
+# --- child: one file, one app --------------------------------------------------------------------
+
+
+def child(path: str, presses: int) -> dict:
+    import asyncio
+
+    from textual._compositor import Compositor
+
+    from viewer.tui.app import make_app
+    from viewer.tui.timeline import TimelineView
+
+    t_import = time.perf_counter() - T_TOP
+    frames: list[tuple[float, float]] = []  # (perf_counter, thread_time) at the end of a frame
+    rows_drawn: list[float] = []  # perf_counter of the first timeline row drawn with data
+    first_data: list[float] = []
+
+    render_update = Compositor.render_update
+
+    def timed_render_update(self, *args, **kwargs):
+        update = render_update(self, *args, **kwargs)
+        if update is not None:
+            now = time.perf_counter()
+            frames.append((now, time.thread_time()))
+            if rows_drawn and not first_data:
+                first_data.append(now)
+        return update
+
+    render_line = TimelineView.render_line
+
+    def timed_render_line(self, y):
+        if not rows_drawn and self.vapp.model is not None:
+            rows_drawn.append(time.perf_counter())
+        return render_line(self, y)
+
+    Compositor.render_update = timed_render_update  # type: ignore[method-assign]
+    TimelineView.render_line = timed_render_line  # type: ignore[method-assign]
+
+    result: dict = {"import_s": t_import}
+
+    async def drive() -> None:
+        t_app = time.perf_counter()
+        app = make_app(path)
+        async with app.run_test(size=SIZE) as pilot:
+            while not first_data:
+                await asyncio.sleep(0.002)
+            result["first_data_s"] = first_data[0] - T_TOP
+            result["first_data_from_app_s"] = first_data[0] - t_app
+            result["first_data_cpu_s"] = time.process_time() - C_TOP  # about: polled
+            await pilot.pause()
+            model = app.model
+            assert model is not None
+            result["events"] = len(model.events)
+            result["operations"] = len(model.operations)
+
+            async def press(key: str) -> tuple[float | None, float | None, float]:
+                mark = len(frames)
+                t0, c0 = time.perf_counter(), time.thread_time()
+                await pilot.press(key)
+                await pilot.pause()
+                total = time.perf_counter() - t0
+                if len(frames) > mark:
+                    t1, c1 = frames[mark]
+                    return t1 - t0, c1 - c0, total
+                return None, None, total
+
+            keys: dict[str, list[tuple[float | None, float | None, float]]] = {
+                k: [] for k in ("x", "j", "k", "l", "h")}
+            for _ in range(presses):
+                keys["x"].append(await press("x"))
+            app.select_operation(0)
+            await pilot.pause()
+            for _ in range(presses):
+                keys["j"].append(await press("j"))
+            for _ in range(presses):
+                keys["k"].append(await press("k"))
+            multi = next((i for i, op in enumerate(model.operations) if len(op.attempts) > 1),
+                         None)
+            if multi is not None:
+                app.select_operation(multi)
+                await pilot.pause()
+                for _ in range(presses):
+                    keys["l"].append(await press("l"))
+                    keys["h"].append(await press("h"))
+            result["keys"] = keys
+            result["multi_attempt_operation"] = multi
+            await pilot.press("q")
+
+    asyncio.run(drive())
+    import resource
+
+    result["rss_kib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return result
+
+
+# --- parent ---------------------------------------------------------------------------------
+
+
+def run_child(path: Path, presses: int, timeout: float) -> dict:
+    out = subprocess.run([PY, __file__, "--child", str(path), "--presses", str(presses)],
+                         capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if out.returncode != 0:
+        raise RuntimeError(f"child failed on {path}: {out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def bare(path: Path) -> dict:
+    out = subprocess.run([PY, "-c", BARE, str(path)], capture_output=True, text=True,
+                         check=True)
+    return json.loads(out.stdout)
+
+
+def make_input(ops: int) -> Path:
+    path = OUT / f"gen-{ops}.vcon.json"
+    if not path.exists():
+        OUT.mkdir(parents=True, exist_ok=True)
+        gen = ROOT / "bench" / "generate.py"
+        if not gen.exists():
+            gen = ROOT / "bench" / "genbig.py"
+            path = OUT / f"genbig-{ops}.vcon.json"
+        tmp = path.with_suffix(".tmp")
+        subprocess.run([PY, str(gen), "--operations", str(ops), "--seed", "0", "-o", str(tmp)],
+                       check=True)
+        tmp.replace(path)
+    return path
+
+
+def _ms(v: float | None) -> str:
+    return "-" if v is None else f"{v * 1e3:,.1f}"
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def report(rows: list[tuple[str, Path, dict, dict]]) -> str:
+    lines = [
+        "#### First data on screen (headless, 160x50)",
+        "",
+        "| file | events | operations | bare parse | first data | ratio | of which imports "
+        "| first data from make_app | peak RSS (TUI) | peak RSS (bare) |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, _, r, b in rows:
+        lines.append(
+            f"| {label} | {r['events']:,} | {r['operations']:,} | {_ms(b['wall'])} ms "
+            f"| {_ms(r['first_data_s'])} ms | {r['first_data_s'] / b['wall']:.2f}x "
+            f"| {_ms(r['import_s'])} ms | {_ms(r['first_data_from_app_s'])} ms "
+            f"| {r['rss_kib'] / 1024:,.0f} MiB | {b['rss'] / 1024:,.0f} MiB |")
+    lines += [
+        "",
+        "#### Key -> repaint (in-app: key sent -> end of the next compositor frame)",
+        "",
+        "| file | key | n | repainted | latency median | latency p95 | CPU median | CPU p95 "
+        "| press + pause median |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for label, _, r, _b in rows:
+        for key, samples in r["keys"].items():
+            if not samples:
+                lines.append(f"| {label} | `{key}` | 0 | - | - | - | - | - | - |")
+                continue
+            lat = [s[0] for s in samples if s[0] is not None]
+            cpu = [s[1] for s in samples if s[1] is not None]
+            tot = [s[2] for s in samples]
+            lines.append(
+                f"| {label} | `{key}` | {len(samples)} | {len(lat)} "
+                f"| {_ms(statistics.median(lat)) if lat else '-'} ms "
+                f"| {_ms(_pct(lat, 0.95)) if lat else '-'} ms "
+                f"| {_ms(statistics.median(cpu)) if cpu else '-'} ms "
+                f"| {_ms(_pct(cpu, 0.95)) if cpu else '-'} ms "
+                f"| {_ms(statistics.median(tot))} ms |")
+    lines += ["", "Goals: key -> repaint <= 16 ms median at 100k operations; first data <= 3x "
+              "bare parse. `x` is unbound (Pilot overhead, no frame)."]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--child", metavar="FILE", help=argparse.SUPPRESS)
+    p.add_argument("--presses", type=int, default=30, help="presses per key (default 30)")
+    p.add_argument("--quick", action="store_true", help="1k and 10k operations only")
+    p.add_argument("--ops", type=int, nargs="*",
+                   help="operation counts (default 1000 10000 100000 400000; 400000 is ~1M "
+                        "events with bench/generate.py)")
+    p.add_argument("--file", type=Path, action="append", default=[], help="also this vCon")
+    p.add_argument("--timeout", type=float, default=1800)
+    args = p.parse_args(argv)
+
+    if args.child:
+        print(json.dumps(child(args.child, args.presses)))
+        return 0
+
+    ops = args.ops if args.ops is not None else (
+        [1000, 10_000] if args.quick else [1000, 10_000, 100_000, 400_000])
+    files = [(f"{n:,} ops", make_input(n)) for n in ops] + [(f.name, f) for f in args.file]
+    rows = []
+    for label, path in files:
+        print(f"measuring {label} ({path.name}) ...", file=sys.stderr)
+        b = bare(path)
+        r = run_child(path, args.presses, args.timeout)
+        rows.append((label, path, r, b))
+    print(f"\n### vcon-view TUI benchmark ({os.cpu_count()} CPUs, load average "
+          f"{os.getloadavg()[0]:.1f})\n")
+    print(report(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
