@@ -1,4 +1,4 @@
-"""`?`: every key (from the Bindings themselves, so it cannot drift) and the glyph legend."""
+"""`?`: every key, the filter tokens and the glyph legend (glyphs read from palette.py)."""
 
 from __future__ import annotations
 
