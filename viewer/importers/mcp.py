@@ -255,7 +255,8 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
             lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else ts
         if it.get("request") is not None:
             _add(t.messages, it["request"], d, ts, f"{where}/request", rep)
-        for k, n in enumerate(it.get("notifications") or []):
+        notes = it.get("notifications")
+        for k, n in enumerate(notes if isinstance(notes, list) else []):
             _add(t.messages, n, None, ts, f"{where}/notifications/{k}", rep)
         if it.get("response") is not None:
             _add(t.messages, it["response"], back, end, f"{where}/response", rep)

@@ -1,0 +1,488 @@
+"""Lifting: tool-invocation events derived from vCons in the three pre-draft agent shapes.
+
+* **vcon-mcp-proxy dialogs**: one text dialog per JSON-RPC message, with ``meta.mcp_type``,
+  ``meta.mcp_method`` and ``meta.request_id``; mapped by ``viewer.importers.mcp``.
+* an **``mcp_session`` dialog** (draft-howe-vcon-mcp-session): ``tool_call`` blocks (or, when
+  the session has none, ``tool_use`` blocks) -> tool-invocation; ``tool_result`` ->
+  tool-result, or tool-failure when ``is_error``.
+* an **``agent_trace`` analysis** (draft-howe-vcon-agent-session, VAC entries): ``tool-call``
+  entries -> tool-invocation; ``tool-result`` entries (by ``parent-id``/``call-id``) ->
+  tool-result, or tool-failure when their status is not a success.
+
+``lift(vcon)`` is pure: it returns the derived events and where they came from, and never
+touches the vCon. ``derived_view`` gives ``build_model`` a copy of the vCon with those events
+(plus a session or agent party when the vCon has none) for a vCon without tool-lifecycle events;
+``convert_vcon`` writes that copy as a new vCon (``vcon-view import vcon``).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Final
+
+from viewer.importers.common import EPOCH, Events, Report, parse_ts, rfc3339, vcon_uuid
+from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
+from viewer.model import spec
+from viewer.model.types import Diagnostic
+
+_SERVER_ROLES: Final = frozenset({"server", "tool-server", "tool_server", "tool_provider",
+                                  "mcp_server", "mcp-server"})
+_CLIENT_ROLES: Final = frozenset({"client", "agent", "mcp_client", "mcp-client", "assistant",
+                                  "ai_agent"})
+_OK: Final = frozenset({"ok", "success", "succeeded", "completed", "complete", "done"})
+
+
+class NothingToLift(Exception):
+    """The vCon has tool-lifecycle events already, or none of the three shapes."""
+
+
+@dataclass
+class Provenance:
+    """Where derived events came from; ``derived_from`` are JSON Pointers into the vCon."""
+
+    derived_from: tuple[str, ...] = ()
+    shapes: tuple[str, ...] = ()
+    event_sources: tuple[str, ...] = ()  # per derived event, a JSON Pointer
+    add_parties: list[dict[str, Any]] = field(default_factory=list)
+    add_session: dict[str, Any] | None = None
+    report: Report = field(default_factory=Report)
+
+
+def has_lifecycle_events(vcon: dict[str, Any]) -> bool:
+    evs = vcon.get("events")
+    return isinstance(evs, list) and any(
+        isinstance(e, dict) and isinstance(e.get("type"), str)
+        and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
+
+
+def _list(vcon: dict[str, Any], key: str) -> list[Any]:
+    v = vcon.get(key)
+    return v if isinstance(v, list) else []
+
+
+def _meta(obj: Any) -> dict[str, Any]:
+    m = obj.get("meta") if isinstance(obj, dict) else None
+    return m if isinstance(m, dict) else {}
+
+
+def _role(party: Any) -> str:
+    if not isinstance(party, dict):
+        return ""
+    m = _meta(party)
+    for v in (party.get("role"), m.get("party_type"), m.get("mcp_role")):
+        if isinstance(v, str):
+            r = v.lower()
+            if r in _SERVER_ROLES or r in _CLIENT_ROLES:
+                return r
+    return str(party.get("role") or "").lower()
+
+
+def _arr(v: Any) -> list[Any]:
+    return v if isinstance(v, list) else []
+
+
+def _decode(item: dict[str, Any]) -> Any:
+    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable."""
+    body, enc = item.get("body"), item.get("encoding")
+    if isinstance(body, str) and enc == "base64url":
+        try:
+            body = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
+        except ValueError:
+            return None
+    if isinstance(body, str):
+        try:
+            return json.loads(body)
+        except ValueError:
+            return None
+    return body
+
+
+class _Lifter:
+    def __init__(self, vcon: dict[str, Any]) -> None:
+        self.vcon = vcon
+        self.parties = _list(vcon, "parties")
+        self.prov = Provenance()
+        self.rep = self.prov.report
+        self.ev = Events(party=0)
+        self.sources: list[str] = []
+        self.derived: list[str] = []
+        self.shapes: list[str] = []
+        self.first: datetime | None = None
+
+    def party(self, want: frozenset[str], name: str) -> int:
+        for i, p in enumerate(self.parties):
+            if _role(p) in want or (isinstance(p, dict) and "agent_session" in _meta(p)):
+                return i
+        for i, p in enumerate(self.prov.add_parties):
+            if p["name"] == name:
+                return len(self.parties) + i
+        self.prov.add_parties.append({"name": name, "role": "agent"})
+        self.rep.warn(f"no agent party found: a party \"{name}\" was added for the derived "
+                      "events")
+        return len(self.parties) + len(self.prov.add_parties) - 1
+
+    def note_time(self, t: datetime | None) -> None:
+        if t is not None and (self.first is None or t < self.first):
+            self.first = t
+
+    def run(self) -> tuple[list[dict[str, Any]], Provenance]:
+        if not has_lifecycle_events(self.vcon):
+            self.proxy()
+            self.mcp_sessions()
+            self.agent_traces()
+        n_sessions = len(_list(self.vcon, "sessions") or _list(self.vcon, "session"))
+        if self.ev.events and n_sessions == 0:
+            self.prov.add_session = {
+                "parties": list(range(len(self.parties) + len(self.prov.add_parties))),
+                **({"start": rfc3339(self.first)} if self.first else {}),
+            }
+        self.prov.derived_from = tuple(self.derived)
+        self.prov.shapes = tuple(self.shapes)
+        self.prov.event_sources = tuple(self.ev.sources)
+        return self.ev.events, self.prov
+
+    # -- vcon-mcp-proxy: a dialog per JSON-RPC message ---------------------------------------
+    def proxy(self) -> None:
+        msgs: list[Msg] = []
+        for i, d in enumerate(_list(self.vcon, "dialog")):
+            m = _meta(d)
+            if not ({"mcp_type", "mcp_method", "request_id"} & m.keys()):
+                continue
+            where = f"/dialog/{i}"
+            body = _decode(d)
+            if not isinstance(body, (dict, list)):
+                self.rep.fail(where, "dialog body is not a JSON-RPC message")
+                continue
+            ts, naive = parse_ts(d.get("start"))
+            if naive:
+                self.rep.warn("dialog start times without a zone offset were read as UTC")
+            msgs.append(Msg(body if isinstance(body, dict) else {"batch": body},
+                            self._proxy_dir(d, m), ts, where))
+            self.derived.append(where)
+        if not msgs:
+            return
+        self.shapes.append("vcon-mcp-proxy")
+        known = [m.ts for m in msgs if m.ts is not None]
+        times: list[datetime] = []
+        prev = known[0] if known else EPOCH
+        for k, m in enumerate(msgs):
+            prev = m.ts if m.ts is not None else (prev if known else EPOCH.replace(
+                microsecond=min(k * 1000, 999000)))
+            times.append(prev)
+        if not known:
+            self.rep.times = "order-only"
+        self.note_time(times[0])
+        self.ev.party = self.party(frozenset({"client", "agent", "mcp_client", "mcp-client"}),
+                                   "MCP client (agent)")
+        MCPMapper(self.ev, self.rep, self._proxy_server(msgs)).run(msgs, times)
+
+    def _proxy_dir(self, d: dict[str, Any], m: dict[str, Any]) -> str | None:
+        got = _direction(m.get("direction", m.get("dir")))
+        if got:
+            return got
+        sender = d.get("originator")
+        if type(sender) is not int:
+            ps = d.get("parties")
+            sender = ps[0] if isinstance(ps, list) and ps and type(ps[0]) is int else None
+        if sender is not None and 0 <= sender < len(self.parties):
+            role = _role(self.parties[sender])
+            if role in _SERVER_ROLES:
+                return S2C
+            if role in _CLIENT_ROLES:
+                return C2S
+        return None
+
+    def _proxy_server(self, msgs: list[Msg]) -> str:
+        for p in self.parties:
+            if _role(p) in _SERVER_ROLES:
+                m = _meta(p)
+                for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
+                    if isinstance(v, str) and v and not v.startswith("!"):
+                        return v
+        for m in msgs:
+            r = m.msg.get("result") if m.msg else None
+            if isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
+                n = r["serverInfo"].get("name")
+                if isinstance(n, str) and n and not n.startswith("!"):
+                    return n
+        self.rep.warn("the MCP server is not named in the vCon: recorded as "
+                      "\"unknown-mcp-server\"")
+        return "unknown-mcp-server"
+
+    # -- mcp_session dialogs ---------------------------------------------------------------
+    def mcp_sessions(self) -> None:
+        for i, d in enumerate(_list(self.vcon, "dialog")):
+            if not isinstance(d, dict) or d.get("type") != "mcp_session":
+                continue
+            where = f"/dialog/{i}"
+            body = _decode(d)
+            if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+                self.rep.fail(where, "mcp_session body has no messages array")
+                continue
+            self.shapes.append("mcp_session")
+            self.derived.append(where)
+            self.ev.party = self.party(frozenset({"ai_agent", "agent", "assistant"}),
+                                       "AI agent")
+            self._mcp_session(where, d, body)
+
+    def _mcp_session(self, where: str, d: dict[str, Any], body: dict[str, Any]) -> None:
+        msgs = body["messages"]
+        blocks = [(k, j, b) for k, msg in enumerate(msgs) if isinstance(msg, dict)
+                  for j, b in enumerate(_arr(msg.get("content"))) if isinstance(b, dict)]
+        calls_are = "tool_call" if any(b.get("type") == "tool_call" for _, _, b in blocks) \
+            else "tool_use"
+        if calls_are == "tool_use" and any(b.get("type") == "tool_use" for _, _, b in blocks):
+            self.rep.warn(f"{where}: the mcp_session has no tool_call blocks: its tool_use "
+                          "blocks were taken as the invocations (the model's request; the "
+                          "session does not evidence the call was made)")
+        ops: dict[str, str] = {}
+        start, _ = parse_ts(d.get("start"))
+        prev = start or EPOCH
+        for k, msg in enumerate(msgs):
+            if not isinstance(msg, dict):
+                continue
+            ts, _ = parse_ts(msg.get("timestamp"))
+            if ts is None:
+                self.rep.times = "partial"
+            prev = ts or prev
+            self.note_time(prev)
+            for j, b in enumerate(_arr(msg.get("content"))):
+                if not isinstance(b, dict):
+                    continue
+                ptr = f"{where}/body/messages/{k}/content/{j}"
+                t = b.get("type")
+                if t == calls_are:
+                    name = b.get("name")
+                    if not isinstance(name, str) or not name:
+                        self.rep.fail(ptr, f"{t} without a name")
+                        continue
+                    op = self.ev.new_operation()
+                    if isinstance(b.get("id"), str):
+                        ops[b["id"]] = op
+                    self.ev.add("tool-invocation", prev, op, 1, ptr, body=b.get("input", {}),
+                                server=self._session_server(body, msg, name), tool=name)
+                    self.rep.mapped += 1
+                elif t == "tool_result":
+                    ref = b.get("tool_use_id")
+                    op = ops.get(ref) if isinstance(ref, str) else None
+                    if op is None:
+                        self.rep.fail(ptr, "tool_result for no recorded call")
+                        continue
+                    out = {x: b[x] for x in ("content", "is_error", "duration_ms") if x in b}
+                    kind = "tool-failure" if b.get("is_error") is True else "tool-result"
+                    self.ev.add(kind, prev, op, 1, ptr, body=out)
+                    self.rep.mapped += 1
+                elif t == "tool_use":
+                    self.rep.ignore("tool_use (the model's request; the tool_call is mapped)")
+
+    def _session_server(self, body: dict[str, Any], msg: dict[str, Any], tool: str) -> str:
+        to = msg.get("to")
+        to = to[0] if isinstance(to, list) and to else to
+        if type(to) is int and 0 <= to < len(self.parties) and _role(self.parties[to]) \
+                in _SERVER_ROLES:
+            p = self.parties[to]
+            url = _meta(p).get("server_url")
+            name = url if isinstance(url, str) and url else p.get("name")
+            if isinstance(name, str) and name and not name.startswith("!"):
+                return name
+        for s in _arr(body.get("servers")):
+            if isinstance(s, dict) and tool in _arr(s.get("tools")):
+                for v in (s.get("url"), s.get("server_url"), s.get("name")):
+                    if isinstance(v, str) and v and not v.startswith("!"):
+                        return v
+        for p in self.parties:
+            m = _meta(p)
+            if _role(p) in _SERVER_ROLES and tool in _arr(m.get("tools_provided")):
+                url = m.get("server_url")
+                name = url if isinstance(url, str) and url else p.get("name")
+                if isinstance(name, str) and name and not name.startswith("!"):
+                    return name
+        self.rep.warn("a tool's server is not named in the mcp_session: recorded as "
+                      "\"unknown-mcp-server\"")
+        return "unknown-mcp-server"
+
+    # -- agent_trace analyses --------------------------------------------------------------
+    def agent_traces(self) -> None:
+        ops: dict[str, str] = {}
+        for i, a in enumerate(_list(self.vcon, "analysis")):
+            if not isinstance(a, dict) or a.get("type") != "agent_trace":
+                continue
+            where = f"/analysis/{i}"
+            if a.get("encoding") == "base64url":
+                self.rep.fail(where, "a CBOR (base64url) agent_trace is not read")
+                continue
+            body = _decode(a)
+            entries = _entries(body)
+            if entries is None:
+                self.rep.fail(where, "agent_trace body has no entries")
+                continue
+            if "agent_trace" not in self.shapes:
+                self.shapes.append("agent_trace")
+            self.derived.append(where)
+            self.ev.party = self.party(frozenset({"agent", "ai_agent"}), "AI agent")
+            base = where + ("/body" if isinstance(a.get("body"), (dict, list)) else "/body(json)")
+            self._entries(entries, base, ops)
+
+    def _entries(self, entries: list[tuple[str, Any]], base: str, ops: dict[str, str]) -> None:
+        prev = EPOCH
+        for sub, e in entries:
+            if not isinstance(e, dict):
+                continue
+            ptr = base + sub
+            t = e.get("type")
+            ts, _ = parse_ts(e.get("timestamp"))
+            if ts is None and t in ("tool-call", "tool-result"):
+                self.rep.times = "partial"
+            prev = ts or prev
+            if t == "tool-call":
+                name = e.get("name")
+                if not isinstance(name, str) or not name:
+                    self.rep.fail(ptr, "tool-call without a name")
+                    continue
+                server, tool = "!host", name
+                if name.startswith("mcp__") and name.count("__") >= 2:
+                    _, server, tool = name.split("__", 2)
+                op = self.ev.new_operation()
+                if isinstance(e.get("id"), str):
+                    ops[e["id"]] = op
+                self.note_time(prev)
+                self.ev.add("tool-invocation", prev, op, 1, ptr,
+                            body=e.get("arguments", e.get("input", {})), server=server,
+                            tool=tool)
+                self.rep.mapped += 1
+            elif t == "tool-result":
+                ref = next((e[k] for k in ("call-id", "tool-call-id", "parent-id")
+                            if isinstance(e.get(k), str) and e[k] in ops), None)
+                if ref is None:
+                    self.rep.fail(ptr, "tool-result for no recorded tool-call")
+                    continue
+                status = e.get("status")
+                ok = status is None or (isinstance(status, str) and status.lower() in _OK)
+                if e.get("is-error") is True or e.get("error") is not None:
+                    ok = False
+                if not ok and not (isinstance(status, str) and status.lower() in (
+                        "error", "failed", "failure", "fail")):
+                    self.rep.warn(f"agent_trace status {str(status)[:20]!r} read as a failure")
+                out = {k: e[k] for k in ("status", "output", "error") if k in e}
+                self.ev.add("tool-result" if ok else "tool-failure", prev, ops[ref], 1, ptr,
+                            body=out)
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore(f"agent_trace {t} entry")
+
+
+def _entries(body: Any) -> list[tuple[str, Any]] | None:
+    """(pointer suffix, entry) of a VAC record, an entries list or one entry (per-tool-call)."""
+    if isinstance(body, list):
+        return [(f"/{k}", e) for k, e in enumerate(body)]
+    if not isinstance(body, dict):
+        return None
+    st = body.get("session-trace")
+    if isinstance(st, dict) and isinstance(st.get("entries"), list):
+        return [(f"/session-trace/entries/{k}", e) for k, e in enumerate(st["entries"])]
+    if isinstance(body.get("entries"), list):
+        return [(f"/entries/{k}", e) for k, e in enumerate(body["entries"])]
+    if body.get("type") in ("tool-call", "tool-result"):
+        return [("", body)]
+    return None
+
+
+def lift(vcon: dict[str, Any]) -> tuple[list[dict[str, Any]], Provenance]:
+    """Derived tool-invocation events of a vCon in a pre-draft shape, and their provenance.
+
+    Pure. No events when the vCon already has tool-lifecycle events or none of the shapes.
+    Event ``party`` and ``sessions`` indices assume ``derived_vcon`` adds what Provenance
+    asks for (an agent party, a session) at the end of those arrays.
+    """
+    return _Lifter(vcon).run()
+
+
+def derived_vcon(vcon: dict[str, Any], events: list[dict[str, Any]],
+                 prov: Provenance) -> dict[str, Any]:
+    """A shallow copy of the vCon with the derived events (never modifies ``vcon``)."""
+    out = dict(vcon)
+    out["events"] = [*_list(vcon, "events"), *events]
+    if prov.add_parties:
+        out["parties"] = [*_list(vcon, "parties"), *prov.add_parties]
+    if prov.add_session is not None:
+        out["sessions"] = [prov.add_session]
+    ext = _list(vcon, "extensions")
+    if spec.EXTENSION_NAME not in ext:
+        out["extensions"] = [*ext, spec.EXTENSION_NAME]
+    return out
+
+
+@dataclass(frozen=True)
+class DerivedView:
+    """What ``build_model`` uses for a vCon whose operations are derived."""
+
+    vcon: dict[str, Any]
+    derived_from: tuple[str, ...]
+    diagnostics: tuple[Diagnostic, ...]
+
+
+def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
+    """The derived copy for display, or None when there is nothing to lift."""
+    if not isinstance(vcon, dict) or has_lifecycle_events(vcon):
+        return None
+    try:
+        events, prov = lift(vcon)
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError) as exc:
+        # hostile or odd input must never stop the file from being shown
+        return DerivedView(vcon, (), (Diagnostic(
+            "derived-failed", "warning", "",
+            f"operations could not be derived from this vCon ({type(exc).__name__})"),))
+    if not events:
+        return None
+    n_ops = len({e["operation_id"] for e in events})
+    first = len(_list(vcon, "events"))
+    diags = [Diagnostic(
+        "derived-events", "info", prov.derived_from[0],
+        f"no tool-invocation events in the file: {n_ops} operation(s) ({len(events)} events "
+        f"from index {first}) were derived from {', '.join(prov.shapes)} at "
+        f"{', '.join(prov.derived_from[:4])}{' …' if len(prov.derived_from) > 4 else ''}; "
+        "the file is unchanged (vcon-view import vcon writes them)")]
+    diags += [Diagnostic("derived-warning", "info", prov.derived_from[0], w[:300])
+              for w in prov.report.lines()]
+    return DerivedView(derived_vcon(vcon, events, prov), prov.derived_from, tuple(diags))
+
+
+def convert_vcon(data: bytes, *, source_name: str = "-",
+                 ignore_critical: bool = False) -> tuple[dict[str, Any], Report]:
+    """``vcon-view import vcon``: the input vCon plus its derived events, as a new vCon."""
+    from viewer.load import load_bytes
+
+    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical)
+    vcon = loaded.vcon
+    if has_lifecycle_events(vcon):
+        raise NothingToLift("it already has tool-invocation events")
+    events, prov = lift(vcon)
+    if not events:
+        if prov.report.unmapped:
+            raise NothingToLift("nothing could be derived: " + "; ".join(prov.report.examples))
+        raise NothingToLift("no vcon-mcp-proxy dialogs, mcp_session dialog or agent_trace "
+                            "analysis with tool calls")
+    out = copy.deepcopy(derived_vcon(vcon, events, prov))
+    old_uuid = vcon.get("uuid")
+    out["uuid"] = vcon_uuid(data)
+    provenance = {
+        "tool": "vcon-view import vcon",
+        "source": {"file": source_name, "uuid": old_uuid, "sha256": loaded.source.sha256,
+                   "shapes": list(prov.shapes)},
+        "derived_from": list(prov.derived_from),
+        **prov.report.as_dict(),
+        "events": [{"event": len(_list(vcon, "events")) + i, "from": s}
+                   for i, s in enumerate(prov.event_sources)],
+    }
+    out["attachments"] = [*_list(out, "attachments"), {
+        "purpose": "import-provenance",
+        "party": events[0]["party"],
+        "mediatype": "application/json",
+        "encoding": "json",
+        "body": provenance,
+    }]
+    return out, prov.report
