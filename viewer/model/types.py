@@ -171,6 +171,9 @@ class Model:
     diagnostics: tuple[Diagnostic, ...]
     context: tuple[int, ...]  # indices of non-lifecycle events, replay order
     by_operation: dict[str, int] = field(default_factory=dict)  # operation_id -> operations idx
+    #: JSON Pointers of the objects the events were derived from (lifting, viewer.importers);
+    #: () when the events are the file's own. When set, ``vcon`` is a derived copy.
+    derived_from: tuple[str, ...] = ()
 
     def operation(self, operation_id: str) -> Operation | None:
         i = self.by_operation.get(operation_id)
