@@ -23,6 +23,11 @@ OVERRIDE_NOTE = (
     "support, and the core draft says it must not be processed"
 )
 
+DERIVED_NOTE = (
+    "the file has no tool-invocation events: these operations were derived by vcon-view from "
+    "the objects named in 'from'; the file is unchanged"
+)
+
 
 def selected(model: Model, operations: Sequence[Operation] | None) -> tuple[Operation, ...]:
     """The operations an export covers: all of them, or the subset in model order."""
@@ -117,6 +122,8 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
         out["produced_under_override"] = True
         out["note"] = OVERRIDE_NOTE
     out["source"] = _source(model)
+    if model.derived_from:  # lifted: the file has no lifecycle events (viewer.importers.lift)
+        out["derived"] = {"from": list(model.derived_from), "note": DERIVED_NOTE}
     if operations is not None:
         out["selection"] = {
             "operations": len(ops),
