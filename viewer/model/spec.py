@@ -14,7 +14,7 @@ Cell = Literal["M", "S", "O", "X"]
 EXTENSION_NAME: Final = "tool-invocation"
 
 # Extensions vcon-view understands, for the core draft's `critical` rule.
-SUPPORTED_EXTENSIONS: Final = frozenset({EXTENSION_NAME})
+SUPPORTED_EXTENSIONS: Final = frozenset({EXTENSION_NAME, "agent_session"})  # agent_trace lifted
 
 # --- Event Object Types and Parameters -----------------------------------------------------
 
