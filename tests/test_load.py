@@ -524,26 +524,42 @@ def test_encrypted_detected_before_unsigned() -> None:
 # --- critical and must_support ---------------------------------------------------------------
 
 
-def test_critical_unsupported_refused() -> None:
+def _unsupported_critical_file(tmp_path: Path) -> Path:
+    p = tmp_path / "future.vcon.json"
+    p.write_bytes(dumps(dict(MINIMAL, critical=["x-future-ext"],
+                             extensions=["x-future-ext", "lawful_basis"])))
+    return p
+
+
+def test_critical_unsupported_refused(tmp_path: Path) -> None:
+    path = _unsupported_critical_file(tmp_path)
     with pytest.raises(LoadError) as ei:
-        load_path(str(AGENT_SESSION))
+        load_path(str(path))
     assert ei.value.exit_code == 3
     assert ei.value.message == (
-        f"{AGENT_SESSION}: critical extension(s) not supported by vcon-view: agent_session "
+        f"{path}: critical extension(s) not supported by vcon-view: x-future-ext "
         "(use --ignore-critical to view anyway)"
     )
 
 
-def test_critical_unsupported_overridden() -> None:
-    loaded = load_path(str(AGENT_SESSION), ignore_critical=True)
+def test_critical_unsupported_overridden(tmp_path: Path) -> None:
+    loaded = load_path(str(_unsupported_critical_file(tmp_path)), ignore_critical=True)
     src = loaded.source
-    assert src.critical == ("agent_session",)
-    assert src.extensions == ("agent_session", "lawful_basis")
-    assert src.unsupported_critical == ("agent_session",)
+    assert src.critical == ("x-future-ext",)
+    assert src.extensions == ("x-future-ext", "lawful_basis")
+    assert src.unsupported_critical == ("x-future-ext",)
     assert src.critical_override is True
     assert [(d.code, d.severity, d.pointer) for d in loaded.diagnostics] == [
         ("critical-unsupported", "warning", "/critical/0")
     ]
+
+
+def test_agent_session_critical_is_supported() -> None:
+    """agent_session is supported since its agent_trace analyses are lifted (issue 7)."""
+    loaded = load_path(str(AGENT_SESSION))
+    assert loaded.source.critical == ("agent_session",)
+    assert loaded.source.unsupported_critical == ()
+    assert loaded.source.critical_override is False
 
 
 def test_critical_supported_is_fine() -> None:
@@ -617,8 +633,6 @@ def test_fixture_loads_or_refuses(path: Path) -> None:
     result = _load_or_refuse(path)
     if "encrypted" in path.name:
         assert isinstance(result, LoadError) and result.exit_code == 2
-    elif path.name.startswith("agent-session"):
-        assert isinstance(result, LoadError) and result.exit_code == 3
     else:  # every other fixture, the invalid ones included, loads: invalid is not unreadable
         assert isinstance(result, Loaded)
         assert result.source.sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
@@ -637,7 +651,7 @@ def test_shared_corpus_loads_or_refuses() -> None:
     for p in files:
         if isinstance(_load_or_refuse(p), Loaded):
             loaded += 1
-    assert loaded >= len(files) - 5  # the encrypted ones and agent-session are refused
+    assert loaded >= len(files) - 5  # the encrypted ones are refused
 
 
 # --- property tests --------------------------------------------------------------------------
@@ -699,7 +713,7 @@ def test_loader_codes_are_documented() -> None:
     """Every code the loader emits is one of the spec module's stable diagnostic codes."""
     from viewer.model.spec import DIAGNOSTIC_CODES
 
-    v = dict(MINIMAL, critical=["agent_session"], must_support=["x"])
+    v = dict(MINIMAL, critical=["x-future-ext"], must_support=["x"])
     data = b"\xef\xbb\xbf" + dumps(jws(dumps(v)))
     codes = {d.code for d in load_bytes(data, ignore_critical=True).diagnostics}
     assert codes == {
