@@ -79,6 +79,12 @@ EXPECTED: dict[str, dict[str, tuple[str, list[str]]]] = {
         op: ("completed", []) for op in ("op-p001", "op-p002", "op-s001", "op-s002", "op-p003")
     },
 }
+EXPECTED["14-imported-mcp"] = {  # imported from tests/fixtures/import_2025_flow.jsonl
+    "op-0001": ("cancel-requested", ["unterminated"]),
+    "op-0002": ("completed", []),
+    "op-0003": ("errored", []),
+    "op-0004": ("failed", []),
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -180,9 +186,31 @@ def _import(path: Path, name: str) -> ModuleType:
 def test_builder_is_deterministic_and_committed(tmp_path: Path) -> None:
     builder = _import(DEMOS / "build.py", "demo_vcons_build")
     written = builder.build(tmp_path)
-    assert sorted(p.name for p in written) == DEMO_FILES
+    assert sorted(p.name for p in written) == [f for f in DEMO_FILES if f not in IMPORTED]
     for p in written:
         assert p.read_bytes() == (DEMOS / p.name).read_bytes(), p.name
+
+
+#: Demos written by ``vcon-view import``, not by build.py: (transcript, --server).
+IMPORTED = {
+    "14-imported-mcp.vcon.json": ("import_2025_flow.jsonl", "https://weather.example.com/mcp"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(IMPORTED))
+def test_imported_demo_is_reproducible(name: str, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The README's import command, rerun, writes the committed demo byte for byte."""
+    from viewer.cli import main
+
+    trace, server = IMPORTED[name]
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1772442000")
+    monkeypatch.chdir(ROOT)
+    out = tmp_path / name
+    code = main(["import", "mcp", f"tests/fixtures/{trace}", "--server", server, "-q",
+                 "-o", str(out)])
+    assert code == 0
+    assert out.read_bytes() == (DEMOS / name).read_bytes()
 
 
 def test_bench_generator(tmp_path: Path) -> None:
