@@ -450,3 +450,79 @@ async def test_narrow_terminal_keeps_essentials() -> None:
         lines = timeline_lines(app)
         row = next(line for line in lines if "op-delete" in line)
         assert "failed" in row and "viol" in row and "◆" in row
+
+
+async def test_detail_click_selects_event() -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", "enter")
+        screen = app.screen
+        assert isinstance(screen, DetailScreen)
+        rows = screen._rows()
+        await pilot.click("#events", offset=(4, 2))  # header line, then row 0, row 1
+        assert screen.row == 1 and app.event_sel == rows[1]
+
+
+async def test_filter_runs_in_thread_on_big_models(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("viewer.tui.app.BIG_MODEL", 2)
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        app.screen.query_one("#filter").value = "server:files"
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.model is not None
+        assert [app.model.operations[i].operation_id for i in app.shown] == [
+            "op-delete", "op-report"]
+
+
+def _long_vcon(tmp_path: Path) -> Path:
+    v = json.loads(SMALL.read_text())
+    for e in v["events"]:
+        if e.get("operation_id") == "op-stream" and e["type"] == "tool-progress":
+            e["body"] = "line of progress output\n" * 2000
+    progress = next(e for e in v["events"] if e["type"] == "tool-progress")
+    v["events"].extend(dict(progress, time=f"2026-03-01T10:00:{26 + i / 100:06.3f}Z")
+                       for i in range(60))
+    p = tmp_path / "long.vcon.json"
+    p.write_text(json.dumps(v))
+    return p
+
+
+async def test_long_content_in_part_then_all_and_long_attempt(tmp_path: Path) -> None:
+    app = app_for(_long_vcon(tmp_path))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("G", "enter", "l")
+        screen = app.screen
+        assert isinstance(screen, DetailScreen)
+        assert "press a to show all" in screen_text(app)
+        await pilot.press("a")
+        assert screen.full and "press a to show all" not in screen_text(app)
+        assert screen.query_one("#content-body").size.height > 2000
+        await pilot.press("pagedown", "pageup")
+        for _ in range(61):
+            await pilot.press("l")
+        rows = screen._rows()
+        assert screen.row == len(rows) - 1
+        assert f"#{rows[-1]}" in screen_text(app)  # the table scrolled to the selected row
+
+
+async def test_context_screen_and_select() -> None:
+    from viewer.tui.context import ContextScreen
+
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("j", "c")
+        assert isinstance(app.screen, ContextScreen)
+        text = screen_text(app)
+        assert "Please refund order 123" in text and "join" in text
+        ol = app.screen.query_one("#context")
+        assert ol.get_option_at_index(ol.highlighted).id == "o:1"  # the selected operation
+        await pilot.press("j", "j")  # down to a later line; then choose an operation
+        ol.highlighted = ol.get_option_index("o:3")
+        await pilot.press("enter")
+        assert isinstance(app.screen, TimelineScreen) and op_id(app) == "op-report"
+        await pilot.press("c", "escape")
+        assert isinstance(app.screen, TimelineScreen)

@@ -49,3 +49,7 @@ def test_snapshot_findings(snap_compare) -> None:
 
 def test_snapshot_help(snap_compare) -> None:
     assert snap_compare(tour_app(), terminal_size=SIZE, press=["question_mark"])
+
+
+def test_snapshot_context(snap_compare) -> None:
+    assert snap_compare(tour_app(), terminal_size=SIZE, press=["j", "j", "c"])

@@ -9,6 +9,7 @@ immutable and is the only place that decides states, lateness and findings.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any, ClassVar
@@ -25,6 +26,9 @@ from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.present import TIME_MODES
 
 Builder = Callable[[Loaded], Model]
+
+#: Above this many operations the filter runs in a thread, on enter rather than as you type.
+BIG_MODEL = 20000
 
 
 def _default_builder(loaded: Loaded) -> Model:
@@ -152,6 +156,9 @@ class VconViewApp(App[int]):
             self._t0 = min(times) if times else None
         return self._t0
 
+    def on_unmount(self) -> None:
+        gc.unfreeze()
+
     # --- shared selection ------------------------------------------------------------------------
     @property
     def operation(self) -> Operation | None:
@@ -173,13 +180,11 @@ class VconViewApp(App[int]):
         """Select a model operation (by model index); clears a filter that hides it."""
         if self.model is None:
             return False
-        if op_index not in self.shown:
+        k = bisect_left(self.shown, op_index)
+        if k >= len(self.shown) or self.shown[k] != op_index:
             self.apply_filter("")
-        try:
-            self.sel = list(self.shown).index(op_index) if not isinstance(
-                self.shown, range) else op_index
-        except ValueError:
-            return False
+            k = op_index
+        self.sel = k
         op = self.model.operations[op_index]
         self.attempt_sel = 0
         if attempt is not None:
@@ -190,24 +195,44 @@ class VconViewApp(App[int]):
         self.refresh_views()
         return True
 
-    def apply_filter(self, text: str) -> str | None:
-        """Set the filter; returns an error message for an unreadable filter."""
+    def apply_filter(self, text: str, *, background: bool = False) -> str | None:
+        """Set the filter; returns an error message for an unreadable filter.
+
+        With ``background`` on a big model the matching runs in a thread (free text reads every
+        operation's content) and the result is shown when it is ready.
+        """
         if self.model is None or self.matcher is None:
             return None
         try:
             f = parse_filter(text)
         except FilterError as exc:
             return str(exc)
+        if background and len(self.model.operations) > BIG_MODEL and not f.empty:
+            self.notify("Filtering…", markup=False, timeout=2)
+            self._filter_in_thread(f)
+            return None
+        self._set_filter(f, self.matcher.select(f))
+        return None
+
+    @work(thread=True, exclusive=True, group="filter")
+    def _filter_in_thread(self, f: Filter) -> None:
+        worker = get_current_worker()
+        assert self.matcher is not None
+        shown = self.matcher.select(f, stop=lambda: worker.is_cancelled)
+        if not worker.is_cancelled:
+            self.call_from_thread(self._set_filter, f, shown)
+
+    def _set_filter(self, f: Filter, shown: Sequence[int]) -> None:
         current = self.shown[self.sel] if self.shown else None
         self.filter = f
-        self.shown = self.matcher.select(f)
+        self.shown = shown
         self.sel = 0
-        if current is not None and current in self.shown:
-            self.sel = list(self.shown).index(current) if not isinstance(
-                self.shown, range) else current
+        if current is not None:
+            k = bisect_left(shown, current)  # shown is in model order
+            if k < len(shown) and shown[k] == current:
+                self.sel = k
         self.attempt_sel = 0
         self.refresh_views()
-        return None
 
     def refresh_views(self) -> None:
         from viewer.tui.timeline import TimelineScreen

@@ -42,6 +42,7 @@ class VconCommands(Provider):
 
         return [
             ("Findings and diagnostics", timeline_action("findings"), "every finding (f)"),
+            ("Context and conversation", timeline_action("context"), "time order (c)"),
             ("Export summary", timeline_action("export"), "md, json or csv (e)"),
             ("Filter operations", timeline_action("filter"), "tokens and free text (/)"),
             ("Cycle time mode", timeline_action("time_mode"), "absolute, relative, delta (t)"),

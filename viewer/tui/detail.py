@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -51,6 +52,15 @@ class ContentScroll(VerticalScroll, can_focus=False):
     """Scrolled by the screen's page keys; never takes focus from the screen's bindings."""
 
 
+class EventTable(Static):
+    """The attempt's events; a click selects a row (line 0 is the column header)."""
+
+    def on_click(self, event: events.Click) -> None:
+        screen = self.screen
+        if isinstance(screen, DetailScreen) and event.y >= 1:
+            screen.select_row(event.y - 1)
+
+
 class DetailScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="detail.back"),
@@ -81,7 +91,8 @@ class DetailScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")
-        yield Static(id="events")
+        with ContentScroll(id="events-scroll"):
+            yield EventTable(id="events")
         yield Static(id="event-info")
         with ContentScroll(id="content"):
             yield Static(id="content-body")
@@ -122,6 +133,7 @@ class DetailScreen(Screen[None]):
             return
         self.query_one("#detail-head", Static).update(self._head(model, op, attempt))
         self.query_one("#events", Static).update(self._table(model, op, attempt))
+        self.call_after_refresh(self._keep_row_visible)
         idx = self.event_index
         self.vapp.event_sel = idx
         self.query_one("#event-info", Static).update(self._info(model, idx))
@@ -227,7 +239,11 @@ class DetailScreen(Screen[None]):
             return raw_json(raw)
         parts: list[RenderableType] = []
         dec = decode_content(raw, full=self.full)
-        parts.append(Text(f"content: {dec.summary}", style="bold"))
+        head = Text(f"content: {dec.summary}", style="bold")
+        if dec.truncated:
+            head.append(f"  (first part of {dec.full_chars} characters: press a to show all)",
+                        P.style("flag"))
+        parts.append(head)
         parts.append(dec.renderable if dec.renderable is not None
                      else Text("(none)", style=P.style("dim")))
         if dec.truncated:
@@ -252,6 +268,21 @@ class DetailScreen(Screen[None]):
             if ad.renderable is not None:
                 parts.append(ad.renderable)
         return Group(*parts)
+
+    def _keep_row_visible(self) -> None:
+        sc = self.query_one("#events-scroll", ContentScroll)
+        line, top, h = self.row + 1, round(sc.scroll_offset.y), sc.size.height
+        if line - 1 < top:
+            sc.scroll_to(y=max(0, line - 1), animate=False)
+        elif line >= top + h:
+            sc.scroll_to(y=line - h + 1, animate=False)
+
+    def select_row(self, row: int) -> None:
+        rows = self._rows()
+        if 0 <= row < len(rows):
+            self.row = row
+            self.full = False
+            self.show()
 
     # --- actions -------------------------------------------------------------------------------
     def action_back(self) -> None:

@@ -145,12 +145,18 @@ class Matcher:
                 return False
         return True
 
-    def select(self, f: Filter) -> Sequence[int]:
-        """Indices of the operations that match, in model order."""
+    def select(self, f: Filter, stop: Callable[[], bool] | None = None) -> Sequence[int]:
+        """Indices of the operations that match, in model order (``stop``: give up early)."""
         n = len(self.model.operations)
         if f.empty:
             return range(n)
-        return [i for i in range(n) if self.matches(i, f)]
+        out = []
+        for i in range(n):
+            if stop is not None and i % 4096 == 0 and stop():
+                break
+            if self.matches(i, f):
+                out.append(i)
+        return out
 
 
 def _glob(pattern: str, value: str) -> bool:

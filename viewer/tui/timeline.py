@@ -36,6 +36,8 @@ from viewer.tui.present import dialog_text, dialog_time, fmt_delta, fmt_time
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
+BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
+
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
 # Glyph precedence when two marks fall on one cell: final states win over progress.
@@ -571,6 +573,7 @@ class TimelineScreen(Screen[None]):
         Binding("n", "finding(1)", "Next finding", id="timeline.next_finding"),
         Binding("N", "finding(-1)", "Prev finding", id="timeline.prev_finding", show=False),
         Binding("f", "findings", "Findings", id="timeline.findings"),
+        Binding("c", "context", "Context", id="timeline.context", show=False),
         Binding("slash", "filter", "Filter", id="timeline.filter"),
         Binding("escape", "clear_filter", "Clear filter", id="timeline.clear_filter",
                 show=False),
@@ -668,6 +671,11 @@ class TimelineScreen(Screen[None]):
 
         self.app.push_screen(FindingsScreen())
 
+    def action_context(self) -> None:
+        from viewer.tui.context import ContextScreen
+
+        self.app.push_screen(ContextScreen())
+
     def action_filter(self) -> None:
         box = self.query_one(FilterInput)
         box.display = True
@@ -677,7 +685,7 @@ class TimelineScreen(Screen[None]):
     def close_filter(self, apply: bool) -> None:
         box = self.query_one(FilterInput)
         if apply:
-            err = self.vapp.apply_filter(box.value)
+            err = self.vapp.apply_filter(box.value, background=True)
             if err:
                 self.notify(err, title="Filter", severity="error", markup=False)
                 return
@@ -690,7 +698,7 @@ class TimelineScreen(Screen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         model = self.vapp.model
-        if model is not None and len(model.operations) <= 20000:
+        if model is not None and len(model.operations) <= BIG_MODEL:
             self.vapp.apply_filter(event.value)  # live on small files; enter on big ones
 
     def action_clear_filter(self) -> None:
