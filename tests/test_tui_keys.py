@@ -163,7 +163,14 @@ async def test_help_and_quit() -> None:
         await app.workers.wait_for_complete()
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
-        assert "attempts:>1" in screen_text(app)
+        assert "zoom the time axis" in screen_text(app)
+        from rich.console import Console
+
+        from viewer.tui.help import help_text
+
+        console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console.print(help_text())
+        assert "attempts:>1" in console.export_text()
         await pilot.press("escape")
         assert isinstance(app.screen, TimelineScreen)
         await pilot.press("q")
