@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import io
 import json
 import re
 from pathlib import Path
@@ -168,7 +169,7 @@ async def test_help_and_quit() -> None:
 
         from viewer.tui.help import help_text
 
-        console = Console(width=120, record=True, file=open("/dev/null", "w"))  # noqa: SIM115
+        console = Console(width=120, record=True, file=io.StringIO())
         console.print(help_text())
         assert "attempts:>1" in console.export_text()
         await pilot.press("escape")
