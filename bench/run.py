@@ -42,6 +42,7 @@ VCON_VIEW = str(Path(PY).parent / "vcon-view")
 
 BARE = "import gc, orjson, sys; gc.disable(); orjson.loads(open(sys.argv[1], 'rb').read())"
 NOOP = "pass"
+LAUNCH = "import sys; sys.path[0] = sys.argv.pop(1); from viewer.cli import main; sys.exit(main())"
 
 
 @dataclass
@@ -115,10 +116,11 @@ def commands(path: Path, trees: dict[str, Path]) -> dict[str, tuple[list[str], d
         "check": ([VCON_VIEW, "check", f], None),
     }
     for label, tree in trees.items():
-        env = {**os.environ, "PYTHONPATH": str(tree)}
-        cli = [PY, "-m", "viewer.cli"]
-        cmds[f"summary --format json [{label}]"] = ([*cli, "summary", f, "--format", "json"], env)
-        cmds[f"check [{label}]"] = ([*cli, "check", f], env)
+        # sys.path[0] is the working directory under -c: point it at the other checkout
+        cli = [PY, "-c", LAUNCH, str(tree)]
+        cmds[f"summary --format json [{label}]"] = ([*cli, "summary", f, "--format", "json"],
+                                                   None)
+        cmds[f"check [{label}]"] = ([*cli, "check", f], None)
     return cmds
 
 

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+_TREE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--tree=")), None)
+sys.path.insert(0, str(Path(_TREE).resolve() if _TREE else ROOT))
 
 
 def rss_mib() -> float:
@@ -37,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cprofile", type=int, metavar="N", help="also print the cProfile top N "
                    "(by own time) of load + build + summary")
     p.add_argument("--memory", action="store_true", help="show the RSS after each stage")
+    p.add_argument("--tree", help="--tree=DIR: profile the viewer package of checkout DIR")
     args = p.parse_args(argv)
 
     t_imp = time.process_time()
@@ -79,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     doc = stage("summary_dict", lambda: summary_dict(model))
     out = stage("dumps (orjson indent + escape)", lambda: dumps(doc))
 
-    print(f"### Stages of `summary --format json`: {args.file}\n")
+    import viewer
+
+    print(f"### Stages of `summary --format json`: {args.file} ({viewer.__file__})\n")
     print(f"{len(model.events):,} events, {len(model.operations):,} operations, "
           f"{len(model.findings):,} findings, {len(model.diagnostics):,} diagnostics, "
           f"summary JSON {len(out) / 1e6:.1f} MB\n")
