@@ -380,3 +380,116 @@ def test_every_file_through_the_cli(path: Path, capsys: pytest.CaptureFixture[st
             assert err.count("\n") == 1 and out == ""
         else:
             assert out and err == ""
+
+
+# --- the TUI (Pilot): every file opens; a session with every key; no network ---------------------
+
+SESSION_KEYS = (
+    "j", "j", "k", "l", "h", "pagedown", "pageup", "end", "home", "G", "g",
+    "enter", "l", "h", "j", "k", "r", "a", "space", "pagedown", "pageup", "t", "n", "N", "y",
+    "d", "escape", "escape",
+    "r", "escape", "n", "N", "f", "j", "k", "escape",
+    "slash", "o", "p", "enter", "escape", "t", "t", "plus", "minus", "equals_sign", "0",
+    "d", "escape", "y", "e", "escape", "question_mark", "escape",
+)
+
+
+async def _open(path: Path, keys: tuple[str, ...] = (), size: tuple[int, int] = (120, 36)
+                ) -> tuple[Any, str]:
+    """Open ``path`` in the TUI, press ``keys``, quit; (app, final screen's class name).
+
+    A traceback inside the app makes ``run_test`` raise, which fails the test.
+    """
+    from viewer.tui.app import make_app
+
+    app = make_app(str(path))
+    async with app.run_test(size=size) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        first = type(app.screen).__name__
+        for k in keys:
+            await pilot.press(k)
+        await pilot.pause()
+        assert "\x1b" not in app.export_screenshot().replace("\x1b[", "")
+        await pilot.press("escape", "escape", "q")
+    return app, first
+
+
+@pytest.fixture
+def no_clipboard(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """``y`` copies: record instead of touching the machine's clipboard."""
+    import pyperclip
+
+    copied: list[str] = []
+    monkeypatch.setattr(pyperclip, "copy", copied.append)
+    return copied
+
+
+#: Files on which the TUI currently crashes (reported; the TUI is another engineer's module).
+TUI_CRASHES = {
+    "vcon-server__empty_vcon.json", "vcon-server__null_dialog_string_analysis.json",
+}
+
+
+def _tui_param(p: Path) -> Any:
+    if p.name in TUI_CRASHES:
+        return pytest.param(p, id=p.name, marks=pytest.mark.xfail(
+            strict=True, raises=AssertionError,
+            reason="TimelineView._tick_label asserts axis.t0 is not None: a vCon whose "
+                   "events carry no parsable time (here: no events at all, created_at \"\" or "
+                   "absent) crashes the timeline ruler (viewer/tui/timeline.py:267)"))
+    return pytest.param(p, id=p.name)
+
+
+@pytest.mark.parametrize("path", [_tui_param(p) for p in DEMO_FILES + CORPUS_FILES])
+async def test_every_file_opens_in_the_tui(path: Path) -> None:
+    app, first = await _open(path, ("j", "enter", "escape"))
+    assert first in ("TimelineScreen", "LoadErrorScreen")
+    if first == "LoadErrorScreen":
+        assert app.load_error is not None and "\n" not in app.load_error.message
+
+
+async def test_tui_session_with_every_key_leaves_the_input_untouched(
+    tmp_path: Path, no_clipboard: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    evidence = tmp_path / "evidence.vcon.json"
+    evidence.write_bytes(HOSTILE.read_bytes())
+    before = _state(evidence)
+    monkeypatch.chdir(tmp_path)  # a default export name lands here, never over the input
+    _app, first = await _open(evidence, SESSION_KEYS)
+    assert first == "TimelineScreen"
+    assert _state(evidence) == before
+    assert no_clipboard, "y copied nothing"
+    for copied in no_clipboard:
+        assert "\x1b" not in copied and "\u202e" not in copied
+
+
+URL_DEMOS = [p for p in DEMO_FILES if p.suffix == ".json" and b'"url"' in p.read_bytes()]
+
+
+# One demo with url content and our own fixture in the normal suite (a session with every key
+# takes about 7 s); every demo and corpus file in the slow test below.
+@pytest.mark.parametrize("path", [*URL_DEMOS[:1], "own-url-fixture"], ids=str)
+async def test_no_network_while_viewing(path: Path | str, no_network: list[str],
+                                        no_clipboard: list[str], tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Demo files with external url content, and our own, viewed with every key."""
+    if path == "own-url-fixture":
+        path = tmp_path / "urls.vcon.json"
+        path.write_bytes(url_vcon())
+    monkeypatch.chdir(tmp_path)
+    await _open(Path(path), SESSION_KEYS)
+    assert no_network == []
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("path", [_tui_param(p) for p in DEMO_FILES + CORPUS_FILES])
+async def test_every_file_survives_a_session_with_every_key(
+    path: Path, no_network: list[str], no_clipboard: list[str], tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    before = _state(path)
+    await _open(path, SESSION_KEYS)
+    assert no_network == []
+    assert _state(path) == before
