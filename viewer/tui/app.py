@@ -9,6 +9,7 @@ immutable and is the only place that decides states, lateness and findings.
 from __future__ import annotations
 
 import gc
+import sys
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -60,14 +61,28 @@ class VconViewApp(App[int]):
         theme: str | None = None,
         model: Model | None = None,
         builder: Builder | None = None,
+        user_config: bool = False,
     ) -> None:
         super().__init__()
+        from viewer.tui import themes
         from viewer.tui.commands import VconCommands
 
         self.COMMANDS = App.COMMANDS | {VconCommands}
         self.path = path
         self.ignore_critical = ignore_critical
-        self._theme_name = theme
+        self._user_config = user_config
+        self._remember_theme = False  # set once the start-up theme is applied
+        dirs = [themes.bundled_dir()] + ([themes.user_themes_dir()] if user_config else [])
+        self.theme_set = themes.load_themes(dirs)
+        for vt in self.theme_set.themes.values():
+            self.register_theme(vt.theme)
+        self._theme_name = theme or (themes.saved_theme() if user_config else None)
+        self.theme_messages = list(self.theme_set.errors)
+        if self._theme_name and self._theme_name not in self.available_themes:
+            self.theme_messages.append(
+                f"Unknown theme {self._theme_name!r}; using {themes.DEFAULT_THEME!r} "
+                f"(available: {', '.join(sorted(self.available_themes))})")
+            self._theme_name = None
         self._builder = builder or _default_builder
         self.model: Model | None = model
         self.matcher: Matcher | None = None
@@ -83,8 +98,13 @@ class VconViewApp(App[int]):
 
     # --- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
-        if self._theme_name and self._theme_name in self.available_themes:
-            self.theme = self._theme_name
+        from viewer.tui.themes import DEFAULT_THEME
+
+        self.theme = self._theme_name or DEFAULT_THEME
+        self._apply_palette()
+        self._remember_theme = self._user_config
+        for message in self.theme_messages:
+            self.notify(message, title="Theme", severity="warning", markup=False, timeout=12)
         if self.model is not None:
             self._show_model(self.model)
             return
@@ -98,6 +118,10 @@ class VconViewApp(App[int]):
         """Parse and build off the event loop; the loading screen is already drawn."""
         worker = get_current_worker()
         self.call_from_thread(self._progress, 1, "reading and parsing")
+        # The parse and the build make millions of long-lived objects: with the collector on,
+        # they take ~3x longer (measured: 1.55 s vs 0.46 s to load a 50 MB file).
+        gc_was_enabled = gc.isenabled()
+        gc.disable()
         try:
             loaded = load_path(self.path, ignore_critical=self.ignore_critical)
             if worker.is_cancelled:
@@ -107,6 +131,9 @@ class VconViewApp(App[int]):
         except LoadError as exc:
             self.call_from_thread(self._show_load_error, exc)
             return
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         if worker.is_cancelled:
             return
         self.call_from_thread(self._progress, 3, "drawing")
@@ -155,6 +182,22 @@ class VconViewApp(App[int]):
             times = [e.time for e in self.model.events if e.time is not None]
             self._t0 = min(times) if times else None
         return self._t0
+
+    def _apply_palette(self) -> None:
+        """Give the palette of the current theme to every widget (row caches are dropped)."""
+        from viewer.tui import palette, themes
+
+        palette.set_palette(themes.palette_for(self.theme_set.themes, self.theme,
+                                               self.current_theme.dark))
+        self.refresh_views()
+
+    def watch_theme(self, name: str) -> None:
+        """A live switch (command palette): new palette, and remember it in the user's config."""
+        self._apply_palette()
+        if self._remember_theme:
+            from viewer.tui.themes import save_theme
+
+            save_theme(name)  # False when the config dir is not writable: keep going
 
     def on_unmount(self) -> None:
         gc.unfreeze()
@@ -301,15 +344,22 @@ def make_app(
     theme: str | None = None,
     model: Model | None = None,
     builder: Builder | None = None,
+    user_config: bool = False,
 ) -> VconViewApp:
-    """The one factory for the CLI and the tests."""
+    """The one factory for the CLI and the tests.
+
+    ``user_config`` (the CLI) reads the saved theme and user theme files from the config dir and
+    remembers a theme switch there; without it (tests) only the bundled themes are used.
+    """
     return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
-                       builder=builder)
+                       builder=builder, user_config=user_config)
 
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None) -> int:
     """Run the viewer on ``path``; returns the exit status (2/3 for files it could not open)."""
-    app = make_app(path, ignore_critical=ignore_critical, theme=theme)
+    app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True)
+    for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
+        print(f"vcon-view: {message}", file=sys.stderr)
     result: Any = app.run()
     if app.return_code:
         return app.return_code
