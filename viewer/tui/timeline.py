@@ -264,7 +264,9 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _tick_label(self, s: float) -> str:
         axis = self.axis
-        assert axis is not None and axis.t0 is not None
+        assert axis is not None
+        if axis.t0 is None:  # no event has a parsable time: an axis without labels
+            return ""
         if self.vapp.time_mode == "absolute":
             from datetime import timedelta
 
