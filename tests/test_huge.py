@@ -114,20 +114,30 @@ def test_model_build_time_does_not_grow_with_body_size() -> None:
 
 def _measure(path: Path, timeout: int = 600) -> dict[str, Any]:
     """Load, model and export in a fresh process: seconds and peak RSS (MiB)."""
+    # VmHWM (Linux) is this process's own peak; ru_maxrss survives exec and would report
+    # the parent's peak (pytest, holding the generated file) instead.
     code = (
         "import json, resource, sys, time\n"
+        "def hwm():\n"
+        "    try:\n"
+        "        for line in open('/proc/self/status'):\n"
+        "            if line.startswith('VmHWM:'):\n"
+        "                return int(line.split()[1]) / 1024\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
         "t0 = time.perf_counter()\n"
         "from viewer.load import load_path\n"
         "from viewer.model.build import build_model\n"
         "from viewer.report.summary import to_json\n"
         "from viewer.report.markdown import to_markdown\n"
-        "base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024\n"
+        "base = hwm()\n"
         "loaded = load_path(sys.argv[1]); t1 = time.perf_counter()\n"
         "model = build_model(loaded); t2 = time.perf_counter()\n"
         "to_json(model); to_markdown(model); t3 = time.perf_counter()\n"
         "print(json.dumps({'load_s': t1 - t0, 'build_s': t2 - t1, 'export_s': t3 - t2,\n"
         "  'import_rss_mib': base, 'operations': len(model.operations),\n"
-        "  'peak_rss_mib': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))\n"
+        "  'peak_rss_mib': hwm()}))\n"
     )
     proc = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
                           timeout=timeout, check=True)
