@@ -425,21 +425,7 @@ def no_clipboard(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return copied
 
 
-#: Files on which the TUI currently crashes (reported; the TUI is another engineer's module).
-TUI_CRASHES: set[str] = set()
-
-
-def _tui_param(p: Path) -> Any:
-    if p.name in TUI_CRASHES:
-        return pytest.param(p, id=p.name, marks=pytest.mark.xfail(
-            strict=True, raises=AssertionError,
-            reason="TimelineView._tick_label asserts axis.t0 is not None: a vCon whose "
-                   "events carry no parsable time (here: no events at all, created_at \"\" or "
-                   "absent) crashes the timeline ruler (viewer/tui/timeline.py:267)"))
-    return pytest.param(p, id=p.name)
-
-
-@pytest.mark.parametrize("path", [_tui_param(p) for p in DEMO_FILES + CORPUS_FILES])
+@pytest.mark.parametrize("path", DEMO_FILES + CORPUS_FILES, ids=_id)
 async def test_every_file_opens_in_the_tui(path: Path) -> None:
     app, first = await _open(path, ("j", "enter", "escape"))
     assert first in ("TimelineScreen", "LoadErrorScreen")
@@ -481,7 +467,7 @@ async def test_no_network_while_viewing(path: Path | str, no_network: list[str],
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("path", [_tui_param(p) for p in DEMO_FILES + CORPUS_FILES])
+@pytest.mark.parametrize("path", DEMO_FILES + CORPUS_FILES, ids=_id)
 async def test_every_file_survives_a_session_with_every_key(
     path: Path, no_network: list[str], no_clipboard: list[str], tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
