@@ -102,6 +102,7 @@ class VconViewApp(App[int]):
 
         self.theme = self._theme_name or DEFAULT_THEME
         self._apply_palette()
+        self.theme_changed_signal.subscribe(self, lambda _theme: self._apply_palette())
         self._remember_theme = self._user_config
         for message in self.theme_messages:
             self.notify(message, title="Theme", severity="warning", markup=False, timeout=12)
@@ -184,7 +185,11 @@ class VconViewApp(App[int]):
         return self._t0
 
     def _apply_palette(self) -> None:
-        """Give the palette of the current theme to every widget (row caches are dropped)."""
+        """Give the palette of the current theme to every widget (row caches are dropped).
+
+        Also runs on Textual's theme-changed signal, which comes after the new CSS is applied, so
+        the timeline's cached rows and base style are rebuilt on the new background.
+        """
         from viewer.tui import palette, themes
 
         palette.set_palette(themes.palette_for(self.theme_set.themes, self.theme,
@@ -192,8 +197,7 @@ class VconViewApp(App[int]):
         self.refresh_views()
 
     def watch_theme(self, name: str) -> None:
-        """A live switch (command palette): new palette, and remember it in the user's config."""
-        self._apply_palette()
+        """A live switch (command palette): remember it in the user's config."""
         if self._remember_theme:
             from viewer.tui.themes import save_theme
 

@@ -236,7 +236,7 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
 
     def _strip(self, text: Text, width: int, base: Style) -> Strip:
         segments = list(text.render(self.app.console))
-        return Strip(segments).crop_extend(0, width, base).simplify()
+        return Strip(segments).crop_extend(0, width, base).apply_style(base).simplify()
 
     def _left_header(self, cols: Columns, label: str) -> Text:
         text = Text(" " + fit(label, cols.lane_x - 2) + " ", style=P.style("dim"))
