@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Sequence
+    from pathlib import Path
 
     from viewer.model.types import Model
 
@@ -47,6 +48,8 @@ def _tui_parser() -> argparse.ArgumentParser:
             "  vcon-view FILE                 open the viewer (FILE may be - for stdin)\n"
             "  vcon-view summary FILE ...     headless summary (text, json, md, csv)\n"
             "  vcon-view check FILE ...       conformance check, exit 1 on errors\n"
+            "  vcon-view import mcp TRACE -o OUT   convert an MCP transcript to a vCon\n"
+            "  vcon-view demo [NAME]          open a bundled demo incident (--list)\n"
             "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
             "exit: 0 ok, 1 check failed, 2 unreadable/encrypted/usage, 3 unsupported critical"
         ),
@@ -55,8 +58,46 @@ def _tui_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
     p.add_argument("--ignore-critical", action="store_true",
                    help="open a vCon whose 'critical' names unsupported extensions (marked)")
-    p.add_argument("--theme", metavar="NAME", help="Textual theme name")
+    p.add_argument("--theme", metavar="NAME",
+                   help="theme name (vcon-dark, vcon-light, vcon-high-contrast, "
+                        "vcon-colorblind, your own, or a Textual theme); a theme picked in the "
+                        "viewer is remembered")
     return p
+
+
+def demo_dir() -> Path:
+    """The demo vCons: package data when installed, else the checkout's demo_vcons/."""
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    for candidate in (here / "data" / "demo_vcons", here.parent / "demo_vcons"):
+        if candidate.is_dir():
+            return candidate
+    raise _Exit("the demo vCons are not installed", EX_USAGE)
+
+
+def cmd_demo(argv: Sequence[str]) -> int:
+    """``vcon-view demo [NAME]``: open a bundled demo incident (the tour by default)."""
+    import argparse
+
+    p = argparse.ArgumentParser(
+        prog=f"{PROG} demo",
+        description="Open a bundled demo incident in the viewer (default: the tour).",
+    )
+    p.add_argument("name", nargs="?", default="tour",
+                   help="demo name or number prefix, e.g. 04 or double-refund")
+    p.add_argument("--list", action="store_true", help="list the demos and exit")
+    p.add_argument("--theme", metavar="NAME", help="theme name")
+    args = p.parse_args(argv)
+    files = sorted(f for f in demo_dir().iterdir() if ".vcon.json" in f.name)
+    if args.list:
+        for f in files:
+            print(f.name)
+        return EX_OK
+    hits = [f for f in files if f.name.startswith(args.name) or args.name in f.name]
+    if not hits:
+        raise _Exit(f"no demo named {args.name!r}; try 'vcon-view demo --list'", EX_USAGE)
+    return cmd_tui([str(hits[0])] + (["--theme", args.theme] if args.theme else []))
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -309,6 +350,7 @@ SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "summary": _parsed(_summary_parser, cmd_summary),
     "check": _parsed(_check_parser, cmd_check),
     "import": _import_hook,
+    "demo": cmd_demo,
 }
 
 
