@@ -39,6 +39,9 @@ T_TOP = time.perf_counter()
 C_TOP = time.process_time()
 
 ROOT = Path(__file__).resolve().parent.parent
+_TREE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--tree=")), None)
+if _TREE:  # measure the viewer package of another checkout (e.g. with proposed patches)
+    sys.path.insert(0, str(Path(_TREE).resolve()))
 OUT = ROOT / "bench" / "out"
 PY = str(ROOT / ".venv" / "bin" / "python")
 if not Path(PY).exists():  # pragma: no cover
@@ -201,7 +204,8 @@ def child(path: str, presses: int) -> dict:
 
 
 def run_child(path: Path, presses: int, timeout: float) -> dict:
-    out = subprocess.run([PY, __file__, "--child", str(path), "--presses", str(presses)],
+    tree = [f"--tree={_TREE}"] if _TREE else []
+    out = subprocess.run([PY, __file__, "--child", str(path), "--presses", str(presses), *tree],
                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if out.returncode != 0:
         raise RuntimeError(f"child failed on {path}: {out.stderr[-2000:]}")
@@ -305,6 +309,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--file", type=Path, action="append", default=[], help="also this vCon")
     p.add_argument("--timeout", type=float, default=1800)
     p.add_argument("--json", type=Path, help="also write the raw measurements here")
+    p.add_argument("--tree", help="--tree=DIR: run the viewer package of checkout DIR")
     args = p.parse_args(argv)
 
     if args.child:
