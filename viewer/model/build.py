@@ -15,7 +15,7 @@ from typing import Any
 from ..textsafe import safe
 from . import spec
 from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
-from .replay import AttemptRun, replay_operation
+from .replay import replay_operation
 from .times import EARLIEST, parse_time
 from .types import (
     Attempt,
@@ -28,6 +28,9 @@ from .types import (
 from .validate import Ctx, check_event, check_vcon
 
 _TOOL = spec.TOOL_EVENT_SET
+_SEVERITY = spec.FINDING_SEVERITY
+_FINAL = spec.FINAL_STATES
+_OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
@@ -62,29 +65,37 @@ class _Builder:
 
     # -- events -------------------------------------------------------------------------------
     def parse_events(self) -> tuple[Event, ...]:
+        """Parse and validate every event; order them for replay.
+
+        Most files list events in time order. Each Event is built once, assuming its replay
+        position is its index; only when the array is out of time order are they rebuilt with
+        the sorted positions.
+        """
         raw = self.vcon.get("events")
         if not isinstance(raw, list):
             raw = []
         ctx = Ctx.of(self.vcon)
         diags = self.diags
         keys: list[tuple[Any, int, int]] = []
-        fields: list[tuple[Any, ...]] = []
+        events: list[Event] = []
         anchor: tuple[Any, int] = (EARLIEST, -1)
         run = 0
         has_lifecycle = False
+        in_order = True
+        last_t = EARLIEST
+        kinds = _KIND
         for i, ev in enumerate(raw):
             check_event(i, ev, ctx, diags)
-            if not isinstance(ev, dict):
+            if type(ev) is not dict:
                 run += 1
+                in_order = False
                 keys.append((anchor[0], anchor[1], run))
-                fields.append((i, "", "context", None, None, None, None, (), ev))
+                events.append(Event(i, "", "context", None, i, None, None, None, (), ev))
                 continue
             typ = ev.get("type")
-            if not isinstance(typ, str):
+            if type(typ) is not str:
                 typ = ""
-            kind = _KIND.get(typ, "context")
-            if kind != "context":
-                has_lifecycle = True
+            kind = kinds.get(typ, "context")
             tv = ev.get("time")
             t, naive = parse_time(tv)
             if t is None:
@@ -98,34 +109,38 @@ class _Builder:
                         f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
                         "previous event in the array"))
                 run += 1
+                in_order = False
                 keys.append((anchor[0], anchor[1], run))
             else:
                 if naive:
                     diags.append(Diagnostic(
                         "time-no-offset", "warning", f"/events/{i}/time",
                         f"time {safe(tv)} has no zone offset; read as UTC"))
+                if in_order:
+                    if t < last_t:
+                        in_order = False
+                    last_t = t
                 anchor = (t, i)
                 run = 0
                 keys.append((t, i, 0))
-            fields.append((
-                i, typ, kind, t,
-                _op_id(ev.get("operation_id")) if kind != "context" else None,
-                _attempt(ev.get("attempt")) if kind != "context" else None,
-                _uint(ev.get("party")),
-                _sessions(ev),
-                ev,
-            ))
+            if kind == "context":
+                events.append(Event(i, typ, kind, t, i, None, None, _uint(ev.get("party")),
+                                    _sessions(ev), ev))
+            else:
+                has_lifecycle = True
+                events.append(Event(
+                    i, typ, kind, t, i, _op_id(ev.get("operation_id")),
+                    _attempt(ev.get("attempt")), _uint(ev.get("party")), _sessions(ev), ev,
+                ))
         check_vcon(self.vcon, has_lifecycle, diags)
+        if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order
+            self.replay_order = tuple(range(len(events)))
+            return tuple(events)
         order = sorted(range(len(keys)), key=keys.__getitem__)
-        pos = [0] * len(order)
         for p, i in enumerate(order):
-            pos[i] = p
-        events = tuple(
-            Event(f[0], f[1], f[2], f[3], pos[f[0]], f[4], f[5], f[6], f[7], f[8])
-            for f in fields
-        )
+            events[i] = events[i]._replace(order=p)
         self.replay_order = tuple(order)
-        return events
+        return tuple(events)
 
 
 def build_model(loaded: Any) -> Model:
@@ -193,12 +208,6 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
         operations.append(_operation(op_id, op, standing, events, diags, findings))
 
     by_operation = {o.operation_id: n for n, o in enumerate(operations)}
-    findings.sort(key=lambda f: (
-        operations[by_operation[f.operation_id]].first_order
-        if f.operation_id in by_operation else -1,
-        f.attempt or 0,
-        min((events[e].order for e in f.events), default=-1),
-    ))
     return Model(
         source=source,
         vcon=vcon,
@@ -239,7 +248,7 @@ def _operation(
         kind = once_events[0].raw["operation"]
 
     seen_first = False
-    for inv in run.invocations:
+    for inv in run.invocations if len(run.invocations) > 1 else ():
         if inv.attempt == 1:
             if seen_first:
                 diags.append(Diagnostic(
@@ -270,7 +279,7 @@ def _operation(
             f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
     prev_inv: Event | None = None
-    for n in numbers:
+    for n in numbers if len(numbers) > 1 else ():
         inv = run.attempts[n].invocation
         if inv is None:
             continue
@@ -283,11 +292,11 @@ def _operation(
     once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
 
     op_kinds: set[str] = set()
+    found: list[Finding] = []
 
     def add(kind_: str, attempt: int | None, evs: Iterable[int], msg: str) -> None:
         op_kinds.add(kind_)
-        findings.append(Finding(kind_, spec.FINDING_SEVERITY[kind_], op_id, attempt,
-                                tuple(evs), msg))
+        found.append(Finding(kind_, _SEVERITY[kind_], op_id, attempt, tuple(evs), msg))
 
     # decision-after-invocation
     for n, dec in once:
@@ -300,7 +309,9 @@ def _operation(
     first_gov: Governing = NONE
     prev_final: str | None = None
     late_total = 0
-    dup_by_attempt = {d.earlier: d for d in run.duplicates}
+    retries = 0
+    any_escalated = False
+    dup_by_attempt = {d.earlier: d for d in run.duplicates} if run.duplicates else {}
     for n in numbers:
         a = run.attempts[n]
         flags: set[str] = set()
@@ -324,9 +335,9 @@ def _operation(
             flags.add("permission-inferred")
             add("permission-inferred", n, (gov.event,),
                 f"{sid} attempt {n} ran under permission-required: the grant is not recorded")
-        late = tuple(s.event for s in a.steps if s.late)
-        oom = tuple(s.event for s in a.steps if s.out_of_model)
-        for s in a.steps:
+        late = tuple(a.late)
+        oom = tuple(a.out_of_model)
+        for s in a.steps if late or oom else ():
             if s.out_of_model:
                 add("out-of-model", n, (s.event,),
                     f"{sid} attempt {n}: {safe(events[s.event].type)} from "
@@ -362,12 +373,24 @@ def _operation(
                 f"{sid}: attempt {n} completed after attempt "
                 f"{events[d.later_invocation].attempt} was invoked: the operation may have run "
                 "twice")
-        attempts.append(_attempt_record(a, events, gov, late, oom, escalated, flags))
+        inv = a.invocation
+        steps = a.steps
+        attempts.append(Attempt(
+            n, tuple(steps), events[steps[0][0]].time,
+            events[steps[-1][0]].time if final in _FINAL else None, final,
+            inv.index if inv else None,
+            _str(inv.raw.get("server")) if inv else None,
+            _str(inv.raw.get("tool")) if inv else None,
+            gov.decision, gov.life, gov.event, late, oom, escalated, frozenset(flags),
+        ))
+        if n > 1:
+            retries += 1
+        if escalated:
+            any_escalated = True
         prev_final = final
 
     if attempts:
-        outcome = spec.outcome_name(attempts[-1].final_state) if attempts[-1].final_state \
-            else "unknown"
+        outcome = _OUTCOME.get(attempts[-1].final_state, "unknown")
         decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
     else:
         last_once = once_events[-1] if once_events else None
@@ -376,54 +399,14 @@ def _operation(
         dec_event = last_once.index if last_once else None
         outcome = "disallowed" if decision == "disallowed" else "not-performed"
 
+    if found:
+        if len(found) > 1:  # by attempt, then by the replay position of the first event named
+            found.sort(key=lambda f: (f.attempt or 0,
+                                      min((events[e].order for e in f.events), default=-1)))
+        findings.extend(found)
     first: Event = op["first"]
     return Operation(
-        operation_id=op_id,
-        operation=kind,
-        server=server,
-        tool=tool,
-        decision=decision,
-        decision_life=life,
-        decision_event=dec_event,
-        outcome=outcome,
-        attempts=tuple(attempts),
-        once_decisions=tuple(ev.index for ev in once_events),
-        unassigned_events=tuple(op["unassigned"]),
-        first_time=first.time,
-        first_order=first.order,
-        retries=sum(1 for a in attempts if a.number > 1),
-        escalated=any(a.escalated for a in attempts),
-        late_responses=late_total,
-        flags=frozenset(op_kinds),
+        op_id, kind, server, tool, decision, life, dec_event, outcome, tuple(attempts),
+        tuple([ev.index for ev in once_events]), tuple(op["unassigned"]), first.time,
+        first.order, retries, any_escalated, late_total, frozenset(op_kinds),
     )
-
-
-def _attempt_record(
-    a: AttemptRun,
-    events: tuple[Event, ...],
-    gov: Governing,
-    late: tuple[int, ...],
-    oom: tuple[int, ...],
-    escalated: bool,
-    flags: set[str],
-) -> Attempt:
-    final = a.state
-    inv = a.invocation
-    return Attempt(
-        number=a.number,
-        steps=tuple(a.steps),
-        start=events[a.steps[0].event].time,
-        end=events[a.steps[-1].event].time if final in spec.FINAL_STATES else None,
-        final_state=final,
-        invocation=inv.index if inv else None,
-        server=_str(inv.raw.get("server")) if inv else None,
-        tool=_str(inv.raw.get("tool")) if inv else None,
-        decision=gov.decision,
-        decision_life=gov.life,
-        decision_event=gov.event,
-        late=late,
-        out_of_model=oom,
-        escalated=escalated,
-        flags=frozenset(flags),
-    )
-

@@ -83,15 +83,18 @@ class StandingIndex:
 
     def in_effect(self, key: TargetKey, when: Event) -> Event | None:
         """The last standing decision for ``key`` made at or before ``when``."""
-        found = None
-        for ev in self.by_target.get(key, ()):
-            if at_or_before(ev, when):
-                found = ev
-        return found
+        decisions = self.by_target.get(key)
+        if decisions:
+            for ev in reversed(decisions):  # replay order: the last one in effect wins
+                if at_or_before(ev, when):
+                    return ev
+        return None
 
     def governing(self, operation: str | None, server: str | None, tool: str | None,
                   when: Event) -> Governing:
         """Tool-level before server-level; a disagreement between them is reported."""
+        if not self.by_target:
+            return NONE
         tool_level = self.in_effect((operation, server, tool), when) if tool is not None else None
         server_level = self.in_effect((operation, server, None), when)
         chosen = tool_level or server_level

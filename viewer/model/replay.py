@@ -24,7 +24,8 @@ class AttemptRun:
     input_from: str | None = None
     steps: list[Step] = field(default_factory=list)
     invocation: Event | None = None
-    completing_event: int | None = None
+    late: list[int] = field(default_factory=list)
+    out_of_model: list[int] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -41,62 +42,68 @@ class OperationRun:
     invocations: list[Event]  # every tool-invocation, replay order
 
 
-def step(run: AttemptRun, ev: Event, moved_on: bool) -> Step:
-    """Apply one event to its attempt; ``moved_on``: a higher attempt was already invoked."""
-    before = run.state
-    allowed_from, to = spec.TOOL_TRANSITIONS[ev.type]
-    in_model = before in allowed_from
-    if to == spec.UNCHANGED:
-        after = before
-    elif to == spec.RETURN_FROM_INPUT:
-        after = run.input_from or spec.RUNNING
-        run.input_from = None
-    else:
-        after = to
-    if ev.type == "tool-input":
-        run.input_from = before if before in spec.INPUT_RETURN_STATES else None
-    elif ev.type == "tool-invocation" and run.invocation is None:
-        run.invocation = ev
-    late = ev.type in spec.TOOL_RESPONSE_TYPES and (before in spec.LATE_STATES or moved_on)
-    run.state = after
-    s = Step(ev.index, before, after, not in_model, late)
-    run.steps.append(s)
-    return s
+_TRANSITIONS = spec.TOOL_TRANSITIONS
+_UNCHANGED = spec.UNCHANGED
+_RETURN = spec.RETURN_FROM_INPUT
+_RESPONSES = spec.TOOL_RESPONSE_TYPES
+_LATE_STATES = spec.LATE_STATES
+_INPUT_RETURN = spec.INPUT_RETURN_STATES
+_FINAL = spec.FINAL_STATES
+_COMPLETED = spec.COMPLETED
+_RUNNING = spec.RUNNING
 
 
 def replay_operation(events: Sequence[Event]) -> OperationRun:
-    """Replay the tool events (with a usable attempt number) of one operation, in replay order."""
+    """Replay the tool events (with a usable attempt number) of one operation, in replay order.
+
+    The transition of each event is the draft's table (``spec.TOOL_TRANSITIONS``); this loop is
+    the hot path of the model, so it is written out rather than split into calls.
+    """
     attempts: dict[int, AttemptRun] = {}
     duplicates: list[DuplicateRisk] = []
     invocations: list[Event] = []
     highest_invoked = 0
     watch: dict[int, int] = {}  # earlier attempt -> later invocation seen while it was active
-    reported: set[int] = set()
     for ev in events:
         n = ev.attempt
         assert n is not None
         run = attempts.get(n)
         if run is None:
             run = attempts[n] = AttemptRun(n)
-        if ev.type == "tool-invocation":
+        typ = ev.type
+        before = run.state
+        if typ == "tool-invocation":
             invocations.append(ev)
-            for m, other in attempts.items():
-                if (
-                    m < n
-                    and m not in watch
-                    and other.state is not None
-                    and other.state not in spec.FINAL_STATES
-                ):
-                    watch[m] = ev.index
-        s = step(run, ev, moved_on=highest_invoked > n)
-        if ev.type == "tool-invocation" and n > highest_invoked:
+            if run.invocation is None:
+                run.invocation = ev
+            if len(attempts) > 1:
+                for m, other in attempts.items():
+                    if (m < n and m not in watch and other.state is not None
+                            and other.state not in _FINAL):
+                        watch[m] = ev.index
+        allowed_from, to = _TRANSITIONS[typ]
+        if to == _UNCHANGED:
+            after = before
+        elif to == _RETURN:
+            after = run.input_from or _RUNNING
+            run.input_from = None
+        else:
+            after = to
+        if typ == "tool-input":
+            run.input_from = before if before in _INPUT_RETURN else None
+        late = typ in _RESPONSES and (before in _LATE_STATES or highest_invoked > n)
+        oom = before not in allowed_from
+        run.state = after
+        run.steps.append(Step(ev.index, before, after, oom, late))
+        if late:
+            run.late.append(ev.index)
+        if oom:
+            run.out_of_model.append(ev.index)
+        if typ == "tool-invocation" and n > highest_invoked:
             highest_invoked = n
-        if (
-            s.after == spec.COMPLETED
-            and s.before != spec.COMPLETED
-            and n in watch
-            and n not in reported
-        ):
-            reported.add(n)
-            duplicates.append(DuplicateRisk(n, watch[n], ev.index))
+        if after == _COMPLETED and before != _COMPLETED:
+            later_invocation = watch.get(n, -1)
+            if later_invocation >= 0:
+                duplicates.append(DuplicateRisk(n, later_invocation, ev.index))
+                watch[n] = -1  # reported: once per attempt
     return OperationRun(attempts, duplicates, invocations)

@@ -35,12 +35,9 @@ def format_time(dt: datetime | None) -> str | None:
     if dt is None:
         return None
     us = dt.microsecond
-    frac = "" if not us else f".{us // 1000:03d}" if us % 1000 == 0 else f".{us:06d}"
-    off = dt.utcoffset()
-    if off is None or not off:
-        zone = "Z"
-    else:
-        sign = "-" if off.days < 0 else "+"
-        minutes = abs(int(off.total_seconds())) // 60
-        zone = f"{sign}{minutes // 60:02d}:{minutes % 60:02d}"
-    return f"{dt.strftime('%Y-%m-%dT%H:%M:%S')}{frac}{zone}"
+    text = dt.isoformat(
+        timespec="seconds" if not us else "milliseconds" if us % 1000 == 0 else "microseconds"
+    )
+    if text.endswith("+00:00"):
+        return text[:-6] + "Z"
+    return text

@@ -78,8 +78,10 @@ class StandingDecision:
     order: int = 0  # replay position
 
 
-@dataclass(frozen=True, slots=True)
-class Attempt:
+class Attempt(NamedTuple):
+    """One attempt of an operation, replayed. A NamedTuple: built once per attempt, by the
+    hundred thousand, and never changed."""
+
     number: int
     steps: tuple[Step, ...]  # replay order
     start: datetime | None
@@ -98,15 +100,16 @@ class Attempt:
 
     @property
     def events(self) -> tuple[int, ...]:
-        return tuple(s.event for s in self.steps)
+        return tuple([s[0] for s in self.steps])
 
     @property
     def states(self) -> tuple[str | None, ...]:
-        return tuple(s.after for s in self.steps)
+        return tuple([s[2] for s in self.steps])
 
 
-@dataclass(frozen=True, slots=True)
-class Operation:
+class Operation(NamedTuple):
+    """Every event of one operation_id, and what replay decided about it."""
+
     operation_id: str
     operation: str  # kind: "tool-invocation"
     server: str | None

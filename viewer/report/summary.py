@@ -49,20 +49,21 @@ def selected_findings(model: Model, operations: Sequence[Operation] | None) -> l
 
 
 def _attempt(a: Attempt) -> dict[str, Any]:
+    steps = a.steps
     return {
         "attempt": a.number,
         "start": rfc3339(a.start),
         "end": rfc3339(a.end),
-        "states": list(a.states),
+        "states": [s[2] for s in steps],
         "final_state": a.final_state,
-        "events": list(a.events),
+        "events": [s[0] for s in steps],
         "late": list(a.late),
         "out_of_model": list(a.out_of_model),
         "decision": a.decision,
         "decision_life": a.decision_life,
         "decision_event": a.decision_event,
         "escalated": a.escalated,
-        "flags": sorted(a.flags),
+        "flags": sorted(a.flags) if a.flags else [],
     }
 
 
@@ -83,7 +84,7 @@ def _operation(op: Operation) -> dict[str, Any]:
         "unassigned_events": list(op.unassigned_events),
         "once_decisions": list(op.once_decisions),
         "first_time": rfc3339(op.first_time),
-        "flags": sorted(op.flags),
+        "flags": sorted(op.flags) if op.flags else [],
     }
 
 
