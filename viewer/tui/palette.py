@@ -108,6 +108,8 @@ FLAG_LABEL: Final[dict[str, str]] = {
     "out-of-model": "out-of-model",
     "unterminated": "unterminated",
     "duplicate-execution-risk": "duplicate",
+    "decision-after-invocation": "decided-late",
+    "standing-conflict": "conflict",
 }
 #: Shorter forms used when the terminal is narrow.
 FLAG_SHORT: Final[dict[str, str]] = {
@@ -117,6 +119,8 @@ FLAG_SHORT: Final[dict[str, str]] = {
     "out-of-model": "oom",
     "unterminated": "unterm",
     "duplicate-execution-risk": "dup",
+    "decision-after-invocation": "dec-late",
+    "standing-conflict": "confl",
 }
 #: Row-label order: the most serious first.
 FLAG_ORDER: Final = tuple(FLAG_LABEL)
