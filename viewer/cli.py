@@ -25,6 +25,13 @@ SUMMARY_FORMATS = ("text", "json", "md", "csv")
 CHECK_FORMATS = ("text", "json")
 
 
+#: Set by ``console_main``: a headless command ends the process with ``os._exit`` as soon as its
+#: output is written and flushed, skipping the release of the model (millions of objects:
+#: about half a second on a 220k-event file) and the interpreter teardown. In-process callers
+#: (tests, the TUI) go through ``main`` and never set it.
+_FAST_EXIT = False
+
+
 class _Exit(Exception):
     """A one-line refusal with its exit status, printed by ``main``."""
 
@@ -193,6 +200,22 @@ def _emit(data: bytes | str, output: str | None, input_path: str) -> None:
         _silence_stdout()
 
 
+def _finish(status: int) -> int:
+    """Return ``status``; under ``console_main``, flush and end the process here instead.
+
+    Called while the model is still referenced, so its release is never paid for.
+    """
+    if _FAST_EXIT:
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                if stream is sys.stdout:
+                    _silence_stdout()
+        os._exit(status)
+    return status
+
+
 # --- commands -------------------------------------------------------------------------------
 
 
@@ -226,7 +249,7 @@ def cmd_summary(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()
-    return EX_OK
+    return _finish(EX_OK)
 
 
 def check_status(model: Model, fail_on: frozenset[str]) -> int:
@@ -277,7 +300,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             counts=doc["counts"], fail_on=sorted(args.fail_on), exit=status,
         )
         _emit(dumps(out), None, args.file)
-        return status
+        return _finish(status)
     lines = []
     if model.source.critical_override:
         lines.append("warning  produced-under-override  -  critical extensions ignored "
@@ -290,7 +313,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         f" -> exit {status}"
     )
     _emit("\n".join(lines) + "\n", None, args.file)
-    return status
+    return _finish(status)
 
 
 def cmd_tui(argv: Sequence[str]) -> int:
@@ -409,5 +432,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EX_SOFTWARE
 
 
+def console_main() -> int:
+    """The ``vcon-view`` console script: ``main`` with the fast exit of the headless commands."""
+    global _FAST_EXIT
+    _FAST_EXIT = True
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(console_main())
