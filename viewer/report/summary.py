@@ -8,13 +8,14 @@ nor textual, so ``summary --format json`` starts fast.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 import orjson
 
 from viewer.model.times import format_time as rfc3339
-from viewer.model.types import Attempt, Model, Operation
+from viewer.model.types import Model, Operation
 from viewer.textsafe import json_escape_unsafe
 
 FORMAT = "vcon-view-summary/1"
@@ -48,44 +49,81 @@ def selected_findings(model: Model, operations: Sequence[Operation] | None) -> l
     return [f for f in model.findings if f.operation_id is not None and f.operation_id in ids]
 
 
-def _attempt(a: Attempt) -> dict[str, Any]:
-    steps = a.steps
-    return {
-        "attempt": a.number,
-        "start": rfc3339(a.start),
-        "end": rfc3339(a.end),
-        "states": [s[2] for s in steps],
-        "final_state": a.final_state,
-        "events": [s[0] for s in steps],
-        "late": list(a.late),
-        "out_of_model": list(a.out_of_model),
-        "decision": a.decision,
-        "decision_life": a.decision_life,
-        "decision_event": a.decision_event,
-        "escalated": a.escalated,
-        "flags": sorted(a.flags) if a.flags else [],
-    }
+#: A recorded time that ``rfc3339`` would write back unchanged: UTC ``Z``, whole seconds or
+#: non-zero milliseconds, ASCII digits. Such a string is its own RFC 3339 form.
+_CANONICAL = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.(?!000)[0-9]{3})?Z", re.ASCII
+)
 
 
-def _operation(op: Operation) -> dict[str, Any]:
-    return {
-        "operation_id": op.operation_id,
-        "operation": op.operation,
-        "server": op.server,
-        "tool": op.tool,
-        "decision": op.decision,
-        "decision_life": op.decision_life,
-        "decision_event": op.decision_event,
-        "outcome": op.outcome,
-        "attempts": [_attempt(a) for a in op.attempts],
-        "retries": op.retries,
-        "escalated": op.escalated,
-        "late_responses": op.late_responses,
-        "unassigned_events": list(op.unassigned_events),
-        "once_decisions": list(op.once_decisions),
-        "first_time": rfc3339(op.first_time),
-        "flags": sorted(op.flags) if op.flags else [],
-    }
+def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
+    """``_operation`` of each, with the times written cheaply.
+
+    Formatting a datetime costs ~1.5 us and a large summary writes ~3 per operation. Every
+    time in an operation is the parsed ``time`` of one of its events (first event, first and
+    last step of an attempt); when the recorded string is already canonical (``_CANONICAL``)
+    and the value is that very datetime object, the string is written as recorded. Anything
+    else goes through ``rfc3339``.
+    """
+    events = model.events
+    replay = model.replay
+    n_events = len(events)
+    match = _CANONICAL.fullmatch
+
+    def event_time(i: int, dt: Any) -> str | None:
+        if dt is None:
+            return None
+        if 0 <= i < n_events:
+            ev = events[i]
+            if ev.time is dt:
+                raw = ev.raw
+                text = raw.get("time") if type(raw) is dict else None
+                if type(text) is str and match(text) is not None:
+                    return text
+        return rfc3339(dt)
+
+    out = []
+    append = out.append
+    for op in ops:
+        attempts = []
+        for a in op.attempts:
+            steps = a.steps
+            attempts.append({
+                "attempt": a.number,
+                "start": event_time(steps[0][0], a.start) if steps else rfc3339(a.start),
+                "end": event_time(steps[-1][0], a.end) if steps else rfc3339(a.end),
+                "states": [s[2] for s in steps],
+                "final_state": a.final_state,
+                "events": [s[0] for s in steps],
+                "late": list(a.late),
+                "out_of_model": list(a.out_of_model),
+                "decision": a.decision,
+                "decision_life": a.decision_life,
+                "decision_event": a.decision_event,
+                "escalated": a.escalated,
+                "flags": sorted(a.flags) if a.flags else [],
+            })
+        fo = op.first_order
+        first = replay[fo] if 0 <= fo < len(replay) else -1
+        append({
+            "operation_id": op.operation_id,
+            "operation": op.operation,
+            "server": op.server,
+            "tool": op.tool,
+            "decision": op.decision,
+            "decision_life": op.decision_life,
+            "decision_event": op.decision_event,
+            "outcome": op.outcome,
+            "attempts": attempts,
+            "retries": op.retries,
+            "escalated": op.escalated,
+            "late_responses": op.late_responses,
+            "unassigned_events": list(op.unassigned_events),
+            "once_decisions": list(op.once_decisions),
+            "first_time": event_time(first, op.first_time),
+            "flags": sorted(op.flags) if op.flags else [],
+        })
+    return out
 
 
 def _source(model: Model) -> dict[str, Any]:
@@ -131,7 +169,7 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
             "of": len(model.operations),
             "operation_ids": [op.operation_id for op in ops],
         }
-    out["operations"] = [_operation(op) for op in ops]
+    out["operations"] = _operations(model, ops)
     out["standing_decisions"] = [
         {
             "event": d.event,
