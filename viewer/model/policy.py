@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from . import spec
+from .times import EARLIEST
 from .types import Event, StandingDecision
 
 TargetKey = tuple[str | None, str | None, str | None]  # (operation kind, server, tool or None)
@@ -52,6 +54,9 @@ class StandingIndex:
         self.by_target: dict[TargetKey, list[Event]] = {}
         for ev in decisions:
             self.by_target.setdefault(self.key(ev), []).append(ev)
+        #: (operation, server, tool) -> (time after which the answer no longer changes, or
+        #: None when unknown; the answer then). See ``governing``.
+        self._settled: dict[TargetKey, tuple[Any, Governing]] = {}
 
     @staticmethod
     def key(ev: Event) -> TargetKey:
@@ -95,6 +100,16 @@ class StandingIndex:
         """Tool-level before server-level; a disagreement between them is reported."""
         if not self.by_target:
             return NONE
+        # Most attempts come after every standing decision for their target: once ``when`` is
+        # at or after the last decision of both look-ups, each picks its last decision and the
+        # answer is that of the end of the recording, computed once per target.
+        key = (operation, server, tool)
+        settled = self._settled.get(key)
+        if settled is None:
+            settled = self._settled[key] = self._settle(operation, server, tool)
+        since = settled[0]
+        if since is not None and when.time is not None and since <= when.time:
+            return settled[1]
         tool_level = self.in_effect((operation, server, tool), when) if tool is not None else None
         server_level = self.in_effect((operation, server, None), when)
         chosen = tool_level or server_level
@@ -108,6 +123,33 @@ class StandingIndex:
         ):
             conflict = (tool_level.index, server_level.index)
         return Governing(decision_value(chosen), "standing", chosen.index, conflict)
+
+
+    def _settle(self, operation: str | None, server: str | None,
+                tool: str | None) -> tuple[Any, Governing]:
+        """(time of the last decision either look-up can pick, the answer from then on);
+        (None, NONE) when a last decision has no time (``governing`` then always searches)."""
+        tool_list = self.by_target.get((operation, server, tool)) if tool is not None else None
+        server_list = self.by_target.get((operation, server, None))
+        tool_level = tool_list[-1] if tool_list else None
+        server_level = server_list[-1] if server_list else None
+        since = EARLIEST
+        for ev in (tool_level, server_level):
+            if ev is not None:
+                if ev.time is None:
+                    return None, NONE
+                since = max(since, ev.time)
+        chosen = tool_level or server_level
+        if chosen is None:
+            return since, NONE
+        conflict = None
+        if (
+            tool_level is not None
+            and server_level is not None
+            and decision_value(tool_level) != decision_value(server_level)
+        ):
+            conflict = (tool_level.index, server_level.index)
+        return since, Governing(decision_value(chosen), "standing", chosen.index, conflict)
 
 
 def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
