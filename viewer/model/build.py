@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Iterable
 from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from ..textsafe import safe
@@ -76,28 +77,49 @@ class _Builder:
             raw = []
         ctx = Ctx.of(self.vcon)
         diags = self.diags
-        keys: list[tuple[Any, int, int]] = []
+        # Replay keys (time, index, run) are only needed once the array is found out of time
+        # order; until then they are (events[j].time, j, 0) and are filled in at that point.
+        keys: list[tuple[Any, int, int]] | None = None
         events: list[Event] = []
+        append = events.append
         anchor: tuple[Any, int] = (EARLIEST, -1)
         run = 0
         has_lifecycle = False
         in_order = True
         last_t = EARLIEST
         kinds = _KIND
+        fromiso = datetime.fromisoformat
+        new = tuple.__new__
+        one_session: dict[int, tuple[int, ...]] = {}
         for i, ev in enumerate(raw):
             check_event(i, ev, ctx, diags)
             if type(ev) is not dict:
+                if keys is None:
+                    keys = [(e.time, j, 0) for j, e in enumerate(events)]
                 run += 1
                 in_order = False
                 keys.append((anchor[0], anchor[1], run))
-                events.append(Event(i, "", "context", None, i, None, None, None, (), ev))
+                append(new(Event, (i, "", "context", None, i, None, None, None, (), ev)))
                 continue
-            typ = ev.get("type")
+            get = ev.get
+            typ = get("type")
             if type(typ) is not str:
                 typ = ""
             kind = kinds.get(typ, "context")
-            tv = ev.get("time")
-            t, naive = parse_time(tv)
+            tv = get("time")
+            # parse_time, inlined for the common case: a plain string with a zone offset.
+            t = None
+            if type(tv) is str and len(tv) >= 16 and tv[10] in "Tt ":
+                try:
+                    t = fromiso(tv)
+                except ValueError:
+                    t = None
+                if t is not None and t.tzinfo is None:
+                    t = None
+            if t is None:
+                t, naive = parse_time(tv)
+            else:
+                naive = False
             if t is None:
                 if tv is None:
                     diags.append(Diagnostic(
@@ -108,6 +130,8 @@ class _Builder:
                         "time-unparsable", "error", f"/events/{i}/time",
                         f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
                         "previous event in the array"))
+                if keys is None:
+                    keys = [(e.time, j, 0) for j, e in enumerate(events)]
                 run += 1
                 in_order = False
                 keys.append((anchor[0], anchor[1], run))
@@ -119,23 +143,43 @@ class _Builder:
                 if in_order:
                     if t < last_t:
                         in_order = False
+                        keys = [(e.time, j, 0) for j, e in enumerate(events)]
                     last_t = t
                 anchor = (t, i)
                 run = 0
-                keys.append((t, i, 0))
+                if keys is not None:
+                    keys.append((t, i, 0))
+            # _uint(party), _sessions(ev), _op_id and _attempt, inlined.
+            party = get("party")
+            if type(party) is not int or party < 0:
+                party = None
+            sv = get("sessions")
+            if sv is None:
+                sv = get("session")
+            if type(sv) is int:
+                sessions = one_session.get(sv)
+                if sessions is None:
+                    sessions = one_session[sv] = (sv,) if sv >= 0 else ()
+            elif isinstance(sv, list):
+                sessions = tuple(x for x in sv if type(x) is int and x >= 0)
+            else:
+                sessions = ()
             if kind == "context":
-                events.append(Event(i, typ, kind, t, i, None, None, _uint(ev.get("party")),
-                                    _sessions(ev), ev))
+                append(new(Event, (i, typ, kind, t, i, None, None, party, sessions, ev)))
             else:
                 has_lifecycle = True
-                events.append(Event(
-                    i, typ, kind, t, i, _op_id(ev.get("operation_id")),
-                    _attempt(ev.get("attempt")), _uint(ev.get("party")), _sessions(ev), ev,
-                ))
+                oid = get("operation_id")
+                if not (isinstance(oid, str) and oid):
+                    oid = None
+                att = get("attempt")
+                if type(att) is not int or att < 1:
+                    att = None
+                append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, ev)))
         check_vcon(self.vcon, has_lifecycle, diags)
         if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order
             self.replay_order = tuple(range(len(events)))
             return tuple(events)
+        assert keys is not None
         order = sorted(range(len(keys)), key=keys.__getitem__)
         for p, i in enumerate(order):
             events[i] = events[i]._replace(order=p)
