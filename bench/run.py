@@ -38,11 +38,28 @@ OUT = BENCH / "out"
 PY = str(ROOT / ".venv" / "bin" / "python")
 if not Path(PY).exists():  # pragma: no cover - run from another environment
     PY = sys.executable
-VCON_VIEW = str(Path(PY).parent / "vcon-view")
+
+
+def _entry_point() -> str:
+    """``module:function`` of the vcon-view script as pyproject.toml declares it.
+
+    The command is run through this, not ``.venv/bin/vcon-view``: an editable install's script
+    keeps the entry point of the day it was installed.
+    """
+    import tomllib
+
+    with open(ROOT / "pyproject.toml", "rb") as f:
+        return tomllib.load(f)["project"]["scripts"]["vcon-view"]
+
+
+ENTRY = _entry_point()
+_MOD, _FN = ENTRY.split(":")
+#: argv prefix of ``vcon-view``: sys.argv[0] as the script has it, sys.path[0] the checkout.
+VCON_VIEW = [PY, "-c", f"import sys; sys.argv[0] = 'vcon-view'; sys.path[0] = {str(ROOT)!r}; "
+             f"from {_MOD} import {_FN}; sys.exit({_FN}())"]
 
 BARE = "import gc, orjson, sys; gc.disable(); orjson.loads(open(sys.argv[1], 'rb').read())"
 NOOP = "pass"
-LAUNCH = "import sys; sys.path[0] = sys.argv.pop(1); from viewer.cli import main; sys.exit(main())"
 
 
 @dataclass
@@ -112,12 +129,14 @@ def commands(path: Path, trees: dict[str, Path]) -> dict[str, tuple[list[str], d
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
         "bare parse": ([PY, "-c", BARE, f], None),
-        "summary --format json": ([VCON_VIEW, "summary", f, "--format", "json"], None),
-        "check": ([VCON_VIEW, "check", f], None),
+        "summary --format json": ([*VCON_VIEW, "summary", f, "--format", "json"], None),
+        "check": ([*VCON_VIEW, "check", f], None),
     }
     for label, tree in trees.items():
         # sys.path[0] is the working directory under -c: point it at the other checkout
-        cli = [PY, "-c", LAUNCH, str(tree)]
+        launch = (f"import sys; sys.argv[0] = 'vcon-view'; sys.path[0] = sys.argv.pop(1); "
+                  f"from {_MOD} import {_FN}; sys.exit({_FN}())")
+        cli = [PY, "-c", launch, str(tree)]
         cmds[f"summary --format json [{label}]"] = ([*cli, "summary", f, "--format", "json"],
                                                    None)
         cmds[f"check [{label}]"] = ([*cli, "check", f], None)
@@ -259,8 +278,8 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"\n### vcon-view headless benchmark ({platform.python_implementation()} "
           f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-          f"inputs by {generator()[0]}; load average {load_before:.1f} before, "
-          f"{load_after:.1f} after)\n")
+          f"inputs by {generator()[0]}, entry point {ENTRY}; load average "
+          f"{load_before:.1f} before, {load_after:.1f} after)\n")
     print(table(rows, repeat))
     print()
     print(goals(rows))
