@@ -32,6 +32,7 @@ _TOOL = spec.TOOL_EVENT_SET
 _SEVERITY = spec.FINDING_SEVERITY
 _FINAL = spec.FINAL_STATES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
+_NO_FLAGS: frozenset[str] = frozenset()
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
@@ -278,6 +279,7 @@ def _operation(
     diags: list[Diagnostic],
     findings: list[Finding],
 ) -> Operation:
+    new = tuple.__new__
     sid = safe(op_id)
     tool_events: list[Event] = op["tool"]
     once_events: list[Event] = op["once"]
@@ -419,14 +421,19 @@ def _operation(
                 "twice")
         inv = a.invocation
         steps = a.steps
-        attempts.append(Attempt(
+        if inv is None:
+            a_server = a_tool = None
+        elif inv is first_inv:  # the operation's target was read from it
+            a_server, a_tool = server, tool
+        else:
+            a_server, a_tool = _str(inv.raw.get("server")), _str(inv.raw.get("tool"))
+        attempts.append(new(Attempt, (
             n, tuple(steps), events[steps[0][0]].time,
             events[steps[-1][0]].time if final in _FINAL else None, final,
-            inv.index if inv else None,
-            _str(inv.raw.get("server")) if inv else None,
-            _str(inv.raw.get("tool")) if inv else None,
-            gov.decision, gov.life, gov.event, late, oom, escalated, frozenset(flags),
-        ))
+            inv.index if inv else None, a_server, a_tool,
+            gov.decision, gov.life, gov.event, late, oom, escalated,
+            frozenset(flags) if flags else _NO_FLAGS,
+        )))
         if n > 1:
             retries += 1
         if escalated:
@@ -449,8 +456,10 @@ def _operation(
                                       min((events[e].order for e in f.events), default=-1)))
         findings.extend(found)
     first: Event = op["first"]
-    return Operation(
+    return new(Operation, (
         op_id, kind, server, tool, decision, life, dec_event, outcome, tuple(attempts),
-        tuple([ev.index for ev in once_events]), tuple(op["unassigned"]), first.time,
-        first.order, retries, any_escalated, late_total, frozenset(op_kinds),
-    )
+        tuple([ev.index for ev in once_events]) if once_events else (),
+        tuple(op["unassigned"]), first.time,
+        first.order, retries, any_escalated, late_total,
+        frozenset(op_kinds) if op_kinds else _NO_FLAGS,
+    ))

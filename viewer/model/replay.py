@@ -64,6 +64,7 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
     invocations: list[Event] = []
     highest_invoked = 0
     watch: dict[int, int] = {}  # earlier attempt -> later invocation seen while it was active
+    new = tuple.__new__
     for ev in events:
         n = ev.attempt
         assert n is not None
@@ -94,7 +95,7 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
         late = typ in _RESPONSES and (before in _LATE_STATES or highest_invoked > n)
         oom = before not in allowed_from
         run.state = after
-        run.steps.append(Step(ev.index, before, after, oom, late))
+        run.steps.append(new(Step, (ev.index, before, after, oom, late)))
         if late:
             run.late.append(ev.index)
         if oom:
