@@ -423,3 +423,24 @@ def test_operations_ordered_by_first_event() -> None:
                   once(0, "allowed", op="first")])
     assert [o.operation_id for o in m.operations] == ["first", "early", "late"]
     assert m.by_operation == {"first": 0, "early": 1, "late": 2}
+
+
+def test_every_emitted_code_is_a_stable_documented_one() -> None:
+    """Codes never appear that spec.DIAGNOSTIC_CODES (the stable list) does not name."""
+    from pathlib import Path
+
+    from viewer.load import LoadError, load_path
+    from viewer.model.build import build_model
+
+    root = Path(__file__).resolve().parent
+    files = [*(root.parent / "demo_vcons").glob("*.vcon.json*"),
+             *(root / "fixtures").rglob("*.json"), *(root / "fixtures").rglob("*.vcon")]
+    seen: set[str] = set()
+    for f in files:
+        try:
+            m = build_model(load_path(str(f), ignore_critical=True))
+        except LoadError:
+            continue
+        seen |= {d.code for d in m.diagnostics}
+    assert "derived-events" in seen and "missing-required" in seen
+    assert seen <= set(spec.DIAGNOSTIC_CODES), seen - set(spec.DIAGNOSTIC_CODES)

@@ -255,6 +255,9 @@ DIAGNOSTIC_CODES: Final = {
     "critical-unsupported": "critical names an extension vcon-view does not support",
     "invalid-structure": "a top-level vCon member has the wrong shape",
     "signature-not-verified": "a signed vCon whose signature vcon-view did not verify",
+    "derived-events": "no tool-invocation events: operations were lifted from an older shape",
+    "derived-warning": "something in the older shape could not be lifted",
+    "derived-failed": "operations could not be lifted from the older shape",
 }
 
 SEVERITIES: Final = ("error", "warning", "info")
