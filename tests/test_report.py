@@ -365,3 +365,33 @@ def test_write_atomic_refuses_directory(tmp_path: Path) -> None:
 def test_write_atomic_missing_dir_raises_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_atomic(tmp_path / "nope" / "out.json", b"x", input_path=None)
+
+
+def test_write_atomic_to_a_device_writes_in_place(tmp_path: Path) -> None:
+    """-o onto a FIFO or device must not replace it with a regular file (found: /dev/null)."""
+    import os
+    import stat
+    import threading
+
+    from viewer.report.write import write_atomic
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got: list[bytes] = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    write_atomic(fifo, b"summary\n", input_path=None)
+    reader.join(timeout=10)
+    assert got == [b"summary\n"]
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_write_atomic_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
+    from viewer.report.write import write_atomic
+
+    real = tmp_path / "real.md"
+    real.write_text("old")
+    link = tmp_path / "link.md"
+    link.symlink_to(real)
+    write_atomic(link, "new", input_path=None)
+    assert link.is_symlink() and real.read_text() == "new"

@@ -4,13 +4,16 @@ An export written over the vCon it was made from would destroy the evidence unde
 the target is checked against the input first (same inode, or the same resolved path when the
 target does not exist yet). The data goes to a temporary file in the target's directory, is
 fsynced and then renamed over the target, so a reader never sees a half-written export. A new
-export is created readable by its owner only (it may quote sensitive tool output).
+export is created readable by its owner only (it may quote sensitive tool output). A target
+that is not a regular file (``/dev/null``, ``/dev/stdout``, a FIFO) is written in place: a
+rename would replace the device itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
 
@@ -41,6 +44,18 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
     if target.is_dir():
         raise ValueError(f"refusing to write {path}: it is a directory")
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if target.is_symlink():  # replace the file the link names, keep the link
+        target = target.resolve()
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        # A device, FIFO or socket (``-o /dev/stdout``, ``-o /dev/null``): renaming over it
+        # would replace the device with a regular file, so write to it in place.
+        with open(target, "wb") as fh:
+            fh.write(payload)
+        return
     directory = target.parent if str(target.parent) else Path(".")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     try:
