@@ -134,6 +134,7 @@ class VconViewApp(App[int]):
             return
         finally:
             if gc_was_enabled:
+                gc.freeze()  # first: the millions of new objects never become gen0 work
                 gc.enable()
         if worker.is_cancelled:
             return
