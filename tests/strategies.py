@@ -131,7 +131,9 @@ def content(draw: st.DrawFn, wrongness: int) -> dict[str, Any]:
     kind = draw(st.sampled_from([*kinds, "both"] if wrongness else kinds))
     out: dict[str, Any] = {}
     if kind == "json":
-        out = {"body": draw(any_json), "encoding": "json", "mediatype": "application/json"}
+        # a null body is an absent one: inline content then lacks its body (an error)
+        body = draw(any_json.filter(lambda v: v is not None) if not wrongness else any_json)
+        out = {"body": body, "encoding": "json", "mediatype": "application/json"}
     elif kind == "none":
         out = {"body": draw(_text), "encoding": "none", "mediatype": "text/plain"}
     elif kind == "b64":

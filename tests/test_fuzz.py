@@ -193,8 +193,9 @@ def test_each_problem_is_a_diagnostic(doc: dict[str, Any]) -> None:
         if typ in spec.LIFECYCLE_EVENT_SET or tv is not None:
             if tv is None:
                 assert base in _pointers(model, "missing-required")
-            elif model.events[i].time is None:
-                assert f"{base}/time" in _pointers(model, "time-unparsable")
+            elif model.events[i].time is None:  # a wrong type, or a string not RFC 3339
+                code = "time-unparsable" if isinstance(tv, str) else "invalid-type"
+                assert f"{base}/time" in _pointers(model, code)
         if typ not in spec.LIFECYCLE_EVENT_SET:
             assert i in model.context
             continue

@@ -444,3 +444,74 @@ def test_every_emitted_code_is_a_stable_documented_one() -> None:
         seen |= {d.code for d in m.diagnostics}
     assert "derived-events" in seen and "missing-required" in seen
     assert seen <= set(spec.DIAGNOSTIC_CODES), seen - set(spec.DIAGNOSTIC_CODES)
+
+
+# --- fixes from review: strict RFC 3339, untargeted standing decisions, unassigned invocations
+@pytest.mark.parametrize("value", [
+    "2026-03-01T09:00Z", "2026-W09-7T09:00:01Z", "2026-03-01T09:00:01+0100",
+    "2026-03-01T09:00:01+01", "2026-03-01T09:00:01,5Z", "2026-03-01T09:00:01 Z", "2026-03-01",
+])
+def test_times_that_are_not_rfc3339_are_unparsable(value: str) -> None:
+    m = model_of([tool("tool-invocation", 0, time=value)])
+    assert m.events[0].time is None
+    assert "time-unparsable" in codes(m)
+
+
+@pytest.mark.parametrize("value", [
+    "2026-03-01T09:00:01Z", "2026-03-01t09:00:01z", "2026-03-01T09:00:01.5+01:00",
+    "2026-03-01 09:00:01Z",
+])
+def test_rfc3339_forms_parse(value: str) -> None:
+    m = model_of([tool("tool-invocation", 0, time=value)])
+    assert m.events[0].time is not None
+    assert not {"time-unparsable", "time-no-offset"} & set(codes(m))
+
+
+def test_leap_second_is_accepted_and_ordered() -> None:
+    m = model_of([tool("tool-result", 0, time="2016-12-31T23:59:60Z"),
+                  tool("tool-invocation", 0, time="2016-12-31T23:59:59.5Z")])
+    assert m.replay == (1, 0)
+    assert "time-unparsable" not in codes(m)
+
+
+def test_non_string_time_is_invalid_type() -> None:
+    m = model_of([tool("tool-invocation", 0, time=1234567890)])
+    d = next(d for d in m.diagnostics if d.pointer == "/events/0/time")
+    assert (d.code, d.severity) == ("invalid-type", "error")
+
+
+@pytest.mark.parametrize("bad", [{"tool": 5}, {"server": None}, {"server": 7}])
+def test_standing_without_usable_target_governs_and_replaces_nothing(bad: dict) -> None:
+    ev = standing(1, "disallowed", **bad)
+    if bad.get("server", "") is None:
+        del ev["server"]
+    m = model_of([standing(0, "allowed"), ev, tool("tool-invocation", 2, tool="other"),
+                  tool("tool-result", 3)])
+    (op,) = m.operations
+    assert (op.decision, op.decision_event) == ("allowed", 0)
+    assert [(s.event, s.replaced_by) for s in m.standing] == [(0, None), (1, None)]
+    assert "policy-violation" not in [k for k, _, _ in kinds(m)]
+
+
+def test_missing_servers_do_not_match() -> None:
+    dec = standing(0, "disallowed")
+    del dec["server"]
+    inv = tool("tool-invocation", 1)
+    del inv["server"]
+    m = model_of([dec, inv, tool("tool-result", 2)])
+    assert m.operations[0].decision is None
+    assert m.findings == ()
+
+
+def test_target_from_an_unassigned_invocation() -> None:
+    m = model_of([tool("tool-invocation", 1, attempt=0, tool="wipe"),
+                  tool("tool-result", 2, attempt=0)])
+    (op,) = m.operations
+    assert (op.tool, op.unassigned_events, op.attempts) == ("wipe", (0, 1), ())
+
+
+def test_escalation_message_names_the_previous_attempt() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-denied", 1),
+                  tool("tool-invocation", 2, attempt=3), tool("tool-result", 3, attempt=3)])
+    f = next(f for f in m.findings if f.kind == "escalation")
+    assert "denied attempt 1" in f.message

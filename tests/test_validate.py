@@ -488,8 +488,9 @@ def test_empty_string_body_needs_no_encoding():
 
 @pytest.mark.parametrize("body", ["a string", 1, None, [1, "x"], {"k": None}, True])
 def test_json_body_is_any_json_value(body):
-    # A null body is absent: then nothing is inline and only the S warning remains.
-    want = [("missing-recommended", "warning", BASE)] if body is None else []
+    # A null body is absent: an encoding without a body is then an error outside a redacted
+    # vCon (draft §Event Content: body is optional only in a redacted vCon).
+    want = [("missing-required", "error", BASE)] if body is None else []
     assert content(body=body, encoding="json", mediatype="application/json") == want
 
 
@@ -718,3 +719,33 @@ def test_corpus_null_dialog_string_analysis():
     got = top(load("vcon-server__null_dialog_string_analysis.json"))
     assert ("invalid-structure", "error", "/analysis") in got
     assert not any(p == "/dialog" for _, _, p in got)  # null dialog is absent
+
+
+# --- from review ------------------------------------------------------------------------------
+def _diags_of(ev: dict, **top: object) -> list[tuple[str, str, str]]:
+    from tests.modelkit import model_of
+
+    return [(d.code, d.severity, d.pointer) for d in model_of([ev], **top).diagnostics]
+
+
+def test_encoding_without_body_is_an_error_unless_redacted() -> None:
+    from tests.modelkit import tool
+
+    ev = tool("tool-pending", 0, encoding="json", mediatype="application/json")
+    assert ("missing-required", "error", "/events/0") in _diags_of(ev)
+    assert not [d for d in _diags_of(ev, redacted={"uuid": "x"}) if d[0] == "missing-required"]
+
+
+def test_content_hash_without_url_is_an_error() -> None:
+    from tests.modelkit import tool
+
+    ev = tool("tool-result", 0, body=None, content_hash="sha512-" + "A" * 86)
+    del ev["body"]
+    assert ("missing-required", "error", "/events/0") in _diags_of(ev)
+
+
+def test_attempt_beyond_unsigned_int() -> None:
+    from tests.modelkit import tool
+
+    ev = tool("tool-invocation", 0, attempt=2**60)
+    assert ("invalid-value", "error", "/events/0/attempt") in _diags_of(ev)

@@ -17,7 +17,7 @@ from ..textsafe import safe
 from . import spec
 from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
 from .replay import replay_operation
-from .times import EARLIEST, parse_time
+from .times import EARLIEST, RFC3339, parse_time
 from .types import (
     Attempt,
     Diagnostic,
@@ -90,6 +90,7 @@ class _Builder:
         last_t = EARLIEST
         kinds = _KIND
         fromiso = datetime.fromisoformat
+        rfc3339 = RFC3339
         new = tuple.__new__
         one_session: dict[int, tuple[int, ...]] = {}
         for i, ev in enumerate(raw):
@@ -110,7 +111,7 @@ class _Builder:
             tv = get("time")
             # parse_time, inlined for the common case: a plain string with a zone offset.
             t = None
-            if type(tv) is str and len(tv) >= 16 and tv[10] in "Tt ":
+            if type(tv) is str and rfc3339(tv) is not None:
                 try:
                     t = fromiso(tv)
                 except ValueError:
@@ -126,6 +127,11 @@ class _Builder:
                     diags.append(Diagnostic(
                         "missing-required", "error", f"/events/{i}",
                         f"{safe(typ) or 'event'}: time MUST be present"))
+                elif type(tv) is not str:
+                    diags.append(Diagnostic(
+                        "invalid-type", "error", f"/events/{i}/time",
+                        f"time is {type(tv).__name__}, expected an RFC 3339 date-time string; "
+                        "placed after the previous event in the array"))
                 else:
                     diags.append(Diagnostic(
                         "time-unparsable", "error", f"/events/{i}/time",
@@ -285,9 +291,16 @@ def _operation(
     once_events: list[Event] = op["once"]
     run = replay_operation(tool_events)
 
-    # Target: the first tool-invocation, else the once decision (INTERPRETATION 3).
+    # Target: the first tool-invocation (replayed or not: an invocation with a bad attempt
+    # number still names the tool), else the once decision (INTERPRETATION 3).
     first_inv = run.invocations[0] if run.invocations else None
-    src = first_inv.raw if first_inv is not None else (once_events[0].raw if once_events else {})
+    src_ev = first_inv
+    for i in op["unassigned"]:
+        ev = events[i]
+        if ev.type == "tool-invocation" and (src_ev is None or ev.order < src_ev.order):
+            src_ev = ev
+            break
+    src = src_ev.raw if src_ev is not None else (once_events[0].raw if once_events else {})
     server, tool = _str(src.get("server")), _str(src.get("tool"))
     kind = "tool-invocation"
     if once_events and isinstance(once_events[0].raw.get("operation"), str):
@@ -354,6 +367,7 @@ def _operation(
     attempts: list[Attempt] = []
     first_gov: Governing = NONE
     prev_final: str | None = None
+    prev_number = 0
     late_total = 0
     retries = 0
     any_escalated = False
@@ -411,7 +425,7 @@ def _operation(
         if escalated:
             flags.add("escalation")
             add("escalation", n, (a.steps[0].event,),
-                f"{sid}: attempt {n} retried after the tool denied attempt {n - 1}")
+                f"{sid}: attempt {n} retried after the tool denied attempt {prev_number}")
         d = dup_by_attempt.get(n)
         if d is not None:
             flags.add("duplicate-execution-risk")
@@ -439,6 +453,7 @@ def _operation(
         if escalated:
             any_escalated = True
         prev_final = final
+        prev_number = n
 
     if attempts:
         outcome = _OUTCOME.get(attempts[-1].final_state, "unknown")

@@ -52,8 +52,18 @@ class StandingIndex:
 
     def __init__(self, decisions: Iterable[Event]) -> None:
         self.by_target: dict[TargetKey, list[Event]] = {}
+        #: Standing decisions with no usable target (operation or server missing or not a
+        #: string, tool present but not a string): listed, but they govern and replace nothing
+        #: (their diagnostics say why). A wrong-typed tool is not "all tools of the server".
+        self.untargeted: list[Event] = []
         for ev in decisions:
-            self.by_target.setdefault(self.key(ev), []).append(ev)
+            r = ev.raw
+            tool = r.get("tool")
+            if (isinstance(r.get("operation"), str) and isinstance(r.get("server"), str)
+                    and (tool is None or isinstance(tool, str))):
+                self.by_target.setdefault(self.key(ev), []).append(ev)
+            else:
+                self.untargeted.append(ev)
         #: (operation, server, tool) -> (time after which the answer no longer changes, or
         #: None when unknown; the answer then). See ``governing``.
         self._settled: dict[TargetKey, tuple[Any, Governing]] = {}
@@ -66,7 +76,7 @@ class StandingIndex:
     def records(self) -> list[StandingDecision]:
         """Every standing decision with ``replaced_by``, in replay order."""
         out: list[StandingDecision] = []
-        for evs in self.by_target.values():
+        for evs in (*self.by_target.values(), *([ev] for ev in self.untargeted)):
             for i, ev in enumerate(evs):
                 r = ev.raw
                 nxt = evs[i + 1].index if i + 1 < len(evs) else None

@@ -302,7 +302,7 @@ def _clean(ev: dict[str, Any], plan: _Plan, ctx: Ctx) -> bool:
             if type(v) is str and v != "":
                 continue
         elif k == "attempt":
-            if type(v) is int and v >= 1:
+            if type(v) is int and 1 <= v <= _MAX_UINT:
                 continue
         elif k == "party":
             if type(v) is int and 0 <= v <= _MAX_UINT and (np is None or v < np):
@@ -417,7 +417,16 @@ def _check_content_cell(index: int, ev: dict[str, Any], keys: Any, plan: _Plan, 
                       f"{t}: {p} MUST NOT be present: this type has no content "
                       f"({plan.section})")
     else:
-        if (plan.content in ("M", "S") and "body" not in ev and "url" not in ev
+        no_body = ev.get("body") is None and ev.get("url") is None
+        if no_body and not ctx.redacted and (
+            ev.get("encoding") is not None or ev.get("content_hash") is not None
+        ):
+            # draft §Event Content: body (and url) are optional only in a redacted vCon
+            part = "body" if ev.get("encoding") is not None else "url"
+            _diag(out, "missing-required", "error", f"/events/{index}",
+                  f"{t}: {'encoding' if part == 'body' else 'content_hash'} without {part}: "
+                  f"{part} may be absent only in a redacted vCon (draft §Event Content)")
+        elif (plan.content in ("M", "S") and "body" not in ev and "url" not in ev
                 and not ctx.redacted):
             sev: Severity = "error" if plan.content == "M" else "warning"
             code = "missing-required" if plan.content == "M" else "missing-recommended"
@@ -497,6 +506,9 @@ def _v_attempt(index: int, v: Any, t: str, ctx: Ctx, out: list[Diagnostic]) -> N
         if v < 1:
             _diag(out, "invalid-value", "error", f"/events/{index}/attempt",
                   f"{t}: attempt {v} is not valid; the first attempt is 1 (draft §attempt)")
+        elif v > _MAX_UINT:
+            _diag(out, "invalid-value", "error", f"/events/{index}/attempt",
+                  f"{t}: attempt {v} is larger than an UnsignedInt allows (2^53-1)")
     else:
         _diag(out, "invalid-type", "error", f"/events/{index}/attempt",
               f"{t}: attempt must be an integer of 1 or more, found {_json_type(v)} "
