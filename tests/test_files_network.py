@@ -39,7 +39,7 @@ from viewer.report.write import write_atomic
 ROOT = Path(__file__).resolve().parent.parent
 DEMOS = ROOT / "demo_vcons"
 SHARED = ROOT.parent / "shared"
-CORPUS = SHARED / "corpus" / "vcons"
+CORPUS = SHARED / "corpus"  # vcons/ and the MCP traces (which are refused in one line)
 HOSTILE = ROOT / "tests" / "fixtures" / "hostile_content.vcon.json"
 SHA512 = "sha512-" + "A" * 86
 
@@ -51,7 +51,7 @@ def _files(folder: Path, patterns: tuple[str, ...]) -> list[Path]:
 
 
 DEMO_FILES = _files(DEMOS, ("*.vcon.json", "*.vcon.json.gz"))
-CORPUS_FILES = _files(CORPUS, ("*.json", "*.vcon"))
+CORPUS_FILES = [p for p in _files(CORPUS, ("*",)) if p.name != "MANIFEST.md"]
 
 
 def _id(p: Path) -> str:
