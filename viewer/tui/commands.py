@@ -14,18 +14,15 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from viewer.textsafe import safe
+from viewer.tui.base import VappMixin
 
 if TYPE_CHECKING:
-    from viewer.tui.app import VconViewApp
+    pass
 
 MAX_HITS = 50
 
 
-class VconCommands(Provider):
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
-
+class VconCommands(VappMixin, Provider):
     def _screen_commands(self) -> list[tuple[str, Callable[[], object], str]]:
         from viewer.tui.timeline import TimelineScreen
 

@@ -19,10 +19,11 @@ from textual.widgets.option_list import Option
 from viewer.model.types import Model
 from viewer.textsafe import safe
 from viewer.tui import palette as P
+from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
 
 if TYPE_CHECKING:
-    from viewer.tui.app import VconViewApp
+    pass
 
 def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     """(time, order, kind, index) for dialog turns, context events and operations."""
@@ -38,16 +39,12 @@ def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     return rows
 
 
-class ContextScreen(Screen[None]):
+class ContextScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,c", "app.pop_screen", "Back", id="context.back"),
         Binding("j", "cursor(1)", "Down", id="context.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="context.up", show=False),
     ]
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         model = self.vapp.model

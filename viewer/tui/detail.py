@@ -22,6 +22,7 @@ from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
+from viewer.tui.base import VappMixin
 from viewer.tui.present import (
     copy_text,
     decode_content,
@@ -33,7 +34,7 @@ from viewer.tui.present import (
 )
 
 if TYPE_CHECKING:
-    from viewer.tui.app import VconViewApp
+    pass
 
 
 def detail_events(op: Operation, attempt: Attempt | None, model: Model) -> list[int]:
@@ -61,7 +62,7 @@ class EventTable(Static):
             screen.select_row(event.y - 1)
 
 
-class DetailScreen(Screen[None]):
+class DetailScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", id="detail.back"),
         Binding("h,left", "event(-1)", "Event ←", id="detail.event_prev", show=False),
@@ -84,10 +85,6 @@ class DetailScreen(Screen[None]):
         self.raw = raw
         self.full = False
         self.row = 0
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield Static(id="detail-head")

@@ -20,6 +20,7 @@ from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from viewer.model.types import Model, Operation
 from viewer.textsafe import safe
+from viewer.tui.base import VappMixin
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -73,14 +74,10 @@ def export(app: VconViewApp, path: str, fmt: str, scope: str) -> Path:
     return target.resolve()
 
 
-class ExportScreen(ModalScreen[Path | None]):
+class ExportScreen(VappMixin, ModalScreen[Path | None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
     ]
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         app = self.vapp

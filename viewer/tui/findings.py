@@ -16,9 +16,10 @@ from viewer.model.spec import SEVERITY_RANK
 from viewer.model.types import Diagnostic, Finding, Model
 from viewer.textsafe import safe
 from viewer.tui import palette as P
+from viewer.tui.base import VappMixin
 
 if TYPE_CHECKING:
-    from viewer.tui.app import VconViewApp
+    pass
 
 _EVENT_PTR = re.compile(r"^/events/(\d+)(?:/|$)")
 
@@ -61,16 +62,12 @@ def ordered(model: Model) -> tuple[list[int], list[int]]:
     return fi, di
 
 
-class FindingsScreen(Screen[None]):
+class FindingsScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="findings.back"),
         Binding("j", "cursor(1)", "Down", id="findings.down", show=False),
         Binding("k", "cursor(-1)", "Up", id="findings.up", show=False),
     ]
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         model = self.vapp.model

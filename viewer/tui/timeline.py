@@ -31,6 +31,7 @@ from viewer.model import spec
 from viewer.model.types import Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
+from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_delta, fmt_time
 
 if TYPE_CHECKING:
@@ -134,7 +135,7 @@ class Axis:
         return round(min(max(pos, -1), lane_w))
 
 
-class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
+class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False):
     """Operations × time, drawn line by line."""
 
     DEFAULT_CSS = """
@@ -147,10 +148,6 @@ class TimelineView(ScrollView, can_focus=True, inherit_bindings=False):
         self.axis: Axis | None = None
         self._generation = 0
         self._base_style: Style | None = None
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def on_mount(self) -> None:
         model = self.vapp.model
@@ -558,7 +555,7 @@ class FilterInput(Input):
         self.screen.close_filter(apply=False)  # type: ignore[attr-defined]
 
 
-class TimelineScreen(Screen[None]):
+class TimelineScreen(VappMixin, Screen[None]):
     """Operations on a time axis; the hub every other screen returns to."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -587,10 +584,6 @@ class TimelineScreen(Screen[None]):
         Binding("y", "copy", "Copy", id="timeline.copy"),
         Binding("e", "export", "Export", id="timeline.export"),
     ]
-
-    @property
-    def vapp(self) -> VconViewApp:
-        return self.app  # type: ignore[return-value]
 
     def compose(self) -> ComposeResult:
         yield InfoHeader(id="info-header")
