@@ -8,16 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from viewer.textsafe import safe
 from viewer.tui.base import VappMixin
-
-if TYPE_CHECKING:
-    pass
 
 MAX_HITS = 50
 

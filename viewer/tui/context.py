@@ -7,7 +7,7 @@ operation line selects it on the timeline.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -22,8 +22,6 @@ from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
 
-if TYPE_CHECKING:
-    pass
 
 def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     """(time, order, kind, index) for dialog turns, context events and operations."""

@@ -7,7 +7,7 @@ fetched. Long content is shown in part until `a`.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.console import Group, RenderableType
 from rich.text import Text
@@ -32,9 +32,6 @@ from viewer.tui.present import (
     raw_json,
     session_label,
 )
-
-if TYPE_CHECKING:
-    pass
 
 
 def detail_events(op: Operation, attempt: Attempt | None, model: Model) -> list[int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -17,9 +17,6 @@ from viewer.model.types import Diagnostic, Finding, Model
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
-
-if TYPE_CHECKING:
-    pass
 
 _EVENT_PTR = re.compile(r"^/events/(\d+)(?:/|$)")
 
