@@ -191,10 +191,11 @@ class VconViewApp(App[int]):
         Also runs on Textual's theme-changed signal, which comes after the new CSS is applied, so
         the timeline's cached rows and base style are rebuilt on the new background.
         """
-        from viewer.tui import palette, themes
+        from viewer.tui import palette, present, themes
 
         palette.set_palette(themes.palette_for(self.theme_set.themes, self.theme,
                                                self.current_theme.dark))
+        present.syntax_theme = "ansi_dark" if self.current_theme.dark else "ansi_light"
         self.refresh_views()
 
     def watch_theme(self, name: str) -> None:

@@ -60,9 +60,13 @@ def dumps_pretty(value: Any) -> str:
     return safe_block(json_escape_unsafe(text))
 
 
+#: The Pygments style for JSON: set from the theme (light themes need dark ink).
+syntax_theme = "ansi_dark"
+
+
 def json_syntax(text: str) -> Syntax:
     """Highlighted JSON; ``text`` must already be safe."""
-    return Syntax(text, "json", theme="ansi_dark", word_wrap=True, background_color="default")
+    return Syntax(text, "json", theme=syntax_theme, word_wrap=True, background_color="default")
 
 
 @dataclass(frozen=True, slots=True)
