@@ -90,6 +90,16 @@ _JSON_UNSAFE_RE: Final = re.compile(
 )
 
 
+_JSON_UNSAFE_BYTES_RE: Final = re.compile(
+    b"|".join(re.escape(chr(c).encode()) for c in sorted(UNSAFE_TABLE) if c >= 0x7F)
+)
+
+
+def json_escape_unsafe_bytes(raw: bytes) -> bytes:
+    """``json_escape_unsafe`` on UTF-8 bytes, without decoding the document (no str copy)."""
+    return _JSON_UNSAFE_BYTES_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+
+
 def json_escape_unsafe(text: str) -> str:
     """Escape the characters orjson leaves raw, in already-serialised JSON text."""
     return _JSON_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)

@@ -194,6 +194,13 @@ class _Builder:
         return tuple(events)
 
 
+def _has_lifecycle(vcon: Any) -> bool:
+    evs = vcon.get("events") if isinstance(vcon, dict) else None
+    return isinstance(evs, list) and any(  # importers.lift.has_lifecycle_events, same test
+        isinstance(e, dict) and isinstance(e.get("type"), str)
+        and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
+
+
 def build_model(loaded: Any) -> Model:
     """The model of a loaded vCon (``viewer.load.Loaded``). Pure: reads, never writes.
 
@@ -203,9 +210,11 @@ def build_model(loaded: Any) -> Model:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        from ..importers.lift import derived_view  # no lifecycle events: pre-draft shapes
+        vcon, diagnostics, view = loaded.vcon, loaded.diagnostics, None
+        if not _has_lifecycle(vcon):  # pre-draft shapes only: the lifter costs ~15 ms to import
+            from ..importers.lift import derived_view
 
-        vcon, diagnostics, view = loaded.vcon, loaded.diagnostics, derived_view(loaded.vcon)
+            view = derived_view(vcon)
         if view is not None:
             vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
             return replace(_build(vcon, loaded.source, diagnostics),

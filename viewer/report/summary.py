@@ -16,7 +16,7 @@ import orjson
 
 from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Model, Operation
-from viewer.textsafe import json_escape_unsafe
+from viewer.textsafe import json_escape_unsafe_bytes
 
 FORMAT = "vcon-view-summary/1"
 OVERRIDE_NOTE = (
@@ -214,7 +214,7 @@ def dumps(document: Any) -> bytes:
     raw = orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
     if raw.isascii():
         return raw
-    return json_escape_unsafe(raw.decode("utf-8")).encode("utf-8")
+    return json_escape_unsafe_bytes(raw)
 
 
 def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:
