@@ -25,6 +25,7 @@ from .types import (
     Finding,
     Model,
     Operation,
+    Step,
 )
 from .validate import Ctx, check_event, check_vcon
 
@@ -264,8 +265,12 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
 
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
+    fast = _fast_operation
     for op_id, op in ops.items():
-        operations.append(_operation(op_id, op, standing, events, diags, findings))
+        o = fast(op_id, op, standing, events, findings)
+        if o is None:
+            o = _operation(op_id, op, standing, events, diags, findings)
+        operations.append(o)
 
     by_operation = {o.operation_id: n for n, o in enumerate(operations)}
     return Model(
@@ -284,6 +289,112 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
 
 def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
+
+
+_TRANSITIONS = spec.TOOL_TRANSITIONS
+_UNCHANGED = spec.UNCHANGED
+_RETURN = spec.RETURN_FROM_INPUT
+_RESPONSES = spec.TOOL_RESPONSE_TYPES
+_LATE_STATES = spec.LATE_STATES
+_INPUT_RETURN = spec.INPUT_RETURN_STATES
+_RUNNING = spec.RUNNING
+
+
+def _fast_operation(
+    op_id: str,
+    op: dict[str, Any],
+    standing: StandingIndex,
+    events: tuple[Event, ...],
+    findings: list[Finding],
+) -> Operation | None:
+    """``_operation`` for the common operation, or None to take the general path.
+
+    Common: no once decision, no unassigned event, one attempt numbered 1 whose first event is
+    its only tool-invocation, and every step in the draft's model and not late. Then there is
+    no target mismatch, no attempt gap or order, no duplicate, no late or out-of-model step, no
+    retry or escalation: what is left of ``_operation`` is the replay, the governing standing
+    decision and whether the attempt ended. The result is the same Operation, field for field.
+    """
+    if op["once"] or op["unassigned"]:
+        return None
+    tool_events: list[Event] = op["tool"]
+    inv = tool_events[0]
+    if inv.type != "tool-invocation" or inv.attempt != 1:
+        return None
+    new = tuple.__new__
+    transitions = _TRANSITIONS
+    steps: list[Step] = []
+    append = steps.append
+    state: str | None = None
+    input_from: str | None = None
+    for ev in tool_events:
+        typ = ev.type
+        if ev.attempt != 1 or (typ == "tool-invocation" and ev is not inv):
+            return None
+        allowed_from, to = transitions[typ]
+        if state not in allowed_from or (typ in _RESPONSES and state in _LATE_STATES):
+            return None
+        if to == _UNCHANGED:
+            after = state
+        elif to == _RETURN:
+            after = input_from or _RUNNING
+            input_from = None
+        else:
+            after = to
+        if typ == "tool-input":
+            input_from = state if state in _INPUT_RETURN else None
+        append(new(Step, (ev.index, state, after, False, False)))
+        state = after
+
+    raw = inv.raw
+    server = raw.get("server")
+    if not isinstance(server, str):
+        server = None
+    tool = raw.get("tool")
+    if not isinstance(tool, str):
+        tool = None
+    gov = standing.governing("tool-invocation", server, tool, inv)
+    final = state
+    if gov is NONE and final in _FINAL:  # nothing to find
+        flags = _NO_FLAGS
+        found: list[Finding] = []
+    else:
+        sid = safe(op_id)
+        flag_set: set[str] = set()
+        found = []
+
+        def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
+            flag_set.add(kind_)
+            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, msg))
+
+        if gov.conflict is not None:
+            add("standing-conflict", tuple(gov.conflict),
+                f"{sid} attempt 1: a tool-level and a server-level standing decision both "
+                "apply and disagree; the tool-level one governs")
+        if gov.decision == "disallowed":
+            add("policy-violation", (gov.event, inv.index),
+                f"{sid} attempt 1 was invoked although its {gov.life} decision is disallowed")
+        elif gov.decision == "permission-required":
+            add("permission-inferred", (gov.event,),
+                f"{sid} attempt 1 ran under permission-required: the grant is not recorded")
+        if final not in _FINAL:
+            add("unterminated", (steps[-1][0],),
+                f"{sid} attempt 1 never ended (last state {final or 'none'})")
+        flags = frozenset(flag_set) if flag_set else _NO_FLAGS
+    attempt = new(Attempt, (
+        1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,
+        inv.index, server, tool, gov.decision, gov.life, gov.event, (), (), False, flags,
+    ))
+    if found:
+        if len(found) > 1:  # by the replay position of the first event named (as _operation)
+            found.sort(key=lambda f: min((events[e].order for e in f.events), default=-1))
+        findings.extend(found)
+    first: Event = op["first"]
+    return new(Operation, (
+        op_id, "tool-invocation", server, tool, gov.decision, gov.life, gov.event,
+        _OUTCOME.get(final, "unknown"), (attempt,), (), (), first.time, first.order, 0, False,
+        0, flags,
+    ))
 
 
 def _operation(
