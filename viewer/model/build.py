@@ -359,27 +359,26 @@ def _fast_operation(
         flags = _NO_FLAGS
         found: list[Finding] = []
     else:
-        sid = safe(op_id)
         flag_set: set[str] = set()
         found = []
 
         def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
             flag_set.add(kind_)
-            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, msg))
+            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe(op_id) + msg))
 
         if gov.conflict is not None:
             add("standing-conflict", tuple(gov.conflict),
-                f"{sid} attempt 1: a tool-level and a server-level standing decision both "
+                " attempt 1: a tool-level and a server-level standing decision both "
                 "apply and disagree; the tool-level one governs")
         if gov.decision == "disallowed":
             add("policy-violation", (gov.event, inv.index),
-                f"{sid} attempt 1 was invoked although its {gov.life} decision is disallowed")
+                f" attempt 1 was invoked although its {gov.life} decision is disallowed")
         elif gov.decision == "permission-required":
             add("permission-inferred", (gov.event,),
-                f"{sid} attempt 1 ran under permission-required: the grant is not recorded")
+                " attempt 1 ran under permission-required: the grant is not recorded")
         if final not in _FINAL:
             add("unterminated", (steps[-1][0],),
-                f"{sid} attempt 1 never ended (last state {final or 'none'})")
+                f" attempt 1 never ended (last state {final or 'none'})")
         flags = frozenset(flag_set) if flag_set else _NO_FLAGS
     attempt = new(Attempt, (
         1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,

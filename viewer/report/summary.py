@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import Any
 
 import orjson
@@ -84,27 +85,42 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
 
     out = []
     append = out.append
+    n_replay = len(replay)
+    step_event = itemgetter(0)
+    step_after = itemgetter(2)
     for op in ops:
         attempts = []
+        fo = op.first_order
+        first = replay[fo] if 0 <= fo < n_replay else -1
+        first_time = op.first_time
+        first_text: Any = False  # not yet written
         for a in op.attempts:
             steps = a.steps
+            if steps:
+                i0 = steps[0][0]
+                start = event_time(i0, a.start)
+                if i0 == first and a.start is first_time and first_text is False:
+                    first_text = start  # the same event's time: the same text
+                end = event_time(steps[-1][0], a.end)
+            else:
+                start, end = rfc3339(a.start), rfc3339(a.end)
             attempts.append({
                 "attempt": a.number,
-                "start": event_time(steps[0][0], a.start) if steps else rfc3339(a.start),
-                "end": event_time(steps[-1][0], a.end) if steps else rfc3339(a.end),
-                "states": [s[2] for s in steps],
+                "start": start,
+                "end": end,
+                "states": list(map(step_after, steps)),
                 "final_state": a.final_state,
-                "events": [s[0] for s in steps],
-                "late": list(a.late),
-                "out_of_model": list(a.out_of_model),
+                "events": list(map(step_event, steps)),
+                "late": list(a.late) if a.late else [],
+                "out_of_model": list(a.out_of_model) if a.out_of_model else [],
                 "decision": a.decision,
                 "decision_life": a.decision_life,
                 "decision_event": a.decision_event,
                 "escalated": a.escalated,
                 "flags": sorted(a.flags) if a.flags else [],
             })
-        fo = op.first_order
-        first = replay[fo] if 0 <= fo < len(replay) else -1
+        if first_text is False:
+            first_text = event_time(first, first_time)
         append({
             "operation_id": op.operation_id,
             "operation": op.operation,
@@ -118,9 +134,9 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
             "retries": op.retries,
             "escalated": op.escalated,
             "late_responses": op.late_responses,
-            "unassigned_events": list(op.unassigned_events),
-            "once_decisions": list(op.once_decisions),
-            "first_time": event_time(first, op.first_time),
+            "unassigned_events": list(op.unassigned_events) if op.unassigned_events else [],
+            "once_decisions": list(op.once_decisions) if op.once_decisions else [],
+            "first_time": first_text,
             "flags": sorted(op.flags) if op.flags else [],
         })
     return out
