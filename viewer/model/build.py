@@ -186,12 +186,14 @@ class _Builder:
         check_vcon(self.vcon, has_lifecycle, diags)
         if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order
             self.replay_order = tuple(range(len(events)))
+            self.in_order = True
             return tuple(events)
         assert keys is not None
         order = sorted(range(len(keys)), key=keys.__getitem__)
         for p, i in enumerate(order):
             events[i] = events[i]._replace(order=p)
         self.replay_order = tuple(order)
+        self.in_order = False
         return tuple(events)
 
 
@@ -234,34 +236,45 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
     findings = b.findings
 
     # Group lifecycle events by operation, in replay order.
-    ops: dict[str, dict[str, Any]] = {}
+    # An operation is (first event, tool events, once decisions, unassigned event indices).
+    ops: dict[str, tuple[Event, list[Event], list[Event], list[int]]] = {}
+    get_op = ops.get
     standing_events: list[Event] = []
     context: list[int] = []
-    for i in replay:
-        ev = events[i]
-        if ev.kind == "context":
-            context.append(i)
-            continue
-        if ev.kind == "decision":
-            life = ev.raw.get("policy_life")
-            if life not in spec.POLICY_LIVES:
-                life = "once" if ev.operation_id is not None else "standing"
-            if life == "standing":
-                standing_events.append(ev)
+    lives = spec.POLICY_LIVES
+    for ev in (events if b.in_order else [events[i] for i in replay]):
+        kind = ev.kind
+        if kind == "tool":
+            oid = ev.operation_id
+            if oid is None:
                 continue
-        if ev.operation_id is None:
-            continue
-        op = ops.get(ev.operation_id)
-        if op is None:
-            op = ops[ev.operation_id] = {"first": ev, "tool": [], "once": [], "unassigned": []}
-        if ev.kind == "decision":
+            op = get_op(oid)
+            if op is None:
+                op = ops[oid] = (ev, [], [], [])
             if ev.attempt is None:
-                op["unassigned"].append(ev.index)
-            op["once"].append(ev)
-        elif ev.attempt is None:
-            op["unassigned"].append(ev.index)
-        else:
-            op["tool"].append(ev)
+                op[3].append(ev.index)
+            else:
+                op[1].append(ev)
+            continue
+        if kind == "context":
+            context.append(ev.index)
+            continue
+        # a decision
+        life = ev.raw.get("policy_life")
+        if life not in lives:
+            life = "once" if ev.operation_id is not None else "standing"
+        if life == "standing":
+            standing_events.append(ev)
+            continue
+        oid = ev.operation_id
+        if oid is None:
+            continue
+        op = get_op(oid)
+        if op is None:
+            op = ops[oid] = (ev, [], [], [])
+        if ev.attempt is None:
+            op[3].append(ev.index)
+        op[2].append(ev)
 
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
@@ -302,7 +315,7 @@ _RUNNING = spec.RUNNING
 
 def _fast_operation(
     op_id: str,
-    op: dict[str, Any],
+    op: tuple[Event, list[Event], list[Event], list[int]],
     standing: StandingIndex,
     events: tuple[Event, ...],
     findings: list[Finding],
@@ -315,9 +328,9 @@ def _fast_operation(
     retry or escalation: what is left of ``_operation`` is the replay, the governing standing
     decision and whether the attempt ended. The result is the same Operation, field for field.
     """
-    if op["once"] or op["unassigned"]:
+    if op[2] or op[3]:
         return None
-    tool_events: list[Event] = op["tool"]
+    tool_events: list[Event] = op[1]
     inv = tool_events[0]
     if inv.type != "tool-invocation" or inv.attempt != 1:
         return None
@@ -388,7 +401,7 @@ def _fast_operation(
         if len(found) > 1:  # by the replay position of the first event named (as _operation)
             found.sort(key=lambda f: min((events[e].order for e in f.events), default=-1))
         findings.extend(found)
-    first: Event = op["first"]
+    first: Event = op[0]
     return new(Operation, (
         op_id, "tool-invocation", server, tool, gov.decision, gov.life, gov.event,
         _OUTCOME.get(final, "unknown"), (attempt,), (), (), first.time, first.order, 0, False,
@@ -398,7 +411,7 @@ def _fast_operation(
 
 def _operation(
     op_id: str,
-    op: dict[str, Any],
+    op: tuple[Event, list[Event], list[Event], list[int]],
     standing: StandingIndex,
     events: tuple[Event, ...],
     diags: list[Diagnostic],
@@ -406,15 +419,15 @@ def _operation(
 ) -> Operation:
     new = tuple.__new__
     sid = safe(op_id)
-    tool_events: list[Event] = op["tool"]
-    once_events: list[Event] = op["once"]
+    tool_events: list[Event] = op[1]
+    once_events: list[Event] = op[2]
     run = replay_operation(tool_events)
 
     # Target: the first tool-invocation (replayed or not: an invocation with a bad attempt
     # number still names the tool), else the once decision (INTERPRETATION 3).
     first_inv = run.invocations[0] if run.invocations else None
     src_ev = first_inv
-    for i in op["unassigned"]:
+    for i in op[3]:
         ev = events[i]
         if ev.type == "tool-invocation" and (src_ev is None or ev.order < src_ev.order):
             src_ev = ev
@@ -589,11 +602,11 @@ def _operation(
             found.sort(key=lambda f: (f.attempt or 0,
                                       min((events[e].order for e in f.events), default=-1)))
         findings.extend(found)
-    first: Event = op["first"]
+    first: Event = op[0]
     return new(Operation, (
         op_id, kind, server, tool, decision, life, dec_event, outcome, tuple(attempts),
         tuple([ev.index for ev in once_events]) if once_events else (),
-        tuple(op["unassigned"]), first.time,
+        tuple(op[3]), first.time,
         first.order, retries, any_escalated, late_total,
         frozenset(op_kinds) if op_kinds else _NO_FLAGS,
     ))
