@@ -323,10 +323,11 @@ def _fast_operation(
     """``_operation`` for the common operation, or None to take the general path.
 
     Common: no once decision, no unassigned event, one attempt numbered 1 whose first event is
-    its only tool-invocation, and every step in the draft's model and not late. Then there is
-    no target mismatch, no attempt gap or order, no duplicate, no late or out-of-model step, no
-    retry or escalation: what is left of ``_operation`` is the replay, the governing standing
-    decision and whether the attempt ended. The result is the same Operation, field for field.
+    its only tool-invocation, and every step in the draft's model. Then there is no target
+    mismatch, no attempt gap or order, no duplicate, no out-of-model step, no retry or
+    escalation, and a response is late only while timed out or cancel-requested: what is left of
+    ``_operation`` is the replay, the governing standing decision, late responses and whether
+    the attempt ended. The result is the same Operation, field for field.
     """
     if op[2] or op[3]:
         return None
@@ -340,13 +341,19 @@ def _fast_operation(
     append = steps.append
     state: str | None = None
     input_from: str | None = None
+    late: list[tuple[int, str, str | None]] | None = None  # (event, type, state it came in)
     for ev in tool_events:
         typ = ev.type
         if ev.attempt != 1 or (typ == "tool-invocation" and ev is not inv):
             return None
         allowed_from, to = transitions[typ]
-        if state not in allowed_from or (typ in _RESPONSES and state in _LATE_STATES):
+        if state not in allowed_from:
             return None
+        is_late = typ in _RESPONSES and state in _LATE_STATES
+        if is_late:
+            if late is None:
+                late = []
+            late.append((ev.index, typ, state))
         if to == _UNCHANGED:
             after = state
         elif to == _RETURN:
@@ -356,7 +363,7 @@ def _fast_operation(
             after = to
         if typ == "tool-input":
             input_from = state if state in _INPUT_RETURN else None
-        append(new(Step, (ev.index, state, after, False, False)))
+        append(new(Step, (ev.index, state, after, False, is_late)))
         state = after
 
     raw = inv.raw
@@ -368,7 +375,7 @@ def _fast_operation(
         tool = None
     gov = standing.governing("tool-invocation", server, tool, inv)
     final = state
-    if gov is NONE and final in _FINAL:  # nothing to find
+    if gov is NONE and final in _FINAL and late is None:  # nothing to find
         flags = _NO_FLAGS
         found: list[Finding] = []
     else:
@@ -389,13 +396,16 @@ def _fast_operation(
         elif gov.decision == "permission-required":
             add("permission-inferred", (gov.event,),
                 " attempt 1 ran under permission-required: the grant is not recorded")
+        for index, typ, before in late or ():
+            add("late-response", (index,), f" attempt 1: {safe(typ)} arrived while {before}")
         if final not in _FINAL:
             add("unterminated", (steps[-1][0],),
                 f" attempt 1 never ended (last state {final or 'none'})")
         flags = frozenset(flag_set) if flag_set else _NO_FLAGS
     attempt = new(Attempt, (
         1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,
-        inv.index, server, tool, gov.decision, gov.life, gov.event, (), (), False, flags,
+        inv.index, server, tool, gov.decision, gov.life, gov.event,
+        tuple([e[0] for e in late]) if late else (), (), False, flags,
     ))
     if found:
         if len(found) > 1:  # by the replay position of the first event named (as _operation)
@@ -405,7 +415,7 @@ def _fast_operation(
     return new(Operation, (
         op_id, "tool-invocation", server, tool, gov.decision, gov.life, gov.event,
         _OUTCOME.get(final, "unknown"), (attempt,), (), (), first.time, first.order, 0, False,
-        0, flags,
+        len(late) if late else 0, flags,
     ))
 
 
