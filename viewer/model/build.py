@@ -322,16 +322,18 @@ def _fast_operation(
 ) -> Operation | None:
     """``_operation`` for the common operation, or None to take the general path.
 
-    Common: no once decision, no unassigned event, one attempt numbered 1 whose first event is
+    Common: no unassigned event, one attempt numbered 1 whose first event is
     its only tool-invocation, and every step in the draft's model. Then there is no target
     mismatch, no attempt gap or order, no duplicate, no out-of-model step, no retry or
     escalation, and a response is late only while timed out or cancel-requested: what is left of
     ``_operation`` is the replay, the governing standing decision, late responses and whether
     the attempt ended. The result is the same Operation, field for field.
     """
-    if op[2] or op[3]:
+    if op[3]:
         return None
     tool_events: list[Event] = op[1]
+    if not tool_events:
+        return None
     inv = tool_events[0]
     if inv.type != "tool-invocation" or inv.attempt != 1:
         return None
@@ -373,14 +375,31 @@ def _fast_operation(
     tool = raw.get("tool")
     if not isinstance(tool, str):
         tool = None
-    gov = standing.governing("tool-invocation", server, tool, inv)
+    once_events = op[2]
+    kind = "tool-invocation"
+    after_inv: list[Event] = []  # once decisions for attempt 1 recorded after its invocation
+    gov = NONE
+    if once_events:  # every one names an attempt (op[3], the unassigned, is empty)
+        k = once_events[0].raw.get("operation")
+        if isinstance(k, str):
+            kind = k
+        once = [(ev.attempt or 0, ev) for ev in once_events]
+        after_inv = [dec for n, dec in once if n == 1 and later(dec, inv)]
+        gov = once_governing(once, 1)
+    if gov is NONE:
+        gov = standing.governing(kind, server, tool, inv)
     final = state
-    if gov is NONE and final in _FINAL and late is None:  # nothing to find
-        flags = _NO_FLAGS
+    op_flags = flags = _NO_FLAGS
+    if gov is NONE and final in _FINAL and late is None and not after_inv:  # nothing to find
         found: list[Finding] = []
     else:
         flag_set: set[str] = set()
-        found = []
+        found = [
+            Finding("decision-after-invocation", _SEVERITY["decision-after-invocation"], op_id,
+                    1, (dec.index, inv.index), safe(op_id) + " attempt 1: the once decision was "
+                    "recorded after the tool-invocation")
+            for dec in after_inv
+        ]
 
         def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
             flag_set.add(kind_)
@@ -402,6 +421,9 @@ def _fast_operation(
             add("unterminated", (steps[-1][0],),
                 f" attempt 1 never ended (last state {final or 'none'})")
         flags = frozenset(flag_set) if flag_set else _NO_FLAGS
+        if after_inv:
+            flag_set.add("decision-after-invocation")
+        op_flags = frozenset(flag_set) if flag_set else _NO_FLAGS
     attempt = new(Attempt, (
         1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,
         inv.index, server, tool, gov.decision, gov.life, gov.event,
@@ -413,9 +435,10 @@ def _fast_operation(
         findings.extend(found)
     first: Event = op[0]
     return new(Operation, (
-        op_id, "tool-invocation", server, tool, gov.decision, gov.life, gov.event,
-        _OUTCOME.get(final, "unknown"), (attempt,), (), (), first.time, first.order, 0, False,
-        len(late) if late else 0, flags,
+        op_id, kind, server, tool, gov.decision, gov.life, gov.event,
+        _OUTCOME.get(final, "unknown"), (attempt,),
+        tuple([ev.index for ev in once_events]) if once_events else (), (), first.time,
+        first.order, 0, False, len(late) if late else 0, op_flags,
     ))
 
 
