@@ -190,6 +190,7 @@ def test_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
 def test_import_hook_without_importers(capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "viewer.importers", None)  # as if not installed
+    monkeypatch.setitem(sys.modules, "viewer.importers.cli", None)  # also when imported before
     assert main(["import", "x"]) == 2
     assert "import is not available" in capsys.readouterr().err
 
