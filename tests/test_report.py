@@ -395,3 +395,29 @@ def test_write_atomic_through_a_symlink_keeps_the_link(tmp_path: Path) -> None:
     link.symlink_to(real)
     write_atomic(link, "new", input_path=None)
     assert link.is_symlink() and real.read_text() == "new"
+
+
+def test_streamed_json_is_the_document_byte_for_byte() -> None:
+    """iter_json (what summary --format json writes) equals dumps(summary_dict(...))."""
+    from viewer.load import load_path
+    from viewer.model.build import build_model
+    from viewer.report.summary import dumps, iter_json, summary_dict
+
+    demos = sorted((Path(__file__).resolve().parent.parent / "demo_vcons").glob("*.vcon.json*"))
+    for f in demos:
+        model = build_model(load_path(str(f)))
+        for subset in (None, model.operations[:2], ()):
+            assert b"".join(iter_json(model, subset)) == dumps(summary_dict(model, subset)), f
+
+
+def test_del_is_escaped_in_an_all_ascii_summary() -> None:
+    """DEL is ASCII, so an all-ASCII document must still be scanned for it."""
+    import orjson
+
+    from tests.modelkit import model_of, tool
+    from viewer.report.summary import to_json
+
+    m = model_of([tool("tool-invocation", 0, op="op-\x7f")])
+    out = to_json(m)
+    assert b"\x7f" not in out and b"op-\\u007f" in out
+    assert orjson.loads(out)["operations"][0]["operation_id"] == "op-\x7f"

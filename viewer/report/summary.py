@@ -9,7 +9,7 @@ nor textual, so ``summary --format json`` starts fast.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -58,7 +58,12 @@ _CANONICAL = re.compile(
 
 
 def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
-    """``_operation`` of each, with the times written cheaply.
+    """The "operations" member: one dict per operation (see ``_iter_operations``)."""
+    return list(_iter_operations(model, ops))
+
+
+def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[str, Any]]:
+    """The dict of each operation in turn, with the times written cheaply.
 
     Formatting a datetime costs ~1.5 us and a large summary writes ~3 per operation. Every
     time in an operation is the parsed ``time`` of one of its events (first event, first and
@@ -83,8 +88,6 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
                     return text
         return rfc3339(dt)
 
-    out = []
-    append = out.append
     n_replay = len(replay)
     step_event = itemgetter(0)
     step_after = itemgetter(2)
@@ -121,7 +124,7 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
             })
         if first_text is False:
             first_text = event_time(first, first_time)
-        append({
+        yield {
             "operation_id": op.operation_id,
             "operation": op.operation,
             "server": op.server,
@@ -138,8 +141,7 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
             "once_decisions": list(op.once_decisions) if op.once_decisions else [],
             "first_time": first_text,
             "flags": sorted(op.flags) if op.flags else [],
-        })
-    return out
+        }
 
 
 def _source(model: Model) -> dict[str, Any]:
@@ -171,6 +173,11 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
     file, not one operation), keeps only the findings of the chosen operations, and says so in
     ``selection``.
     """
+    return _document(model, operations, with_operations=True)
+
+
+def _document(model: Model, operations: Sequence[Operation] | None,
+              *, with_operations: bool) -> dict[str, Any]:
     ops = selected(model, operations)
     out: dict[str, Any] = {"format": FORMAT}
     if model.source.critical_override:
@@ -185,7 +192,7 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
             "of": len(model.operations),
             "operation_ids": [op.operation_id for op in ops],
         }
-    out["operations"] = _operations(model, ops)
+    out["operations"] = _operations(model, ops) if with_operations else []
     out["standing_decisions"] = [
         {
             "event": d.event,
@@ -227,12 +234,42 @@ def _counts(findings: list[dict[str, Any]], diagnostics: list[dict[str, Any]]) -
 
 def dumps(document: Any) -> bytes:
     """Indented JSON bytes with every unsafe character escaped (values stay exact)."""
-    raw = orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    if raw.isascii():
+    return _escaped(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+
+
+def _escaped(raw: bytes) -> bytes:
+    """``raw`` with unsafe characters as JSON escapes; DEL is ASCII but unsafe too."""
+    if raw.isascii() and b"\x7f" not in raw:
         return raw
     return json_escape_unsafe_bytes(raw)
 
 
+def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
+    """``to_json`` in pieces, byte for byte: each operation is built, dumped and released in
+    turn, so the document never exists whole (on a big file ~1M dicts and lists fewer at once,
+    and the memory of one operation is reused for the next).
+
+    The rest of the document is dumped with an empty "operations" array, which is then opened:
+    every operation is dumped alone and indented to its depth (two levels: a raw newline never
+    occurs inside JSON text, so indenting is a replace of newlines).
+    """
+    option = orjson.OPT_INDENT_2
+    head = dumps(_document(model, operations, with_operations=False))
+    marker = b'\n  "operations": []'
+    at = head.index(marker) + len(marker) - 1  # at the "]"
+    ops = selected(model, operations)
+    if not ops:
+        yield head
+        return
+    yield head[: at - 1] + b"[\n    "
+    first = True
+    for op in _iter_operations(model, ops):
+        chunk = _escaped(orjson.dumps(op, option=option).replace(b"\n", b"\n    "))
+        yield chunk if first else b",\n    " + chunk
+        first = False
+    yield b"\n  " + head[at:]
+
+
 def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:
     """The summary JSON as bytes, ready to write."""
-    return dumps(summary_dict(model, operations))
+    return b"".join(iter_json(model, operations))
