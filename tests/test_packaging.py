@@ -25,9 +25,13 @@ def test_demo_opens_the_named_file(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cli, "cmd_tui", lambda argv: opened.append(list(argv)) or 0)
     assert cli.main(["demo"]) == 0
     assert cli.main(["demo", "04", "--theme", "vcon-light"]) == 0
+    assert cli.main(["demo", "07"]) == 0  # not 03-mcp-2026-07-28
+    assert cli.main(["demo", "double-refund"]) == 0
     assert Path(opened[0][0]).name == "tour.vcon.json"
     assert Path(opened[1][0]).name == "04-double-refund.vcon.json"
     assert opened[1][1:] == ["--theme", "vcon-light"]
+    assert Path(opened[2][0]).name == "07-not-performed.vcon.json"
+    assert Path(opened[3][0]).name == "04-double-refund.vcon.json"
 
 
 def test_unknown_demo_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

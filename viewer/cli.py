@@ -101,7 +101,8 @@ def cmd_demo(argv: Sequence[str]) -> int:
         for f in files:
             print(f.name)
         return EX_OK
-    hits = [f for f in files if f.name.startswith(args.name) or args.name in f.name]
+    hits = ([f for f in files if f.name.startswith(args.name)]  # "07" is 07-…, not …-07-28
+            or [f for f in files if args.name in f.name])
     if not hits:
         raise _Exit(f"no demo named {args.name!r}; try 'vcon-view demo --list'", EX_USAGE)
     return cmd_tui([str(hits[0])] + (["--theme", args.theme] if args.theme else []))
