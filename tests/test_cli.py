@@ -374,6 +374,21 @@ def test_tui_load_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
         raise LoadError("x.vcon: critical extension(s) not supported", 3)
 
     monkeypatch.setattr(app, "run", refuse)
-    assert main(["x.vcon"]) == 3
+    assert main([SMALL]) == 3  # an existing file: the pre-check passes, run() refuses
     assert one_line_error(capsys.readouterr().err) == (
         "vcon-view: x.vcon: critical extension(s) not supported")
+
+
+@pytest.mark.parametrize("kind", ["missing", "directory"])
+def test_tui_path_refused_on_the_command_line(kind: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A path that cannot be opened gets one line and exit 2 before any screen is drawn."""
+    import viewer.tui.app
+
+    monkeypatch.setattr(viewer.tui.app, "run", lambda *a, **k: pytest.fail("TUI started"))
+    path = tmp_path / "nope.json" if kind == "missing" else tmp_path
+    assert main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert ("no such file" if kind == "missing" else "is a directory") in err

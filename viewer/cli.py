@@ -333,7 +333,12 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_tui(argv: Sequence[str]) -> int:
     args = _tui_parser().parse_args(argv)
-    from viewer.load import LoadError
+    from viewer.load import LoadError, check_path
+
+    try:
+        check_path(args.file)  # a missing file or a folder: one line here, no screen
+    except LoadError as exc:
+        raise _Exit(exc.message, exc.exit_code) from None
     from viewer.tui.app import run
 
     try:

@@ -20,6 +20,8 @@ import binascii
 import hashlib
 import sys
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -72,18 +74,11 @@ def _label(name: str) -> str:
     return "stdin" if name == "-" else safe(name)
 
 
-def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
-    """Read ``path`` (``"-"``: stdin) read-only and load it."""
-    label = _label(path)
+@contextmanager
+def _read_errors(label: str) -> Iterator[None]:
+    """Turn the ways reading a path fails into one clear line each."""
     try:
-        if path == "-":
-            stream = getattr(sys.stdin, "buffer", None)
-            if stream is None:
-                raise LoadError("stdin: cannot read (no binary standard input)")
-            data = stream.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
+        yield
     except LoadError:
         raise
     except FileNotFoundError:
@@ -97,6 +92,28 @@ def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
     except OSError as e:
         reason = e.strerror or type(e).__name__
         raise LoadError(f"{label}: cannot read ({safe(reason)})") from None
+
+
+def check_path(path: str) -> None:
+    """Raise the LoadError ``load_path`` would for a path that cannot be opened at all, without
+    reading it: the TUI says so on the command line instead of opening a screen first."""
+    if path != "-":
+        with _read_errors(_label(path)), open(path, "rb"):
+            pass
+
+
+def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+    """Read ``path`` (``"-"``: stdin) read-only and load it."""
+    label = _label(path)
+    with _read_errors(label):
+        if path == "-":
+            stream = getattr(sys.stdin, "buffer", None)
+            if stream is None:
+                raise LoadError("stdin: cannot read (no binary standard input)")
+            data = stream.read()
+        else:
+            with open(path, "rb") as f:
+                data = f.read()
     return load_bytes(data, name=path, ignore_critical=ignore_critical)
 
 
