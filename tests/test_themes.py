@@ -245,3 +245,26 @@ async def test_no_color_keeps_glyphs_and_labels(monkeypatch: pytest.MonkeyPatch)
     assert "#e06c75" not in svg.lower()  # the Failed colour is gone …
     for text in ("failed", "errored", "completed", "disallowed", "✗", "✓", "◆"):
         assert text in svg  # … the glyph and label that carry the meaning stay
+
+
+async def test_live_switch_recolours_an_open_detail() -> None:
+    """The detail screen redraws with the new palette, not only on its next opening."""
+    from viewer.tui.detail import DetailScreen
+
+    app = tour_app()
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("j", "j", "j", "enter")  # op-04b2, which failed
+        await pilot.pause()
+        assert isinstance(app.screen, DetailScreen)
+        head = app.screen.query_one("#detail-head")
+
+        def colours() -> str:
+            text = head.content  # the rich Text the detail gave it
+            return " ".join(str(span.style) for span in text.spans)
+
+        assert "#e06c75" in colours()
+        app.theme = "vcon-high-contrast"
+        await pilot.pause()
+        await pilot.pause()
+        assert "#ff5f5f" in colours() and "#e06c75" not in colours()

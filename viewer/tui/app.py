@@ -288,11 +288,15 @@ class VconViewApp(App[int]):
         self.refresh_views()
 
     def refresh_views(self) -> None:
+        """Redraw what shows the model's colours (after a filter or a theme switch)."""
+        from viewer.tui.detail import DetailScreen
         from viewer.tui.timeline import TimelineScreen
 
         for screen in self.screen_stack:
             if isinstance(screen, TimelineScreen):
                 screen.refresh_all()
+            elif isinstance(screen, DetailScreen) and screen.is_mounted:
+                screen.show()
 
     # --- findings navigation ------------------------------------------------------------------
     def finding_target(self, f: Finding) -> tuple[int | None, int | None, int | None]:
