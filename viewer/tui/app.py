@@ -228,6 +228,18 @@ class VconViewApp(App[int]):
         self.attempt_sel = max(0, min(self.attempt_sel, len(op.attempts) - 1))
         return op.attempts[self.attempt_sel]
 
+    def step_attempt(self, delta: int) -> bool:
+        """Move the attempt selection by ``delta`` within the operation; True when it moved."""
+        op = self.operation
+        if op is None or not op.attempts:
+            return False
+        new = max(0, min(len(op.attempts) - 1, self.attempt_sel + delta))
+        if new == self.attempt_sel:
+            return False
+        self.attempt_sel = new
+        self.event_sel = None
+        return True
+
     def select_operation(self, op_index: int, attempt: int | None = None,
                          event: int | None = None) -> bool:
         """Select a model operation (by model index); clears a filter that hides it."""

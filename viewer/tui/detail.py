@@ -291,13 +291,7 @@ class DetailScreen(VappMixin, Screen[None]):
             self.show()
 
     def action_attempt(self, delta: int) -> None:
-        op = self.vapp.operation
-        if op is None or not op.attempts:
-            return
-        new = max(0, min(len(op.attempts) - 1, self.vapp.attempt_sel + delta))
-        if new != self.vapp.attempt_sel:
-            self.vapp.attempt_sel = new
-            self.vapp.event_sel = None
+        if self.vapp.step_attempt(delta):
             self._pick_initial_row()
             self.full = False
             self.show()

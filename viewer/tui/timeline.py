@@ -631,13 +631,7 @@ class TimelineScreen(VappMixin, Screen[None]):
             self.action_move((n - 1 if pos < 0 else pos) - self.vapp.sel)
 
     def action_attempt(self, delta: int) -> None:
-        op = self.vapp.operation
-        if op is None or not op.attempts:
-            return
-        new = max(0, min(len(op.attempts) - 1, self.vapp.attempt_sel + delta))
-        if new != self.vapp.attempt_sel:
-            self.vapp.attempt_sel = new
-            self.vapp.event_sel = None
+        if self.vapp.step_attempt(delta):
             self._moved()
 
     def action_open_detail(self, raw: bool = False) -> None:
