@@ -16,7 +16,17 @@ from typing import Any
 from ..textsafe import safe
 from . import spec
 from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
-from .replay import replay_operation
+from .replay import (  # the draft's transition table as the replay loops read it
+    _FINAL,
+    _INPUT_RETURN,
+    _LATE_STATES,
+    _RESPONSES,
+    _RETURN,
+    _RUNNING,
+    _TRANSITIONS,
+    _UNCHANGED,
+    replay_operation,
+)
 from .times import EARLIEST, RFC3339, parse_time
 from .types import (
     Attempt,
@@ -31,7 +41,6 @@ from .validate import Ctx, check_event, check_vcon
 
 _TOOL = spec.TOOL_EVENT_SET
 _SEVERITY = spec.FINDING_SEVERITY
-_FINAL = spec.FINAL_STATES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
 _NO_FLAGS: frozenset[str] = frozenset()
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
@@ -244,37 +253,29 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
     lives = spec.POLICY_LIVES
     for ev in (events if b.in_order else [events[i] for i in replay]):
         kind = ev.kind
-        if kind == "tool":
-            oid = ev.operation_id
-            if oid is None:
-                continue
-            op = get_op(oid)
-            if op is None:
-                op = ops[oid] = (ev, [], [], [])
-            if ev.attempt is None:
-                op[3].append(ev.index)
-            else:
-                op[1].append(ev)
-            continue
         if kind == "context":
             context.append(ev.index)
             continue
-        # a decision
-        life = ev.raw.get("policy_life")
-        if life not in lives:
-            life = "once" if ev.operation_id is not None else "standing"
-        if life == "standing":
-            standing_events.append(ev)
-            continue
+        if kind == "decision":
+            life = ev.raw.get("policy_life")
+            if life not in lives:
+                life = "once" if ev.operation_id is not None else "standing"
+            if life == "standing":
+                standing_events.append(ev)
+                continue
         oid = ev.operation_id
         if oid is None:
             continue
         op = get_op(oid)
         if op is None:
             op = ops[oid] = (ev, [], [], [])
+        # (first event, replayable tool events, once decisions, unassigned event indices)
         if ev.attempt is None:
             op[3].append(ev.index)
-        op[2].append(ev)
+        if kind == "decision":
+            op[2].append(ev)
+        elif ev.attempt is not None:
+            op[1].append(ev)
 
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
@@ -304,13 +305,6 @@ def _str(v: Any) -> str | None:
     return v if isinstance(v, str) else None
 
 
-_TRANSITIONS = spec.TOOL_TRANSITIONS
-_UNCHANGED = spec.UNCHANGED
-_RETURN = spec.RETURN_FROM_INPUT
-_RESPONSES = spec.TOOL_RESPONSE_TYPES
-_LATE_STATES = spec.LATE_STATES
-_INPUT_RETURN = spec.INPUT_RETURN_STATES
-_RUNNING = spec.RUNNING
 
 
 def _fast_operation(
