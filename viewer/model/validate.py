@@ -546,25 +546,31 @@ def _index_ref(index: int, name: str, value: Any, limit: int | None, what: str, 
               f"element{'' if limit == 1 else 's'}")
 
 
+def _index_refs(index: int, name: str, v: Any, limit: int | None, what: str, t: str,
+                out: list[Diagnostic], base: str, cite: str) -> None:
+    """An UnsignedInt index or an array of them (``sessions``, ``attachment``)."""
+    if type(v) is list:
+        for i, item in enumerate(v):
+            _index_ref(index, name, item, limit, what, t, out, f"{base}/{i}")
+    elif type(v) is int:
+        _index_ref(index, name, v, limit, what, t, out, base)
+    else:
+        _diag(out, "invalid-type", "error", base,
+              f"{t}: {name} must be an UnsignedInt or an array of them, found "
+              f"{_json_type(v)}{cite}")
+
+
 def _check_sessions(index: int, ev: dict[str, Any], ctx: Ctx, out: list[Diagnostic]) -> None:
     t = ev["type"]
     n = ctx.n_sessions
     if "sessions" in ev:
         v = ev["sessions"]
         base = f"/events/{index}/sessions"
-        if type(v) is list:
-            if not v:
-                _diag(out, "invalid-value", "error", base,
-                      f"{t}: sessions is an empty array; it must reference at least one "
-                      f"Session Object (draft §Event Object Types and Parameters)")
-            for i, s in enumerate(v):
-                _index_ref(index, "sessions", s, n, "sessions", t, out, f"{base}/{i}")
-        elif type(v) is int:
-            _index_ref(index, "sessions", v, n, "sessions", t, out, base)
-        else:
-            _diag(out, "invalid-type", "error", base,
-                  f"{t}: sessions must be an UnsignedInt or an array of them, found "
-                  f"{_json_type(v)}")
+        if type(v) is list and not v:
+            _diag(out, "invalid-value", "error", base,
+                  f"{t}: sessions is an empty array; it must reference at least one "
+                  f"Session Object (draft §Event Object Types and Parameters)")
+        _index_refs(index, "sessions", v, n, "sessions", t, out, base, "")
     if "session" in ev:
         _index_ref(index, "session", ev["session"], n, "sessions", t, out,
                    f"/events/{index}/session")
@@ -645,16 +651,8 @@ def _v_reason(index: int, v: Any, t: str, ctx: Ctx, out: list[Diagnostic]) -> No
 def _v_attachment(index: int, v: Any, t: str, ctx: Ctx, out: list[Diagnostic]) -> None:
     att = ctx.attachments
     n = None if att is None else len(att)
-    base = f"/events/{index}/attachment"
-    if type(v) is list:
-        for i, a in enumerate(v):
-            _index_ref(index, "attachment", a, n, "attachments", t, out, f"{base}/{i}")
-    elif type(v) is int:
-        _index_ref(index, "attachment", v, n, "attachments", t, out, base)
-    else:
-        _diag(out, "invalid-type", "error", base,
-              f"{t}: attachment must be an UnsignedInt or an array of them, found "
-              f"{_json_type(v)} (draft §attachment)")
+    _index_refs(index, "attachment", v, n, "attachments", t, out,
+                f"/events/{index}/attachment", " (draft §attachment)")
 
 
 _VALUE_CHECKS: Final = {
