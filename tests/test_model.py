@@ -575,3 +575,13 @@ def test_fast_lane_equals_general_path_on_every_demo() -> None:
             build._fast_operation = original
         assert _model_tuple(fast) == _model_tuple(general), f.name
     assert used > 20  # the lane is exercised
+
+
+def test_time_span_is_first_and_last_timed_event() -> None:
+    evs = [tool("tool-result", 9), tool("tool-invocation", 2), tool("tool-progress", 5)]
+    evs[2]["time"] = "later"
+    m = model_of(evs)
+    assert m.time_span() == (m.events[1].time, m.events[0].time)
+    times = [e.time for e in m.events if e.time is not None]
+    assert m.time_span() == (min(times), max(times))
+    assert model_of([]).time_span() == (None, None)

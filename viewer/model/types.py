@@ -204,6 +204,15 @@ class Model:
         v = self.vcon.get("dialog")
         return v if isinstance(v, list) else []
 
+    def time_span(self) -> tuple[datetime | None, datetime | None]:
+        """The earliest and latest event times. Replay order sorts the parsed times, so these
+        are the first and last timed events in it: no walk over every event."""
+        events = self.events
+        first = next((events[i].time for i in self.replay if events[i].time is not None), None)
+        last = next((events[i].time for i in reversed(self.replay)
+                     if events[i].time is not None), None)
+        return first, last
+
     def counts(self) -> dict[str, int]:
         """Findings and diagnostics by severity, for headers."""
         out = {"error": 0, "warning": 0, "info": 0}

@@ -185,8 +185,7 @@ class VconViewApp(App[int]):
     def t0(self) -> datetime | None:
         """The earliest event time: origin of relative times."""
         if self._t0 is None and self.model is not None:
-            times = [e.time for e in self.model.events if e.time is not None]
-            self._t0 = min(times) if times else None
+            self._t0 = self.model.time_span()[0]
         return self._t0
 
     def _apply_palette(self) -> None:

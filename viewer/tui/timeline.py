@@ -104,7 +104,7 @@ class Axis:
     """The shared time axis: model time span, and the visible window given zoom and centre."""
 
     def __init__(self, model: Model) -> None:
-        times = [e.time for e in model.events if e.time is not None]
+        times = [t for t in model.time_span() if t is not None]
         for d in model.dialog:
             t = dialog_time(d)
             if t is not None:
