@@ -585,3 +585,147 @@ def test_time_span_is_first_and_last_timed_event() -> None:
     times = [e.time for e in m.events if e.time is not None]
     assert m.time_span() == (min(times), max(times))
     assert model_of([]).time_span() == (None, None)
+
+
+# --- the timed loop (every time parsed in bulk, in order) is the general loop, only faster -------
+from hypothesis import strategies as st  # noqa: E402
+
+_TIME_ALPHABET = "0123456789-:T.+Z ,tz\u0663W\n"
+_TIME_BASES = ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00.123Z", "2026-01-01T00:00:00+01:00",
+               "2026-01-01T00:00:00.123456-05:30", "2026-01-01 00:00:00.1234567Z"]
+
+
+@st.composite
+def _near_times(draw: st.DrawFn) -> str:
+    s = list(draw(st.sampled_from(_TIME_BASES)))
+    for _ in range(draw(st.integers(0, 3))):
+        pos = draw(st.integers(0, len(s)))
+        op = draw(st.sampled_from(["set", "insert", "delete"]))
+        ch = draw(st.sampled_from(_TIME_ALPHABET))
+        if op == "insert":
+            s.insert(pos, ch)
+        elif pos < len(s):
+            if op == "set":
+                s[pos] = ch
+            else:
+                del s[pos]
+    return "".join(s)
+
+
+def _one_by_one(value: str):
+    from datetime import datetime
+
+    from viewer.model.times import RFC3339
+
+    if RFC3339(value) is None:
+        return None
+    try:
+        dt = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    return dt if dt.tzinfo is not None else None
+
+
+@settings(max_examples=3000, deadline=None)
+@given(_near_times())
+def test_parse_times_accepts_only_what_the_regex_and_fromisoformat_accept(value: str) -> None:
+    from viewer.model.times import parse_times
+
+    bulk = parse_times([value])
+    one = _one_by_one(value)
+    if bulk is None:  # declined: the caller parses one by one (allowed, never wrong)
+        return
+    assert one is not None and bulk == [one], value
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_near_times(), min_size=1, max_size=6))
+def test_parse_times_all_or_nothing(values: list[str]) -> None:
+    from viewer.model.times import parse_times
+
+    each = [_one_by_one(v) for v in values]
+    bulk = parse_times(values)
+    if bulk is not None:
+        assert bulk == each
+    if None in each:
+        assert bulk is None
+
+
+def test_parse_times_declines_odd_values() -> None:
+    from viewer.model.times import parse_times
+
+    ok = "2026-01-01T00:00:00Z"
+    assert parse_times([ok, ok]) is not None
+    for bad in (None, 5, "2026-01-01T00:00:00", "2026-01-01T00:00:00.Z", "2026-W01-1T00:00:00Z",
+                "2026-01-01T00:00:00,5Z", "2026-01-01T00:00:00+0100", "\ud800", ok + "\n" + ok,
+                "2026-01-01T00:00:60Z", "2026-01-01T00:00:00.1234567t-05:30"):
+        assert parse_times([ok, bad]) is None, bad
+    assert parse_times([]) is None
+
+
+def _general_loop_model(loaded):
+    from viewer.model import build
+
+    original = build.parse_times
+    build.parse_times = lambda values: None
+    try:
+        return build.build_model(loaded)
+    finally:
+        build.parse_times = original
+
+
+def _sorted_doc(doc: dict) -> dict:
+    """``doc`` with its events in time order where their times parse (the timed loop's case)."""
+    from viewer.model.times import parse_time
+
+    evs = doc.get("events")
+    if isinstance(evs, list):
+        def key(e):
+            t = parse_time(e.get("time") if isinstance(e, dict) else None)[0]
+            return (t is None, t.timestamp() if t else 0)
+        doc = {**doc, "events": sorted(evs, key=key)}
+    return doc
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(S.vcon_doc())
+def test_timed_loop_equals_general_loop(doc: dict) -> None:
+    from viewer.load import LoadError, load_bytes
+    from viewer.model import build
+
+    try:
+        loaded = load_bytes(S.dumps(_sorted_doc(doc)))
+    except LoadError:
+        return
+    timed = build.build_model(loaded)
+    general = _general_loop_model(loaded)
+    assert timed.events == general.events
+    assert timed.replay == general.replay
+    assert _model_tuple(timed) == _model_tuple(general)
+
+
+def test_timed_loop_equals_general_loop_on_every_demo() -> None:
+    from pathlib import Path
+
+    from viewer.load import load_path
+    from viewer.model import build
+
+    used = 0
+    original = build._Builder._parse_timed
+
+    def counting(self, *a):
+        nonlocal used
+        used += 1
+        return original(self, *a)
+
+    for f in sorted((Path(__file__).resolve().parent.parent / "demo_vcons").glob("*.vcon.json*")):
+        loaded = load_path(str(f))
+        build._Builder._parse_timed = counting
+        try:
+            timed = build.build_model(loaded)
+        finally:
+            build._Builder._parse_timed = original
+        general = _general_loop_model(loaded)
+        assert timed.events == general.events, f.name
+        assert _model_tuple(timed) == _model_tuple(general), f.name
+    assert used >= 10  # most demos are clean and in order

@@ -11,6 +11,8 @@ import gc
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import datetime
+from itertools import islice, repeat
+from operator import le
 from typing import Any
 
 from ..textsafe import safe
@@ -27,7 +29,7 @@ from .replay import (  # the draft's transition table as the replay loops read i
     _UNCHANGED,
     replay_operation,
 )
-from .times import EARLIEST, RFC3339, parse_time
+from .times import EARLIEST, RFC3339, parse_time, parse_times
 from .types import (
     Attempt,
     Diagnostic,
@@ -88,6 +90,10 @@ class _Builder:
             raw = []
         ctx = Ctx.of(self.vcon)
         diags = self.diags
+        if raw and set(map(type, raw)) == {dict}:
+            times = parse_times(list(map(dict.get, raw, repeat("time"))))
+            if times is not None and all(map(le, times, islice(times, 1, None))):
+                return self._parse_timed(raw, times, ctx)
         # Replay keys (time, index, run) are only needed once the array is found out of time
         # order; until then they are (events[j].time, j, 0) and are filled in at that point.
         keys: list[tuple[Any, int, int]] | None = None
@@ -203,6 +209,55 @@ class _Builder:
             events[i] = events[i]._replace(order=p)
         self.replay_order = tuple(order)
         self.in_order = False
+        return tuple(events)
+
+    def _parse_timed(self, raw: list[dict[str, Any]], times: list[datetime], ctx: Ctx
+                     ) -> tuple[Event, ...]:
+        """``parse_events`` for the common file: every event an object with an RFC 3339 time,
+        in time order (``times``, parsed in bulk). Replay order is array order; what is left
+        per event is its check and its Event, exactly as the general loop makes it."""
+        diags = self.diags
+        kinds = _KIND
+        new = tuple.__new__
+        one_session: dict[int, tuple[int, ...]] = {}
+        events: list[Event] = []
+        append = events.append
+        has_lifecycle = False
+        for i, ev in enumerate(raw):
+            check_event(i, ev, ctx, diags)
+            get = ev.get
+            typ = get("type")
+            if type(typ) is not str:
+                typ = ""
+            kind = kinds.get(typ, "context")
+            party = get("party")
+            if type(party) is not int or party < 0:
+                party = None
+            sv = get("sessions")
+            if sv is None:
+                sv = get("session")
+            if type(sv) is int:
+                sessions = one_session.get(sv)
+                if sessions is None:
+                    sessions = one_session[sv] = (sv,) if sv >= 0 else ()
+            elif isinstance(sv, list):
+                sessions = tuple(x for x in sv if type(x) is int and x >= 0)
+            else:
+                sessions = ()
+            if kind == "context":
+                append(new(Event, (i, typ, kind, times[i], i, None, None, party, sessions, ev)))
+            else:
+                has_lifecycle = True
+                oid = get("operation_id")
+                if not (isinstance(oid, str) and oid):
+                    oid = None
+                att = get("attempt")
+                if type(att) is not int or att < 1:
+                    att = None
+                append(new(Event, (i, typ, kind, times[i], i, oid, att, party, sessions, ev)))
+        check_vcon(self.vcon, has_lifecycle, diags)
+        self.replay_order = tuple(range(len(events)))
+        self.in_order = True
         return tuple(events)
 
 

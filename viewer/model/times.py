@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from operator import attrgetter
+from typing import Any
 
 #: RFC 3339 date-time (section 5.6), the offset optional: a missing one is read as UTC with a
 #: warning. Python's fromisoformat alone accepts far more of ISO 8601 (week dates, "+0100",
@@ -37,6 +39,41 @@ def parse_time(value: object) -> tuple[datetime | None, bool]:
     if dt.tzinfo is None:
         return dt.replace(tzinfo=UTC), True
     return dt, False
+
+
+#: ASCII digits to "0": a date-time's pattern, which ``RFC3339`` matches exactly when it matches
+#: the date-time (``\d`` matches "0" as it matches any ASCII digit).
+_PATTERN = bytes.maketrans(b"123456789", b"000000000")
+_TZINFO = attrgetter("tzinfo")
+
+
+def parse_times(values: list[Any]) -> list[datetime] | None:
+    """Every value parsed, when each is an RFC 3339 date-time string with an offset; else
+    None (the caller then parses one by one with ``parse_time``, which says what is wrong).
+
+    The same answer as ``RFC3339`` then ``fromisoformat`` on each, in passes that run in C:
+    the regular expression runs once per distinct pattern (digits as "0"), not once per value.
+    """
+    if not values or set(map(type, values)) != {str}:
+        return None
+    try:
+        joined = "\n".join(values).encode()
+    except UnicodeEncodeError:  # a lone surrogate
+        return None
+    patterns = joined.translate(_PATTERN).split(b"\n")
+    if len(patterns) != len(values):  # a value holds a newline: not a date-time
+        return None
+    for pattern in set(patterns):
+        text = pattern.decode()
+        if RFC3339(text) is None or not (text[-1] in "Zz" or text[-6] in "+-"):
+            return None
+    try:
+        parsed = list(map(datetime.fromisoformat, values))
+    except ValueError:
+        return None
+    if None in map(_TZINFO, parsed):
+        return None
+    return parsed
 
 
 def format_time(dt: datetime | None) -> str | None:
