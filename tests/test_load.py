@@ -723,3 +723,15 @@ def test_loader_codes_are_documented() -> None:
         "signature-not-verified",
     }
     assert codes <= set(DIAGNOSTIC_CODES)
+
+
+def test_big_input_hashed_on_a_thread_gives_the_same_digest() -> None:
+    import hashlib
+
+    from viewer import load
+
+    body = b'{"vcon": "0.4.0", "uuid": "u", "dialog": [], "pad": "' + b"x" * (2 << 20) + b'"}'
+    assert len(body) >= load._HASH_IN_THREAD
+    assert load.load_bytes(body).source.sha256 == hashlib.sha256(body).hexdigest()
+    small = b'{"vcon": "0.4.0", "uuid": "u"}'
+    assert load.load_bytes(small).source.sha256 == hashlib.sha256(small).hexdigest()
