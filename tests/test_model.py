@@ -729,3 +729,51 @@ def test_timed_loop_equals_general_loop_on_every_demo() -> None:
         assert timed.events == general.events, f.name
         assert _model_tuple(timed) == _model_tuple(general), f.name
     assert used >= 10  # most demos are clean and in order
+
+
+# --- checks put off (the viewer draws first, checks after) give the very same model -------------
+def _full_tuple(m):
+    return (m.events, m.replay, _model_tuple(m), m.diagnostics, m.context, m.by_operation,
+            m.derived_from, m.unchecked)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(S.vcon_doc())
+def test_checks_put_off_then_completed_equal_the_full_build(doc: dict) -> None:
+    from viewer.load import LoadError, load_bytes
+    from viewer.model import build
+
+    try:
+        loaded = load_bytes(S.dumps(doc))
+    except LoadError:
+        return
+    full = build.build_model(loaded)
+    first = build.build_model(loaded, check_events=False)
+    assert first.unchecked is not None and full.unchecked is None
+    assert _model_tuple(first)[:2] == _model_tuple(full)[:2]  # operations and findings already
+    assert set(first.diagnostics) <= set(full.diagnostics)
+    assert _full_tuple(build.complete_checks(first)) == _full_tuple(full)
+    assert build.complete_checks(full) is full
+
+
+def test_checks_put_off_on_every_demo_and_fixture() -> None:
+    from pathlib import Path
+
+    from viewer.load import LoadError, load_path
+    from viewer.model import build
+
+    root = Path(__file__).resolve().parent
+    files = sorted((root.parent / "demo_vcons").glob("*.vcon.json*"))
+    files += sorted(p for p in (root / "fixtures").rglob("*.json") if p.is_file())
+    checked = with_event_diags = 0
+    for f in files:
+        try:
+            loaded = load_path(str(f))
+        except LoadError:
+            continue
+        full = build.build_model(loaded)
+        first = build.build_model(loaded, check_events=False)
+        assert _full_tuple(build.complete_checks(first)) == _full_tuple(full), f.name
+        checked += 1
+        with_event_diags += len(first.diagnostics) < len(full.diagnostics)
+    assert checked > 20 and with_event_diags >= 3

@@ -71,11 +71,19 @@ def _op_id(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
+    """``check_event`` put off (``build_model(..., check_events=False)``)."""
+
+
 class _Builder:
-    def __init__(self, vcon: dict[str, Any], diagnostics: Iterable[Diagnostic]) -> None:
+    def __init__(self, vcon: dict[str, Any], diagnostics: Iterable[Diagnostic],
+                 check_events: bool = True) -> None:
         self.vcon = vcon
         self.diags: list[Diagnostic] = list(diagnostics)
         self.findings: list[Finding] = []
+        self.check = check_event if check_events else _no_check
+        self.n_given = len(self.diags)  # the loader's (and lifter's) diagnostics come first
+        self.n_parsed = self.n_given  # ... then those of the event loop, up to here
 
     # -- events -------------------------------------------------------------------------------
     def parse_events(self) -> tuple[Event, ...]:
@@ -109,8 +117,9 @@ class _Builder:
         rfc3339 = RFC3339
         new = tuple.__new__
         one_session: dict[int, tuple[int, ...]] = {}
+        check = self.check
         for i, ev in enumerate(raw):
-            check_event(i, ev, ctx, diags)
+            check(i, ev, ctx, diags)
             if type(ev) is not dict:
                 if keys is None:
                     keys = [(e.time, j, 0) for j, e in enumerate(events)]
@@ -198,6 +207,7 @@ class _Builder:
                 if type(att) is not int or att < 1:
                     att = None
                 append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, ev)))
+        self.n_parsed = len(diags)
         check_vcon(self.vcon, has_lifecycle, diags)
         if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order
             self.replay_order = tuple(range(len(events)))
@@ -223,8 +233,9 @@ class _Builder:
         events: list[Event] = []
         append = events.append
         has_lifecycle = False
+        check = self.check
         for i, ev in enumerate(raw):
-            check_event(i, ev, ctx, diags)
+            check(i, ev, ctx, diags)
             get = ev.get
             typ = get("type")
             if type(typ) is not str:
@@ -255,6 +266,7 @@ class _Builder:
                 if type(att) is not int or att < 1:
                     att = None
                 append(new(Event, (i, typ, kind, times[i], i, oid, att, party, sessions, ev)))
+        self.n_parsed = len(diags)
         check_vcon(self.vcon, has_lifecycle, diags)
         self.replay_order = tuple(range(len(events)))
         self.in_order = True
@@ -268,11 +280,16 @@ def _has_lifecycle(vcon: Any) -> bool:
         and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
 
 
-def build_model(loaded: Any) -> Model:
+def build_model(loaded: Any, *, check_events: bool = True) -> Model:
     """The model of a loaded vCon (``viewer.load.Loaded``). Pure: reads, never writes.
 
     The collector is paused while building: the model is many small objects that live as long
     as the model, and collecting during the build costs up to 3x on big files.
+
+    ``check_events=False`` puts off the conformance check of each event (a fifth of the build
+    on a big file; replay does not need it): the model's ``unchecked`` is then set, and
+    ``complete_checks`` returns the model ``build_model`` would have built. The viewer draws
+    the timeline first and checks after.
     """
     enabled = gc.isenabled()
     gc.disable()
@@ -284,16 +301,17 @@ def build_model(loaded: Any) -> Model:
             view = derived_view(vcon)
         if view is not None:
             vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
-            return replace(_build(vcon, loaded.source, diagnostics),
+            return replace(_build(vcon, loaded.source, diagnostics, check_events),
                            derived_from=view.derived_from)
-        return _build(vcon, loaded.source, diagnostics)
+        return _build(vcon, loaded.source, diagnostics, check_events)
     finally:
         if enabled:
             gc.enable()
 
 
-def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic]) -> Model:
-    b = _Builder(vcon, diagnostics)
+def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic],
+           check_events: bool = True) -> Model:
+    b = _Builder(vcon, diagnostics, check_events)
     events = b.parse_events()
     replay = b.replay_order
     diags = b.diags
@@ -306,30 +324,30 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
     standing_events: list[Event] = []
     context: list[int] = []
     lives = spec.POLICY_LIVES
+    # Unpacked, not read by attribute: a NamedTuple field is a descriptor call.
     for ev in (events if b.in_order else [events[i] for i in replay]):
-        kind = ev.kind
+        index, _, kind, _, _, oid, attempt, _, _, raw = ev
         if kind == "context":
-            context.append(ev.index)
+            context.append(index)
             continue
         if kind == "decision":
-            life = ev.raw.get("policy_life")
+            life = raw.get("policy_life")
             if life not in lives:
-                life = "once" if ev.operation_id is not None else "standing"
+                life = "once" if oid is not None else "standing"
             if life == "standing":
                 standing_events.append(ev)
                 continue
-        oid = ev.operation_id
         if oid is None:
             continue
         op = get_op(oid)
         if op is None:
             op = ops[oid] = (ev, [], [], [])
         # (first event, replayable tool events, once decisions, unassigned event indices)
-        if ev.attempt is None:
-            op[3].append(ev.index)
+        if attempt is None:
+            op[3].append(index)
         if kind == "decision":
             op[2].append(ev)
-        elif ev.attempt is not None:
+        elif attempt is not None:
             op[1].append(ev)
 
     standing = StandingIndex(standing_events)
@@ -353,7 +371,39 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic])
         diagnostics=tuple(diags),
         context=tuple(context),
         by_operation=by_operation,
+        unchecked=None if check_events else (b.n_given, b.n_parsed),
     )
+
+
+def complete_checks(model: Model) -> Model:
+    """``model`` with the event checks ``build_model(..., check_events=False)`` put off: the
+    very model ``build_model`` builds, diagnostics in the same order (each event's check
+    before its time diagnostics, all before the vCon's and the operations')."""
+    if model.unchecked is None:
+        return model
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        given, parsed = model.unchecked
+        raw = model.vcon.get("events")
+        found: list[tuple[int, int, Diagnostic]] = []
+        if isinstance(raw, list):
+            ctx = Ctx.of(model.vcon)
+            out: list[Diagnostic] = []
+            for i, ev in enumerate(raw):
+                check_event(i, ev, ctx, out)
+                if out:
+                    found.extend((i, 0, d) for d in out)
+                    out.clear()
+        diags = model.diagnostics
+        # The event loop's own diagnostics (times) all point into /events/<i>.
+        found.extend((int(d.pointer.split("/")[2]), 1, d) for d in diags[given:parsed])
+        found.sort(key=lambda x: (x[0], x[1]))  # stable: each list keeps its order
+        merged = (*diags[:given], *(d for _, _, d in found), *diags[parsed:])
+        return replace(model, diagnostics=merged, unchecked=None)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _str(v: Any) -> str | None:

@@ -177,6 +177,10 @@ class Model:
     #: JSON Pointers of the objects the events were derived from (lifting, viewer.importers);
     #: () when the events are the file's own. When set, ``vcon`` is a derived copy.
     derived_from: tuple[str, ...] = ()
+    #: Set while the per-event conformance checks are put off (``build.build_model`` with
+    #: ``check_events=False``): ``diagnostics`` then lacks them; ``build.complete_checks``
+    #: adds them. (Where the event loop's diagnostics start and end in ``diagnostics``.)
+    unchecked: tuple[int, int] | None = None
 
     def operation(self, operation_id: str) -> Operation | None:
         i = self.by_operation.get(operation_id)
