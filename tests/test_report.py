@@ -421,3 +421,20 @@ def test_del_is_escaped_in_an_all_ascii_summary() -> None:
     out = to_json(m)
     assert b"\x7f" not in out and b"op-\\u007f" in out
     assert orjson.loads(out)["operations"][0]["operation_id"] == "op-\x7f"
+
+
+def test_streamed_json_across_batches_is_the_document_byte_for_byte(monkeypatch) -> None:
+    """Several batches (a small BATCH), with unsafe characters in some operation ids."""
+    from tests.modelkit import model_of, tool
+    from viewer.report import summary
+    from viewer.report.summary import dumps, iter_json, summary_dict
+
+    evs = []
+    for n in range(23):
+        oid = f"op-{n}" + ("\u202e\x7f" if n % 5 == 0 else "")
+        evs += [tool("tool-invocation", 2 * n, op=oid), tool("tool-result", 2 * n + 1, op=oid)]
+    model = model_of(evs)
+    for batch in (1, 4, 7, 23, 512):
+        monkeypatch.setattr(summary, "BATCH", batch)
+        for subset in (None, model.operations[3:17]):
+            assert b"".join(iter_json(model, subset)) == dumps(summary_dict(model, subset))

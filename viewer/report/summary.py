@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Sequence
+from itertools import islice
 from operator import itemgetter
 from typing import Any
 
@@ -81,8 +82,8 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             return None
         if 0 <= i < n_events:
             ev = events[i]
-            if ev.time is dt:
-                raw = ev.raw
+            if ev[3] is dt:  # Event.time, by position (as above)
+                raw = ev[9]  # Event.raw
                 text = raw.get("time") if type(raw) is dict else None
                 if type(text) is str and match(text) is not None:
                     return text
@@ -91,56 +92,59 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
     n_replay = len(replay)
     step_event = itemgetter(0)
     step_after = itemgetter(2)
+    # Operations and attempts are unpacked, not read field by field: a NamedTuple field is a
+    # descriptor call, and a big summary reads ~30 per operation.
     for op in ops:
+        (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
+         unassigned, first_time, fo, retries, op_escalated, late_responses, op_flags) = op
         attempts = []
-        fo = op.first_order
         first = replay[fo] if 0 <= fo < n_replay else -1
-        first_time = op.first_time
         first_text: Any = False  # not yet written
-        for a in op.attempts:
-            steps = a.steps
+        for a in op_attempts:
+            (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
+             late, out_of_model, escalated, flags) = a
             if steps:
                 i0 = steps[0][0]
-                start = event_time(i0, a.start)
-                if i0 == first and a.start is first_time and first_text is False:
+                start = event_time(i0, a_start)
+                if i0 == first and a_start is first_time and first_text is False:
                     first_text = start  # the same event's time: the same text
-                end = event_time(steps[-1][0], a.end)
+                end = event_time(steps[-1][0], a_end)
             else:
-                start, end = rfc3339(a.start), rfc3339(a.end)
+                start, end = rfc3339(a_start), rfc3339(a_end)
             attempts.append({
-                "attempt": a.number,
+                "attempt": number,
                 "start": start,
                 "end": end,
                 "states": list(map(step_after, steps)),
-                "final_state": a.final_state,
+                "final_state": final_state,
                 "events": list(map(step_event, steps)),
-                "late": list(a.late) if a.late else [],
-                "out_of_model": list(a.out_of_model) if a.out_of_model else [],
-                "decision": a.decision,
-                "decision_life": a.decision_life,
-                "decision_event": a.decision_event,
-                "escalated": a.escalated,
-                "flags": sorted(a.flags) if a.flags else [],
+                "late": list(late) if late else [],
+                "out_of_model": list(out_of_model) if out_of_model else [],
+                "decision": a_decision,
+                "decision_life": a_life,
+                "decision_event": a_event,
+                "escalated": escalated,
+                "flags": sorted(flags) if flags else [],
             })
         if first_text is False:
             first_text = event_time(first, first_time)
         yield {
-            "operation_id": op.operation_id,
-            "operation": op.operation,
-            "server": op.server,
-            "tool": op.tool,
-            "decision": op.decision,
-            "decision_life": op.decision_life,
-            "decision_event": op.decision_event,
-            "outcome": op.outcome,
+            "operation_id": op_id,
+            "operation": kind,
+            "server": server,
+            "tool": tool,
+            "decision": decision,
+            "decision_life": life,
+            "decision_event": dec_event,
+            "outcome": outcome,
             "attempts": attempts,
-            "retries": op.retries,
-            "escalated": op.escalated,
-            "late_responses": op.late_responses,
-            "unassigned_events": list(op.unassigned_events) if op.unassigned_events else [],
-            "once_decisions": list(op.once_decisions) if op.once_decisions else [],
+            "retries": retries,
+            "escalated": op_escalated,
+            "late_responses": late_responses,
+            "unassigned_events": list(unassigned) if unassigned else [],
+            "once_decisions": list(once) if once else [],
             "first_time": first_text,
-            "flags": sorted(op.flags) if op.flags else [],
+            "flags": sorted(op_flags) if op_flags else [],
         }
 
 
@@ -244,14 +248,21 @@ def _escaped(raw: bytes) -> bytes:
     return json_escape_unsafe_bytes(raw)
 
 
-def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
-    """``to_json`` in pieces, byte for byte: each operation is built, dumped and released in
-    turn, so the document never exists whole (on a big file ~1M dicts and lists fewer at once,
-    and the memory of one operation is reused for the next).
+#: Operations dumped per orjson call by ``iter_json``: few enough that their dicts stay small
+#: next to the parsed vCon, enough that the per-call cost vanishes.
+BATCH = 512
+_BATCH_HEAD = b'{\n  "operations": [\n'
+_BATCH_TAIL = b"\n  ]\n}"
 
-    The rest of the document is dumped with an empty "operations" array, which is then opened:
-    every operation is dumped alone and indented to its depth (two levels: a raw newline never
-    occurs inside JSON text, so indenting is a replace of newlines).
+
+def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
+    """``to_json`` in pieces, byte for byte: the operations are built, dumped and released
+    ``BATCH`` at a time, so the document never exists whole (on a big file ~1M dicts and lists
+    fewer at once, and the memory of one batch is reused for the next).
+
+    The rest of the document is dumped with an empty "operations" array, which is then opened.
+    Each batch is dumped as ``{"operations": [...]}``, which puts its operations at their depth
+    in the document; the wrapper is cut off.
     """
     option = orjson.OPT_INDENT_2
     head = dumps(_document(model, operations, with_operations=False))
@@ -261,12 +272,16 @@ def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> It
     if not ops:
         yield head
         return
-    yield head[: at - 1] + b"[\n    "
-    first = True
-    for op in _iter_operations(model, ops):
-        chunk = _escaped(orjson.dumps(op, option=option).replace(b"\n", b"\n    "))
-        yield chunk if first else b",\n    " + chunk
-        first = False
+    yield head[: at - 1] + b"[\n"
+    cut = len(_BATCH_HEAD)
+    tail = len(_BATCH_TAIL)
+    dicts = _iter_operations(model, ops)
+    for start in range(0, len(ops), BATCH):
+        batch = list(islice(dicts, BATCH))
+        chunk = orjson.dumps({"operations": batch}, option=option)
+        assert chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)
+        chunk = _escaped(chunk[cut:-tail])
+        yield chunk if start == 0 else b",\n" + chunk
     yield b"\n  " + head[at:]
 
 
