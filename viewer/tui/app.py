@@ -33,9 +33,11 @@ BIG_MODEL = 20000
 
 
 def _default_builder(loaded: Loaded) -> Model:
+    """The model with the per-event conformance checks put off: the timeline needs only the
+    replay, so it is drawn first and the checks run after (``VconViewApp._check``)."""
     from viewer.model.build import build_model
 
-    return build_model(loaded)
+    return build_model(loaded, check_events=False)
 
 
 class VconViewApp(App[int]):
@@ -170,6 +172,48 @@ class VconViewApp(App[int]):
             self.switch_screen(TimelineScreen())
         else:
             self.push_screen(TimelineScreen())
+        if model.unchecked is not None:  # once the timeline is on screen
+            self.call_after_refresh(self._check)
+
+    @work(thread=True, exclusive=True, group="check")
+    def _check(self) -> None:
+        """Add the conformance checks the first model put off, off the event loop."""
+        from viewer.model.build import complete_checks
+
+        model = self.model
+        if model is None or model.unchecked is None:
+            return
+        checked = complete_checks(model)
+        if not get_current_worker().is_cancelled:
+            self.call_from_thread(self._adopt_checked, checked)
+
+    def checked_model(self) -> Model:
+        """The model with every diagnostic (checked now if the worker has not finished):
+        what exports and anything else that lists diagnostics must use."""
+        assert self.model is not None
+        if self.model.unchecked is not None:
+            from viewer.model.build import complete_checks
+
+            self._adopt_checked(complete_checks(self.model))
+        return self.model
+
+    def _adopt_checked(self, checked: Model) -> None:
+        """Replace the first model by its checked twin (the same operations and findings)."""
+        from viewer.tui.findings import FindingsScreen
+        from viewer.tui.timeline import TimelineScreen
+
+        if self.model is None or self.model.unchecked is None or checked.unchecked is not None:
+            return
+        if checked.operations is not self.model.operations:
+            return  # not this model's twin
+        self.model = checked
+        if self.matcher is not None:
+            self.matcher.model = checked
+        for screen in self.screen_stack:
+            if isinstance(screen, TimelineScreen):
+                screen.present_header()
+            elif isinstance(screen, FindingsScreen) and screen.is_mounted:
+                screen.refresh(recompose=True)
 
     def totals(self) -> tuple[int, dict[str, int]]:
         """Attempt count and findings by severity, computed once per model."""

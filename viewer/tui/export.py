@@ -66,8 +66,7 @@ def export(app: VconViewApp, path: str, fmt: str, scope: str) -> Path:
     """Write the export; raises ValueError/OSError with a one-line reason."""
     from viewer.report.write import write_atomic
 
-    model = app.model
-    assert model is not None
+    model = app.checked_model()  # never an export without the diagnostics
     data = render_export(model, fmt, scope_operations(app, scope))
     target = Path(path).expanduser()
     write_atomic(target, data, input_path=model.source.file)

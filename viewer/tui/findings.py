@@ -74,6 +74,8 @@ class FindingsScreen(VappMixin, Screen[None]):
         head = Text(f"{len(model.findings)} findings, {len(model.diagnostics)} diagnostics  ")
         for sev in ("error", "warning", "info"):
             head.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ", P.style(f"severity:{sev}"))
+        if model.unchecked is not None:
+            head.append("· checking conformance: more diagnostics may follow ", P.style("dim"))
         head.append("· enter selects it on the timeline", P.style("dim"))
         yield Static(head, id="findings-head")
         options: list[Option | None] = []

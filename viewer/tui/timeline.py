@@ -475,7 +475,10 @@ class InfoHeader(Static):
         for sev in spec.SEVERITIES:
             text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ",
                         P.style(f"severity:{sev}") if counts[sev] else P.style("dim"))
-        text.append(f"· diagnostics {len(model.diagnostics)}")
+        if model.unchecked is None:
+            text.append(f"· diagnostics {len(model.diagnostics)}")
+        else:
+            text.append("· diagnostics: checking…", P.style("dim"))
         text.append(f" · time {app.time_mode} · zoom ×{app.zoom:g}", P.style("dim"))
         if extra:
             text.append(" · " + extra)
@@ -608,6 +611,13 @@ class TimelineScreen(VappMixin, Screen[None]):
         view.reset()
         self.query_one(InfoHeader).present(self.vapp)
         self.query_one(StatusLine).present(self.vapp)
+
+    def present_header(self) -> None:
+        """Redraw the header alone (the diagnostics arrived)."""
+        try:
+            self.query_one(InfoHeader).present(self.vapp)
+        except NoMatches:  # not composed yet: on_mount presents it
+            return
 
     def _moved(self) -> None:
         self.query_one(TimelineView).selection_moved()

@@ -1,0 +1,105 @@
+"""The viewer draws the timeline first and adds the per-event conformance checks after.
+
+``build_model(..., check_events=False)`` gives the first model; a worker completes it. These
+tests hold the checks back (a gate on the worker thread) to see the in-between state, then let
+them through and compare with the full build.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+
+from test_tui_keys import screen_text
+
+from viewer.load import load_path
+from viewer.model import build
+from viewer.tui.app import make_app
+from viewer.tui.findings import FindingsScreen
+from viewer.tui.timeline import TimelineScreen
+
+ERRORS = Path(__file__).resolve().parent.parent / "demo_vcons" / "11-conformance-errors.vcon.json"
+SIZE = (150, 40)
+
+
+def gate_checks(monkeypatch) -> threading.Event:
+    """Hold ``complete_checks`` back on worker threads until the returned event is set."""
+    gate = threading.Event()
+    original = build.complete_checks
+
+    def gated(model):
+        if threading.current_thread() is not threading.main_thread():
+            gate.wait(30)
+        return original(model)
+
+    monkeypatch.setattr(build, "complete_checks", gated)
+    return gate
+
+
+async def wait_for(pilot, condition, tries: int = 200) -> None:
+    for _ in range(tries):
+        if condition():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("condition not met")
+
+
+async def test_timeline_first_then_every_diagnostic(monkeypatch) -> None:
+    full = build.build_model(load_path(str(ERRORS)))
+    gate = gate_checks(monkeypatch)
+    app = make_app(str(ERRORS))  # the default builder
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.pause()
+        first = app.model
+        assert first is not None and first.unchecked is not None
+        assert len(first.diagnostics) < len(full.diagnostics)
+        assert first.operations == full.operations and first.findings == full.findings
+        assert "diagnostics: checking…" in screen_text(app)
+        gate.set()
+        await wait_for(pilot, lambda: app.model.unchecked is None)
+        await pilot.pause()
+        assert app.model.diagnostics == full.diagnostics
+        assert app.matcher.model is app.model
+        text = screen_text(app)
+        assert f"diagnostics {len(full.diagnostics)}" in text and "checking" not in text
+        assert "ERROR DIAGNOSTIC" in text
+
+
+async def test_open_findings_screen_fills_in(monkeypatch) -> None:
+    full = build.build_model(load_path(str(ERRORS)))
+    gate = gate_checks(monkeypatch)
+    app = make_app(str(ERRORS))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.press("f")
+        assert isinstance(app.screen, FindingsScreen)
+        assert "more diagnostics may follow" in screen_text(app)
+        gate.set()
+        await wait_for(pilot, lambda: app.model.unchecked is None)
+        await pilot.pause()
+        text = screen_text(app)
+        assert f"{len(full.findings)} findings, {len(full.diagnostics)} diagnostics" in text
+        assert "more diagnostics may follow" not in text
+
+
+async def test_export_while_checking_has_every_diagnostic(monkeypatch, tmp_path: Path) -> None:
+    full = build.build_model(load_path(str(ERRORS)))
+    gate = gate_checks(monkeypatch)
+    out = tmp_path / "out.json"
+    app = make_app(str(ERRORS))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        assert app.model.unchecked is not None
+        await pilot.press("e")
+        app.screen.query_one("#fmt-json").value = True
+        app.screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.model.unchecked is None  # checked on the spot, not exported without
+        gate.set()
+        await app.workers.wait_for_complete()
+    data = json.loads(out.read_bytes())
+    assert len(data["diagnostics"]) == len(full.diagnostics)
+    assert data["counts"]["diagnostics"] == len(full.diagnostics)
