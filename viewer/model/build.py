@@ -359,7 +359,7 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic],
             o = _operation(op_id, op, standing, events, diags, findings)
         operations.append(o)
 
-    by_operation = {o.operation_id: n for n, o in enumerate(operations)}
+    by_operation = dict(zip(ops, range(len(operations))))  # operations are in ops' order
     return Model(
         source=source,
         vcon=vcon,
