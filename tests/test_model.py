@@ -777,3 +777,54 @@ def test_checks_put_off_on_every_demo_and_fixture() -> None:
         checked += 1
         with_event_diags += len(first.diagnostics) < len(full.diagnostics)
     assert checked > 20 and with_event_diags >= 3
+
+
+# --- the viewer's stages: the first operations, then all of them ---------------------------------
+def _check_stages(loaded, first: int) -> int:
+    from viewer.model import build
+
+    full = build.build_model(loaded)
+    stages = list(build.build_stages(loaded, first=first))
+    last = stages[-1]
+    assert last.pending_operations == 0 and last.unchecked is not None
+    assert _full_tuple(build.complete_checks(last)) == _full_tuple(full)
+    n = len(full.operations)
+    if n <= first:
+        assert len(stages) == 1
+        return 0
+    assert len(stages) == 2
+    part = stages[0]
+    assert part.operations == full.operations[:first]
+    assert part.pending_operations == n - first
+    assert part.findings == full.findings[: len(part.findings)]
+    assert {f.operation_id for f in part.findings} <= {o.operation_id for o in part.operations}
+    assert part.findings == tuple(f for f in full.findings
+                                  if f.operation_id in part.by_operation)
+    assert part.diagnostics == last.diagnostics[: len(part.diagnostics)]
+    assert part.by_operation == {o.operation_id: i for i, o in enumerate(part.operations)}
+    assert part.events is last.events and part.standing == last.standing
+    return 1
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(S.vcon_doc(), st.integers(1, 5))
+def test_stages_first_operations_then_all(doc: dict, first: int) -> None:
+    from viewer.load import LoadError, load_bytes
+
+    try:
+        loaded = load_bytes(S.dumps(doc))
+    except LoadError:
+        return
+    _check_stages(loaded, first)
+
+
+def test_stages_on_every_demo() -> None:
+    from pathlib import Path
+
+    from viewer.load import load_path
+
+    split = 0
+    for f in sorted((Path(__file__).resolve().parent.parent / "demo_vcons").glob("*.vcon.json*")):
+        for first in (1, 3, 1000):
+            split += _check_stages(load_path(str(f)), first)
+    assert split >= 15  # (16 demos; most have more than 3 operations)

@@ -8,7 +8,7 @@ policy (``policy.py``). Everything decided about the vCon is decided here, once.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from itertools import islice, repeat
@@ -294,23 +294,36 @@ def build_model(loaded: Any, *, check_events: bool = True) -> Model:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        vcon, diagnostics, view = loaded.vcon, loaded.diagnostics, None
-        if not _has_lifecycle(vcon):  # pre-draft shapes only: the lifter costs ~15 ms to import
-            from ..importers.lift import derived_view
-
-            view = derived_view(vcon)
-        if view is not None:
-            vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
-            return replace(_build(vcon, loaded.source, diagnostics, check_events),
-                           derived_from=view.derived_from)
-        return _build(vcon, loaded.source, diagnostics, check_events)
+        *_, model = _stages(loaded, check_events, None)
+        return model
     finally:
         if enabled:
             gc.enable()
 
 
-def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic],
-           check_events: bool = True) -> Model:
+def build_stages(loaded: Any, *, first: int) -> Iterator[Model]:
+    """The viewer's way to a model: first the model of the first ``first`` operations (its
+    ``pending_operations`` says how many more there are), then the whole model; both with the
+    event checks put off (``complete_checks``). A file of ``first`` operations or fewer gives
+    the whole model at once.
+
+    Operations replay independently of each other, so the operations, findings and
+    diagnostics of the first model are those the whole model starts with. The caller pauses
+    the collector (as ``build_model`` does) until the last model is taken.
+    """
+    return _stages(loaded, False, first)
+
+
+def _stages(loaded: Any, check_events: bool, first: int | None) -> Iterator[Model]:
+    vcon, diagnostics, derived_from = loaded.vcon, loaded.diagnostics, ()
+    if not _has_lifecycle(vcon):  # pre-draft shapes only: the lifter costs ~15 ms to import
+        from ..importers.lift import derived_view
+
+        view = derived_view(vcon)
+        if view is not None:
+            vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
+            derived_from = view.derived_from
+    source = loaded.source
     b = _Builder(vcon, diagnostics, check_events)
     events = b.parse_events()
     replay = b.replay_order
@@ -353,26 +366,38 @@ def _build(vcon: dict[str, Any], source: Any, diagnostics: Iterable[Diagnostic],
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
     fast = _fast_operation
-    for op_id, op in ops.items():
-        o = fast(op_id, op, standing, events, findings)
-        if o is None:
-            o = _operation(op_id, op, standing, events, diags, findings)
-        operations.append(o)
+    pairs = iter(ops.items())
 
-    by_operation = dict(zip(ops, range(len(operations))))  # operations are in ops' order
-    return Model(
-        source=source,
-        vcon=vcon,
-        events=events,
-        replay=replay,
-        operations=tuple(operations),
-        standing=tuple(standing.records()),
-        findings=tuple(findings),
-        diagnostics=tuple(diags),
-        context=tuple(context),
-        by_operation=by_operation,
-        unchecked=None if check_events else (b.n_given, b.n_parsed),
-    )
+    def replay_operations(n: int | None) -> None:
+        for op_id, op in pairs if n is None else islice(pairs, n):
+            o = fast(op_id, op, standing, events, findings)
+            if o is None:
+                o = _operation(op_id, op, standing, events, diags, findings)
+            operations.append(o)
+
+    def model() -> Model:
+        return Model(
+            source=source,
+            vcon=vcon,
+            events=events,
+            replay=replay,
+            operations=tuple(operations),
+            standing=tuple(standing.records()),
+            findings=tuple(findings),
+            diagnostics=tuple(diags),
+            context=tuple(context),
+            # operations are in ops' order (zip stops at the last one replayed)
+            by_operation=dict(zip(ops, range(len(operations)), strict=False)),
+            derived_from=derived_from,
+            unchecked=None if check_events else (b.n_given, b.n_parsed),
+            pending_operations=len(ops) - len(operations),
+        )
+
+    if first is not None and first < len(ops):
+        replay_operations(first)
+        yield model()
+    replay_operations(None)
+    yield model()
 
 
 def complete_checks(model: Model) -> Model:

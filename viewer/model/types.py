@@ -181,6 +181,9 @@ class Model:
     #: ``check_events=False``): ``diagnostics`` then lacks them; ``build.complete_checks``
     #: adds them. (Where the event loop's diagnostics start and end in ``diagnostics``.)
     unchecked: tuple[int, int] | None = None
+    #: Operations still to replay: set only in the first model of ``build.build_stages``,
+    #: which holds the first operations (the viewer shows them while the rest replay).
+    pending_operations: int = 0
 
     def operation(self, operation_id: str) -> Operation | None:
         i = self.by_operation.get(operation_id)
