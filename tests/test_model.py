@@ -828,3 +828,16 @@ def test_stages_on_every_demo() -> None:
         for first in (1, 3, 1000):
             split += _check_stages(load_path(str(f)), first)
     assert split >= 15  # (16 demos; most have more than 3 operations)
+
+
+def test_stages_only_above_a_size() -> None:
+    from pathlib import Path
+
+    from viewer.load import load_path
+    from viewer.model import build
+
+    root = Path(__file__).resolve().parent.parent
+    loaded = load_path(str(root / "demo_vcons" / "tour.vcon.json"))
+    n = len(build.build_model(loaded).operations)
+    assert len(list(build.build_stages(loaded, first=2, above=n))) == 1
+    assert len(list(build.build_stages(loaded, first=2, above=n - 1))) == 2

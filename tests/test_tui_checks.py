@@ -103,3 +103,71 @@ async def test_export_while_checking_has_every_diagnostic(monkeypatch, tmp_path:
     data = json.loads(out.read_bytes())
     assert len(data["diagnostics"]) == len(full.diagnostics)
     assert data["counts"]["diagnostics"] == len(full.diagnostics)
+
+
+# --- the first operations are drawn while the rest replay -----------------------------------------
+TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
+
+
+def gate_stages(monkeypatch, first: int = 2) -> threading.Event:
+    """Replay ``first`` operations first, and hold the rest back until the event is set."""
+    from viewer.tui import app as app_module
+
+    gate = threading.Event()
+    original = build.build_stages
+
+    def gated(loaded, *, first: int, above: int = 0):
+        stages = original(loaded, first=first)  # staged whatever the size
+        yield next(stages)
+        gate.wait(30)
+        yield from stages
+
+    monkeypatch.setattr(build, "build_stages", gated)
+    monkeypatch.setattr(app_module, "FIRST_OPERATIONS", first)
+    return gate
+
+
+async def test_first_operations_then_the_rest(monkeypatch) -> None:
+    full = build.build_model(load_path(str(TOUR)))
+    assert len(full.operations) > 4
+    gate = gate_stages(monkeypatch, first=2)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.pause()
+        assert len(app.model.operations) == 2
+        assert app.model.operations == full.operations[:2]
+        more = len(full.operations) - 2
+        assert f"first 2 operations shown, replaying {more} more" in screen_text(app)
+        await pilot.press("j", "j", "j")  # moves within what is there
+        assert app.operation == full.operations[1]
+        await pilot.press("e")  # no export of a part
+        assert isinstance(app.screen, TimelineScreen)
+        assert any("Still replaying" in n.message for n in app._notifications)
+        gate.set()
+        await wait_for(pilot, lambda: app.model.unchecked is None
+                       and not app.model.pending_operations)
+        await pilot.pause()
+        assert app.model.operations == full.operations
+        assert app.model.diagnostics == full.diagnostics
+        assert app.model.findings == full.findings
+        assert app.operation == full.operations[1]  # the selection stayed
+        text = screen_text(app)
+        assert f"{len(full.operations)} operations" in text and "replaying" not in text
+        await pilot.press("G")
+        assert app.operation == full.operations[-1]
+
+
+async def test_filter_set_while_replaying_covers_every_operation(monkeypatch) -> None:
+    full = build.build_model(load_path(str(TOUR)))
+    gate = gate_stages(monkeypatch, first=1)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        assert app.apply_filter("attempts:>1") is None
+        gate.set()
+        await wait_for(pilot, lambda: not app.model.pending_operations)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        want = [i for i, o in enumerate(full.operations) if len(o.attempts) > 1]
+        assert want and list(app.shown) == want

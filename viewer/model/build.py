@@ -301,20 +301,21 @@ def build_model(loaded: Any, *, check_events: bool = True) -> Model:
             gc.enable()
 
 
-def build_stages(loaded: Any, *, first: int) -> Iterator[Model]:
+def build_stages(loaded: Any, *, first: int, above: int = 0) -> Iterator[Model]:
     """The viewer's way to a model: first the model of the first ``first`` operations (its
     ``pending_operations`` says how many more there are), then the whole model; both with the
-    event checks put off (``complete_checks``). A file of ``first`` operations or fewer gives
-    the whole model at once.
+    event checks put off (``complete_checks``). A file of no more than ``first`` (or
+    ``above``) operations gives the whole model at once.
 
     Operations replay independently of each other, so the operations, findings and
     diagnostics of the first model are those the whole model starts with. The caller pauses
     the collector (as ``build_model`` does) until the last model is taken.
     """
-    return _stages(loaded, False, first)
+    return _stages(loaded, False, first, above)
 
 
-def _stages(loaded: Any, check_events: bool, first: int | None) -> Iterator[Model]:
+def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
+            ) -> Iterator[Model]:
     vcon, diagnostics, derived_from = loaded.vcon, loaded.diagnostics, ()
     if not _has_lifecycle(vcon):  # pre-draft shapes only: the lifter costs ~15 ms to import
         from ..importers.lift import derived_view
@@ -393,7 +394,7 @@ def _stages(loaded: Any, check_events: bool, first: int | None) -> Iterator[Mode
             pending_operations=len(ops) - len(operations),
         )
 
-    if first is not None and first < len(ops):
+    if first is not None and max(first, above) < len(ops):
         replay_operations(first)
         yield model()
     replay_operations(None)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
@@ -30,6 +31,11 @@ Builder = Callable[[Loaded], Model]
 
 #: Above this many operations the filter runs in a thread, on enter rather than as you type.
 BIG_MODEL = 20000
+#: In a file of more than ``STAGED_ABOVE`` operations, the first ``FIRST_OPERATIONS`` (more
+#: than a screenful) are replayed before the timeline is first drawn, and the rest while it
+#: is on screen (``build_stages``). Below that the whole replay takes a blink.
+FIRST_OPERATIONS = 400
+STAGED_ABOVE = 20000
 
 
 def _default_builder(loaded: Loaded) -> Model:
@@ -133,7 +139,27 @@ class VconViewApp(App[int]):
             if worker.is_cancelled:
                 return
             self.call_from_thread(self._progress, 2, "replaying events")
-            model = self._builder(loaded)
+            stages = None
+            if self._builder is _default_builder:
+                from viewer.model.build import build_stages
+
+                stages = build_stages(loaded, first=FIRST_OPERATIONS, above=STAGED_ABOVE)
+                model = next(stages)
+            else:
+                model = self._builder(loaded)
+            if worker.is_cancelled:
+                return
+            self.call_from_thread(self._progress, 3, "drawing")
+            drawn = threading.Event()
+            self.call_from_thread(self._show_model, model, drawn)
+            if stages is not None and model.pending_operations:
+                # The first operations are on screen: replay the rest once the frame is out,
+                # switching often enough that the timeline stays live meanwhile.
+                sys.setswitchinterval(switch)
+                drawn.wait(10)
+                model = next(stages)
+                if not worker.is_cancelled:
+                    self.call_from_thread(self._adopt, model)
         except LoadError as exc:
             self.call_from_thread(self._show_load_error, exc)
             return
@@ -142,10 +168,6 @@ class VconViewApp(App[int]):
             if gc_was_enabled:
                 gc.freeze()  # first: the millions of new objects never become gen0 work
                 gc.enable()
-        if worker.is_cancelled:
-            return
-        self.call_from_thread(self._progress, 3, "drawing")
-        self.call_from_thread(self._show_model, model)
 
     def _progress(self, step: int, label: str) -> None:
         from viewer.tui.loading import LoadingScreen
@@ -160,7 +182,7 @@ class VconViewApp(App[int]):
         self.push_screen(LoadErrorScreen(exc), callback=lambda _: self.exit(exc.exit_code,
                                                                             return_code=exc.exit_code))
 
-    def _show_model(self, model: Model) -> None:
+    def _show_model(self, model: Model, drawn: threading.Event | None = None) -> None:
         from viewer.tui.loading import LoadingScreen
         from viewer.tui.timeline import TimelineScreen
 
@@ -172,8 +194,10 @@ class VconViewApp(App[int]):
             self.switch_screen(TimelineScreen())
         else:
             self.push_screen(TimelineScreen())
-        if model.unchecked is not None:  # once the timeline is on screen
-            self.call_after_refresh(self._check)
+        if drawn is not None:
+            self.call_after_refresh(drawn.set)
+        if model.unchecked is not None and not model.pending_operations:
+            self.call_after_refresh(self._check)  # once the timeline is on screen
 
     @work(thread=True, exclusive=True, group="check")
     def _check(self) -> None:
@@ -183,37 +207,58 @@ class VconViewApp(App[int]):
         model = self.model
         if model is None or model.unchecked is None:
             return
+        if model.pending_operations:
+            return  # checks run on the whole model (``_adopt`` starts them)
         checked = complete_checks(model)
         if not get_current_worker().is_cancelled:
-            self.call_from_thread(self._adopt_checked, checked)
+            self.call_from_thread(self._adopt, checked)
 
-    def checked_model(self) -> Model:
-        """The model with every diagnostic (checked now if the worker has not finished):
-        what exports and anything else that lists diagnostics must use."""
+    def checked_model(self) -> Model | None:
+        """The model with every operation and diagnostic (checked now if the worker has not
+        finished), or None while operations are still replaying: what exports must use."""
         assert self.model is not None
+        if self.model.pending_operations:
+            return None
         if self.model.unchecked is not None:
             from viewer.model.build import complete_checks
 
-            self._adopt_checked(complete_checks(self.model))
+            self._adopt(complete_checks(self.model))
         return self.model
 
-    def _adopt_checked(self, checked: Model) -> None:
-        """Replace the first model by its checked twin (the same operations and findings)."""
+    def _adopt(self, new: Model) -> None:
+        """Show a later stage of the model being shown: the rest of the operations replayed
+        (the first ones unchanged), or the diagnostics complete. Anything else is ignored."""
         from viewer.tui.findings import FindingsScreen
         from viewer.tui.timeline import TimelineScreen
 
-        if self.model is None or self.model.unchecked is None or checked.unchecked is not None:
+        old = self.model
+        if old is None or new.vcon is not old.vcon:
             return
-        if checked.operations is not self.model.operations:
-            return  # not this model's twin
-        self.model = checked
-        if self.matcher is not None:
-            self.matcher.model = checked
+        grew = new.pending_operations < old.pending_operations
+        if grew:
+            if old.operations and new.operations[0] is not old.operations[0]:
+                return
+        elif not (old.unchecked is not None and new.unchecked is None
+                  and new.operations is old.operations):
+            return
+        self.model = new
+        self._totals = None
+        if grew:
+            self.matcher = Matcher(new)
+            if self.filter.empty:
+                self.shown = range(len(new.operations))
+                self.refresh_views()
+            else:  # the filter now runs over every operation
+                self.apply_filter(self.filter.text, background=True)
+        elif self.matcher is not None:
+            self.matcher.model = new
         for screen in self.screen_stack:
             if isinstance(screen, TimelineScreen):
                 screen.present_header()
             elif isinstance(screen, FindingsScreen) and screen.is_mounted:
                 screen.refresh(recompose=True)
+        if new.unchecked is not None and not new.pending_operations:
+            self.call_after_refresh(self._check)
 
     def totals(self) -> tuple[int, dict[str, int]]:
         """Attempt count and findings by severity, computed once per model."""

@@ -66,7 +66,9 @@ def export(app: VconViewApp, path: str, fmt: str, scope: str) -> Path:
     """Write the export; raises ValueError/OSError with a one-line reason."""
     from viewer.report.write import write_atomic
 
-    model = app.checked_model()  # never an export without the diagnostics
+    model = app.checked_model()  # never an export without every operation and diagnostic
+    if model is None:
+        raise ValueError("operations are still being replayed: export when loading is done")
     data = render_export(model, fmt, scope_operations(app, scope))
     target = Path(path).expanduser()
     write_atomic(target, data, input_path=model.source.file)

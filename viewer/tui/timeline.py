@@ -466,7 +466,10 @@ class InfoHeader(Static):
         text.append("\n")
         n_ops = len(model.operations)
         n_att, counts = app.totals()
-        if app.filter.empty:
+        if model.pending_operations:
+            text.append(f"first {n_ops} operations shown, replaying "
+                        f"{model.pending_operations:,} more… ", P.style("dim"))
+        elif app.filter.empty:
             text.append(f"{n_ops} operations")
         else:
             text.append(f"{len(app.shown)} of {n_ops} operations match ", P.style("match"))
@@ -734,4 +737,9 @@ class TimelineScreen(VappMixin, Screen[None]):
     def action_export(self) -> None:
         from viewer.tui.export import ExportScreen
 
+        model = self.vapp.model
+        if model is not None and model.pending_operations:
+            self.notify(f"Still replaying {model.pending_operations:,} operations: export when "
+                        "loading is done.", title="Export", markup=False, timeout=4)
+            return
         self.app.push_screen(ExportScreen())
