@@ -137,8 +137,8 @@ async def test_first_operations_then_the_rest(monkeypatch) -> None:
         await pilot.pause()
         assert len(app.model.operations) == 2
         assert app.model.operations == full.operations[:2]
-        more = len(full.operations) - 2
-        assert f"first 2 operations shown, replaying {more} more" in screen_text(app)
+        total = len(full.operations)
+        assert f"first 2 of {total} operations shown, replaying the rest" in screen_text(app)
         await pilot.press("j", "j", "j")  # moves within what is there
         assert app.operation == full.operations[1]
         await pilot.press("e")  # no export of a part

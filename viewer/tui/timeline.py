@@ -467,8 +467,8 @@ class InfoHeader(Static):
         n_ops = len(model.operations)
         n_att, counts = app.totals()
         if model.pending_operations:
-            text.append(f"first {n_ops} operations shown, replaying "
-                        f"{model.pending_operations:,} more… ", P.style("dim"))
+            text.append(f"first {n_ops:,} of {n_ops + model.pending_operations:,} operations "
+                        "shown, replaying the rest… ", P.style("dim"))
         elif app.filter.empty:
             text.append(f"{n_ops} operations")
         else:
