@@ -92,25 +92,32 @@ class _Builder:
         Most files list events in time order. Each Event is built once, assuming its replay
         position is its index; only when the array is out of time order are they rebuilt with
         the sorted positions.
+
+        Most files also have an RFC 3339 time with an offset on every event: those are parsed
+        in bulk first (``parse_times``, ~5x faster than one by one); else each event's time is
+        parsed here, with a diagnostic for what is wrong with it.
         """
         raw = self.vcon.get("events")
         if not isinstance(raw, list):
             raw = []
         ctx = Ctx.of(self.vcon)
         diags = self.diags
+        times = None
         if raw and set(map(type, raw)) == {dict}:
             times = parse_times(list(map(dict.get, raw, repeat("time"))))
-            if times is not None and all(map(le, times, islice(times, 1, None))):
-                return self._parse_timed(raw, times, ctx)
         # Replay keys (time, index, run) are only needed once the array is found out of time
         # order; until then they are (events[j].time, j, 0) and are filled in at that point.
+        # With every time parsed in bulk, the order is known before the loop.
         keys: list[tuple[Any, int, int]] | None = None
+        in_order = True
+        if times is not None and not all(map(le, times, islice(times, 1, None))):
+            in_order = False
+            keys = [(t, j, 0) for j, t in enumerate(times)]
         events: list[Event] = []
         append = events.append
         anchor: tuple[Any, int] = (EARLIEST, -1)
         run = 0
         has_lifecycle = False
-        in_order = True
         last_t = EARLIEST
         kinds = _KIND
         fromiso = datetime.fromisoformat
@@ -133,54 +140,57 @@ class _Builder:
             if type(typ) is not str:
                 typ = ""
             kind = kinds.get(typ, "context")
-            tv = get("time")
-            # parse_time, inlined for the common case: a plain string with a zone offset.
-            t = None
-            if type(tv) is str and rfc3339(tv) is not None:
-                try:
-                    t = fromiso(tv)
-                except ValueError:
-                    t = None
-                if t is not None and t.tzinfo is None:
-                    t = None
-            if t is None:
-                t, naive = parse_time(tv)
+            if times is not None:  # parsed in bulk, none missing
+                t = times[i]
             else:
-                naive = False
-            if t is None:
-                if tv is None:
-                    diags.append(Diagnostic(
-                        "missing-required", "error", f"/events/{i}",
-                        f"{safe(typ) or 'event'}: time MUST be present"))
-                elif type(tv) is not str:
-                    diags.append(Diagnostic(
-                        "invalid-type", "error", f"/events/{i}/time",
-                        f"time is {type(tv).__name__}, expected an RFC 3339 date-time string; "
-                        "placed after the previous event in the array"))
+                tv = get("time")
+                # parse_time, inlined for the common case: a plain string with a zone offset.
+                t = None
+                if type(tv) is str and rfc3339(tv) is not None:
+                    try:
+                        t = fromiso(tv)
+                    except ValueError:
+                        t = None
+                    if t is not None and t.tzinfo is None:
+                        t = None
+                if t is None:
+                    t, naive = parse_time(tv)
                 else:
-                    diags.append(Diagnostic(
-                        "time-unparsable", "error", f"/events/{i}/time",
-                        f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
-                        "previous event in the array"))
-                if keys is None:
-                    keys = [(e.time, j, 0) for j, e in enumerate(events)]
-                run += 1
-                in_order = False
-                keys.append((anchor[0], anchor[1], run))
-            else:
-                if naive:
-                    diags.append(Diagnostic(
-                        "time-no-offset", "warning", f"/events/{i}/time",
-                        f"time {safe(tv)} has no zone offset; read as UTC"))
-                if in_order:
-                    if t < last_t:
-                        in_order = False
+                    naive = False
+                if t is None:
+                    if tv is None:
+                        diags.append(Diagnostic(
+                            "missing-required", "error", f"/events/{i}",
+                            f"{safe(typ) or 'event'}: time MUST be present"))
+                    elif type(tv) is not str:
+                        diags.append(Diagnostic(
+                            "invalid-type", "error", f"/events/{i}/time",
+                            f"time is {type(tv).__name__}, expected an RFC 3339 date-time string; "
+                            "placed after the previous event in the array"))
+                    else:
+                        diags.append(Diagnostic(
+                            "time-unparsable", "error", f"/events/{i}/time",
+                            f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
+                            "previous event in the array"))
+                    if keys is None:
                         keys = [(e.time, j, 0) for j, e in enumerate(events)]
-                    last_t = t
-                anchor = (t, i)
-                run = 0
-                if keys is not None:
-                    keys.append((t, i, 0))
+                    run += 1
+                    in_order = False
+                    keys.append((anchor[0], anchor[1], run))
+                else:
+                    if naive:
+                        diags.append(Diagnostic(
+                            "time-no-offset", "warning", f"/events/{i}/time",
+                            f"time {safe(tv)} has no zone offset; read as UTC"))
+                    if in_order:
+                        if t < last_t:
+                            in_order = False
+                            keys = [(e.time, j, 0) for j, e in enumerate(events)]
+                        last_t = t
+                    anchor = (t, i)
+                    run = 0
+                    if keys is not None:
+                        keys.append((t, i, 0))
             # _uint(party), _sessions(ev), _op_id and _attempt, inlined.
             party = get("party")
             if type(party) is not int or party < 0:
@@ -219,57 +229,6 @@ class _Builder:
             events[i] = events[i]._replace(order=p)
         self.replay_order = tuple(order)
         self.in_order = False
-        return tuple(events)
-
-    def _parse_timed(self, raw: list[dict[str, Any]], times: list[datetime], ctx: Ctx
-                     ) -> tuple[Event, ...]:
-        """``parse_events`` for the common file: every event an object with an RFC 3339 time,
-        in time order (``times``, parsed in bulk). Replay order is array order; what is left
-        per event is its check and its Event, exactly as the general loop makes it."""
-        diags = self.diags
-        kinds = _KIND
-        new = tuple.__new__
-        one_session: dict[int, tuple[int, ...]] = {}
-        events: list[Event] = []
-        append = events.append
-        has_lifecycle = False
-        check = self.check
-        for i, ev in enumerate(raw):
-            check(i, ev, ctx, diags)
-            get = ev.get
-            typ = get("type")
-            if type(typ) is not str:
-                typ = ""
-            kind = kinds.get(typ, "context")
-            party = get("party")
-            if type(party) is not int or party < 0:
-                party = None
-            sv = get("sessions")
-            if sv is None:
-                sv = get("session")
-            if type(sv) is int:
-                sessions = one_session.get(sv)
-                if sessions is None:
-                    sessions = one_session[sv] = (sv,) if sv >= 0 else ()
-            elif isinstance(sv, list):
-                sessions = tuple(x for x in sv if type(x) is int and x >= 0)
-            else:
-                sessions = ()
-            if kind == "context":
-                append(new(Event, (i, typ, kind, times[i], i, None, None, party, sessions, ev)))
-            else:
-                has_lifecycle = True
-                oid = get("operation_id")
-                if not (isinstance(oid, str) and oid):
-                    oid = None
-                att = get("attempt")
-                if type(att) is not int or att < 1:
-                    att = None
-                append(new(Event, (i, typ, kind, times[i], i, oid, att, party, sessions, ev)))
-        self.n_parsed = len(diags)
-        check_vcon(self.vcon, has_lifecycle, diags)
-        self.replay_order = tuple(range(len(events)))
-        self.in_order = True
         return tuple(events)
 
 
