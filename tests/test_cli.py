@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
@@ -350,19 +351,80 @@ def test_check_does_not_import_rich_or_textual() -> None:
 # --- the TUI entry ----------------------------------------------------------------------------
 
 
+class _PipedStdin(io.TextIOWrapper):
+    """A piped standard input: not a terminal."""
+
+    def isatty(self) -> bool:
+        return False
+
+
 def test_file_argument_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
+    import viewer.cli as cli
     import viewer.tui.app as app
 
-    calls: list[tuple[str, bool, str | None]] = []
+    calls: list[tuple[str, bool, str | None, bytes | None]] = []
 
-    def fake_run(path: str, *, ignore_critical: bool = False, theme: str | None = None) -> int:
-        calls.append((path, ignore_critical, theme))
+    def fake_run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
+                 data: bytes | None = None) -> int:
+        calls.append((path, ignore_critical, theme, data))
         return 0
 
+    swapped: list[int] = []
     monkeypatch.setattr(app, "run", fake_run)
+    monkeypatch.setattr(cli, "keys_from_terminal", lambda: swapped.append(1))
+    monkeypatch.setattr(sys, "stdin", _PipedStdin(io.BytesIO(b'{"vcon": "0.3.0"}')))
     assert main([SMALL]) == 0
+    assert swapped == []  # a named file: stdin stays where it is
     assert main(["-", "--ignore-critical", "--theme", "nord"]) == 0
-    assert calls == [(SMALL, False, None), ("-", True, "nord")]
+    # stdin is read whole before the viewer starts, then the terminal takes its place
+    assert calls == [(SMALL, False, None, None), ("-", True, "nord", b'{"vcon": "0.3.0"}')]
+    assert swapped == [1]
+
+
+def test_tui_refuses_stdin_that_is_the_terminal(monkeypatch: pytest.MonkeyPatch,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    import viewer.tui.app as app
+
+    class Terminal(_PipedStdin):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(app, "run", lambda *a, **k: pytest.fail("TUI started"))
+    monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"")))
+    assert main(["-"]) == 2
+    assert "stdin is the terminal" in one_line_error(capsys.readouterr().err)
+
+
+def test_keys_from_terminal_puts_the_terminal_in_place_of_a_pipe() -> None:
+    from viewer.cli import keys_from_terminal
+
+    master, slave = os.openpty()
+    r, w = os.pipe()
+    try:
+        assert not os.isatty(r)
+        keys_from_terminal(r, os.ttyname(slave))
+        assert os.isatty(r)  # the descriptor now reads the terminal
+        os.write(master, b"j\n")  # the terminal is line-buffered (canonical mode)
+        assert os.read(r, 1) == b"j"
+    finally:
+        for fd in (master, slave, r, w):
+            os.close(fd)
+
+
+def test_keys_from_terminal_without_a_terminal_is_one_line(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from viewer.cli import _Exit, keys_from_terminal
+
+    r, w = os.pipe()
+    try:
+        with pytest.raises(_Exit) as exc:
+            keys_from_terminal(r, "/nonexistent/tty")
+        assert exc.value.code == 2
+        assert "summary -" in exc.value.message
+        assert not os.isatty(r)  # left as it was
+    finally:
+        os.close(r)
+        os.close(w)
 
 
 def test_tui_load_error_is_one_line(monkeypatch: pytest.MonkeyPatch,

@@ -59,6 +59,20 @@ async def test_loads_in_worker_and_shows_timeline() -> None:
         assert "tui_small.vcon.json" in screen_text(app)
 
 
+async def test_loads_stdin_bytes_read_before_start() -> None:
+    """``vcon-view -``: the CLI reads stdin whole, then the app loads those bytes (it never
+    reads stdin itself: there it reads keys)."""
+    app = make_app("-", data=Path(SMALL).read_bytes())
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        assert app.model is not None and len(app.model.operations) == 5
+        assert app.model.source.file == "-"
+        assert "stdin" in screen_text(app)
+        assert app._data is None  # released once loaded
+
+
 async def test_operation_and_attempt_keys() -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:

@@ -333,18 +333,43 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def cmd_tui(argv: Sequence[str]) -> int:
     args = _tui_parser().parse_args(argv)
-    from viewer.load import LoadError, check_path
+    from viewer.load import LoadError, check_path, read_input
 
+    data = None
     try:
-        check_path(args.file)  # a missing file or a folder: one line here, no screen
+        if args.file == "-":
+            if sys.stdin is not None and sys.stdin.isatty():
+                raise _Exit("stdin is the terminal: pipe a vCon in (cat FILE | vcon-view -) "
+                            "or name FILE", 2)
+            data = read_input("-")
+            keys_from_terminal()
+        else:
+            check_path(args.file)  # a missing file or a folder: one line here, no screen
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
     from viewer.tui.app import run
 
     try:
-        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme)
+        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
+
+
+def keys_from_terminal(fd: int = 0, tty: str = "/dev/tty") -> None:
+    """Put the terminal in the place of standard input (file descriptor ``fd``), as ``less``
+    does: the viewer reads its keys there, and a vCon piped in has been read whole already.
+    Nothing happens when ``fd`` already is a terminal; with no terminal, one clear line."""
+    if os.isatty(fd):
+        return
+    try:
+        term = os.open(tty, os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        raise _Exit("stdin: the viewer reads its keys from the terminal, and there is none "
+                    "(for a script, try `vcon-view summary -` or `vcon-view check -`)", 2) from None
+    try:
+        os.dup2(term, fd)
+    finally:
+        os.close(term)
 
 
 def _import_hook(argv: Sequence[str]) -> int:

@@ -104,19 +104,21 @@ def check_path(path: str) -> None:
             pass
 
 
-def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
-    """Read ``path`` (``"-"``: stdin) read-only and load it."""
-    label = _label(path)
-    with _read_errors(label):
+def read_input(path: str) -> bytes:
+    """The bytes of ``path`` (``"-"``: all of stdin), read-only; failures as one LoadError."""
+    with _read_errors(_label(path)):
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
             if stream is None:
                 raise LoadError("stdin: cannot read (no binary standard input)")
-            data = stream.read()
-        else:
-            with open(path, "rb") as f:
-                data = f.read()
-    return load_bytes(data, name=path, ignore_critical=ignore_critical)
+            return stream.read()
+        with open(path, "rb") as f:
+            return f.read()
+
+
+def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+    """Read ``path`` (``"-"``: stdin) read-only and load it."""
+    return load_bytes(read_input(path), name=path, ignore_critical=ignore_critical)
 
 
 def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:

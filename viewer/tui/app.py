@@ -22,7 +22,7 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.worker import get_current_worker
 
-from viewer.load import Loaded, LoadError, load_path
+from viewer.load import Loaded, LoadError, load_bytes, load_path
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.present import TIME_MODES
@@ -70,6 +70,7 @@ class VconViewApp(App[int]):
         model: Model | None = None,
         builder: Builder | None = None,
         user_config: bool = False,
+        data: bytes | None = None,
     ) -> None:
         super().__init__()
         from viewer.tui import themes
@@ -77,6 +78,7 @@ class VconViewApp(App[int]):
 
         self.COMMANDS = App.COMMANDS | {VconCommands}
         self.path = path
+        self._data = data  # the input already read (stdin, before the terminal took its place)
         self.ignore_critical = ignore_critical
         self._user_config = user_config
         self._remember_theme = False  # set once the start-up theme is applied
@@ -135,7 +137,12 @@ class VconViewApp(App[int]):
         switch = sys.getswitchinterval()
         sys.setswitchinterval(0.05)
         try:
-            loaded = load_path(self.path, ignore_critical=self.ignore_critical)
+            data, self._data = self._data, None
+            if data is None:
+                loaded = load_path(self.path, ignore_critical=self.ignore_critical)
+            else:
+                loaded = load_bytes(data, name=self.path, ignore_critical=self.ignore_critical)
+                del data
             if worker.is_cancelled:
                 return
             self.call_from_thread(self._progress, 2, "replaying events")
@@ -459,19 +466,24 @@ def make_app(
     model: Model | None = None,
     builder: Builder | None = None,
     user_config: bool = False,
+    data: bytes | None = None,
 ) -> VconViewApp:
     """The one factory for the CLI and the tests.
 
     ``user_config`` (the CLI) reads the saved theme and user theme files from the config dir and
     remembers a theme switch there; without it (tests) only the bundled themes are used.
+    ``data``: the bytes of ``path`` when already read (stdin).
     """
     return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
-                       builder=builder, user_config=user_config)
+                       builder=builder, user_config=user_config, data=data)
 
 
-def run(path: str, *, ignore_critical: bool = False, theme: str | None = None) -> int:
-    """Run the viewer on ``path``; returns the exit status (2/3 for files it could not open)."""
-    app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True)
+def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
+        data: bytes | None = None) -> int:
+    """Run the viewer on ``path`` (``data``: its bytes, already read); returns the exit status
+    (2/3 for files it could not open)."""
+    app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True,
+                   data=data)
     for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
         print(f"vcon-view: {message}", file=sys.stderr)
     result: Any = app.run()
