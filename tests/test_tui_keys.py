@@ -523,7 +523,18 @@ async def test_long_content_in_part_then_all_and_long_attempt(tmp_path: Path) ->
         await pilot.press("a")
         assert screen.full and "press a to show all" not in screen_text(app)
         assert screen.query_one("#content-body").size.height > 2000
-        await pilot.press("pagedown", "pageup")
+        content = screen.query_one("#content")
+        assert content.scroll_y == 0
+        await pilot.press("pagedown")  # the page keys scroll the content, not the events table
+        await pilot.pause()
+        assert content.scroll_y >= SIZE[1] // 3
+        await pilot.press("space")
+        await pilot.pause()
+        paged = content.scroll_y
+        assert paged > SIZE[1] // 2
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert 0 < content.scroll_y < paged
         for _ in range(61):
             await pilot.press("l")
         rows = screen._rows()

@@ -329,7 +329,8 @@ class DetailScreen(VappMixin, Screen[None]):
         self.show()
 
     def action_page(self, direction: int) -> None:
-        scroll = self.query_one(ContentScroll)
+        """Page the content pane (the events table follows the selected row on its own)."""
+        scroll = self.query_one("#content", ContentScroll)
         if direction > 0:
             scroll.scroll_page_down(animate=False)
         else:

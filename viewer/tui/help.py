@@ -18,6 +18,8 @@ from viewer.tui import palette as P
 KEYS: tuple[tuple[str, str], ...] = (
     ("j / k, ↓ / ↑", "next / previous operation (in the detail: attempt)"),
     ("h / l, ← / →", "previous / next attempt (in the detail: event)"),
+    ("g / G, home / end", "first / last operation"),
+    ("pgdn / pgup", "a page of operations (in the detail: page the content; space too)"),
     ("enter", "open the attempt / event detail"),
     ("escape", "back; on the timeline: clear the filter"),
     ("n / N", "next / previous finding"),
