@@ -150,6 +150,61 @@ async def test_findings_next_previous_and_screen() -> None:
         assert isinstance(app.screen, TimelineScreen)
 
 
+TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
+
+
+def _finding_ops(app: VconViewApp) -> list[tuple[int, int]]:
+    """(operation index, finding index) of every finding that names an operation, sorted."""
+    assert app.model is not None
+    return sorted((t, i) for i, f in enumerate(app.model.findings)
+                  if (t := app.finding_target(f)[0]) is not None)
+
+
+async def test_next_finding_steps_from_the_selected_operation() -> None:
+    app = make_app(str(TOUR), builder=build)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        order = _finding_ops(app)
+        await pilot.press("j", "j", "j", "j")
+        assert app.shown[app.sel] == 4
+        await pilot.press("n")  # the first finding at or after the selected operation
+        here = next((o, i) for o, i in order if o >= 4)
+        assert (app.shown[app.sel], app.finding_pos) == here
+        await pilot.press("n")  # then the next one in timeline order
+        assert (app.shown[app.sel], app.finding_pos) == order[order.index(here) + 1]
+        await pilot.press("g", "N")  # from the first operation back: wraps to the end
+        assert app.finding_pos == _finding_order_last(app)
+        assert any("(from the end)" in n.message for n in app._notifications)
+
+
+def _finding_order_last(app: VconViewApp) -> int:
+    return app.finding_order()[-1][1]
+
+
+async def test_next_finding_stays_within_the_filter() -> None:
+    app = make_app(str(TOUR), builder=build)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        assert app.apply_filter("flag:late") is None
+        await pilot.pause()
+        late_ops = set(app.shown)
+        assert late_ops and len(late_ops) < len(app.model.operations)
+        seen = set()
+        for _ in range(6):
+            await pilot.press("n")
+            assert not app.filter.empty  # never cleared behind the user's back
+            assert app.shown[app.sel] in late_ops
+            seen.add(app.finding_pos)
+        in_filter = {i for o, i in _finding_ops(app) if o in late_ops}
+        assert seen == in_filter  # every finding of the late operations, and only those
+        assert any(" in the filter" in n.message for n in app._notifications)
+        assert app.apply_filter("id:no-such-operation") is None
+        await pilot.pause()
+        await pilot.press("n")
+        assert any("No findings among the operations shown" in n.message
+                   for n in app._notifications)
+
+
 async def test_time_mode_zoom_fit() -> None:
     app = app_for()
     async with app.run_test(size=SIZE) as pilot:

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 
 from viewer.load import Loaded, LoadError, load_bytes, load_path
 from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.textsafe import safe
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.present import TIME_MODES
 
@@ -102,6 +103,7 @@ class VconViewApp(App[int]):
         self.attempt_sel = 0  # index into the selected operation's attempts
         self.event_sel: int | None = None  # event index chosen for the detail screen
         self.finding_pos = -1
+        self._finding_order: tuple[Model, list[tuple[int, int]]] | None = None
         self.load_error: LoadError | None = None
         self._totals: tuple[int, dict[str, int]] | None = None
         self._t0: datetime | None = None
@@ -344,6 +346,7 @@ class VconViewApp(App[int]):
         if k >= len(self.shown) or self.shown[k] != op_index:
             self.apply_filter("")
             k = op_index
+            self.notify("Filter cleared: the operation chosen was hidden by it", markup=False)
         self.sel = k
         op = self.model.operations[op_index]
         self.attempt_sel = 0
@@ -416,16 +419,75 @@ class VconViewApp(App[int]):
             op_index = self.model.by_operation.get(oid) if oid else None
         return op_index, f.attempt, event
 
-    def step_finding(self, direction: int) -> Finding | None:
-        if self.model is None or not self.model.findings:
+    def finding_order(self) -> list[tuple[int, int]]:
+        """(operation index, finding index) of the findings ``n`` visits, in timeline order:
+        under a filter, only those of the operations shown; without one, also those that name
+        no operation (last)."""
+        model = self.model
+        if model is None:
+            return []
+        cached = self._finding_order
+        if cached is None or cached[0] is not model:
+            last = len(model.operations)
+            order = sorted((last if t is None else t, i) for i, t in enumerate(
+                self.finding_target(f)[0] for f in model.findings))
+            cached = self._finding_order = (model, order)
+        order = cached[1]
+        if not self.filter.empty:
+            shown = self.shown
+            order = [(o, i) for o, i in order if (k := bisect_left(shown, o)) < len(shown)
+                     and shown[k] == o]
+        return order
+
+    def step_finding(self, direction: int) -> tuple[Finding, int, int, bool] | None:
+        """Select the next (1) or previous (-1) finding from where the user is, as an editor's
+        "next match" does: after the finding last visited while its operation is still the
+        selected one, else from the selected operation on (its own findings first).
+
+        Returns (finding, its place in the order, how many, whether it wrapped around), or None
+        when there is none (under a filter: none among the operations shown).
+        """
+        model = self.model
+        order = self.finding_order()
+        if model is None or not order:
             return None
-        n = len(self.model.findings)
-        self.finding_pos = (self.finding_pos + direction) % n
-        f = self.model.findings[self.finding_pos]
-        op_index, attempt, event = self.finding_target(f)
-        if op_index is not None:
-            self.select_operation(op_index, attempt, event)
-        return f
+        current = self.shown[self.sel] if self.shown else None
+        pos = self.finding_pos
+        on = next((k for k, (o, i) in enumerate(order) if i == pos), None) \
+            if 0 <= pos < len(model.findings) else None
+        if on is not None and current is not None and order[on][0] != current:
+            on = None  # the user moved on since: step from the selected operation instead
+        if on is not None:
+            k = on + direction
+        elif current is None:
+            k = 0 if direction > 0 else len(order) - 1
+        elif direction > 0:
+            k = bisect_left(order, (current, -1))  # the selected operation's first finding
+        else:
+            k = bisect_left(order, (current + 1, -1)) - 1  # ... or the last one before it
+        wrapped = not 0 <= k < len(order)
+        k %= len(order)
+        i = order[k][1]
+        self.finding_pos = i
+        f = model.findings[i]
+        target, attempt, event = self.finding_target(f)
+        if target is not None:
+            self.select_operation(target, attempt, event)
+        return f, k, len(order), wrapped
+
+    def notify_finding(self, step: tuple[Finding, int, int, bool] | None, direction: int
+                       ) -> None:
+        """Say where ``n``/``N`` went: its place among the findings in reach, and a wrap."""
+        filtered = not self.filter.empty
+        if step is None:
+            self.notify("No findings among the operations shown (escape clears the filter)"
+                        if filtered else "No findings", markup=False)
+            return
+        f, k, n, wrapped = step
+        where = " in the filter" if filtered else ""
+        wrap = "" if not wrapped else " (from the top)" if direction > 0 else " (from the end)"
+        self.notify(f"{k + 1}/{n}{where}{wrap} {f.severity} {f.kind}: {safe(f.message)}",
+                    markup=False, timeout=4)
 
     # --- actions -------------------------------------------------------------------------------
     def action_help(self) -> None:

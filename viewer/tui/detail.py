@@ -316,13 +316,11 @@ class DetailScreen(VappMixin, Screen[None]):
         self.vapp.copy_with_fallback(copy_text(model.events[idx].raw), f"event #{idx}")
 
     def action_finding(self, direction: int) -> None:
-        f = self.vapp.step_finding(direction)
-        if f is None:
-            self.notify("No findings", markup=False)
-            return
-        self._pick_initial_row()
-        self.show()
-        self.notify(f"{f.severity} {f.kind}: {safe(f.message)}", markup=False, timeout=4)
+        step = self.vapp.step_finding(direction)
+        if step is not None:
+            self._pick_initial_row()
+            self.show()
+        self.vapp.notify_finding(step, direction)
 
     def action_time_mode(self) -> None:
         self.vapp.cycle_time_mode()

@@ -22,7 +22,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("pgdn / pgup", "a page of operations (in the detail: page the content; space too)"),
     ("enter", "open the attempt / event detail"),
     ("escape", "back; on the timeline: clear the filter"),
-    ("n / N", "next / previous finding"),
+    ("n / N", "next / previous finding from the selected operation (within the filter)"),
     ("f", "findings and diagnostics (enter selects one on the timeline)"),
     ("c", "context: what was said and done, operations in time order"),
     ("/", "filter (tokens below); enter applies, escape cancels"),

@@ -659,14 +659,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         self.action_open_detail(raw=True)
 
     def action_finding(self, direction: int) -> None:
-        f = self.vapp.step_finding(direction)
-        if f is None:
-            self.notify("No findings", markup=False)
-            return
-        model = self.vapp.model
-        assert model is not None
-        self.notify(f"{self.vapp.finding_pos + 1}/{len(model.findings)} {f.severity} "
-                    f"{f.kind}: {safe(f.message)}", markup=False, timeout=4)
+        self.vapp.notify_finding(self.vapp.step_finding(direction), direction)
 
     def action_findings(self) -> None:
         from viewer.tui.findings import FindingsScreen
