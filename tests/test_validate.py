@@ -633,11 +633,69 @@ def test_extension_not_listed():
         ("invalid-type", "error", "/extensions/1")]
 
 
-def test_parties_absent_with_lifecycle_events():
+def test_parties_absent():
+    """Required by core-03 in any vCon; with tool events the draft's reason is given."""
     v = dict(CLEAN)
     del v["parties"]
-    assert top(v, True) == [("missing-required", "error", "")]
-    assert top(v, False) == []
+    for lifecycle, why in ((True, "MUST refer to the agent"), (False, "core-03 makes it required")):
+        out: list[Diagnostic] = []
+        check_vcon(v, lifecycle, out)
+        assert codes(out) == [("missing-required", "error", "")]
+        assert why in out[0].message
+    assert top({**CLEAN, "parties": None}, False) == [("missing-required", "error", "")]
+    assert top({**CLEAN, "parties": []}, False) == []  # empty is fine: no party known
+
+
+@pytest.mark.parametrize(("uuid", "expected"), [
+    (None, [("missing-required", "error", "")]),
+    ("", [("invalid-value", "error", "/uuid")]),
+    ("  ", [("invalid-value", "error", "/uuid")]),
+    (7, [("invalid-structure", "error", "/uuid")]),
+    ("0190e5f1-a2b3-8c4d-9e5f-0123456789ab", []),
+])
+def test_uuid_required_and_not_empty(uuid: Any, expected: list) -> None:
+    v = dict(CLEAN)
+    if uuid is None:
+        del v["uuid"]
+    else:
+        v["uuid"] = uuid
+    assert top(v, False) == expected
+
+
+def test_core_index_references():
+    """dialog parties/originator, analysis dialog, attachments party/dialog: in range, typed."""
+    v = {**CLEAN, "parties": [{}, {}], "dialog": [
+        {"parties": [0, [1, 0]], "originator": 1},  # nested arrays are core-03's own shape
+        {"parties": 1},
+        {"parties": [0, 2, [5]], "originator": 2},
+        {"parties": [-1, "a", [[0]]], "originator": [0]},
+    ], "analysis": [{"dialog": 3}, {"dialog": [0, 4]}, {"dialog": [[0]]}],
+        "attachments": [{"party": 1, "dialog": 0}, {"party": 2, "dialog": 9}]}
+    assert top(v, False) == [
+        ("index-out-of-range", "error", "/dialog/2/parties/1"),
+        ("index-out-of-range", "error", "/dialog/2/parties/2/0"),
+        ("index-out-of-range", "error", "/dialog/2/originator"),
+        ("invalid-type", "error", "/dialog/3/parties/0"),
+        ("invalid-type", "error", "/dialog/3/parties/1"),
+        ("invalid-type", "error", "/dialog/3/parties/2/0"),
+        ("invalid-type", "error", "/dialog/3/originator"),
+        ("index-out-of-range", "error", "/analysis/1/dialog/1"),
+        ("invalid-type", "error", "/analysis/2/dialog/0"),
+        ("index-out-of-range", "error", "/attachments/1/party"),
+        ("index-out-of-range", "error", "/attachments/1/dialog"),
+    ]
+    out: list[Diagnostic] = []
+    check_vcon(v, False, out)
+    assert out[0].message == ("dialog[2].parties[1] 2 refers to parties[2], but parties has 2 "
+                              "elements")
+
+
+def test_core_mediatype_must_be_a_string():
+    v = {**CLEAN, "dialog": [{"mimetype": 12345}, {"mediatype": "text/plain"}],
+         "attachments": [{"mediatype": ["a"]}]}
+    assert [c for c in top(v, False) if c[1] == "error"] == [
+        ("invalid-type", "error", "/dialog/0/mimetype"),
+        ("invalid-type", "error", "/attachments/0/mediatype")]
 
 
 @pytest.mark.parametrize(("member", "value"), [
@@ -652,7 +710,12 @@ def test_wrong_top_level_shape(member, value):
 
 @pytest.mark.parametrize("member", ["parties", "events", "analysis", "dialog", "attachments"])
 def test_null_top_level_member_is_absent(member):
-    assert top({**CLEAN, member: None}) == []
+    absent = dict(CLEAN)
+    absent.pop(member, None)
+    # null reads as absent: no structure error, only what absence itself gives (parties is
+    # required by core-03)
+    assert top({**CLEAN, member: None}) == top(absent) == (
+        [("missing-required", "error", "")] if member == "parties" else [])
 
 
 def test_items_must_be_objects():

@@ -869,13 +869,76 @@ def check_vcon(vcon: dict, has_lifecycle_events: bool, out: list[Diagnostic]) ->
                     _diag(out, "invalid-type", "error", pointer("extensions", i),
                           f"extensions[{i}] must be a string, found {_json_type(e)} "
                           f"(core §extensions)")
-    if has_lifecycle_events:
-        if spec.EXTENSION_NAME not in names:
-            _diag(out, "extension-not-listed", "warning",
-                  "/extensions" if ext is not None else "",
-                  f"tool-lifecycle events are present but extensions does not list "
-                  f"\"{spec.EXTENSION_NAME}\" (draft §Extension Name: SHOULD)")
-        if vcon.get("parties") is None:
-            _diag(out, "missing-required", "error", "",
-                  "parties is absent, but every tool-lifecycle event's party MUST refer to "
-                  "the agent in it (draft §Event Object Types and Parameters)")
+    if has_lifecycle_events and spec.EXTENSION_NAME not in names:
+        _diag(out, "extension-not-listed", "warning",
+              "/extensions" if ext is not None else "",
+              f"tool-lifecycle events are present but extensions does not list "
+              f"\"{spec.EXTENSION_NAME}\" (draft §Extension Name: SHOULD)")
+    if vcon.get("parties") is None:
+        _diag(out, "missing-required", "error", "",
+              "parties is absent, but every tool-lifecycle event's party MUST refer to the "
+              "agent in it (draft §Event Object Types and Parameters)" if has_lifecycle_events
+              else "parties is absent; core-03 makes it required (an array, empty when no "
+              "party is known; core §parties Objects Array)")
+    _check_core_refs(vcon, out)
+
+
+def _check_core_refs(vcon: dict, out: list[Diagnostic]) -> None:
+    """The core draft's rules a reader of the conversation relies on: the vCon's uuid, and the
+    indices that tie dialog, analysis and attachments to parties and dialog (a wrong index
+    puts words in the wrong mouth). Values are not checked beyond their JSON type."""
+    uuid = vcon.get("uuid")
+    if uuid is None:
+        _diag(out, "missing-required", "error", "",
+              "uuid is absent; core-03 requires it (core §uuid)")
+    elif type(uuid) is str and not uuid.strip():
+        _diag(out, "invalid-value", "error", "/uuid",
+              "uuid is empty; it MUST be globally unique (core §uuid)")
+    parties, dialog = vcon.get("parties"), vcon.get("dialog")
+    n_parties = len(parties) if type(parties) is list else None
+    n_dialog = len(dialog) if type(dialog) is list else None
+    # (array, ((parameter, limit, what it indexes, array levels allowed), ...)), as core-03
+    # types them: dialog parties "UnsignedInt | UnsignedInt[] | (UnsignedInt | UnsignedInt[])[]"
+    refs = (("dialog", (("parties", n_parties, "parties", 2),
+                        ("originator", n_parties, "parties", 0))),
+            ("analysis", (("dialog", n_dialog, "dialog", 1),)),
+            ("attachments", (("party", n_parties, "parties", 0),
+                             ("dialog", n_dialog, "dialog", 0))))
+    for arr, params in refs:
+        items = vcon.get(arr)
+        if type(items) is not list:
+            continue
+        for i, item in enumerate(items):
+            if type(item) is not dict:
+                continue
+            for name, limit, what, depth in params:
+                v = item.get(name)
+                if v is not None:
+                    _core_index(out, v, limit, what, pointer(arr, i, name),
+                                f"{arr}[{i}].{name}", depth)
+            for name in ("mediatype", "mimetype"):  # the content of dialog, analysis, files
+                v = item.get(name)
+                if v is not None and type(v) is not str:
+                    _diag(out, "invalid-type", "error", pointer(arr, i, name),
+                          f"{arr}[{i}].{name} must be a string, found {_json_type(v)} "
+                          "(core-03 Mediatype)")
+
+
+def _core_index(out: list[Diagnostic], v: Any, limit: int | None, what: str, ptr: str,
+                label: str, depth: int) -> None:
+    """An UnsignedInt index into ``what`` (``limit`` elements; None: not an array, reported
+    elsewhere), or, ``depth`` levels deep, arrays of them."""
+    if type(v) is list and depth > 0:
+        for j, item in enumerate(v):
+            _core_index(out, item, limit, what, f"{ptr}/{j}", f"{label}[{j}]", depth - 1)
+        return
+    if type(v) is not int or v < 0:
+        found = str(v) if type(v) is int else _json_type(v)
+        _diag(out, "invalid-type", "error", ptr,
+              f"{label} must be an UnsignedInt index{' or an array of them' if depth else ''}, "
+              f"found {found} (core-03)")
+        return
+    if limit is not None and v >= limit:
+        _diag(out, "index-out-of-range", "error", ptr,
+              f"{label} {v} refers to {what}[{v}], but {what} has {limit} "
+              f"element{'' if limit == 1 else 's'}")
