@@ -454,3 +454,16 @@ def test_tui_path_refused_on_the_command_line(kind: str, tmp_path: Path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1
     assert ("no such file" if kind == "missing" else "is a directory") in err
+
+
+# --- the corpus files their source project rejects ------------------------------------------
+
+
+@pytest.mark.parametrize("path", sorted((FIXTURES / "load" / "invalid").glob("*.json")),
+                         ids=lambda p: p.name)
+def test_check_fails_every_vcon_its_source_rejects(path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """vcon-server's invalid fixtures (uuid, parties, dialog indices and types, shapes)."""
+    assert main(["check", str(path), "--format", "json"]) == 1
+    report = orjson.loads(capsys.readouterr().out)
+    assert any(d["severity"] == "error" for d in report["diagnostics"]), path.name
