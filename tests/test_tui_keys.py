@@ -381,6 +381,26 @@ async def test_export_refuses_the_input(tmp_path: Path) -> None:
     assert src.read_bytes() == before
 
 
+async def test_export_asks_before_replacing_a_file(tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    out.write_bytes(b"an earlier report")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        screen = app.screen
+        screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # not written yet: asked first
+        assert out.read_bytes() == b"an earlier report"
+        assert "That file exists: enter again replaces it" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+    assert out.read_bytes().startswith(b"# ")  # the Markdown summary replaced it
+
+
 async def test_export_selected_scope(tmp_path: Path) -> None:
     out = tmp_path / "one.json"
     app = app_for()

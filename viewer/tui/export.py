@@ -98,7 +98,9 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
                     yield RadioButton(Text(label), id="scope-selected", disabled=op is None)
             yield Input(default_name(app.path, "md"), id="export-path")
             yield Static(Text("enter writes · escape cancels · never over the input",
-                              style="dim"))
+                              style="dim"), id="export-hint")
+
+    _confirmed: Path | None = None  # an existing file the user chose to replace (enter twice)
 
     def on_mount(self) -> None:
         self.query_one("#export-path", Input).focus()
@@ -121,14 +123,31 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
         event.stop()
         fmt = self._choice("#export-format", FORMATS)
         scope = self._choice("#export-scope", SCOPES)
+        path = event.value.strip()
+        existing = Path(path).expanduser() if path else None
+        if (existing is not None and existing.is_file() and not self._is_input(existing)
+                and existing.resolve() != self._confirmed):
+            self._confirmed = existing.resolve()
+            self.query_one("#export-hint", Static).update(Text(
+                "That file exists: enter again replaces it · escape cancels", style="bold"))
+            return
         try:
-            target = export(self.vapp, event.value.strip(), fmt, scope)
+            target = export(self.vapp, path, fmt, scope)
         except (ValueError, OSError) as exc:
             self.notify(safe(str(exc)), title="Export failed", severity="error", markup=False)
             return
         self.notify(f"Wrote {fmt} summary ({scope}) to {safe(str(target))}", title="Export",
                     markup=False, timeout=6)
         self.dismiss(target)
+
+    def _is_input(self, path: Path) -> bool:
+        """The input itself (write_atomic refuses it with its own message: no question)."""
+        model = self.vapp.model
+        source = model.source.file if model is not None else "-"
+        try:
+            return source != "-" and path.samefile(source)
+        except OSError:
+            return False
 
     def action_cancel(self) -> None:
         self.dismiss(None)
