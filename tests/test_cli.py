@@ -108,6 +108,21 @@ def test_check_fail_on_unknown_kind_is_usage_error(capsys: pytest.CaptureFixture
     assert "unknown finding kind(s): bogus" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("fail_on", ["", " ", ",", " , "])
+def test_check_fail_on_naming_nothing_is_usage_error(fail_on: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """An unset $KINDS in CI must not silently turn the gate into a no-op."""
+    assert main(["check", SMALL, "--fail-on", fail_on]) == 2
+    assert "names no finding kind" in capsys.readouterr().err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    from viewer import __version__
+
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"vcon-view {__version__}\n"
+
+
 def test_check_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", SMALL, "-f", "json", "--fail-on", "late-response"]) == 1
     doc = orjson.loads(capsys.readouterr().out)

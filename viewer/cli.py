@@ -56,12 +56,14 @@ def _tui_parser() -> argparse.ArgumentParser:
             "  vcon-view summary FILE ...     headless summary (text, json, md, csv)\n"
             "  vcon-view check FILE ...       conformance check, exit 1 on errors\n"
             "  vcon-view import mcp TRACE -o OUT   convert an MCP transcript to a vCon\n"
+            "  vcon-view import vcon FILE -o OUT   lift an older vCon's tool calls into events\n"
             "  vcon-view demo [NAME]          open a bundled demo incident (--list)\n"
             "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
             "exit: 0 ok, 1 check failed, 2 unreadable/encrypted/usage, 3 unsupported critical"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
     p.add_argument("--ignore-critical", action="store_true",
                    help="open a vCon whose 'critical' names unsupported extensions (marked)")
@@ -70,6 +72,12 @@ def _tui_parser() -> argparse.ArgumentParser:
                         "vcon-colorblind, your own, or a Textual theme); a theme picked in the "
                         "viewer is remembered")
     return p
+
+
+def _version() -> str:
+    from viewer import __version__
+
+    return __version__
 
 
 def demo_dir() -> Path:
@@ -137,6 +145,9 @@ def _fail_on(value: str) -> frozenset[str]:
     from viewer.model.spec import FINDING_KINDS
 
     names = {n.strip() for n in value.split(",") if n.strip()}
+    if not names:  # e.g. an unset $KINDS in CI: a gate that checks nothing must not pass
+        raise argparse.ArgumentTypeError(
+            f"names no finding kind; choose from {', '.join(FINDING_KINDS)} or all")
     if "all" in names:
         return frozenset(FINDING_KINDS)
     unknown = sorted(names - set(FINDING_KINDS))
