@@ -292,8 +292,10 @@ async def test_filter_tokens(query: str, expected: list[str]) -> None:
         assert got == expected
         header = app.screen.query_one(InfoHeader)
         assert f"{len(expected)} of 5 operations match" in str(header.render())
+        assert "in the file: 6 attempts" in str(header.render())  # whole-file counts, said so
         await pilot.press("escape")
         assert len(app.shown) == 5
+        assert "in the file" not in str(app.screen.query_one(InfoHeader).render())
 
 
 def test_filter_parse_errors() -> None:

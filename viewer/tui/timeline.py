@@ -474,7 +474,9 @@ class InfoHeader(Static):
         else:
             text.append(f"{len(app.shown)} of {n_ops} operations match ", P.style("match"))
             text.append(f"/{safe(app.filter.text)}", P.style("match"))
-        text.append(f" · {n_att} attempts · findings ")
+        # attempts and findings are the file's (the filter narrows the rows, not the counts)
+        text.append(f" · {'in the file: ' if not app.filter.empty else ''}{n_att} attempts"
+                    " · findings ")
         for sev in spec.SEVERITIES:
             text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ",
                         P.style(f"severity:{sev}") if counts[sev] else P.style("dim"))
