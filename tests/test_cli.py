@@ -482,3 +482,17 @@ def test_check_fails_every_vcon_its_source_rejects(path: Path,
     assert main(["check", str(path), "--format", "json"]) == 1
     report = orjson.loads(capsys.readouterr().out)
     assert any(d["severity"] == "error" for d in report["diagnostics"]), path.name
+
+
+def test_piped_text_summary_is_wide_enough_to_grep(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Piped (no terminal): 160 columns, so a server URL stays on one line; COLUMNS wins."""
+    tour = str(ROOT / "demo_vcons" / "tour.vcon.json")
+    monkeypatch.delenv("COLUMNS", raising=False)
+    assert main(["summary", tour]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("https://mcp.shop.example/mcp" in line for line in lines)
+    assert max(map(len, lines)) <= 160
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["summary", tour]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 80

@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
 PROG = "vcon-view"
 EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
+#: Width of the text summary in a file (-o) or a pipe: wide enough for ids and servers.
+TEXT_WIDTH = 160
 SUMMARY_FORMATS = ("text", "json", "md", "csv")
 CHECK_FORMATS = ("text", "json")
 
@@ -263,15 +265,19 @@ def cmd_summary(args: argparse.Namespace) -> int:
     elif args.output is not None and args.output != "-":
         from viewer.report.text import to_text
 
-        _emit(to_text(model), args.output, args.file)
+        _emit(to_text(model, width=TEXT_WIDTH), args.output, args.file)
     else:
         from rich.console import Console
 
         from viewer.report.text import render_text
 
+        # Piped (no terminal, no COLUMNS): as wide as a file from -o, not Rich's 80 columns,
+        # so ids and servers stay on one line for grep.
+        piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS")
         try:
             sys.stdout.flush()
-            Console(highlight=False, emoji=False).print(render_text(model))
+            Console(highlight=False, emoji=False, width=TEXT_WIDTH if piped else None).print(
+                render_text(model))
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()

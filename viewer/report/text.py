@@ -103,10 +103,10 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
 def _operations_table(ops: Sequence[Operation]) -> Table:
     table = Table(title="Operations", title_justify="left", expand=False)
     table.add_column("#", justify="right")
-    table.add_column("Operation ID", overflow="fold", ratio=2)
-    table.add_column("Server / tool", overflow="fold", ratio=3)
+    table.add_column("Operation ID", overflow="fold")
+    table.add_column("Server / tool", overflow="fold")
     for name in ("Decision", "Attempts", "Outcome", "Flags"):
-        table.add_column(name, overflow="fold", ratio=2)
+        table.add_column(name, overflow="fold")
     for i, op in enumerate(ops, 1):
         table.add_row(
             Text(str(i)),
