@@ -304,6 +304,21 @@ def test_filter_parse_errors() -> None:
     with pytest.raises(FilterError):
         parse_filter("tool:")
     assert parse_filter("  ").empty
+    # a typo in a closed set is an error, not a silently empty timeline
+    for bad, named in (("flag:bogus", "'bogus'"), ("flag:late|lat", "'lat'"),
+                       ("outcome:fial", "'fial'"), ("decision:allow", "'allow'")):
+        with pytest.raises(FilterError, match=named):
+            parse_filter(bad)
+    # every documented value and alias parses
+    from viewer.model import spec
+    from viewer.tui.filter import FLAG_NAMES
+
+    for flag in (*FLAG_NAMES, *spec.FINDING_KINDS):
+        parse_filter(f"flag:{flag}")
+    for outcome in (*(spec.outcome_name(s) for s in spec.STATES), "disallowed", "not-performed"):
+        parse_filter(f"outcome:{outcome}")
+    for decision in (*spec.DECISIONS, "none"):
+        parse_filter(f"decision:{decision.upper()}")
 
 
 async def test_filter_escape_cancels_input() -> None:

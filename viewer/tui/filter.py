@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from viewer.model import spec
 from viewer.model.types import Model, Operation
 from viewer.tui.present import content_search_text
 
@@ -62,6 +63,20 @@ class Filter:
         return not self.text.strip()
 
 
+#: What flag:, outcome: and decision: can match: a typo is an error, not an empty timeline.
+FLAG_VALUES: Final = frozenset(FLAG_NAMES.values()) | frozenset(spec.FINDING_KINDS)
+OUTCOME_VALUES: Final = frozenset(
+    [spec.outcome_name(s) for s in spec.STATES] + ["disallowed", "not-performed", "unknown"])
+DECISION_VALUES: Final = frozenset([*spec.DECISIONS, "none"])
+
+
+def _known(key: str, values: list[str], text: str, known: frozenset[str]) -> None:
+    unknown = [v for v in values if v not in known]
+    if unknown:
+        names = sorted(FLAG_NAMES) if key == "flag" else sorted(known)
+        raise FilterError(f"{key}: {unknown[0]!r} is not one of {', '.join(names)}")
+
+
 def parse_filter(text: str) -> Filter:
     """Parse the filter line; raises FilterError with a one-line reason."""
     try:
@@ -79,6 +94,7 @@ def parse_filter(text: str) -> Filter:
                 raise FilterError(f"{key}: needs a value")
             if key == "flag":
                 kinds = [FLAG_NAMES.get(v.lower(), v.lower()) for v in value.split("|")]
+                _known(key, kinds, value, FLAG_VALUES)
                 parts["flag"].append(tuple(kinds))
             elif key == "attempts":
                 m = _CMP.match(value)
@@ -86,7 +102,9 @@ def parse_filter(text: str) -> Filter:
                     raise FilterError(f"attempts: expects a number like >1 or 2, got {value!r}")
                 parts["attempts"].append((m.group(1) or "=", int(m.group(2))))
             elif key in ("outcome", "decision"):
-                parts[key].append(tuple(v.lower() for v in value.split("|")))
+                alts = [v.lower() for v in value.split("|")]
+                _known(key, alts, value, OUTCOME_VALUES if key == "outcome" else DECISION_VALUES)
+                parts[key].append(tuple(alts))
             else:
                 parts[key].append(value.lower())
         else:
