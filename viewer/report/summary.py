@@ -279,7 +279,9 @@ def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> It
     for start in range(0, len(ops), BATCH):
         batch = list(islice(dicts, BATCH))
         chunk = orjson.dumps({"operations": batch}, option=option)
-        assert chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)
+        if not (chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)):
+            # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
+            raise RuntimeError("summary JSON: unexpected layout of an operations batch")
         chunk = _escaped(chunk[cut:-tail])
         yield chunk if start == 0 else b",\n" + chunk
     yield b"\n  " + head[at:]
