@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
 from viewer.model import spec
-from viewer.model.types import Model, Operation
+from viewer.model.types import Model, Operation, Step
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
@@ -41,10 +41,12 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
-# Glyph precedence when two marks fall on one cell: final states win over progress.
+# Glyph precedence when two marks fall on one cell and cannot be pushed apart: final states win
+# over progress.
 _PRIORITY = {"tool-progress": 0, "tool-pending": 1, "tool-input": 1, "tool-input-response": 1,
              "tool-invocation": 2, "tool-timeout": 2, "tool-cancel": 2, "tool-result": 3,
              "tool-failure": 3, "tool-error": 3, "tool-denied": 3}
+_NUDGE = 2  # cells a mark may be pushed right of its time to stay visible
 
 
 @dataclass(frozen=True, slots=True)
@@ -354,6 +356,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         chars = [" "] * w
         styles: list[Style] = [Style.null()] * w
         prio = [-1] * w
+        marks: list[tuple[int, int, Step, Style]] = []
         for ai, attempt in enumerate(op.attempts):
             emph = P.style("selected-attempt") if selected and ai == self.vapp.attempt_sel \
                 else Style.null()
@@ -378,18 +381,29 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
                         chars[x], styles[x] = fill, st
             for k, step in enumerate(attempt.steps):
                 x = xs[k]
-                if x is None or not 0 <= x < w:
-                    continue
-                ev = model.events[step.event]
-                p = _PRIORITY.get(ev.type, 0)
-                if p < prio[x]:
-                    continue
-                st = P.state_style(step.after) + emph
-                if step.late:
-                    st += P.style("late")
-                if step.out_of_model:
-                    st += P.style("out-of-model")
-                chars[x], styles[x], prio[x] = P.event_glyph(ev.type), st, p
+                if x is not None and 0 <= x < w:
+                    marks.append((model.events[step.event].order, x, step, emph))
+        # Marks in replay order, each pushed right past the one before when they share a cell
+        # (at most _NUDGE cells, so a mark stays near its time): order is kept and a timeout
+        # next to a retry's invocation stays visible on a narrow lane. Beyond that a mark shares
+        # the latest cell and precedence decides which shows; a mark never lands left of one
+        # that came before it.
+        marks.sort(key=lambda m: m[0])
+        last = -1
+        for _, x, step, emph in marks:
+            ev = model.events[step.event]
+            p = _PRIORITY.get(ev.type, 0)
+            if x <= last:  # never left of a later mark: its cell, or pushed past it
+                x = last + 1 if last + 1 < w and last + 1 - x <= _NUDGE else last
+            if p < prio[x]:
+                continue
+            st = P.state_style(step.after) + emph
+            if step.late:
+                st += P.style("late")
+            if step.out_of_model:
+                st += P.style("out-of-model")
+            chars[x], styles[x], prio[x] = P.event_glyph(ev.type), st, p
+            last = max(last, x)
         # Once decisions: on the lane just before the attempt they govern.
         for idx in op.once_decisions:
             ev = model.events[idx]
