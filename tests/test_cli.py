@@ -474,14 +474,36 @@ def test_tui_path_refused_on_the_command_line(kind: str, tmp_path: Path,
 # --- the corpus files their source project rejects ------------------------------------------
 
 
-@pytest.mark.parametrize("path", sorted((FIXTURES / "load" / "invalid").glob("*.json")),
-                         ids=lambda p: p.name)
-def test_check_fails_every_vcon_its_source_rejects(path: Path,
+#: vcon-server's invalid fixtures -> the error diagnostics each must get (code, pointer)
+REJECTED = {
+    "vcon-server__bad_dialog_types.json": [
+        ("index-out-of-range", "/dialog/0/parties/0"),
+        ("index-out-of-range", "/dialog/0/parties/1"),
+        ("invalid-type", "/dialog/0/mimetype")],
+    "vcon-server__empty_vcon.json": [("invalid-value", "/uuid")],
+    "vcon-server__missing_uuid_and_vcon_version.json": [("missing-required", "")],
+    "vcon-server__null_dialog_string_analysis.json": [("invalid-structure", "/analysis")],
+    "vcon-server__null_parties.json": [("missing-required", ""),
+                                       ("invalid-type", "/dialog/0/mimetype")],
+    "vcon-server__out_of_range_party_indices.json": [
+        ("index-out-of-range", "/dialog/0/parties/1"),
+        ("index-out-of-range", "/dialog/0/parties/2"),
+        ("index-out-of-range", "/dialog/0/originator")],
+}
+
+
+@pytest.mark.parametrize("name", sorted(REJECTED))
+def test_check_fails_every_vcon_its_source_rejects(name: str,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """vcon-server's invalid fixtures (uuid, parties, dialog indices and types, shapes)."""
-    assert main(["check", str(path), "--format", "json"]) == 1
+    assert main(["check", str(FIXTURES / "load" / "invalid" / name), "--format", "json"]) == 1
     report = orjson.loads(capsys.readouterr().out)
-    assert any(d["severity"] == "error" for d in report["diagnostics"]), path.name
+    errors = [(d["code"], d["pointer"]) for d in report["diagnostics"] if d["severity"] == "error"]
+    assert errors == REJECTED[name]
+
+
+def test_every_rejected_fixture_is_pinned() -> None:
+    assert {p.name for p in (FIXTURES / "load" / "invalid").glob("*.json")} == set(REJECTED)
 
 
 def test_piped_text_summary_is_wide_enough_to_grep(monkeypatch: pytest.MonkeyPatch,
@@ -491,8 +513,7 @@ def test_piped_text_summary_is_wide_enough_to_grep(monkeypatch: pytest.MonkeyPat
     monkeypatch.delenv("COLUMNS", raising=False)
     assert main(["summary", tour]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert any("https://mcp.shop.example/mcp" in line for line in lines)
-    assert max(map(len, lines)) <= 160
+    assert any("https://mcp.shop.example/mcp" in line for line in lines)  # not folded
     monkeypatch.setenv("COLUMNS", "80")
     assert main(["summary", tour]) == 0
     assert max(map(len, capsys.readouterr().out.splitlines())) <= 80

@@ -668,26 +668,30 @@ def test_core_index_references():
         {"parties": [0, [1, 0]], "originator": 1},  # nested arrays are core-03's own shape
         {"parties": 1},
         {"parties": [0, 2, [5]], "originator": 2},
-        {"parties": [-1, "a", [[0]]], "originator": [0]},
-    ], "analysis": [{"dialog": 3}, {"dialog": [0, 4]}, {"dialog": [[0]]}],
+        {"parties": [-1, "a", [[0]], True, 1.0], "originator": [0]},
+    ], "analysis": [{"dialog": 3}, {"dialog": [0, 4]}, {"dialog": [[0]]}, {"dialog": False}],
         "attachments": [{"party": 1, "dialog": 0}, {"party": 2, "dialog": 9}]}
     assert top(v, False) == [
         ("index-out-of-range", "error", "/dialog/2/parties/1"),
         ("index-out-of-range", "error", "/dialog/2/parties/2/0"),
         ("index-out-of-range", "error", "/dialog/2/originator"),
-        ("invalid-type", "error", "/dialog/3/parties/0"),
+        ("invalid-value", "error", "/dialog/3/parties/0"),  # as on events: -1 is a bad value
         ("invalid-type", "error", "/dialog/3/parties/1"),
         ("invalid-type", "error", "/dialog/3/parties/2/0"),
+        ("invalid-type", "error", "/dialog/3/parties/3"),  # a boolean is not an index
+        ("invalid-type", "error", "/dialog/3/parties/4"),  # nor is 1.0
         ("invalid-type", "error", "/dialog/3/originator"),
         ("index-out-of-range", "error", "/analysis/1/dialog/1"),
         ("invalid-type", "error", "/analysis/2/dialog/0"),
+        ("invalid-type", "error", "/analysis/3/dialog"),
         ("index-out-of-range", "error", "/attachments/1/party"),
         ("index-out-of-range", "error", "/attachments/1/dialog"),
     ]
     out: list[Diagnostic] = []
     check_vcon(v, False, out)
-    assert out[0].message == ("dialog[2].parties[1] 2 refers to parties[2], but parties has 2 "
+    assert out[0].message == ("dialog[2]: parties[1] 2 refers to parties[2], but parties has 2 "
                               "elements")
+    assert out[7].message == "dialog[3]: parties[4] must be an UnsignedInt, found a number 1.0"
 
 
 def test_core_mediatype_must_be_a_string():

@@ -533,8 +533,9 @@ def _uint(index: int, name: str, value: Any, t: str, out: list[Diagnostic],
         _diag(out, "invalid-value", "error", ptr,
               f"{t}: {name} {value} is not an UnsignedInt (0 or more)")
     else:
+        shown = "" if isinstance(value, (dict, list)) else f" {_show(value)}"
         _diag(out, "invalid-type", "error", ptr,
-              f"{t}: {name} must be an UnsignedInt, found {_json_type(value)} {_show(value)}")
+              f"{t}: {name} must be an UnsignedInt, found {_json_type(value)}{shown}")
     return False
 
 
@@ -914,8 +915,8 @@ def _check_core_refs(vcon: dict, out: list[Diagnostic]) -> None:
             for name, limit, what, depth in params:
                 v = item.get(name)
                 if v is not None:
-                    _core_index(out, v, limit, what, pointer(arr, i, name),
-                                f"{arr}[{i}].{name}", depth)
+                    _core_index(out, v, limit, what, pointer(arr, i, name), f"{arr}[{i}]",
+                                name, depth)
             for name in ("mediatype", "mimetype"):  # the content of dialog, analysis, files
                 v = item.get(name)
                 if v is not None and type(v) is not str:
@@ -925,20 +926,12 @@ def _check_core_refs(vcon: dict, out: list[Diagnostic]) -> None:
 
 
 def _core_index(out: list[Diagnostic], v: Any, limit: int | None, what: str, ptr: str,
-                label: str, depth: int) -> None:
+                t: str, name: str, depth: int) -> None:
     """An UnsignedInt index into ``what`` (``limit`` elements; None: not an array, reported
-    elsewhere), or, ``depth`` levels deep, arrays of them."""
+    elsewhere), or, ``depth`` levels deep, arrays of them: the events' index check, labelled
+    ``t`` (the item, e.g. ``dialog[2]``) and ``name`` (e.g. ``parties[1]``)."""
     if type(v) is list and depth > 0:
         for j, item in enumerate(v):
-            _core_index(out, item, limit, what, f"{ptr}/{j}", f"{label}[{j}]", depth - 1)
+            _core_index(out, item, limit, what, f"{ptr}/{j}", t, f"{name}[{j}]", depth - 1)
         return
-    if type(v) is not int or v < 0:
-        found = str(v) if type(v) is int else _json_type(v)
-        _diag(out, "invalid-type", "error", ptr,
-              f"{label} must be an UnsignedInt index{' or an array of them' if depth else ''}, "
-              f"found {found} (core-03)")
-        return
-    if limit is not None and v >= limit:
-        _diag(out, "index-out-of-range", "error", ptr,
-              f"{label} {v} refers to {what}[{v}], but {what} has {limit} "
-              f"element{'' if limit == 1 else 's'}")
+    _index_ref(-1, name, v, limit, what, t, out, ptr)
