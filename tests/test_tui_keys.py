@@ -418,6 +418,33 @@ async def test_export_asks_before_replacing_a_file(tmp_path: Path) -> None:
     assert out.read_bytes().startswith(b"# ")  # the Markdown summary replaced it
 
 
+async def test_export_question_is_per_path_and_odd_paths_fail_cleanly(tmp_path: Path) -> None:
+    first, second = tmp_path / "a.md", tmp_path / "b.md"
+    first.write_bytes(b"a")
+    second.write_bytes(b"b")
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        screen = app.screen
+        box = screen.query_one("#export-path")
+        box.value = str(first)
+        await pilot.press("enter")
+        await pilot.pause()
+        box.value = str(second)  # another file: the answer given for the first does not carry
+        await pilot.pause()
+        assert "That file exists" not in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen and second.read_bytes() == b"b"  # asked again
+        box.value = "~no-such-user-vcon-view/x.md"  # expanduser raises RuntimeError
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.screen is screen  # still open, no crash
+        assert any(n.title == "Export failed" for n in app._notifications)
+    assert first.read_bytes() == b"a" and second.read_bytes() == b"b"
+
+
 async def test_export_selected_scope(tmp_path: Path) -> None:
     out = tmp_path / "one.json"
     app = app_for()

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
 FORMATS = ("md", "json", "csv")
+HINT = "enter writes · escape cancels · never over the input"
 SCOPES = ("all", "filtered", "selected")
 
 
@@ -97,8 +98,7 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
                     label = f"selected ({safe(op.operation_id)})" if op else "selected"
                     yield RadioButton(Text(label), id="scope-selected", disabled=op is None)
             yield Input(default_name(app.path, "md"), id="export-path")
-            yield Static(Text("enter writes · escape cancels · never over the input",
-                              style="dim"), id="export-hint")
+            yield Static(Text(HINT, style="dim"), id="export-hint")
 
     _confirmed: Path | None = None  # an existing file the user chose to replace (enter twice)
 
@@ -124,21 +124,40 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
         fmt = self._choice("#export-format", FORMATS)
         scope = self._choice("#export-scope", SCOPES)
         path = event.value.strip()
-        existing = Path(path).expanduser() if path else None
-        if (existing is not None and existing.is_file() and not self._is_input(existing)
-                and existing.resolve() != self._confirmed):
-            self._confirmed = existing.resolve()
+        existing = self._existing(path)
+        if existing is not None and existing != self._confirmed:
+            self._confirmed = existing
             self.query_one("#export-hint", Static).update(Text(
                 "That file exists: enter again replaces it · escape cancels", style="bold"))
             return
         try:
             target = export(self.vapp, path, fmt, scope)
-        except (ValueError, OSError) as exc:
+        except (ValueError, OSError, RuntimeError) as exc:  # RuntimeError: ~nosuchuser
             self.notify(safe(str(exc)), title="Export failed", severity="error", markup=False)
             return
         self.notify(f"Wrote {fmt} summary ({scope}) to {safe(str(target))}", title="Export",
                     markup=False, timeout=6)
         self.dismiss(target)
+
+    def _existing(self, path: str) -> Path | None:
+        """The resolved file ``path`` names when it exists and is not the input (which gets
+        write_atomic's refusal, not a question). A path that cannot be examined is left to
+        the export, which says what is wrong with it."""
+        if not path:
+            return None
+        try:
+            p = Path(path).expanduser()
+            if not p.is_file() or self._is_input(p):
+                return None
+            return p.resolve()
+        except (OSError, ValueError, RuntimeError):
+            return None
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        """A new path: any earlier "that file exists" question no longer applies."""
+        if self._confirmed is not None:
+            self._confirmed = None
+            self.query_one("#export-hint", Static).update(Text(HINT, style="dim"))
 
     def _is_input(self, path: Path) -> bool:
         """The input itself (write_atomic refuses it with its own message: no question)."""
