@@ -172,6 +172,7 @@ async def test_next_finding_steps_from_the_selected_operation() -> None:
         assert (app.shown[app.sel], app.finding_pos) == here
         await pilot.press("n")  # then the next one in timeline order
         assert (app.shown[app.sel], app.finding_pos) == order[order.index(here) + 1]
+        assert all(o > 0 for o, _ in order)  # the tour's first operation has no finding, so
         await pilot.press("g", "N")  # from the first operation back: wraps to the end
         assert app.finding_pos == _finding_order_last(app)
         assert any("(from the end)" in n.message for n in app._notifications)
@@ -179,6 +180,27 @@ async def test_next_finding_steps_from_the_selected_operation() -> None:
 
 def _finding_order_last(app: VconViewApp) -> int:
     return app.finding_order()[-1][1]
+
+
+async def test_next_finding_passes_findings_that_name_no_operation() -> None:
+    """Such findings come last in the order and select nothing; n goes on past them."""
+    from dataclasses import replace
+
+    from viewer.model.types import Finding
+
+    base = model_of()
+    loose = tuple(Finding("standing-conflict", "info", None, None, (), f"loose {i}")
+                  for i in range(2))
+    app = make_app(str(SMALL), model=replace(base, findings=(*base.findings, *loose)))
+    async with app.run_test(size=SIZE) as pilot:
+        order = app.finding_order()
+        assert [i for _, i in order[-2:]] == [len(base.findings), len(base.findings) + 1]
+        seen = []
+        for _ in range(len(order) + 1):
+            await pilot.press("n")
+            seen.append(app.finding_pos)
+        # every finding once, in order, then round again (no ping-pong on the loose ones)
+        assert seen == [i for _, i in order] + [order[0][1]]
 
 
 async def test_next_finding_stays_within_the_filter() -> None:

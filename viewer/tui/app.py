@@ -455,7 +455,8 @@ class VconViewApp(App[int]):
         pos = self.finding_pos
         on = next((k for k, (o, i) in enumerate(order) if i == pos), None) \
             if 0 <= pos < len(model.findings) else None
-        if on is not None and current is not None and order[on][0] != current:
+        if on is not None and current is not None and order[on][0] not in (current, len(
+                model.operations)):  # (findings that name no operation select none)
             on = None  # the user moved on since: step from the selected operation instead
         if on is not None:
             k = on + direction
