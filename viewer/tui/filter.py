@@ -70,7 +70,7 @@ OUTCOME_VALUES: Final = frozenset(
 DECISION_VALUES: Final = frozenset([*spec.DECISIONS, "none"])
 
 
-def _known(key: str, values: list[str], text: str, known: frozenset[str]) -> None:
+def _known(key: str, values: list[str], known: frozenset[str]) -> None:
     unknown = [v for v in values if v not in known]
     if unknown:
         names = sorted(FLAG_NAMES) if key == "flag" else sorted(known)
@@ -94,7 +94,7 @@ def parse_filter(text: str) -> Filter:
                 raise FilterError(f"{key}: needs a value")
             if key == "flag":
                 kinds = [FLAG_NAMES.get(v.lower(), v.lower()) for v in value.split("|")]
-                _known(key, kinds, value, FLAG_VALUES)
+                _known(key, kinds, FLAG_VALUES)
                 parts["flag"].append(tuple(kinds))
             elif key == "attempts":
                 m = _CMP.match(value)
@@ -103,7 +103,7 @@ def parse_filter(text: str) -> Filter:
                 parts["attempts"].append((m.group(1) or "=", int(m.group(2))))
             elif key in ("outcome", "decision"):
                 alts = [v.lower() for v in value.split("|")]
-                _known(key, alts, value, OUTCOME_VALUES if key == "outcome" else DECISION_VALUES)
+                _known(key, alts, OUTCOME_VALUES if key == "outcome" else DECISION_VALUES)
                 parts[key].append(tuple(alts))
             else:
                 parts[key].append(value.lower())
