@@ -1,4 +1,5 @@
-"""Lanes keep the order of events at any width: colliding marks are pushed apart, not swapped."""
+"""The timeline at any width: lanes keep the order of events (colliding marks are pushed apart,
+not swapped), and a narrow footer keeps ? Help in view."""
 
 from __future__ import annotations
 
@@ -59,3 +60,22 @@ async def test_lane_marks_keep_replay_order(width: int) -> None:
         # the walk-through's timeout next to the retry stays visible even at 80 columns
         assert "◌" in lanes["op-03f1"]
         assert lanes["op-03f1"].index("◌") < lanes["op-03f1"].rindex("▶")
+
+
+@pytest.mark.parametrize(("width", "palette"), [(80, False), (160, True)])
+async def test_narrow_footer_starts_with_help_and_drops_the_palette_hint(width: int,
+                                                                       palette: bool) -> None:
+    from textual.widgets import Footer
+
+    from viewer.tui.help import HelpScreen
+
+    app = make_app(str(DEMOS / "tour.vcon.json"))
+    async with app.run_test(size=(width, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        footer = app.screen.query_one(Footer)
+        assert footer.show_command_palette is palette
+        first = footer.query("FooterKey").first()
+        assert first.description == "Help"  # ? Help fits on any terminal
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)

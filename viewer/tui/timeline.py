@@ -47,6 +47,7 @@ _PRIORITY = {"tool-progress": 0, "tool-pending": 1, "tool-input": 1, "tool-input
              "tool-invocation": 2, "tool-timeout": 2, "tool-cancel": 2, "tool-result": 3,
              "tool-failure": 3, "tool-error": 3, "tool-denied": 3}
 _NUDGE = 2  # cells a mark may be pushed right of its time to stay visible
+NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
 
 
 @dataclass(frozen=True, slots=True)
@@ -581,6 +582,8 @@ class TimelineScreen(VappMixin, Screen[None]):
     """Operations on a time axis; the hub every other screen returns to."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        # Help first: on a narrow terminal the footer shows only what fits, from the left.
+        Binding("question_mark", "app.help", "Help", id="timeline.help"),
         Binding("j,down", "move(1)", "Op ↓", id="timeline.down"),
         Binding("k,up", "move(-1)", "Op ↑", id="timeline.up", show=False),
         Binding("h,left", "attempt(-1)", "Attempt ←", id="timeline.attempt_prev", show=False),
@@ -615,6 +618,11 @@ class TimelineScreen(VappMixin, Screen[None]):
         yield FilterInput(placeholder="filter: tool:NAME server:TEXT outcome:failed "
                           "decision:disallowed flag:late attempts:>1 free text", id="filter")
         yield Footer()
+
+    def on_resize(self, event: events.Resize) -> None:
+        # Narrow: the footer's keys get the room (the palette's ^p is garbled when squeezed,
+        # and ? Help comes first); ctrl+p still works and the help lists it.
+        self.query_one(Footer).show_command_palette = event.size.width >= NARROW_FOOTER
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
