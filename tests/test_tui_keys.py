@@ -348,11 +348,37 @@ async def test_filter_escape_cancels_input() -> None:
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("slash", "x", "y", "z", "z", "y")
         assert len(app.shown) == 0  # live filtering on small files
-        await pilot.press("escape")  # closes the input
-        await pilot.press("escape")  # clears the filter
+        await pilot.press("escape")  # closes the input and undoes what typing applied
+        assert len(app.shown) == 5 and app.filter.empty
+        await pilot.press("escape")  # (on the timeline: clears a filter; there is none)
         assert len(app.shown) == 5
         await pilot.press("j")
         assert op_id(app) == "op-refund"
+        # escape returns to the filter in effect when / was pressed, not to none
+        assert app.apply_filter("attempts:>1") is None
+        kept = list(app.shown)
+        await pilot.press("slash", "space", "x", "y", "z")
+        assert len(app.shown) == 0
+        await pilot.press("escape")
+        assert list(app.shown) == kept and app.filter.text == "attempts:>1"
+
+
+async def test_filter_line_shows_what_is_wrong_while_typing() -> None:
+    app = app_for(model=model_of())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("slash")
+        box = app.screen.query_one("#filter")
+        for ch in "flag:lat":
+            await pilot.press(ch)
+        assert "'lat' is not one of" in (box.border_subtitle or "")
+        await pilot.press("e")  # flag:late: fine now
+        assert not box.border_subtitle
+        box.value = "flag:[@click=app.quit]x"  # typed markup is shown as typed, never run
+        await pilot.pause()
+        assert "'[@click=app.quit]x' is not one of" in box._border_subtitle.plain
+        assert app.is_running
+        await pilot.press("escape")
+        assert not box.border_subtitle
 
 
 async def test_copy_uses_pyperclip(monkeypatch: pytest.MonkeyPatch) -> None:

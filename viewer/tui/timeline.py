@@ -32,6 +32,7 @@ from viewer.model.types import Model, Operation, Step
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
+from viewer.tui.filter import FilterError, parse_filter
 from viewer.tui.present import dialog_text, dialog_time, fmt_delta, fmt_time
 
 if TYPE_CHECKING:
@@ -695,8 +696,11 @@ class TimelineScreen(VappMixin, Screen[None]):
 
         self.app.push_screen(ContextScreen())
 
+    _filter_before = ""  # the filter in effect when `/` opened the line: escape returns to it
+
     def action_filter(self) -> None:
         box = self.query_one(FilterInput)
+        self._filter_before = self.vapp.filter.text
         box.display = True
         box.value = self.vapp.filter.text
         box.focus()
@@ -708,6 +712,9 @@ class TimelineScreen(VappMixin, Screen[None]):
             if err:
                 self.notify(err, title="Filter", severity="error", markup=False)
                 return
+        elif self.vapp.filter.text != self._filter_before:  # undo what live filtering applied
+            self.vapp.apply_filter(self._filter_before)
+        box.border_subtitle = ""
         box.display = False
         self.query_one(TimelineView).focus()
 
@@ -718,7 +725,15 @@ class TimelineScreen(VappMixin, Screen[None]):
     def on_input_changed(self, event: Input.Changed) -> None:
         model = self.vapp.model
         if model is not None and len(model.operations) <= BIG_MODEL:
-            self.vapp.apply_filter(event.value)  # live on small files; enter on big ones
+            err = self.vapp.apply_filter(event.value)  # live on small files; enter on big ones
+        else:
+            try:
+                parse_filter(event.value)
+                err = None
+            except FilterError as exc:
+                err = str(exc)
+        # what is wrong so far, on the line's lower border (as Text: never read as markup)
+        event.input.border_subtitle = Text(err, style="bold") if err else ""
 
     def action_clear_filter(self) -> None:
         if not self.vapp.filter.empty:
