@@ -79,3 +79,25 @@ async def test_narrow_footer_starts_with_help_and_drops_the_palette_hint(width: 
         assert first.description == "Help"  # ? Help fits on any terminal
         await pilot.press("question_mark")
         assert isinstance(app.screen, HelpScreen)
+
+
+async def test_selected_row_stays_in_sight_when_the_list_overflows() -> None:
+    """A short terminal: moving down past the last visible row scrolls, and the row shows."""
+    app = make_app(str(DEMOS / "tour.vcon.json"))
+    async with app.run_test(size=(160, 16)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        view = app.screen.query_one(TimelineView)
+        for _ in range(11):
+            await pilot.press("j")
+        await pilot.pause()
+        assert view.scroll_offset.y > 0  # it had to scroll
+        assert not view.show_horizontal_scrollbar  # no scrollbar row eating the last line
+        row = app.sel - round(view.scroll_offset.y)
+        assert 0 <= row < view.scrollable_content_region.height - 3
+        texts = [view.render_line(y).text for y in range(view.size.height)]
+        assert any(t.startswith("›op-12d6") for t in texts)
+        await pilot.press("g")
+        await pilot.pause()
+        texts = [view.render_line(y).text for y in range(view.size.height)]
+        assert any(t.startswith("›op-01a7") for t in texts)

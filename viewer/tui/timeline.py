@@ -143,7 +143,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     """Operations × time, drawn line by line."""
 
     DEFAULT_CSS = """
-    TimelineView { height: 1fr; }
+    TimelineView { height: 1fr; overflow-x: hidden; }
     """
 
     def __init__(self, **kwargs: object) -> None:
@@ -186,7 +186,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self.ensure_visible()
 
     def ensure_visible(self) -> None:
-        body = max(1, self.size.height - FIXED_ROWS)
+        # the rows under the fixed ones, less any scrollbar's (scrollable_content_region)
+        body = max(1, self.scrollable_content_region.height - FIXED_ROWS)
         sel = self.vapp.sel
         top = round(self.scroll_offset.y)
         if sel < top:
