@@ -384,16 +384,40 @@ def test_file_argument_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
         calls.append((path, ignore_critical, theme, data))
         return 0
 
-    swapped: list[int] = []
+    checked: list[int] = []
     monkeypatch.setattr(app, "run", fake_run)
-    monkeypatch.setattr(cli, "keys_from_terminal", lambda: swapped.append(1))
+    monkeypatch.setattr(cli, "need_terminal", lambda: checked.append(1))
     monkeypatch.setattr(sys, "stdin", _PipedStdin(io.BytesIO(b'{"vcon": "0.3.0"}')))
     assert main([SMALL]) == 0
-    assert swapped == []  # a named file: stdin stays where it is
+    assert checked == [1]  # a terminal is asked for before the viewer starts
     assert main(["-", "--ignore-critical", "--theme", "nord"]) == 0
     # stdin is read whole before the viewer starts, then the terminal takes its place
     assert calls == [(SMALL, False, None, None), ("-", True, "nord", b'{"vcon": "0.3.0"}')]
-    assert swapped == [1]
+    assert checked == [1, 1]
+
+
+def test_viewer_without_a_terminal_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """vcon-view FILE >out (a script, CI): refused with exit 2 instead of drawing forever."""
+    import viewer.tui.app as app
+
+    r, w = os.pipe()
+    try:
+        from viewer.cli import _Exit, need_terminal
+
+        with pytest.raises(_Exit) as exc:
+            need_terminal(w)
+        assert exc.value.code == 2 and "stdout is not one" in exc.value.message
+    finally:
+        os.close(r)
+        os.close(w)
+    # and through main, where pytest's captured stdout is no terminal either
+    original = app.run
+    app.run = lambda *a, **k: pytest.fail("TUI started")
+    try:
+        assert main([SMALL]) == 2
+    finally:
+        app.run = original
+    assert "needs a terminal" in one_line_error(capsys.readouterr().err)
 
 
 def test_tui_refuses_stdin_that_is_the_terminal(monkeypatch: pytest.MonkeyPatch,
@@ -451,6 +475,7 @@ def test_tui_load_error_is_one_line(monkeypatch: pytest.MonkeyPatch,
         raise LoadError("x.vcon: critical extension(s) not supported", 3)
 
     monkeypatch.setattr(app, "run", refuse)
+    monkeypatch.setattr("viewer.cli.need_terminal", lambda: None)
     assert main([SMALL]) == 3  # an existing file: the pre-check passes, run() refuses
     assert one_line_error(capsys.readouterr().err) == (
         "vcon-view: x.vcon: critical extension(s) not supported")

@@ -359,17 +359,27 @@ def cmd_tui(argv: Sequence[str]) -> int:
                 raise _Exit("stdin is the terminal: pipe a vCon in (cat FILE | vcon-view -) "
                             "or name FILE", 2)
             data = read_input("-")
-            keys_from_terminal()
         else:
             check_path(args.file)  # a missing file or a folder: one line here, no screen
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
+    need_terminal()
     from viewer.tui.app import run
 
     try:
         return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
+
+
+def need_terminal(out_fd: int = 1) -> None:
+    """The viewer draws on stdout and reads keys from stdin. Without a terminal on stdout it
+    would draw into a file or pipe forever (and spin): one clear line instead. A stdin that is
+    not a terminal (piped vCon, </dev/null) gives way to the terminal for keys."""
+    if not os.isatty(out_fd):
+        raise _Exit("the viewer needs a terminal, and stdout is not one (for a script, try "
+                    "`vcon-view summary FILE` or `vcon-view check FILE`)", 2)
+    keys_from_terminal()
 
 
 def keys_from_terminal(fd: int = 0, tty: str = "/dev/tty") -> None:
