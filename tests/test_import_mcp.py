@@ -214,3 +214,17 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     copy.write_bytes(src.read_bytes())
     assert main(["import", "mcp", str(copy), "-o", str(copy)]) == 2  # never over the input
     assert copy.read_bytes() == src.read_bytes()
+
+
+def test_cli_output_dash_is_stdout(tmp_path: Path, capfdbinary: pytest.CaptureFixture[bytes],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-o -` writes the vCon to stdout (as `summary -o -`), never a file named '-'."""
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    src = FIX / "import_partial.jsonl"
+    assert main(["import", "mcp", str(src), "-o", "-"]) == 0
+    captured = capfdbinary.readouterr()
+    vcon = json.loads(captured.out)
+    assert vcon["events"] and not (tmp_path / "-").exists()
+    assert b"wrote stdout:" in captured.err

@@ -41,7 +41,7 @@ def _parser() -> argparse.ArgumentParser:
                    help="read a vCon whose 'critical' names unsupported extensions")
     for q in (m, v):
         q.add_argument("-o", "--output", metavar="OUT", required=True,
-                       help="the vCon to write (atomically; never the input file)")
+                       help="the vCon to write (atomically; never the input file); - for stdout")
         q.add_argument("-q", "--quiet", action="store_true", help="no warnings on stderr")
     return p
 
@@ -95,7 +95,12 @@ def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
     from viewer.report.write import write_atomic
 
     try:
-        write_atomic(args.output, dumps(vcon), input_path=None if args.file == "-" else args.file)
+        if args.output == "-":  # stdout, as `summary -o -` (a pipe into the viewer or check)
+            sys.stdout.buffer.write(dumps(vcon))
+            sys.stdout.flush()
+        else:
+            write_atomic(args.output, dumps(vcon),
+                         input_path=None if args.file == "-" else args.file)
     except ValueError as exc:
         _err(str(exc))
         return EX_USAGE
@@ -104,7 +109,8 @@ def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
         return EX_USAGE
     if not args.quiet:
         n_ops = len({e["operation_id"] for e in vcon["events"] if "operation_id" in e})
-        _err(f"wrote {safe(args.output)}: {n_ops} operation(s), "
+        where = "stdout" if args.output == "-" else safe(args.output)
+        _err(f"wrote {where}: {n_ops} operation(s), "
              f"{len(vcon['events'])} event(s)")
         for line in report.lines():
             _err(f"warning: {safe(line)}")
