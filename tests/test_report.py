@@ -438,3 +438,25 @@ def test_streamed_json_across_batches_is_the_document_byte_for_byte(monkeypatch)
         monkeypatch.setattr(summary, "BATCH", batch)
         for subset in (None, model.operations[3:17]):
             assert b"".join(iter_json(model, subset)) == dumps(summary_dict(model, subset))
+
+
+def test_text_caps_long_lists_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The text format is a terminal overview: past its caps it says how many more there are
+    and which formats list all (a 100k-operation table took two minutes to draw)."""
+    from viewer.load import load_path
+    from viewer.model.build import build_model
+    from viewer.report import text
+
+    model = build_model(load_path(str(Path(__file__).resolve().parent.parent / "demo_vcons"
+                                      / "tour.vcon.json")))
+    full = text.to_text(model, width=160)
+    assert "more operations" not in full and "more findings" not in full
+    monkeypatch.setattr(text, "TABLE_MAX", 5)
+    monkeypatch.setattr(text, "LIST_MAX", 3)
+    capped = text.to_text(model, width=160)
+    assert "… and 7 more operations: the text table shows the first 5" in capped
+    assert f"… and {len(model.findings) - 3} more findings" in capped
+    shown_ops = {op.operation_id for op in model.operations if op.operation_id in capped}
+    assert shown_ops == {op.operation_id for op in model.operations[:5]} | {
+        f.operation_id for f in sorted(model.findings, key=lambda f: ("error", "warning",
+                                                                     "info").index(f.severity))[:3]}

@@ -100,6 +100,13 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
     return out
 
 
+#: Operations in the text table: a terminal overview, not the record (Rich draws ~2 ms a row;
+#: 100k rows took two minutes). The other formats list every operation.
+TABLE_MAX = 500
+#: Findings and diagnostics listed in the text, likewise (severity order: errors come first).
+LIST_MAX = 2000
+
+
 def _operations_table(ops: Sequence[Operation]) -> Table:
     table = Table(title="Operations", title_justify="left", expand=False)
     table.add_column("#", justify="right")
@@ -146,7 +153,12 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
     findings = selected_findings(model, operations)
     parts: list[RenderableType] = [_header(model, ops, findings), Text()]
     if ops:
-        parts.append(_operations_table(ops))
+        parts.append(_operations_table(ops[:TABLE_MAX]))
+        if len(ops) > TABLE_MAX:
+            parts.append(Text(
+                f"… and {len(ops) - TABLE_MAX:,} more operations: the text table shows the first "
+                f"{TABLE_MAX:,} (about 2 ms a row to draw); --format md, csv or json list all "
+                "of them.", style="yellow"))
     else:
         parts.append(Text("No operations.", style="dim"))
     if model.standing:
@@ -163,10 +175,12 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
         parts += [Text(), table]
     parts += [Text(), Text("Findings", style="bold underline")]
     ordered = sorted(findings, key=lambda f: spec.SEVERITY_RANK.get(f.severity, 9))
-    parts += [_finding(f) for f in ordered] or [Text("none", style="dim")]
+    parts += [_finding(f) for f in ordered[:LIST_MAX]] or [Text("none", style="dim")]
+    if len(ordered) > LIST_MAX:
+        parts.append(_more(len(ordered), "findings"))
     parts += [Text(), Text("Diagnostics", style="bold underline")]
     diags = sorted(model.diagnostics, key=lambda d: spec.SEVERITY_RANK.get(d.severity, 9))
-    for d in diags:
+    for d in diags[:LIST_MAX]:
         line = Text()
         line.append(f"{d.severity:<8}", style=SEVERITY_STYLE.get(d.severity, ""))
         line.append_text(t(d.code, "bold"))
@@ -177,7 +191,15 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
         parts.append(line)
     if not diags:
         parts.append(Text("none", style="dim"))
+    elif len(diags) > LIST_MAX:
+        parts.append(_more(len(diags), "diagnostics"))
     return Group(*parts)
+
+
+def _more(n: int, what: str) -> Text:
+    return Text(f"… and {n - LIST_MAX:,} more {what} (the text lists the first {LIST_MAX:,}, "
+                "errors first); --format md or json, or `check`, list all of them.",
+                style="yellow")
 
 
 def to_text(model: Model, operations: Sequence[Operation] | None = None, *,
