@@ -335,6 +335,7 @@ def test_filter_parse_errors() -> None:
     from viewer.model import spec
     from viewer.tui.filter import FLAG_NAMES
 
+    assert set(FLAG_NAMES.values()) <= set(spec.FINDING_KINDS)  # short names of findings
     for flag in (*FLAG_NAMES, *spec.FINDING_KINDS):
         parse_filter(f"flag:{flag}")
     for outcome in (*(spec.outcome_name(s) for s in spec.STATES), "disallowed", "not-performed"):

@@ -520,7 +520,7 @@ def _fast_operation(
     first: Event = op[0]
     return new(Operation, (
         op_id, kind, server, tool, gov.decision, gov.life, gov.event,
-        _OUTCOME.get(final, "unknown"), (attempt,),
+        _OUTCOME.get(final, spec.UNKNOWN_OUTCOME), (attempt,),
         tuple([ev.index for ev in once_events]) if once_events else (), (), first.time,
         first.order, 0, False, len(late) if late else 0, op_flags,
     ))
@@ -705,14 +705,15 @@ def _operation(
         prev_number = n
 
     if attempts:
-        outcome = _OUTCOME.get(attempts[-1].final_state, "unknown")
+        outcome = _OUTCOME.get(attempts[-1].final_state, spec.UNKNOWN_OUTCOME)
         decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
     else:
         last_once = once_events[-1] if once_events else None
         decision = decision_value(last_once) if last_once else None
         life = "once" if last_once else None
         dec_event = last_once.index if last_once else None
-        outcome = "disallowed" if decision == "disallowed" else "not-performed"
+        outcome = (spec.DISALLOWED_OUTCOME if decision == "disallowed"
+                   else spec.NOT_PERFORMED_OUTCOME)
 
     if found:
         if len(found) > 1:  # by attempt, then by the replay position of the first event named

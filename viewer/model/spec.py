@@ -213,6 +213,16 @@ def outcome_name(state: str) -> str:
     return state.lower().replace(" ", "-")
 
 
+#: Outcome of an operation with no attempt (INTERPRETATION 4, 6), and of one whose last
+#: attempt has no final state.
+DISALLOWED_OUTCOME: Final = "disallowed"
+NOT_PERFORMED_OUTCOME: Final = "not-performed"
+UNKNOWN_OUTCOME: Final = "unknown"
+#: Every outcome the model gives (what the viewer's outcome: filter accepts).
+OUTCOMES: Final = (*(outcome_name(s) for s in STATES), DISALLOWED_OUTCOME, NOT_PERFORMED_OUTCOME,
+                   UNKNOWN_OUTCOME)
+
+
 # --- Findings (INTERPRETATION 8b) -----------------------------------------------------------
 FINDING_SEVERITY: Final = {
     "policy-violation": "error",

@@ -434,9 +434,8 @@ class VconViewApp(App[int]):
             cached = self._finding_order = (model, order)
         order = cached[1]
         if not self.filter.empty:
-            shown = self.shown
-            order = [(o, i) for o, i in order if (k := bisect_left(shown, o)) < len(shown)
-                     and shown[k] == o]
+            shown = set(self.shown)
+            order = [(o, i) for o, i in order if o in shown]
         return order
 
     def step_finding(self, direction: int) -> tuple[Finding, int, int, bool] | None:

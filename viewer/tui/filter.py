@@ -64,9 +64,9 @@ class Filter:
 
 
 #: What flag:, outcome: and decision: can match: a typo is an error, not an empty timeline.
-FLAG_VALUES: Final = frozenset(FLAG_NAMES.values()) | frozenset(spec.FINDING_KINDS)
-OUTCOME_VALUES: Final = frozenset(
-    [spec.outcome_name(s) for s in spec.STATES] + ["disallowed", "not-performed", "unknown"])
+#: (The short flag names of FLAG_NAMES all stand for finding kinds.)
+FLAG_VALUES: Final = frozenset(spec.FINDING_KINDS)
+OUTCOME_VALUES: Final = frozenset(spec.OUTCOMES)
 DECISION_VALUES: Final = frozenset([*spec.DECISIONS, "none"])
 
 
