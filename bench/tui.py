@@ -60,7 +60,7 @@ BARE = (
 
 #: Functions on the way to the first frame, timed in the child: "module:qualname".
 TRACED = (
-    "viewer.tui.app:load_path",
+    "viewer.tui.app:open_path",
     "viewer.tui.app:_default_builder",
     "viewer.tui.app:VconViewApp._show_model",
     "viewer.tui.app:VconViewApp._adopt",

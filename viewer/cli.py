@@ -182,11 +182,12 @@ def _check_parser() -> argparse.ArgumentParser:
 
 def _load_model(path: str, ignore_critical: bool) -> Model:
     """Load and build the model; a LoadError becomes a one-line refusal with its status."""
-    from viewer.load import LoadError, load_path
+    from viewer.load import LoadError
     from viewer.model.build import build_model
+    from viewer.pipeline import open_path
 
     try:
-        return build_model(load_path(path, ignore_critical=ignore_critical))
+        return build_model(open_path(path, ignore_critical=ignore_critical))
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

@@ -28,7 +28,7 @@ from typing import Any, Final
 import orjson
 
 from viewer.model.spec import SUPPORTED_EXTENSIONS
-from viewer.model.types import Diagnostic, Signature, Source
+from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
 
 #: Keys of which an unsigned vCon has at least one (INTERPRETATION 1).
@@ -51,12 +51,14 @@ _URL_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
 
 class LoadError(Exception):
     """One clear line for the user. exit_code: 2 unreadable/encrypted/not a vCon, 3 unsupported
-    critical."""
+    critical. ``foreign``: the input itself (not a signed payload) is not a vCon at all (not
+    JSON, not an object, no vCon key), so it may be a recording that an importer reads."""
 
-    def __init__(self, message: str, exit_code: int = 2) -> None:
+    def __init__(self, message: str, exit_code: int = 2, *, foreign: bool = False) -> None:
         super().__init__(message)
         self.message = message
         self.exit_code = exit_code
+        self.foreign = foreign
 
     def __str__(self) -> str:
         return self.message
@@ -69,6 +71,10 @@ class Loaded:
     vcon: dict[str, Any]  # the unwrapped (innermost) unsigned vCon as parsed
     source: Source
     diagnostics: tuple[Diagnostic, ...]
+    #: Set when ``vcon`` was imported from another recording format (``viewer.pipeline``):
+    #: what it was, and (for the model's ``derived_from``) what the events came from.
+    derivation: Derivation | None = None
+    derived_from: tuple[str, ...] = ()
 
 
 def _label(name: str) -> str:
@@ -189,7 +195,8 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
         )
     if not any(obj.get(k) is not None for k in UNSIGNED_KEYS):
         where = "signed vCon (JWS) payload: " if layers else ""
-        raise LoadError(f"{label}: {where}not a vCon (a JSON object with none of the vCon keys)")
+        raise LoadError(f"{label}: {where}not a vCon (a JSON object with none of the vCon keys)",
+                        foreign=not layers)
 
     vcon = obj
     uuid = vcon.get("uuid")
@@ -309,10 +316,12 @@ def _parse(
             detail = "empty input"
         else:
             detail = f"{msg} at line {e.lineno} column {e.colno}"
-        raise LoadError(f"{label}: {where}not JSON ({detail})") from None
+        raise LoadError(f"{label}: {where}not JSON ({detail})",
+                        foreign=not where and detail != "empty input") from None
     if not isinstance(obj, dict):
         kind = "a JSON array" if isinstance(obj, list) else "a JSON scalar"
-        raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)")
+        raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)",
+                        foreign=not where)
     return obj
 
 

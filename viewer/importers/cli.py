@@ -1,4 +1,5 @@
-"""``vcon-view import mcp TRACE -o OUT`` and ``vcon-view import vcon FILE -o OUT``.
+"""``vcon-view import FORMAT FILE -o OUT``: one subcommand per registered format
+(``viewer.importers.formats``), and ``vcon-view import vcon FILE -o OUT``.
 
 Exit statuses: 0 written (warnings, if any, on stderr), 2 nothing could be read or the output
 cannot be written (never over the input), 3 unsupported critical extension in ``import vcon``.
@@ -18,28 +19,39 @@ EX_OK, EX_USAGE = 0, 2
 
 
 def _parser() -> argparse.ArgumentParser:
+    from viewer.importers.formats import formats
+
+    fmts = formats()
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Convert agent traffic into a vCon with tool-invocation events.",
         epilog=(
-            "formats of 'mcp': JSONL of {ts, dir, msg} lines; JSONL (or a JSON array) of "
-            "JSON-RPC messages (no times: order only); mcp-recorder and agent-vcr cassettes.\n"
+            "formats of 'mcp': JSONL of {ts, dir, msg} lines (dir: c2s/s2c, client_to_server/"
+            "server_to_client, client->server/server->client); JSONL (or a JSON array) of "
+            "JSON-RPC messages (no times: order only); mcp-recorder and agent-vcr cassettes; "
+            "MCP Inspector history exports.\n"
             "'vcon': a vCon with vcon-mcp-proxy dialogs, an mcp_session dialog or an "
             "agent_trace analysis; the derived events are written as a new vCon.\n"
+            "vcon-view FILE, summary and check recognise every format but 'vcon' by content "
+            "and show the derived operations directly.\n"
             "exit: 0 written (warnings on stderr), 2 nothing readable or cannot write"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    sub = p.add_subparsers(dest="kind", required=True, metavar="{mcp,vcon}")
-    m = sub.add_parser("mcp", help="an MCP JSON-RPC transcript")
-    m.add_argument("file", metavar="TRACE", help="transcript file, or - for stdin")
-    m.add_argument("--server", metavar="URL_OR_NAME",
-                   help="the server parameter (default: the transcript's URL, else serverInfo)")
+    names = [f.name for f in fmts] + ["vcon"]
+    sub = p.add_subparsers(dest="kind", required=True, metavar="{" + ",".join(names) + "}")
+    subs = []
+    for f in fmts:
+        q = sub.add_parser(f.name, help=f.help or f.title)
+        q.add_argument("file", metavar="FILE", help=f"{f.title}, or - for stdin")
+        if f.add_arguments is not None:
+            f.add_arguments(q)
+        subs.append(q)
     v = sub.add_parser("vcon", help="a vCon in a pre-draft agent shape")
     v.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
     v.add_argument("--ignore-critical", action="store_true",
                    help="read a vCon whose 'critical' names unsupported extensions")
-    for q in (m, v):
+    for q in (*subs, v):
         q.add_argument("-o", "--output", metavar="OUT", required=True,
                        help="the vCon to write (atomically; never the input file); - for stdout")
         q.add_argument("-q", "--quiet", action="store_true", help="no warnings on stderr")
@@ -66,13 +78,18 @@ def main(argv: Sequence[str]) -> int:
         _err(f"{safe(args.file)}: cannot read ({safe(exc.strerror or exc)})")
         return EX_USAGE
     name = "stdin" if args.file == "-" else args.file.replace("\\", "/").rsplit("/", 1)[-1]
-    if args.kind == "mcp":
-        from viewer.importers.mcp import ImportInputError, convert
+    if args.kind != "vcon":
+        from viewer.importers.formats import ImportInputError, by_name
 
+        fmt = by_name(args.kind)
+        options = {k: getattr(args, k) for k in fmt.options}
         try:
-            vcon, report = convert(data, source_name=name, server=args.server)
+            vcon, report = fmt.convert(data, source_name=name, **options)
         except ImportInputError as exc:
-            _err(f"{safe(args.file)}: {exc}")
+            _err(f"{safe(args.file)}: {safe(str(exc))}")
+            return EX_USAGE
+        except (MemoryError, RecursionError):
+            _err(f"{safe(args.file)}: too large or too deeply nested to import")
             return EX_USAGE
     else:
         from viewer.importers.lift import NothingToLift, convert_vcon

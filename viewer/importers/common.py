@@ -126,19 +126,27 @@ class Events:
         mediatype: str = JSON,
         server: str | None = None,
         tool: str | None = None,
+        party: int | None = None,
+        attempt_field: bool = True,
+        **fields: Any,
     ) -> dict[str, Any]:
+        """One event. ``party`` overrides the writer's (a sub-agent's calls); ``fields`` are
+        further members as the draft names them (``decision``, ``policy_life``, ``reason``,
+        ``inferred``...); ``attempt_field=False`` leaves ``attempt`` out (a standing decision)."""
         ev: dict[str, Any] = {
             "type": etype,
             "time": rfc3339(when),
             "sessions": [self.session],
-            "party": self.party,
+            "party": self.party if party is None else party,
             "operation_id": operation_id,
-            "attempt": attempt,
         }
+        if attempt_field:
+            ev["attempt"] = attempt
         if server is not None:
             ev["server"] = server
         if tool is not None:
             ev["tool"] = tool
+        ev.update(fields)
         if body is not None:
             if isinstance(body, str) and mediatype != JSON:
                 ev.update(body=body, encoding="none", mediatype=mediatype)

@@ -27,7 +27,7 @@ from typing import Any, Final
 from viewer.importers.common import EPOCH, Events, Report, parse_ts, rfc3339, vcon_uuid
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
 from viewer.model import spec
-from viewer.model.types import Diagnostic
+from viewer.model.types import Derivation, Diagnostic
 
 _SERVER_ROLES: Final = frozenset({"server", "tool-server", "tool_server", "tool_provider",
                                   "mcp_server", "mcp-server"})
@@ -423,6 +423,7 @@ class DerivedView:
     vcon: dict[str, Any]
     derived_from: tuple[str, ...]
     diagnostics: tuple[Diagnostic, ...]
+    derivation: Derivation | None = None
 
 
 def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
@@ -448,7 +449,15 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
         "the file is unchanged (vcon-view import vcon writes them)")]
     diags += [Diagnostic("derived-warning", "info", prov.derived_from[0], w[:300])
               for w in prov.report.lines()]
-    return DerivedView(derived_vcon(vcon, events, prov), prov.derived_from, tuple(diags))
+    rep = prov.report
+    dialogs = all(p.startswith("/dialog/") for p in prov.derived_from)
+    derivation = Derivation(
+        format="+".join(prov.shapes), title=", ".join(prov.shapes),
+        objects=len(prov.derived_from), unit="dialogs" if dialogs else "objects",
+        mapped=rep.mapped, ignored=sum(rep.ignored.values()), unmapped=rep.unmapped,
+        times=rep.times)
+    return DerivedView(derived_vcon(vcon, events, prov), prov.derived_from, tuple(diags),
+                       derivation)
 
 
 def convert_vcon(data: bytes, *, source_name: str = "-",

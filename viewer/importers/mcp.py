@@ -32,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any, Final
 
 from viewer.importers.common import EPOCH, Events, Report, parse_ts
+from viewer.importers.formats import Format, ImportInputError, Sample
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
 RETRY_CHOICE: Final = (
@@ -57,8 +58,6 @@ _CLIENT_ANSWER_KEYS: Final = frozenset({"action", "roots", "model", "role"})
 _DENIED: Final = frozenset({401, 403})
 
 
-class ImportInputError(Exception):
-    """Nothing in the input could be read as MCP traffic (exit status 2)."""
 
 
 @dataclass
@@ -737,3 +736,35 @@ def convert(
         created=created,
     )
     return vcon, t.report
+
+
+def _sniff(smp: Sample) -> bool:
+    """MCP traffic: a cassette, or records that are JSON-RPC messages or carry one."""
+    doc = smp.doc
+    if isinstance(doc, dict) and (isinstance(doc.get("interactions"), list) or (
+            isinstance(doc.get("session"), dict)
+            and isinstance(doc["session"].get("interactions"), list))):
+        return True
+    recs = smp.records()
+    if not recs:
+        return False
+    hits = sum(1 for r in recs if _is_jsonrpc(r) or (
+        ("dir" in r or "direction" in r) and _is_jsonrpc(r.get("msg", r.get("message")))))
+    return hits * 2 > len(recs)
+
+
+def _add_arguments(p: Any) -> None:
+    p.add_argument("--server", metavar="URL_OR_NAME",
+                   help="the server parameter (default: the transcript's URL, else serverInfo)")
+
+
+FORMAT = Format(
+    name="mcp",
+    title="MCP JSON-RPC transcript",
+    unit="messages",
+    sniff=_sniff,
+    convert=convert,
+    help="an MCP JSON-RPC transcript",
+    add_arguments=_add_arguments,
+    options=("server",),
+)

@@ -275,14 +275,18 @@ def build_stages(loaded: Any, *, first: int, above: int = 0) -> Iterator[Model]:
 
 def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             ) -> Iterator[Model]:
-    vcon, diagnostics, derived_from = loaded.vcon, loaded.diagnostics, ()
-    if not _has_lifecycle(vcon):  # pre-draft shapes only: the lifter costs ~15 ms to import
+    vcon, diagnostics = loaded.vcon, loaded.diagnostics
+    # Imported recordings (viewer.pipeline) arrive with their derivation; a vCon in a
+    # pre-draft shape is lifted here.
+    derived_from = getattr(loaded, "derived_from", ())
+    derivation = getattr(loaded, "derivation", None)
+    if derivation is None and not _has_lifecycle(vcon):  # the lifter costs ~15 ms to import
         from ..importers.lift import derived_view
 
         view = derived_view(vcon)
         if view is not None:
             vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
-            derived_from = view.derived_from
+            derived_from, derivation = view.derived_from, view.derivation
     source = loaded.source
     b = _Builder(vcon, diagnostics, check_events)
     events = b.parse_events()
@@ -349,6 +353,7 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             # operations are in ops' order (zip stops at the last one replayed)
             by_operation=dict(zip(ops, range(len(operations)), strict=False)),
             derived_from=derived_from,
+            derivation=derivation,
             unchecked=None if check_events else (b.n_given, b.n_parsed),
             pending_operations=len(ops) - len(operations),
         )

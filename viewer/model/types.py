@@ -163,6 +163,33 @@ class Source:
 
 
 @dataclass(frozen=True, slots=True)
+class Derivation:
+    """How the operations shown were derived when the file's own events are not
+    tool-invocation events: lifted from a pre-draft vCon shape, or imported from an agent
+    recording (a Claude Code transcript, an OTLP export, ...). Every view says so."""
+
+    format: str  # "vcon-mcp-proxy", "claude-code", "otlp", ...: what was read
+    title: str  # for people: "vcon-mcp-proxy dialogs", "Claude Code transcript"
+    objects: int  # input objects read (dialogs, lines, records)
+    unit: str  # what ``objects`` counts: "dialogs", "lines", "records", "spans"
+    mapped: int  # objects that produced or affected events
+    ignored: int  # objects that are not tool traffic (counted, not shown)
+    unmapped: int  # objects that could not be mapped
+    times: str = "recorded"  # recorded | partial | order-only (synthetic times)
+
+    def line(self) -> str:
+        """One line for headers: 'derived from 64 dialogs (vcon-mcp-proxy) · 3 not mapped'."""
+        out = f"derived from {self.objects:,} {self.unit} ({self.title})"
+        if self.unmapped:
+            out += f" · {self.unmapped:,} not mapped"
+        if self.times == "order-only":
+            out += " · times are order only"
+        elif self.times == "partial":
+            out += " · some times inferred"
+        return out
+
+
+@dataclass(frozen=True, slots=True)
 class Model:
     source: Source
     vcon: dict[str, Any]  # the unwrapped vCon as parsed; never modify
@@ -177,6 +204,8 @@ class Model:
     #: JSON Pointers of the objects the events were derived from (lifting, viewer.importers);
     #: () when the events are the file's own. When set, ``vcon`` is a derived copy.
     derived_from: tuple[str, ...] = ()
+    #: What was derived from what, when ``derived_from`` is set (None for the file's own events).
+    derivation: Derivation | None = None
     #: Set while the per-event conformance checks are put off (``build.build_model`` with
     #: ``check_events=False``): ``diagnostics`` then lacks them; ``build.complete_checks``
     #: adds them. (Where the event loop's diagnostics start and end in ``diagnostics``.)

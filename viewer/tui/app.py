@@ -22,8 +22,9 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.worker import get_current_worker
 
-from viewer.load import Loaded, LoadError, load_bytes, load_path
+from viewer.load import Loaded, LoadError
 from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.present import TIME_MODES
@@ -141,9 +142,9 @@ class VconViewApp(App[int]):
         try:
             data, self._data = self._data, None
             if data is None:
-                loaded = load_path(self.path, ignore_critical=self.ignore_critical)
+                loaded = open_path(self.path, ignore_critical=self.ignore_critical)
             else:
-                loaded = load_bytes(data, name=self.path, ignore_critical=self.ignore_critical)
+                loaded = open_bytes(data, name=self.path, ignore_critical=self.ignore_critical)
                 del data
             if worker.is_cancelled:
                 return

@@ -1,0 +1,124 @@
+"""The registry of recording formats vcon-view imports, and recognising them by content.
+
+Each importer module defines one ``FORMAT = Format(...)``: its name on the command line
+(``vcon-view import NAME``), a title for people, a ``sniff`` that says from a ``Sample`` of the
+input whether it is this format, and ``convert`` (bytes in, a vCon and a ``Report`` out).
+``detect`` runs the sniffers in registry order; a file is recognised by what it holds, never by
+its name. Modules are imported only when a file is not a vCon, so opening a vCon costs nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+
+from viewer.importers.common import Report
+
+#: Importer modules, in the order their sniffers are tried (most specific first).
+MODULES: Final = (
+    "viewer.importers.claude_code",
+    "viewer.importers.codex",
+    "viewer.importers.gemini",
+    "viewer.importers.copilot",
+    "viewer.importers.otlp",
+    "viewer.importers.mcp",
+)
+#: How many JSONL lines a sample parses.
+SAMPLE_LINES: Final = 64
+
+
+class ImportInputError(ValueError):
+    """Nothing in the input could be read as this format (one line for the user, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """What sniffers look at: the whole input as one JSON document when it is one, else the
+    first ``SAMPLE_LINES`` non-blank lines of JSONL, each parsed (None: not JSON)."""
+
+    doc: Any = None
+    is_doc: bool = False
+    lines: tuple[Any, ...] = ()
+
+    def records(self) -> list[dict[str, Any]]:
+        """The JSON objects of the sample: the JSONL lines, or the document's items when it
+        is an array, or the document itself."""
+        if not self.is_doc:
+            return [x for x in self.lines if isinstance(x, dict)]
+        if isinstance(self.doc, list):
+            return [x for x in self.doc[:SAMPLE_LINES] if isinstance(x, dict)]
+        return [self.doc] if isinstance(self.doc, dict) else []
+
+
+def split_lines(data: bytes) -> list[bytes]:
+    """JSONL lines: split on ``\\n`` only (U+2028, U+2029 and U+0085 are legal inside JSON
+    strings and must not end a line); a trailing ``\\r`` is dropped."""
+    return [ln[:-1] if ln.endswith(b"\r") else ln for ln in data.split(b"\n")]
+
+
+def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
+    """The sample of ``data`` (pass ``doc`` when the caller already parsed it)."""
+    if is_doc is None:
+        try:
+            doc, is_doc = orjson.loads(data), True
+        except orjson.JSONDecodeError:
+            is_doc = False
+    if is_doc:
+        return Sample(doc=doc, is_doc=True)
+    lines: list[Any] = []
+    for ln in data.split(b"\n", SAMPLE_LINES * 4)[: SAMPLE_LINES * 4]:
+        if not ln.strip():
+            continue
+        try:
+            lines.append(orjson.loads(ln))
+        except orjson.JSONDecodeError:
+            lines.append(None)
+        if len(lines) >= SAMPLE_LINES:
+            break
+    return Sample(lines=tuple(lines))
+
+
+@dataclass(frozen=True)
+class Format:
+    """One importable recording format."""
+
+    name: str  # on the command line: vcon-view import NAME
+    title: str  # for people: "Claude Code transcript"
+    unit: str  # what the input's objects are called in counts: "lines", "records", "spans"
+    sniff: Callable[[Sample], bool]
+    #: (data, *, source_name, **options) -> (vCon, Report); raises ImportInputError
+    convert: Callable[..., tuple[dict[str, Any], Report]]
+    help: str = ""
+    #: adds this format's own options to its ``import`` subcommand (names = convert kwargs)
+    add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
+    #: option names (argparse dests) passed on to ``convert``
+    options: tuple[str, ...] = field(default=())
+
+
+def formats() -> list[Format]:
+    """Every registered format, in sniffing order."""
+    return [importlib.import_module(m).FORMAT for m in MODULES]
+
+
+def by_name(name: str) -> Format:
+    for f in formats():
+        if f.name == name:
+            return f
+    raise KeyError(name)
+
+
+def detect(data: bytes, smp: Sample | None = None) -> Format | None:
+    """The format whose sniffer recognises ``data``, or None. First match wins."""
+    smp = smp or sample(data)
+    for f in formats():
+        try:
+            if f.sniff(smp):
+                return f
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            continue
+    return None

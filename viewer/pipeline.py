@@ -1,0 +1,96 @@
+"""One way in: a file's bytes -> a ``Loaded`` the model builds from, whatever the file is.
+
+A vCon is loaded as it is (``viewer.load``); a vCon in a pre-draft agent shape is lifted when
+the model is built. A file that is not a vCon at all (a Claude Code transcript, an OTLP export,
+a Codex or Gemini session, an MCP transcript...) is recognised by its content
+(``viewer.importers.formats``), imported, and loaded as the vCon the importer wrote, marked as
+derived: the CLI, the viewer and every report show the same derived operations, and say so.
+"""
+
+from __future__ import annotations
+
+from viewer.load import _GZIP_MAGIC, Loaded, LoadError, _gunzip, _label, load_bytes, read_input
+from viewer.model.types import Derivation, Diagnostic
+from viewer.textsafe import safe
+
+
+def open_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+    """Read ``path`` (``"-"``: stdin) read-only and open it."""
+    return open_bytes(read_input(path), name=path, ignore_critical=ignore_critical)
+
+
+def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:
+    """A vCon as loaded, or a recognised recording imported; else the loader's LoadError,
+    or one line naming the formats that were tried."""
+    try:
+        return load_bytes(data, name=name, ignore_critical=ignore_critical)
+    except LoadError as exc:
+        if not exc.foreign:
+            raise
+        refusal = exc
+    return import_bytes(data, name=name, refusal=refusal)
+
+
+def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = None,
+                 fmt_name: str | None = None, options: dict | None = None) -> Loaded:
+    """Import a recording (by ``fmt_name``, else recognised by content) and load the vCon."""
+    from viewer.importers import formats
+
+    label = _label(name)
+    body = _gunzip(data, label, "") if data[:2] == _GZIP_MAGIC else data
+    if body[:3] == b"\xef\xbb\xbf":
+        body = body[3:]
+    try:
+        fmt = formats.by_name(fmt_name) if fmt_name else formats.detect(body)
+    except MemoryError:
+        raise LoadError(f"{label}: too large for memory") from None
+    if fmt is None:
+        tried = ", ".join(f.title for f in formats.formats())
+        why = refusal.message.split(": ", 1)[-1] if refusal else "not a vCon"
+        raise LoadError(f"{label}: {why}; not a recording vcon-view imports either "
+                        f"(tried: vCon, {tried})")
+    try:
+        vcon, report = fmt.convert(body, source_name=_base(name), **(options or {}))
+    except formats.ImportInputError as exc:
+        raise LoadError(f"{label}: read as a {fmt.title}: {safe(str(exc))}") from None
+    except (MemoryError, RecursionError):
+        raise LoadError(f"{label}: {fmt.title} too large or too deep to import") from None
+    loaded = load_bytes(_dumps(vcon), name=name)
+    n_ops = len({e.get("operation_id") for e in vcon.get("events", [])
+                 if isinstance(e, dict) and e.get("operation_id")})
+    objects = report.mapped + sum(report.ignored.values()) + report.unmapped
+    derivation = Derivation(
+        format=fmt.name, title=fmt.title, objects=objects, unit=fmt.unit,
+        mapped=report.mapped, ignored=sum(report.ignored.values()), unmapped=report.unmapped,
+        times=report.times)
+    diags = [Diagnostic(
+        "derived-events", "info", "",
+        f"{label} is a {fmt.title}, not a vCon: {n_ops} operation(s) were derived from it by "
+        f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
+        f"(vcon-view import {fmt.name} writes the vCon)")]
+    diags += [Diagnostic("derived-warning", "info", "", safe(w)[:300]) for w in report.lines()]
+    source = _with_input(loaded, data)
+    return Loaded(vcon=loaded.vcon, source=source,
+                  diagnostics=(*loaded.diagnostics, *diags), derivation=derivation,
+                  derived_from=(f"{fmt.name}:{_base(name)}",))
+
+
+def _base(name: str) -> str:
+    return "stdin" if name == "-" else name.replace("\\", "/").rsplit("/", 1)[-1]
+
+
+def _dumps(vcon: dict) -> bytes:
+    import orjson
+
+    return orjson.dumps(vcon)
+
+
+def _with_input(loaded: Loaded, data: bytes):  # -> Source
+    """The Source describes the file as given (its name, size and sha256), not the vCon the
+    importer wrote, so a report names the evidence it was made from."""
+    import dataclasses
+    import hashlib
+
+    return dataclasses.replace(loaded.source, file=loaded.source.file, size=len(data),
+                               sha256=hashlib.sha256(data).hexdigest(),
+                               gzip=data[:2] == _GZIP_MAGIC)
