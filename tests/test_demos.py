@@ -192,8 +192,10 @@ def test_builder_is_deterministic_and_committed(tmp_path: Path) -> None:
 
 
 #: Demos written by ``vcon-view import``, not by build.py: (transcript, --server).
-IMPORTED = {
-    "14-imported-mcp.vcon.json": ("import_2025_flow.jsonl", "https://weather.example.com/mcp"),
+#: Demos made by an importer: the ``vcon-view`` arguments that make each (output appended).
+IMPORTED: dict[str, list[str]] = {
+    "14-imported-mcp.vcon.json": ["import", "mcp", "tests/fixtures/import_2025_flow.jsonl",
+                                  "--server", "https://weather.example.com/mcp"],
 }
 
 
@@ -203,12 +205,10 @@ def test_imported_demo_is_reproducible(name: str, tmp_path: Path,
     """The README's import command, rerun, writes the committed demo byte for byte."""
     from viewer.cli import main
 
-    trace, server = IMPORTED[name]
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1772442000")
     monkeypatch.chdir(ROOT)
     out = tmp_path / name
-    code = main(["import", "mcp", f"tests/fixtures/{trace}", "--server", server, "-q",
-                 "-o", str(out)])
+    code = main([*IMPORTED[name], "-q", "-o", str(out)])
     assert code == 0
     assert out.read_bytes() == (DEMOS / name).read_bytes()
 
