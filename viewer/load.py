@@ -44,7 +44,7 @@ _HASH_IN_THREAD: Final = 1 << 20
 #: Refuse a gzip stream that inflates past this many bytes (decompression bomb guard).
 MAX_DECOMPRESSED: int = 2 << 30
 
-_GZIP_MAGIC: Final = b"\x1f\x8b"
+GZIP_MAGIC: Final = b"\x1f\x8b"
 _BOM: Final = b"\xef\xbb\xbf"
 _URL_TO_STD: Final = bytes.maketrans(b"-_", b"+/")
 
@@ -77,7 +77,7 @@ class Loaded:
     derived_from: tuple[str, ...] = ()
 
 
-def _label(name: str) -> str:
+def label_of(name: str) -> str:
     """The input's name as shown in a message (stdin spelt out, control characters escaped)."""
     return "stdin" if name == "-" else safe(name)
 
@@ -106,13 +106,13 @@ def check_path(path: str) -> None:
     """Raise the LoadError ``load_path`` would for a path that cannot be opened at all, without
     reading it: the TUI says so on the command line instead of opening a screen first."""
     if path != "-":
-        with _read_errors(_label(path)), open(path, "rb"):
+        with _read_errors(label_of(path)), open(path, "rb"):
             pass
 
 
 def read_input(path: str) -> bytes:
     """The bytes of ``path`` (``"-"``: all of stdin), read-only; failures as one LoadError."""
-    with _read_errors(_label(path)):
+    with _read_errors(label_of(path)):
         if path == "-":
             stream = getattr(sys.stdin, "buffer", None)
             if stream is None:
@@ -129,7 +129,7 @@ def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
 
 def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:
     """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only."""
-    label = _label(name)
+    label = label_of(name)
     try:
         return _load(data, name, label, ignore_critical)
     except MemoryError:
@@ -168,11 +168,24 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
     gz = False
 
     body: bytes | memoryview = data
-    if data[:2] == _GZIP_MAGIC:
-        body = _gunzip(data, label, "")
+    if data[:2] == GZIP_MAGIC:
+        body = gunzip(data, label, "")
         gz = True
     obj = _parse(body, label, "", diags)
+    return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical)
 
+
+def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
+    """A vCon already in memory (an importer's output): loaded as if it had been read, with
+    the bytes it was made from (``data``) as its source's size and sha256."""
+    label = label_of(name)
+    gz = data[:2] == GZIP_MAGIC
+    return _unwrap(obj, [], name, label, _sha256(data), len(data), gz, False)
+
+
+def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
+            digest: Callable[[], str], size: int, gz: bool, ignore_critical: bool) -> Loaded:
+    """The vCon inside ``obj`` (signed layers unwrapped), its Source and the loader's checks."""
     signatures: list[Signature] = []
     layers = 0
     while _is_signed(obj):
@@ -180,8 +193,8 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
         where = "signed vCon (JWS)" if layers == 1 else f"signed vCon (JWS, layer {layers})"
         signatures.extend(_signatures(obj, label, where))
         payload = _b64url(obj["payload"], label, f"{where} payload")
-        if payload[:2] == _GZIP_MAGIC:
-            payload = _gunzip(payload, label, f"{where} payload: ")
+        if payload[:2] == GZIP_MAGIC:
+            payload = gunzip(payload, label, f"{where} payload: ")
             gz = True
         obj = _parse(payload, label, f"{where} payload: ", diags)
 
@@ -268,7 +281,7 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
     return Loaded(vcon=vcon, source=source, diagnostics=tuple(diags))
 
 
-def _gunzip(data: bytes, label: str, where: str) -> bytes:
+def gunzip(data: bytes, label: str, where: str) -> bytes:
     """Inflate one or more gzip members, refusing output above ``MAX_DECOMPRESSED``."""
     parts: list[bytes] = []
     total = 0
@@ -287,7 +300,7 @@ def _gunzip(data: bytes, label: str, where: str) -> bytes:
         if not d.eof:
             raise LoadError(f"{label}: {where}corrupt gzip (truncated)")
         rest = d.unused_data
-        if rest[:2] != _GZIP_MAGIC:
+        if rest[:2] != GZIP_MAGIC:
             break
     if rest.strip(b"\x00"):
         raise LoadError(f"{label}: {where}corrupt gzip (trailing data after the stream)")

@@ -9,7 +9,16 @@ derived: the CLI, the viewer and every report show the same derived operations, 
 
 from __future__ import annotations
 
-from viewer.load import _GZIP_MAGIC, Loaded, LoadError, _gunzip, _label, load_bytes, read_input
+from viewer.load import (
+    GZIP_MAGIC,
+    Loaded,
+    LoadError,
+    gunzip,
+    label_of,
+    load_bytes,
+    load_object,
+    read_input,
+)
 from viewer.model.types import Derivation, Diagnostic
 from viewer.textsafe import safe
 
@@ -36,14 +45,18 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
     """Import a recording (by ``fmt_name``, else recognised by content) and load the vCon."""
     from viewer.importers import formats
 
-    label = _label(name)
-    body = _gunzip(data, label, "") if data[:2] == _GZIP_MAGIC else data
+    label = label_of(name)
+    body = gunzip(data, label, "") if data[:2] == GZIP_MAGIC else data
     if body[:3] == b"\xef\xbb\xbf":
         body = body[3:]
     try:
         fmt = formats.by_name(fmt_name) if fmt_name else formats.detect(body)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
+    except formats.AmbiguousInput as exc:
+        names = " or ".join(f"'vcon-view import {f.name}'" for f in exc.candidates)
+        raise LoadError(f"{label}: could be read as a {exc}; convert it with {names} "
+                        "FILE -o OUT.vcon.json") from None
     if fmt is None:
         tried = ", ".join(f.title for f in formats.formats())
         why = refusal.message.split(": ", 1)[-1] if refusal else "not a vCon"
@@ -55,7 +68,7 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         raise LoadError(f"{label}: read as a {fmt.title}: {safe(str(exc))}") from None
     except (MemoryError, RecursionError):
         raise LoadError(f"{label}: {fmt.title} too large or too deep to import") from None
-    loaded = load_bytes(_dumps(vcon), name=name)
+    loaded = load_object(vcon, data, name=name)
     n_ops = len({e.get("operation_id") for e in vcon.get("events", [])
                  if isinstance(e, dict) and e.get("operation_id")})
     objects = report.mapped + sum(report.ignored.values()) + report.unmapped
@@ -69,28 +82,10 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]
     diags += [Diagnostic("derived-warning", "info", "", safe(w)[:300]) for w in report.lines()]
-    source = _with_input(loaded, data)
-    return Loaded(vcon=loaded.vcon, source=source,
+    return Loaded(vcon=loaded.vcon, source=loaded.source,
                   diagnostics=(*loaded.diagnostics, *diags), derivation=derivation,
                   derived_from=(f"{fmt.name}:{_base(name)}",))
 
 
 def _base(name: str) -> str:
     return "stdin" if name == "-" else name.replace("\\", "/").rsplit("/", 1)[-1]
-
-
-def _dumps(vcon: dict) -> bytes:
-    import orjson
-
-    return orjson.dumps(vcon)
-
-
-def _with_input(loaded: Loaded, data: bytes):  # -> Source
-    """The Source describes the file as given (its name, size and sha256), not the vCon the
-    importer wrote, so a report names the evidence it was made from."""
-    import dataclasses
-    import hashlib
-
-    return dataclasses.replace(loaded.source, file=loaded.source.file, size=len(data),
-                               sha256=hashlib.sha256(data).hexdigest(),
-                               gzip=data[:2] == _GZIP_MAGIC)

@@ -3,8 +3,9 @@
 Each importer module defines one ``FORMAT = Format(...)``: its name on the command line
 (``vcon-view import NAME``), a title for people, a ``sniff`` that says from a ``Sample`` of the
 input whether it is this format, and ``convert`` (bytes in, a vCon and a ``Report`` out).
-``detect`` runs the sniffers in registry order; a file is recognised by what it holds, never by
-its name. Modules are imported only when a file is not a vCon, so opening a vCon costs nothing.
+``detect`` runs every sniffer; a file is recognised by what it holds, never by its name, and a
+file that two formats claim is refused rather than guessed. Modules are imported only when a
+file is not a vCon, so opening a vCon costs nothing.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import orjson
 
 from viewer.importers.common import Report
 
-#: Importer modules, in the order their sniffers are tried (most specific first).
+#: Importer modules (``vcon-view import`` lists them in this order).
 MODULES: Final = (
     "viewer.importers.claude_code",
     "viewer.importers.codex",
@@ -112,13 +113,27 @@ def by_name(name: str) -> Format:
     raise KeyError(name)
 
 
+class AmbiguousInput(ValueError):
+    """More than one format recognises the input: the user names one (``vcon-view import``)."""
+
+    def __init__(self, candidates: list[Format]) -> None:
+        super().__init__(" or ".join(f.title for f in candidates))
+        self.candidates = candidates
+
+
 def detect(data: bytes, smp: Sample | None = None) -> Format | None:
-    """The format whose sniffer recognises ``data``, or None. First match wins."""
+    """The one format whose sniffer recognises ``data``; None when none does.
+
+    Raises AmbiguousInput when several do: a wrong guess would show a wrong picture, so the
+    user is asked to say which (``vcon-view import NAME``)."""
     smp = smp or sample(data)
+    hits = []
     for f in formats():
         try:
             if f.sniff(smp):
-                return f
+                hits.append(f)
         except (TypeError, ValueError, KeyError, AttributeError, IndexError):
             continue
-    return None
+    if len(hits) > 1:
+        raise AmbiguousInput(hits)
+    return hits[0] if hits else None
