@@ -49,8 +49,9 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
     body = gunzip(data, label, "") if data[:2] == GZIP_MAGIC else data
     if body[:3] == b"\xef\xbb\xbf":
         body = body[3:]
+    smp = None if fmt_name else formats.sample(body)
     try:
-        fmt = formats.by_name(fmt_name) if fmt_name else formats.detect(body)
+        fmt = formats.by_name(fmt_name) if fmt_name else formats.detect(body, smp)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
     except formats.AmbiguousInput as exc:
@@ -59,7 +60,10 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
                         "FILE -o OUT.vcon.json") from None
     if fmt is None:
         tried = ", ".join(f.title for f in formats.formats())
-        why = refusal.message.split(": ", 1)[-1] if refusal else "not a vCon"
+        if smp is not None and not smp.is_doc and smp.lines and smp.lines[0] is not None:
+            why = "JSON lines, not a vCon"
+        else:
+            why = refusal.message.split(": ", 1)[-1] if refusal else "not a vCon"
         raise LoadError(f"{label}: {why}; not a recording vcon-view imports either "
                         f"(tried: vCon, {tried})")
     try:
