@@ -322,6 +322,7 @@ def test_result_kinds_failure_error_timeout() -> None:
     ("cd to '/etc' was blocked. For security, Claude Code may only change directories to "
      "the allowed working directories", "disallowed"),
     ("Claude requested permissions to use Bash, but you haven't granted it yet.", PR),
+    ("File is in a directory that is denied by your permission settings.", "disallowed"),
 ])
 def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str) -> None:
     _, rep, m = conv([use(1, "t1", "Bash", {"command": "rm -rf /"}), hook(2, "t1"),
@@ -445,15 +446,20 @@ def test_background_work_is_one_operation() -> None:
                                    "task": {"task_id": "bash_2", "status": "running"}}),
         use(11, "t6", "KillShell", {"shell_id": "bash_2"}),
         res(12, "t6", "Successfully killed shell: bash_2"),
+        # moved to the background by the user (Ctrl+B): no run_in_background in the input
+        use(13, "t7", "Bash", {"command": "make"}),
+        res(14, "t7", "Command running in background with ID: b2f8b9", False),
+        use(15, "t8", "BashOutput", {"bash_id": "b2f8b9"}),
+        res(16, "t8", "<status>failed</status>\n<exit_code>2</exit_code>", False),
     ])
     no_errors(m)
     assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "completed"),
-                                              ("Bash", "cancel-requested")]
+                                              ("Bash", "cancel-requested"), ("Bash", "failed")]
     types = [e.type for e in m.events if e.raw.get("operation_id") == "op-0001"]
     assert types == ["tool-invocation", "tool-pending", "tool-progress", "tool-result"]
     types = [e.type for e in m.events if e.raw.get("operation_id") == "op-0002"]
     assert types == ["tool-invocation", "tool-pending", "tool-progress", "tool-cancel"]
-    assert rep.mapped == 12
+    assert rep.mapped == 16
 
 
 def _task(i: int, tid: str) -> dict[str, Any]:
@@ -685,3 +691,10 @@ def test_junk_never_crashes(junk: list[Any], at: int) -> None:
     m = model_of(vcon)
     no_errors(m)
     counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
+
+
+def test_enter_plan_mode_is_a_mode_change() -> None:
+    _, _, m = conv([prompt(1, "x", "bypassPermissions"), use(2, "t1", "EnterPlanMode"),
+                    res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
+    assert [(s.time.second, s.decision) for s in m.standing] == [(1, ALLOWED), (3, PR)]
+    assert ops(m)[1][4] == PR

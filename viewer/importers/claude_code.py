@@ -52,7 +52,8 @@ _RULE_TEXT: Final = dict(DECLINE_RULES)
 _REFUSALS: Final = (
     (re.compile(r"blocked by hook|hook error|hook denied|denied by (?:a |the )?hook", re.I),
      "disallowed", "a PreToolUse hook blocked the call"),
-    (re.compile(r"Permission to use .{0,200}? has been denied|has been denied by "
+    (re.compile(r"Permission to use .{0,400}? has been denied|denied by your permission "
+                r"settings|has been denied by "
                 r"(?:your )?(?:permission|settings)|denied by (?:a |your )?(?:permission|deny) "
                 r"rule", re.I | re.S),
      "disallowed", "a permission deny rule"),
@@ -82,6 +83,7 @@ MODES: Final = {
     "acceptEdits": "permission-required",
     "plan": "permission-required",
     "dontAsk": "permission-required",
+    "auto": "permission-required",  # a classifier approves: the grant is not in the record
 }
 _HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
@@ -471,7 +473,7 @@ class Mapper:
         content = msg.get("content") if isinstance(msg, dict) else None
         when = self.time_of(r)
         did = False
-        tur = r.get("toolUseResult")
+        tur = r.get("toolUseResult", r.get("tool_use_result"))
         if isinstance(content, list):
             results = [b for b in content if isinstance(b, dict) and b.get("type") ==
                        "tool_result"]
@@ -570,6 +572,8 @@ class Mapper:
                 a.task = op
                 self._link(a)
         self.end(op, "tool-result", when, where, body)
+        if op.name == "EnterPlanMode":  # plan mode starts when the call succeeds
+            self.set_mode("plan", when, where)
         return True
 
     def decline_or_cancel(self, op: _Op, text: str, body: Any, when: datetime,
@@ -612,7 +616,8 @@ class Mapper:
         inp = op.body.get("input") if isinstance(op.body, dict) else None
         if not (isinstance(inp, dict) and inp.get("run_in_background") is True) and not (
                 isinstance(tur, dict) and (_s(tur.get("backgroundTaskId"))
-                                           or tur.get("status") == "async_launched")):
+                                           or tur.get("status") == "async_launched")) \
+                and "running in background with ID" not in text:  # Ctrl+B moves a call too
             return None
         if isinstance(tur, dict):
             for k in ("backgroundTaskId", "shellId", "bash_id", "taskId", "agentId"):
@@ -813,7 +818,8 @@ _KNOWN_KINDS: Final = frozenset({
     "user", "assistant", "system", "progress", "summary", "file-history-snapshot", "result",
     "attachment", "queue-operation", "mode", "agent-name", "custom-title", "ai-title",
     "last-prompt", "frame-link", "pr-link", "started", "relocated", "worktree-state",
-    "bridge-session", "atis-latch", "tag",
+    "bridge-session", "atis-latch", "tag", "stream_event", "rate_limit_event",
+    "control_request", "control_response",
 })
 
 
