@@ -698,3 +698,19 @@ def test_enter_plan_mode_is_a_mode_change() -> None:
                     res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
     assert [(s.time.second, s.decision) for s in m.standing] == [(1, ALLOWED), (3, PR)]
     assert ops(m)[1][4] == PR
+
+
+def test_deep_values_do_not_break_the_import(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(300):  # orjson reads 1024 levels but writes 255
+        deep = {"a": deep}
+    _, rep, m = conv([use(1, "t1", "mcp__s__t", deep), res(2, "t1", "ok"),
+                      {"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+                       "tool_input": deep}])
+    no_errors(m)
+    assert [o[3] for o in ops(m)][:1] == ["completed"]
+    counted(rep, 3)
+    assert any("too deep" in w for w in rep.warnings)
+    f = tmp_path / "deep.jsonl"
+    f.write_text(json.dumps(use(1, "t1", "Bash", deep)))
+    assert main(["import", "claude-code", str(f), "-q", "-o", str(tmp_path / "o.json")]) == 0

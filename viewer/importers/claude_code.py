@@ -18,7 +18,6 @@ which rule (``inferred``); every rule that fired is counted in the report.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ HOST: Final = "!host"
 USER_DECLINE: Final = "doesn't want to proceed with this tool use"
 USER_DECLINE_RESULT: Final = "User rejected tool use"
 INTERRUPT_FOR_TOOL: Final = "[Request interrupted by user for tool use]"
+INTERRUPT: Final = "[Request interrupted by user"  # also "...]" while the model was answering
 #: The decline-vs-cancel rules, in the order they are tried (the first that holds decides).
 DECLINE_RULES: Final = (
     ("otel", "otel tool_decision source={source}"),
@@ -147,6 +147,23 @@ def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
     return out, "jsonl"
 
 
+def _digest(v: Any) -> bytes:
+    """A digest of a JSON value (sorted keys); a value too deep to write gets a unique one."""
+    try:
+        return hashlib.sha1(orjson.dumps(v, option=orjson.OPT_SORT_KEYS)).digest()
+    except TypeError:
+        return os.urandom(20)
+
+
+def _writable(v: Any) -> bool:
+    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels)."""
+    try:
+        orjson.dumps([[[[[[[[v]]]]]]]])
+    except TypeError:
+        return False
+    return True
+
+
 def _is_transcript(r: Any) -> bool:
     if not isinstance(r, dict):
         return False
@@ -251,6 +268,10 @@ class Mapper:
         return t
 
     def emit(self, etype: str, when: datetime, op: _Op, where: str, **kw: Any) -> None:
+        if kw.get("body") is not None and not _writable(kw["body"]):
+            kw["body"] = {"omitted": "content nested too deep to write (JSON writers stop "
+                                     "at 255 levels)"}
+            self.report.warn("some content was nested too deep to write: replaced by a note")
         self.events.add(etype, when, op.id, 1, where, party=op.party, **kw)
 
     def invoke(self, op: _Op) -> None:
@@ -345,7 +366,7 @@ class Mapper:
             self.unpaired = False
         if depth == 0 and uid is not None and t in _TRANSCRIPT_TYPES:
             # a resumed session writes old lines again (new times, same uuid and message)
-            digest = hashlib.sha1(orjson.dumps(r.get("message", r.get("data")))).digest()
+            digest = _digest(r.get("message", r.get("data")))
             seen = self.uuids.get(uid)
             if seen == digest:
                 self.repeat("a record with the same uuid")
@@ -481,12 +502,11 @@ class Mapper:
                 did = self.tool_result(b, r, tur if len(results) == 1 else None, when,
                                        where) or did
             for b in content:
-                if isinstance(b, dict) and b.get("type") == "text" and INTERRUPT_FOR_TOOL in str(
-                        b.get("text")):
-                    did = self.interrupt(when, where, "[Request interrupted by user for tool "
-                                         "use]") or did
-        elif isinstance(content, str) and content.startswith(INTERRUPT_FOR_TOOL):
-            did = self.interrupt(when, where, INTERRUPT_FOR_TOOL) or did
+                if isinstance(b, dict) and b.get("type") == "text" and str(
+                        b.get("text")).startswith(INTERRUPT):
+                    did = self.interrupt(when, where, str(b["text"])[:100]) or did
+        elif isinstance(content, str) and content.startswith(INTERRUPT):
+            did = self.interrupt(when, where, content[:100]) or did
         return did
 
     def interrupt(self, when: datetime, where: str, why: str) -> bool:
@@ -753,7 +773,7 @@ class Mapper:
         when = self.time_of(r)
         tid = _s(r.get("tool_use_id"))
         inp = r.get("tool_input")
-        key = tid or "hook:" + name + ":" + json.dumps(inp, sort_keys=True, default=str)
+        key = tid or "hook:" + name + ":" + _digest(inp).hex()
         op = None
         queue = self.hook_open.get(key)
         if ev == "PreToolUse":
@@ -851,8 +871,11 @@ def _prescan_servers(recs: list[Rec]) -> set[str]:
         raw = rec.obj
         if not isinstance(raw, dict):
             continue
-        for name in re.findall(r'"name":"(mcp__[^"]{1,200})"',
-                               orjson.dumps(raw.get("message", raw.get("data", {}))).decode()):
+        try:  # orjson writes at most 255 levels: a deeper record names no server here
+            text = orjson.dumps(raw.get("message", raw.get("data", {}))).decode()
+        except TypeError:
+            text = ""
+        for name in re.findall(r'"name":"(mcp__[^"]{1,200})"', text):
             s, _ = split_tool(name)
             if s != HOST:
                 out.add(s)
@@ -933,7 +956,7 @@ def project_files(path: str) -> list[str]:
     names = sorted(os.listdir(path))
     for n in names:
         p = os.path.join(path, n)
-        if n.endswith((".jsonl", ".json")) and os.path.isfile(p):
+        if n.endswith(".jsonl") and os.path.isfile(p):
             out.append(p)
             sub = os.path.join(path, n.rsplit(".", 1)[0], "subagents")
             if os.path.isdir(sub):
