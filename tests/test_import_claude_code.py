@@ -573,12 +573,12 @@ def test_stream_json() -> None:
 
 
 def test_otel_join() -> None:
-    t = datetime(2026, 3, 1, 10, 0, 1, 500000, tzinfo=UTC)
+    t = datetime(2026, 3, 1, 10, 0, 10, 500000, tzinfo=UTC)  # after the tool_use at 10:00:10
     otel = [
         {"tool_use_id": "t1", "tool_name": "Bash", "source": "config", "decision": "accept",
          "time": t},
         {"tool_use_id": "t2", "tool_name": "Bash", "source": "user_temporary",
-         "decision": "accept", "time": None},
+         "decision": "accept", "time": datetime(2026, 3, 1, 10, 0, 20, 500000, tzinfo=UTC)},
         {"tool_use_id": "t3", "tool_name": "Bash", "source": "user_reject",
          "decision": "reject", "time": None},
         {"tool_use_id": "t4", "tool_name": "Bash", "source": "user_abort", "decision": "reject",
@@ -605,6 +605,10 @@ def test_otel_join() -> None:
     assert got[3][1] == "cancel-requested"  # user_abort
     assert got[4][1:3] == ("disallowed", "disallowed")  # hook reject
     assert got[5][1:3] == ("completed", ALLOWED)  # user_permanent: standing allowed Write
+    assert not [f for f in m.findings if f.kind == "decision-after-invocation"]
+    inv2 = next(e for e in m.events if e.type == "tool-invocation"
+                and e.raw["operation_id"] == "op-0002")
+    assert inv2.time == datetime(2026, 3, 1, 10, 0, 20, 500000, tzinfo=UTC)  # OTel's time
     inferred = {e.raw.get("inferred") for e in m.events if e.raw.get("inferred")}
     assert "otel tool_decision source=user_reject" in inferred
     assert "otel tool_decision source=user_abort" in inferred

@@ -274,15 +274,16 @@ class Mapper:
             self.report.warn("some content was nested too deep to write: replaced by a note")
         self.events.add(etype, when, op.id, 1, where, party=op.party, **kw)
 
-    def invoke(self, op: _Op) -> None:
+    def invoke(self, op: _Op, before: datetime | None = None) -> None:
         if not op.invoked:
             op.invoked = True
-            self.emit("tool-invocation", op.when, op, op.where, body=op.body, server=op.server,
+            when = op.when if before is None or before >= op.when else before
+            self.emit("tool-invocation", when, op, op.where, body=op.body, server=op.server,
                       tool=op.tool)
 
     def end(self, op: _Op, etype: str, when: datetime, where: str, body: Any = None,
             **kw: Any) -> None:
-        self.invoke(op)
+        self.invoke(op, when)
         self.emit(etype, when, op, where, body=body, **kw)
         op.ended = True
 
@@ -423,6 +424,8 @@ class Mapper:
             if task is None and aid is None:
                 open_tasks = [o for o in self.ops.values() if o.is_task and not o.ended]
                 task = open_tasks[-1] if len(open_tasks) == 1 else None
+                if task is not None:
+                    self.fired("a sidechain record without agentId linked to the one open Task")
             key = aid or (task.tool_use_id if task and task.tool_use_id else "sidechain")
             return self.party_for(key, task, aid)
         return None
@@ -482,6 +485,10 @@ class Mapper:
         why = _RULE_TEXT["otel"].format(source=src)
         self.otel_used.add(op.tool_use_id or "")
         self.fired(why)
+        if when > op.when:
+            # the host decides after the model asked: the call starts at the decision (OTel's
+            # recorded time), not at the tool_use record, so the decision governs it
+            op.when = when
         if src in ("config", "user_permanent"):
             self.standing(when, op.where, "allowed", op.server, op.tool, why)
         elif src == "user_temporary":
@@ -755,6 +762,7 @@ class Mapper:
             if not op.ended:
                 self.decide(op, when, where, "permission-required", None,
                             "listed in the result's permission_denials")
+                self.fired("listed in the result's permission_denials -> permission-required")
                 op.ended = True
                 did = True
         return did
