@@ -718,3 +718,34 @@ def test_deep_values_do_not_break_the_import(tmp_path: Path) -> None:
     f = tmp_path / "deep.jsonl"
     f.write_text(json.dumps(use(1, "t1", "Bash", deep)))
     assert main(["import", "claude-code", str(f), "-q", "-o", str(tmp_path / "o.json")]) == 0
+
+
+def test_hook_log_pairs_by_tool_use_id_and_failure() -> None:
+    def h(ev: str, tid: str, **kw: Any) -> dict[str, Any]:
+        return {"session_id": "s", "transcript_path": "/x.jsonl", "hook_event_name": ev,
+                "tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": tid,
+                **kw}
+
+    data = json.dumps([
+        h("PreToolUse", "t1"), h("PreToolUse", "t2"), h("PreToolUse", "t3"),
+        h("PostToolUse", "t2", tool_response={"stdout": "ok"}),
+        h("PostToolUseFailure", "t1", error="Exit code 2"),
+        h("PostToolUseFailure", "t3", error="interrupted", is_interrupt=True),
+        {"session_id": "s", "hook_event_name": "Notification", "message": "waiting"},
+    ]).encode()
+    assert detect(data).name == "claude-code"
+    vcon, rep = cc.convert(data)
+    m = model_of(vcon)
+    no_errors(m)
+    assert [o[3] for o in ops(m)] == ["failed", "completed", "cancel-requested"]
+    assert rep.ignored == {"hook Notification": 1} and rep.mapped == 6
+
+
+def test_subagent_file_alone() -> None:
+    side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
+            {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]
+    vcon, rep, m = conv(side)
+    no_errors(m)
+    assert ops(m)[0][2:4] == ("Grep", "completed") and party_of(m, "op-0001") == 1
+    assert vcon["parties"][1]["name"] == "sub-agent ab12"
+    assert any("launching Task" in w for w in rep.warnings)

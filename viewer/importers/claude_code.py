@@ -828,6 +828,10 @@ class Mapper:
                                  "payload(s) have no PostToolUse in this log: their end is "
                                  "not recorded (PostToolUse fires only after success)")
                 break
+        orphans = [k for k, a in self.agents.items() if a.task is None]
+        if orphans:
+            self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
+                             "the input (import the project directory to link them)")
         for rule, n in sorted(self.rules.items()):
             self.report.warn(f"rule fired {n}x: {rule}")
         for why, n in sorted(self.repeats.items()):
