@@ -323,6 +323,11 @@ def test_result_kinds_failure_error_timeout() -> None:
      "the allowed working directories", "disallowed"),
     ("Claude requested permissions to use Bash, but you haven't granted it yet.", PR),
     ("File is in a directory that is denied by your permission settings.", "disallowed"),
+    ("PreToolUse:Bash hook error: [npx block-no-verify]: BLOCKED: --no-verify", "disallowed"),
+    ("Permission for this action was denied by the Claude Code auto mode classifier. Reason: "
+     "Blocked by classifier.", "disallowed"),
+    ("Permission for this command was denied by a built-in Claude Code safety check, not by "
+     "the user.", "disallowed"),
 ])
 def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str) -> None:
     _, rep, m = conv([use(1, "t1", "Bash", {"command": "rm -rf /"}), hook(2, "t1"),

@@ -31,7 +31,8 @@ from viewer.importers.formats import Format, ImportInputError, Sample, split_lin
 
 HOST: Final = "!host"
 #: The host's words when the user declined a prompt OR pressed Esc while calls ran (the trap).
-USER_DECLINE: Final = "doesn't want to proceed with this tool use"
+USER_DECLINE: Final = ("doesn't want to proceed with this tool use",
+                       "doesn't want to take this action right now")
 USER_DECLINE_RESULT: Final = "User rejected tool use"
 INTERRUPT_FOR_TOOL: Final = "[Request interrupted by user for tool use]"
 INTERRUPT: Final = "[Request interrupted by user"  # also "...]" while the model was answering
@@ -50,8 +51,15 @@ DECLINE_RULES: Final = (
 _RULE_TEXT: Final = dict(DECLINE_RULES)
 #: Refusals written by the host itself (no user in the loop): (pattern, decision, who decided).
 _REFUSALS: Final = (
-    (re.compile(r"blocked by hook|hook error|hook denied|denied by (?:a |the )?hook", re.I),
+    (re.compile(r"blocked by hook|hook error|hook denied|denied by (?:a |the )?hook|"
+                r"hook stopped continuation", re.I),
      "disallowed", "a PreToolUse hook blocked the call"),
+    (re.compile(r"denied by the Claude Code auto mode classifier", re.I),
+     "disallowed", "the auto-mode classifier"),
+    (re.compile(r"denied by a built-in Claude Code safety check", re.I),
+     "disallowed", "a built-in safety check"),
+    (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
+     "disallowed", "a managed (enterprise) policy"),
     (re.compile(r"Permission to use .{0,400}? has been denied|denied by your permission "
                 r"settings|has been denied by "
                 r"(?:your )?(?:permission|settings)|denied by (?:a |your )?(?:permission|deny) "
@@ -542,7 +550,8 @@ class Mapper:
         if is_error:
             body["is_error"] = True
         o = self.otel.get(tid or "")
-        decline = is_error and (USER_DECLINE in text or tur == USER_DECLINE_RESULT)
+        decline = (is_error and any(w in text for w in USER_DECLINE)) or \
+            tur == USER_DECLINE_RESULT
         kind = _s(r.get("toolDenialKind"))
         if o is not None:
             return self.otel_result(op, o, text, body, when, where, decline)
