@@ -341,6 +341,12 @@ def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str)
     assert any("refused by the host" in w for w in rep.warnings)
 
 
+def test_tool_output_naming_a_hook_error_is_a_failure() -> None:
+    _, _, m = conv([use(1, "t1", "Bash", {"command": "git commit"}),
+                    res(2, "t1", "Exit code 1\nhusky - pre-commit hook error: lint failed", True)])
+    assert (m.operations[0].outcome, m.operations[0].decision) == ("failed", None)
+
+
 def test_tool_denial_kind() -> None:
     _, _, m = conv([use(1, "t1", "Write"),
                     res(2, "t1", "denied", True, toolDenialKind="rule")])

@@ -50,27 +50,27 @@ DECLINE_RULES: Final = (
 )
 _RULE_TEXT: Final = dict(DECLINE_RULES)
 #: Refusals written by the host itself (no user in the loop): (pattern, decision, who decided).
+#: Each is matched at the start of the result text (after an optional "Error: "), never inside
+#: tool output: a git hook's "pre-commit hook error" in a Bash result is a failure, not a refusal.
 _REFUSALS: Final = (
-    (re.compile(r"blocked by hook|hook error|hook denied|denied by (?:a |the )?hook|"
-                r"hook stopped continuation", re.I),
+    (re.compile(r"PreToolUse:\S* hook (?:error|stopped continuation)|\S+ operation blocked by "
+                r"hook|Hook PreToolUse:\S* (?:denied|blocked)", re.I),
      "disallowed", "a PreToolUse hook blocked the call"),
-    (re.compile(r"denied by the Claude Code auto mode classifier", re.I),
-     "disallowed", "the auto-mode classifier"),
-    (re.compile(r"denied by a built-in Claude Code safety check", re.I),
-     "disallowed", "a built-in safety check"),
-    (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
-     "disallowed", "a managed (enterprise) policy"),
-    (re.compile(r"Permission to use .{0,400}? has been denied|denied by your permission "
-                r"settings|has been denied by "
-                r"(?:your )?(?:permission|settings)|denied by (?:a |your )?(?:permission|deny) "
+    (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
+                r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
                 r"rule", re.I | re.S),
      "disallowed", "a permission deny rule"),
-    (re.compile(r"was blocked\. For security|only (?:access|list|read|change to) .{0,80}?"
-                r"allowed working director|outside (?:of )?the allowed working director",
-                re.I | re.S),
+    (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
+                r"read|change to) .{0,80}?allowed working director", re.I | re.S),
      "disallowed", "the working-directory guard"),
-    (re.compile(r"requested permissions? to (?:use|write|read|run)[^\n]{0,200}?haven't granted",
-                re.I),
+    (re.compile(r"Permission for this \w+ was denied by the Claude Code auto mode classifier",
+                re.I), "disallowed", "the auto-mode classifier"),
+    (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
+                re.I), "disallowed", "a built-in safety check"),
+    (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
+     "disallowed", "a managed (enterprise) policy"),
+    (re.compile(r"Claude requested permissions? to (?:use|write|read|run|edit)[^\n]{0,200}?"
+                r"haven't granted", re.I),
      "permission-required", "a permission prompt that could not be shown (non-interactive)"),
 )
 _TIMEOUT: Final = re.compile(r"Command timed out after|timed out after \d", re.I)
@@ -566,8 +566,10 @@ class Mapper:
         if decline:
             return self.decline_or_cancel(op, text, body, when, where)
         if is_error:
+            head = text.lstrip()[:1000]
+            head = head[7:] if head.startswith("Error: ") else head
             for pat, decision, who in _REFUSALS:
-                if pat.search(text):
+                if pat.match(head):
                     self.decide(op, when, where, decision, text, f"refused by the host: {who}")
                     op.ended = True
                     self.fired(f"refused by the host: {who}")
