@@ -73,7 +73,7 @@ _REFUSALS: Final = (
                 r"haven't granted", re.I),
      "permission-required", "a permission prompt that could not be shown (non-interactive)"),
 )
-_TIMEOUT: Final = re.compile(r"Command timed out after|timed out after \d", re.I)
+_TIMEOUT: Final = re.compile(r"Command timed out after", re.I)
 _BG_TEXT: Final = re.compile(
     r"running in background with ID:\s*([A-Za-z0-9_.-]+)|shell ID:\s*([A-Za-z0-9_.-]+)|"
     r"agentId:\s*([A-Za-z0-9_.-]+)", re.I)
@@ -550,7 +550,9 @@ class Mapper:
         if is_error:
             body["is_error"] = True
         o = self.otel.get(tid or "")
-        decline = (is_error and any(w in text for w in USER_DECLINE)) or \
+        head = text.lstrip()[:1000]  # the host's words come first; tool output after them
+        head = head[7:] if head.startswith("Error: ") else head
+        decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
             tur == USER_DECLINE_RESULT
         kind = _s(r.get("toolDenialKind"))
         if o is not None:
@@ -566,8 +568,6 @@ class Mapper:
         if decline:
             return self.decline_or_cancel(op, text, body, when, where)
         if is_error:
-            head = text.lstrip()[:1000]
-            head = head[7:] if head.startswith("Error: ") else head
             for pat, decision, who in _REFUSALS:
                 if pat.match(head):
                     self.decide(op, when, where, decision, text, f"refused by the host: {who}")
@@ -577,12 +577,12 @@ class Mapper:
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
                 return True
-            if _TIMEOUT.search(text):
+            if _TIMEOUT.match(head):
                 self.end(op, "tool-timeout", when, where, body,
                          inferred="the host killed the command (timeout text)")
                 self.fired("host timeout text -> tool-timeout")
                 return True
-            if INTERRUPT_FOR_TOOL in text:
+            if head.startswith(INTERRUPT):
                 self.end(op, "tool-cancel", when, where, body,
                          inferred="the user interrupted while the call was open")
                 self.fired("open calls cancelled by an interrupt")
