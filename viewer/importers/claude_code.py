@@ -368,7 +368,7 @@ class Mapper:
             self.report.fail(rec.where, f"could not be read ({type(e).__name__})")
 
     def _record(self, r: dict[str, Any], where: str, depth: int = 0,
-                party_key: str | None = None, sidechain_task: _Op | None = None) -> None:
+                party_key: str | None = None) -> None:
         uid = _s(r.get("uuid"))
         t = r.get("type")
         if depth == 0:
