@@ -85,6 +85,13 @@ EXPECTED["14-imported-mcp"] = {  # imported from tests/fixtures/import_2025_flow
     "op-0003": ("errored", []),
     "op-0004": ("failed", []),
 }
+EXPECTED["15-claude-code"] = {  # spotter__subagent.jsonl: research, a Plan sub-agent, beads
+    **{f"op-{n:04d}": ("completed", []) for n in range(1, 26)},
+    "op-0011": ("failed", []),  # the sub-agent's Read of a directory (EISDIR)
+    "op-0012": ("errored", []),  # <tool_use_error>Sibling tool call errored
+    "op-0013": ("errored", []),
+    **{f"op-{n:04d}": ("completed", ["permission-inferred"]) for n in range(22, 26)},
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -197,6 +204,8 @@ IMPORTED: dict[str, list[str]] = {
     "14-imported-mcp.vcon.json": ["import", "mcp", "tests/fixtures/import_2025_flow.jsonl",
                                   "--server", "https://weather.example.com/mcp"],
 }
+IMPORTED["15-claude-code.vcon.json"] = [
+    "import", "claude-code", "tests/fixtures/agents/claude-code-transcript/spotter__subagent.jsonl"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))

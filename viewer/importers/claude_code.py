@@ -1,20 +1,1056 @@
-"""Importer of the Claude Code transcript (placeholder: not written yet)."""
+"""Claude Code transcripts -> tool-invocation events.
+
+Accepted (recognised by content): a session file (``~/.claude/projects/<dir>/<session>.jsonl``),
+its sub-agent files (``<session>/subagents/agent-*.jsonl``: ``isSidechain``, ``agentId``), the
+JSON-array copy of a session (``logs/chat.json`` of the claude-code-hooks-mastery stop hook),
+``claude -p --output-format stream-json`` output (system/assistant/user/result records) and hook
+payload logs (JSON arrays of PreToolUse/PostToolUse/... payloads). A project directory is read by
+``convert_path`` (every session file, then its sub-agent files).
+
+Mapping: one ``tool_use`` block = one operation (``op-NNNN``, attempt 1, ``tool-invocation``
+with server/tool, the host id ``toolu_…`` kept in the content); the ``tool_result`` naming it
+ends it. A call the host refused has a once ``policy-decision`` and no invocation. Permission
+modes are standing decisions. Where the transcript is ambiguous (the same text for a declined
+prompt and for Esc pressed while calls run) a fixed order of rules decides and the event says
+which rule (``inferred``); every rule that fired is counted in the report.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import hashlib
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Final
 
-from viewer.importers.common import Report
-from viewer.importers.formats import Format, ImportInputError, Sample
+import orjson
+
+from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+
+HOST: Final = "!host"
+#: The host's words when the user declined a prompt OR pressed Esc while calls ran (the trap).
+USER_DECLINE: Final = ("doesn't want to proceed with this tool use",
+                       "doesn't want to take this action right now")
+USER_DECLINE_RESULT: Final = "User rejected tool use"
+INTERRUPT_FOR_TOOL: Final = "[Request interrupted by user for tool use]"
+INTERRUPT: Final = "[Request interrupted by user"  # also "...]" while the model was answering
+#: The decline-vs-cancel rules, in the order they are tried (the first that holds decides).
+DECLINE_RULES: Final = (
+    ("otel", "otel tool_decision source={source}"),
+    ("bypass", "decline-or-cancel rule 1: permissionMode bypassPermissions shows no prompt, "
+               "so the call was cancelled (Esc), not declined"),
+    ("progress", "decline-or-cancel rule 2: the call had reported progress, so it was running "
+                 "and was cancelled"),
+    ("hook", "decline-or-cancel rule 3: a hook had run for the call, so it was under way and "
+             "was cancelled"),
+    ("declined", "decline-or-cancel rule 4: no sign the call started: a permission prompt the "
+                 "user declined"),
+)
+_RULE_TEXT: Final = dict(DECLINE_RULES)
+#: Refusals written by the host itself (no user in the loop): (pattern, decision, who decided).
+#: Each is matched at the start of the result text (after an optional "Error: "), never inside
+#: tool output: a git hook's "pre-commit hook error" in a Bash result is a failure, not a refusal.
+_REFUSALS: Final = (
+    (re.compile(r"PreToolUse:\S* hook (?:error|stopped continuation)|\S+ operation blocked by "
+                r"hook|Hook PreToolUse:\S* (?:denied|blocked)", re.I),
+     "disallowed", "a PreToolUse hook blocked the call"),
+    (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
+                r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
+                r"rule", re.I | re.S),
+     "disallowed", "a permission deny rule"),
+    (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
+                r"read|change to) .{0,80}?allowed working director", re.I | re.S),
+     "disallowed", "the working-directory guard"),
+    (re.compile(r"Permission for this \w+ was denied by the Claude Code auto mode classifier",
+                re.I), "disallowed", "the auto-mode classifier"),
+    (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
+                re.I), "disallowed", "a built-in safety check"),
+    (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
+     "disallowed", "a managed (enterprise) policy"),
+    (re.compile(r"Claude requested permissions? to (?:use|write|read|run|edit)[^\n]{0,200}?"
+                r"haven't granted", re.I),
+     "permission-required", "a permission prompt that could not be shown (non-interactive)"),
+)
+_TIMEOUT: Final = re.compile(r"Command timed out after", re.I)
+_BG_TEXT: Final = re.compile(
+    r"running in background with ID:\s*([A-Za-z0-9_.-]+)|shell ID:\s*([A-Za-z0-9_.-]+)|"
+    r"agentId:\s*([A-Za-z0-9_.-]+)", re.I)
+_STATUS_TEXT: Final = re.compile(r"<status>\s*([a-z_]+)\s*</status>", re.I)
+_POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
+_KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
+_BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
+#: permissionMode -> standing decision for "!host" and every MCP server of the session. Only
+#: bypassPermissions lets every call run unasked; under the others the transcript does not say
+#: which calls were approved by a prompt or an allow rule, so they are read as asking
+#: (permission-required: the model then notes the grant is not recorded).
+MODES: Final = {
+    "bypassPermissions": "allowed",
+    "default": "permission-required",
+    "acceptEdits": "permission-required",
+    "plan": "permission-required",
+    "dontAsk": "permission-required",
+    "auto": "permission-required",  # a classifier approves: the grant is not in the record
+}
+_HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+_TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
+_MAX_DEPTH: Final = 3  # agent_progress nesting followed
+
+
+def split_tool(name: str) -> tuple[str, str]:
+    """``mcp__<server>__<tool>`` -> (server, tool); a built-in -> ("!host", name)."""
+    if name.startswith("mcp__"):
+        rest = name[5:]
+        server, sep, tool = rest.partition("__")
+        if sep and server and tool:
+            return server, tool
+    return HOST, name
+
+
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _text(content: Any) -> str:
+    """The text of a tool_result's content (a string or a list of blocks)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(b["text"] for b in content
+                         if isinstance(b, dict) and isinstance(b.get("text"), str))
+    return ""
+
+
+# --- input -----------------------------------------------------------------------------------
+
+
+@dataclass
+class Rec:
+    obj: Any
+    where: str
+
+
+def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
+    """Records of one file: a JSON array/object, or JSONL. (records, form)."""
+    pre = f"{label}:" if label else ""
+    text = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
+    try:
+        doc = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        doc = None
+    else:
+        if isinstance(doc, list):
+            return [Rec(o, f"{pre}/{i}") for i, o in enumerate(doc)], "json-array"
+        if isinstance(doc, dict):
+            return [Rec(doc, f"{pre}line 1")], "jsonl"
+    out: list[Rec] = []
+    for n, ln in enumerate(split_lines(text), 1):
+        if not ln.strip():
+            continue
+        try:
+            out.append(Rec(orjson.loads(ln), f"{pre}line {n}"))
+        except orjson.JSONDecodeError:
+            out.append(Rec(None, f"{pre}line {n}"))
+    return out, "jsonl"
+
+
+def _digest(v: Any) -> bytes:
+    """A digest of a JSON value (sorted keys); a value too deep to write gets a unique one."""
+    try:
+        return hashlib.sha1(orjson.dumps(v, option=orjson.OPT_SORT_KEYS)).digest()
+    except TypeError:
+        return os.urandom(20)
+
+
+def _writable(v: Any) -> bool:
+    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels)."""
+    try:
+        orjson.dumps([[[[[[[[v]]]]]]]])
+    except TypeError:
+        return False
+    return True
+
+
+def _is_transcript(r: Any) -> bool:
+    if not isinstance(r, dict):
+        return False
+    t = r.get("type")
+    msg = r.get("message")
+    if t in ("user", "assistant") and isinstance(msg, dict) and msg.get("role") in (
+            "user", "assistant") and "content" in msg and (
+            "sessionId" in r or "session_id" in r or "uuid" in r or "parentUuid" in r
+            or "parent_tool_use_id" in r):
+        return True
+    if t == "file-history-snapshot" and "snapshot" in r:
+        return True
+    if t == "system" and r.get("subtype") == "init" and "session_id" in r and (
+            "tools" in r or "permissionMode" in r):
+        return True
+    return t == "progress" and isinstance(r.get("data"), dict) and (
+        "toolUseID" in r or "parentToolUseID" in r)
+
+
+def _is_hook(r: Any) -> bool:
+    return isinstance(r, dict) and isinstance(r.get("hook_event_name"), str) and (
+        "session_id" in r or "transcript_path" in r)
 
 
 def sniff(smp: Sample) -> bool:
-    return False
+    recs = smp.records()
+    if not recs or any("vcon" in r and "parties" in r for r in recs[:2]):
+        return False
+    if any(_is_transcript(r) for r in recs):
+        return True
+    hooks = [r for r in recs if _is_hook(r)]
+    return bool(hooks) and len(hooks) * 2 > len(recs) and any(
+        r["hook_event_name"] in _HOOK_TOOL_EVENTS for r in hooks)
 
 
-def convert(data: bytes, *, source_name: str = "-") -> tuple[dict[str, Any], Report]:
-    raise ImportInputError("the claude-code importer is not written yet")
+# --- the mapper ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Op:
+    id: str
+    name: str
+    server: str
+    tool: str
+    tool_use_id: str | None
+    party: int
+    when: datetime
+    where: str
+    body: Any
+    invoked: bool = False
+    ended: bool = False
+    progress: int = 0
+    hook: bool = False
+    bg: str | None = None  # background task / shell id once pending
+    is_task: bool = False
+    description: str | None = None
+
+
+@dataclass
+class _Agent:
+    party: int
+    task: _Op | None
+
+
+@dataclass
+class Mapper:
+    events: Events
+    report: Report
+    parties: list[dict[str, Any]]
+    mcp_servers: set[str]
+    otel: dict[str, dict[str, Any]] = field(default_factory=dict)
+    mode: str | None = None
+    ops: dict[str, _Op] = field(default_factory=dict)
+    aliases: dict[str, tuple[str, _Op]] = field(default_factory=dict)  # poll/kill ids
+    bg: dict[str, _Op] = field(default_factory=dict)
+    agents: dict[str, _Agent] = field(default_factory=dict)  # agentId/parent id -> party
+    agent_of_task: dict[str, str] = field(default_factory=dict)  # agentId -> Task tool_use_id
+    uuids: dict[str, bytes] = field(default_factory=dict)
+    rules: dict[str, int] = field(default_factory=dict)
+    repeats: dict[str, int] = field(default_factory=dict)
+    last: datetime | None = None
+    times_missing: bool = False
+    otel_used: set[str] = field(default_factory=set)
+    sessions: set[str] = field(default_factory=set)
+    unpaired: bool = False
+
+    # -- helpers ----------------------------------------------------------------------------
+    def fired(self, rule: str) -> None:
+        self.rules[rule] = self.rules.get(rule, 0) + 1
+
+    def repeat(self, why: str) -> None:
+        self.repeats[why] = self.repeats.get(why, 0) + 1
+
+    def time_of(self, r: dict[str, Any], fallback: datetime | None = None) -> datetime:
+        t, naive = parse_ts(r.get("timestamp"))
+        if naive:
+            self.report.warn("timestamps without a zone offset were read as UTC")
+        if t is None:
+            self.times_missing = True
+            t = fallback or self.last or EPOCH
+        self.last = t
+        return t
+
+    def emit(self, etype: str, when: datetime, op: _Op, where: str, **kw: Any) -> None:
+        if kw.get("body") is not None and not _writable(kw["body"]):
+            kw["body"] = {"omitted": "content nested too deep to write (JSON writers stop "
+                                     "at 255 levels)"}
+            self.report.warn("some content was nested too deep to write: replaced by a note")
+        self.events.add(etype, when, op.id, 1, where, party=op.party, **kw)
+
+    def invoke(self, op: _Op, before: datetime | None = None) -> None:
+        if not op.invoked:
+            op.invoked = True
+            when = op.when if before is None or before >= op.when else before
+            self.emit("tool-invocation", when, op, op.where, body=op.body, server=op.server,
+                      tool=op.tool)
+
+    def end(self, op: _Op, etype: str, when: datetime, where: str, body: Any = None,
+            **kw: Any) -> None:
+        self.invoke(op, when)
+        self.emit(etype, when, op, where, body=body, **kw)
+        op.ended = True
+
+    def decide(self, op: _Op, when: datetime, where: str, decision: str, reason: str | None,
+               inferred: str) -> None:
+        kw: dict[str, Any] = {"decision": decision, "policy_life": "once",
+                              "operation": "tool-invocation", "server": op.server,
+                              "tool": op.tool, "inferred": inferred}
+        if reason:
+            kw["reason"] = reason[:2000]
+        self.events.add("policy-decision", when, op.id, 1, where, party=op.party, **kw)
+
+    def standing(self, when: datetime, where: str, decision: str, server: str,
+                 tool: str | None, inferred: str, reason: str | None = None) -> None:
+        kw: dict[str, Any] = {"decision": decision, "policy_life": "standing",
+                              "operation": "tool-invocation", "server": server,
+                              "inferred": inferred}
+        if tool is not None:
+            kw["tool"] = tool
+        if reason:
+            kw["reason"] = reason
+        ev = self.events.add("policy-decision", when, "", 1, where, attempt_field=False, **kw)
+        del ev["operation_id"]
+
+    def set_mode(self, mode: Any, when: datetime, where: str) -> bool:
+        if not isinstance(mode, str) or mode == self.mode:
+            return False
+        self.mode = mode
+        decision = MODES.get(mode)
+        why = f"permissionMode {mode[:60]}"
+        if decision is None:
+            decision = "permission-required"
+            why = f"unknown permissionMode {mode[:60]!r}, read as asking"
+            self.report.warn(f"permissionMode {mode[:40]!r} is not a mode vcon-view knows: "
+                             "read as asking (permission-required)")
+        for server in (HOST, *sorted(self.mcp_servers)):
+            self.standing(when, where, decision, server, None, why, reason=why)
+        self.fired(f"permissionMode {mode} -> standing {decision}")
+        return True
+
+    def party_for(self, key: str, task: _Op | None, agent_id: str | None) -> int:
+        a = self.agents.get(key)
+        if a is not None:
+            if a.task is None and task is not None:
+                a.task = task
+                self._link(a)
+            return a.party
+        label = agent_id or (task.description if task else None) or key
+        self.parties.append({"name": f"sub-agent {label[:80]}", "role": "agent"})
+        a = _Agent(len(self.parties) - 1, task)
+        self.agents[key] = a
+        if agent_id:
+            self.parties[-1]["meta"] = {"agentId": agent_id}
+        self._link(a)
+        return a.party
+
+    def _link(self, a: _Agent) -> None:
+        if a.task is None:
+            return
+        meta = self.parties[a.party].setdefault("meta", {})
+        meta["launched_by"] = {"operation_id": a.task.id, "tool_use_id": a.task.tool_use_id}
+        if a.task.description and "description" not in meta:
+            meta["description"] = a.task.description[:200]
+
+    # -- records ----------------------------------------------------------------------------
+    def record(self, rec: Rec) -> None:
+        r = rec.obj
+        if not isinstance(r, dict):
+            self.report.fail(rec.where, "not a JSON object" if r is not None else "not JSON")
+            return
+        try:
+            self._record(r, rec.where)
+        except (TypeError, ValueError, AttributeError, KeyError, IndexError, OverflowError) as e:
+            self.report.fail(rec.where, f"could not be read ({type(e).__name__})")
+
+    def _record(self, r: dict[str, Any], where: str, depth: int = 0,
+                party_key: str | None = None) -> None:
+        uid = _s(r.get("uuid"))
+        t = r.get("type")
+        if depth == 0:
+            self.unpaired = False
+        if depth == 0 and uid is not None and t in _TRANSCRIPT_TYPES:
+            # a resumed session writes old lines again (new times, same uuid and message)
+            digest = _digest(r.get("message", r.get("data")))
+            seen = self.uuids.get(uid)
+            if seen == digest:
+                self.repeat("a record with the same uuid")
+                self.report.ignore("repeated record (same uuid)")
+                return
+            if seen is not None:
+                self.report.warn("some records share a uuid but differ: each was read")
+            self.uuids[uid] = digest
+        if depth == 0:
+            sid = _s(r.get("sessionId")) or _s(r.get("session_id"))
+            if sid:
+                self.sessions.add(sid)
+        if isinstance(r.get("hook_event_name"), str):
+            self.hook_payload(r, where)
+            return
+        affected = False
+        mode = r.get("permissionMode")
+        if mode is not None and t in ("user", "permission-mode", "system", None):
+            affected = self.set_mode(mode, self.time_of(r, self.last), where) or affected
+        if t == "assistant":
+            affected = self.assistant(r, where, party_key) or affected
+        elif t == "user":
+            affected = self.user(r, where) or affected
+        elif t == "progress":
+            affected = self.progress(r, where, depth) or affected
+        elif t == "system":
+            affected = self.system(r, where) or affected
+        elif t == "result" and ("permission_denials" in r or "subtype" in r):
+            affected = self.result_record(r, where) or affected
+        elif t == "attachment":
+            affected = self.attachment(r) or affected
+        if depth:
+            return
+        if affected:
+            self.report.mapped += 1
+        elif self.unpaired:
+            self.report.fail(where, "a tool_result naming no tool_use of the input")
+        elif t == "permission-mode":
+            self.report.ignore("permission-mode (unchanged)")
+        elif isinstance(t, str) and t:
+            self.report.ignore(t[:40] if t in _KNOWN_KINDS else "unknown record type")
+        else:
+            self.report.fail(where, "a JSON object with no record type")
+
+    def _agent_party(self, r: dict[str, Any]) -> int | None:
+        """The sub-agent party of a record, or None for the main agent."""
+        parent = _s(r.get("parent_tool_use_id"))
+        if parent is not None:  # stream-json: messages of a sub-agent name its Task call
+            task = self.ops.get(parent)
+            return self.party_for(parent, task, None)
+        if r.get("isSidechain") is True:
+            aid = _s(r.get("agentId"))
+            task = self.ops.get(self.agent_of_task.get(aid, "")) if aid else None
+            if task is None and aid is None:
+                open_tasks = [o for o in self.ops.values() if o.is_task and not o.ended]
+                task = open_tasks[-1] if len(open_tasks) == 1 else None
+                if task is not None:
+                    self.fired("a sidechain record without agentId linked to the one open Task")
+            key = aid or (task.tool_use_id if task and task.tool_use_id else "sidechain")
+            return self.party_for(key, task, aid)
+        return None
+
+    def assistant(self, r: dict[str, Any], where: str, party_key: str | None) -> bool:
+        msg = r.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        if not isinstance(content, list):
+            self.time_of(r)
+            return False
+        when = self.time_of(r)
+        party = self.agents[party_key].party if party_key in self.agents else \
+            self._agent_party(r)
+        party = 0 if party is None else party
+        did = False
+        for b in content:
+            if not isinstance(b, dict) or b.get("type") != "tool_use":
+                continue
+            did = self.tool_use(b, when, where, party) or did
+        return did
+
+    def tool_use(self, b: dict[str, Any], when: datetime, where: str, party: int) -> bool:
+        tid = _s(b.get("id"))
+        name = _s(b.get("name"))
+        if name is None:
+            self.report.fail(where, "a tool_use block without a name")
+            return False
+        if tid is not None and (tid in self.ops or tid in self.aliases):
+            self.repeat("a tool_use with the same id")
+            return False
+        inp = b.get("input")
+        if name in _POLL_TOOLS | _KILL_TOOLS and isinstance(inp, dict):
+            for k in _BG_KEYS:
+                target = self.bg.get(str(inp.get(k)))
+                if target is not None and tid is not None:
+                    self.aliases[tid] = ("kill" if name in _KILL_TOOLS else "poll", target)
+                    self.fired(f"{name} call mapped onto the background operation it names")
+                    return True
+        server, tool = split_tool(name)
+        if server != HOST:
+            self.mcp_servers.add(server)
+        op = _Op(self.events.new_operation(), name, server, tool, tid, party, when, where,
+                 {"tool_use_id": tid, "input": inp})
+        op.is_task = name in ("Task", "Agent")
+        if op.is_task and isinstance(inp, dict):
+            op.description = _s(inp.get("description")) or _s(inp.get("subagent_type"))
+        self.ops[tid or f"#{op.id}"] = op
+        o = self.otel.get(tid or "")
+        if o is not None:  # a call the host may still refuse is invoked when it shows it ran
+            self.otel_before(op, o)
+        return True
+
+    # OTel: decisions recorded at the call (the refusal ones wait for the result)
+    def otel_before(self, op: _Op, o: dict[str, Any]) -> None:
+        src = o["source"]
+        when = o["time"] or op.when
+        why = _RULE_TEXT["otel"].format(source=src)
+        self.otel_used.add(op.tool_use_id or "")
+        self.fired(why)
+        if when > op.when:
+            # the host decides after the model asked: the call starts at the decision (OTel's
+            # recorded time), not at the tool_use record, so the decision governs it
+            op.when = when
+        if src in ("config", "user_permanent"):
+            self.standing(when, op.where, "allowed", op.server, op.tool, why)
+        elif src == "user_temporary":
+            self.decide(op, when, op.where, "permission-required", None, why)
+        elif src == "hook" and o["accept"]:
+            self.decide(op, when, op.where, "allowed", None, why)
+
+    def user(self, r: dict[str, Any], where: str) -> bool:
+        msg = r.get("message")
+        content = msg.get("content") if isinstance(msg, dict) else None
+        when = self.time_of(r)
+        did = False
+        tur = r.get("toolUseResult", r.get("tool_use_result"))
+        if isinstance(content, list):
+            results = [b for b in content if isinstance(b, dict) and b.get("type") ==
+                       "tool_result"]
+            for b in results:
+                did = self.tool_result(b, r, tur if len(results) == 1 else None, when,
+                                       where) or did
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "text" and str(
+                        b.get("text")).startswith(INTERRUPT):
+                    did = self.interrupt(when, where, str(b["text"])[:100]) or did
+        elif isinstance(content, str) and content.startswith(INTERRUPT):
+            did = self.interrupt(when, where, content[:100]) or did
+        return did
+
+    def interrupt(self, when: datetime, where: str, why: str) -> bool:
+        open_ops = [o for o in self.ops.values() if not o.ended and o.bg is None]
+        for op in open_ops:
+            self.end(op, "tool-cancel", when, where, body={"reason": why},
+                     inferred="the user interrupted while the call was open")
+            self.fired("open calls cancelled by an interrupt")
+        return bool(open_ops)
+
+    def tool_result(self, b: dict[str, Any], r: dict[str, Any], tur: Any, when: datetime,
+                    where: str) -> bool:
+        tid = _s(b.get("tool_use_id"))
+        if tid in self.aliases:
+            return self.bg_result(tid, b, tur, when, where)
+        op = self.ops.get(tid or "")
+        if op is None:
+            self.unpaired = True
+            return False
+        if op.ended:
+            self.repeat("a tool_result for a call already ended")
+            return False
+        text = _text(b.get("content"))
+        is_error = b.get("is_error") is True
+        body: dict[str, Any] = {"tool_use_id": tid, "content": b.get("content")}
+        if is_error:
+            body["is_error"] = True
+        o = self.otel.get(tid or "")
+        head = text.lstrip()[:1000]  # the host's words come first; tool output after them
+        head = head[7:] if head.startswith("Error: ") else head
+        decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
+            tur == USER_DECLINE_RESULT
+        kind = _s(r.get("toolDenialKind"))
+        if o is not None:
+            return self.otel_result(op, o, text, body, when, where, decline)
+        if kind is not None:
+            declined = any(w in kind.lower() for w in ("user", "prompt", "reject", "ask"))
+            why = f"toolDenialKind {kind[:40]}"
+            self.decide(op, when, where, "permission-required" if declined else "disallowed",
+                        text or kind, why)
+            op.ended = True
+            self.fired(why)
+            return True
+        if decline:
+            return self.decline_or_cancel(op, text, body, when, where)
+        if is_error:
+            for pat, decision, who in _REFUSALS:
+                if pat.match(head):
+                    self.decide(op, when, where, decision, text, f"refused by the host: {who}")
+                    op.ended = True
+                    self.fired(f"refused by the host: {who}")
+                    return True
+            if "<tool_use_error>" in text:
+                self.end(op, "tool-error", when, where, body)
+                return True
+            if _TIMEOUT.match(head):
+                self.end(op, "tool-timeout", when, where, body,
+                         inferred="the host killed the command (timeout text)")
+                self.fired("host timeout text -> tool-timeout")
+                return True
+            if head.startswith(INTERRUPT):
+                self.end(op, "tool-cancel", when, where, body,
+                         inferred="the user interrupted while the call was open")
+                self.fired("open calls cancelled by an interrupt")
+                return True
+            self.end(op, "tool-failure", when, where, body)
+            return True
+        if isinstance(tur, dict) and tur.get("interrupted") is True:
+            self.end(op, "tool-cancel", when, where, body,
+                     inferred="the result says interrupted: true")
+            self.fired("interrupted: true -> tool-cancel")
+            return True
+        bgid = self.bg_id(op, tur, text)
+        if bgid is not None:
+            self.invoke(op)
+            self.emit("tool-pending", when, op, where, body=body)
+            op.bg = bgid
+            self.bg[bgid] = op
+            self.fired("run_in_background -> tool-pending")
+            return True
+        if op.is_task and isinstance(tur, dict) and _s(tur.get("agentId")):
+            aid = tur["agentId"]
+            self.agent_of_task[aid] = tid or ""
+            a = self.agents.get(aid)
+            if a is not None and a.task is None:
+                a.task = op
+                self._link(a)
+        self.end(op, "tool-result", when, where, body)
+        if op.name == "EnterPlanMode":  # plan mode starts when the call succeeds
+            self.set_mode("plan", when, where)
+        return True
+
+    def decline_or_cancel(self, op: _Op, text: str, body: Any, when: datetime,
+                          where: str) -> bool:
+        if self.mode == "bypassPermissions":
+            rule = "bypass"
+        elif op.progress:
+            rule = "progress"
+        elif op.hook:
+            rule = "hook"
+        else:
+            rule = "declined"
+        self.fired(_RULE_TEXT[rule])
+        if rule == "declined":
+            self.decide(op, when, where, "permission-required", text, _RULE_TEXT[rule])
+            op.ended = True
+        else:
+            self.end(op, "tool-cancel", when, where, body, inferred=_RULE_TEXT[rule])
+        return True
+
+    def otel_result(self, op: _Op, o: dict[str, Any], text: str, body: Any, when: datetime,
+                    where: str, decline: bool) -> bool:
+        src = o["source"]
+        why = _RULE_TEXT["otel"].format(source=src)
+        if src == "user_reject" or (src == "hook" and not o["accept"]):
+            decision = "permission-required" if src == "user_reject" else "disallowed"
+            self.decide(op, o["time"] or when, where, decision, text or None, why)
+            op.ended = True
+            return True
+        if src == "user_abort" or decline:
+            self.end(op, "tool-cancel", when, where, body, inferred=why)
+            return True
+        etype = "tool-error" if "<tool_use_error>" in text else (
+            "tool-failure" if isinstance(body, dict) and body.get("is_error") else
+            "tool-result")
+        self.end(op, etype, when, where, body)
+        return True
+
+    def bg_id(self, op: _Op, tur: Any, text: str) -> str | None:
+        inp = op.body.get("input") if isinstance(op.body, dict) else None
+        if not (isinstance(inp, dict) and inp.get("run_in_background") is True) and not (
+                isinstance(tur, dict) and (_s(tur.get("backgroundTaskId"))
+                                           or tur.get("status") == "async_launched")) \
+                and "running in background with ID" not in text:  # Ctrl+B moves a call too
+            return None
+        if isinstance(tur, dict):
+            for k in ("backgroundTaskId", "shellId", "bash_id", "taskId", "agentId"):
+                if _s(tur.get(k)):
+                    return str(tur[k])
+        m = _BG_TEXT.search(text)
+        return next((g for g in m.groups() if g), None) if m else None
+
+    def bg_result(self, tid: str, b: dict[str, Any], tur: Any, when: datetime,
+                  where: str) -> bool:
+        kind, op = self.aliases.pop(tid)
+        self.aliases[tid] = (kind + "-done", op)  # a repeated result is not mapped twice
+        if kind.endswith("-done"):
+            self.repeat("a tool_result for a call already ended")
+            return False
+        if op.ended:
+            return True
+        body = {"tool_use_id": tid, "content": b.get("content")}
+        text = _text(b.get("content"))
+        if kind == "kill":
+            if b.get("is_error") is True:
+                self.emit("tool-progress", when, op, where, body=body)
+            else:
+                self.end(op, "tool-cancel", when, where, body,
+                         inferred="a kill call stopped the background work")
+            return True
+        status = None
+        if isinstance(tur, dict):
+            task = tur.get("task") if isinstance(tur.get("task"), dict) else tur
+            status = _s(task.get("status"))
+        if status is None:
+            m = _STATUS_TEXT.search(text)
+            status = m.group(1) if m else None
+        status = (status or "").lower()
+        if status in ("completed", "done", "success"):
+            self.end(op, "tool-result", when, where, body)
+        elif status in ("failed", "error"):
+            self.end(op, "tool-failure", when, where, body)
+        elif status in ("killed", "cancelled", "canceled", "stopped"):
+            self.end(op, "tool-cancel", when, where, body,
+                     inferred="the background work was killed")
+        else:
+            self.emit("tool-progress", when, op, where, body=body)
+        return True
+
+    def progress(self, r: dict[str, Any], where: str, depth: int) -> bool:
+        data = r.get("data")
+        if not isinstance(data, dict):
+            self.time_of(r)
+            return False
+        dtype = data.get("type")
+        tid = _s(r.get("parentToolUseID")) or _s(r.get("toolUseID"))
+        op = self.ops.get(tid or "")
+        if dtype == "agent_progress" and isinstance(data.get("message"), dict) \
+                and depth < _MAX_DEPTH:
+            aid = _s(data.get("agentId"))
+            if op is not None:
+                if aid:
+                    self.agent_of_task[aid] = op.tool_use_id or ""
+                key = aid or (op.tool_use_id or op.id)
+                self.party_for(key, op, aid)
+                self.invoke(op)
+                op.progress += 1
+                inner = data["message"]
+                self.time_of(r)
+                self._record(inner, where, depth + 1, party_key=key)
+                return True
+            self.time_of(r)
+            return False
+        when = self.time_of(r)
+        if op is None or op.ended:
+            return False
+        if dtype == "hook_progress":
+            op.hook = True
+            return True
+        op.progress += 1
+        self.invoke(op)
+        self.emit("tool-progress", when, op, where,
+                  body={"tool_use_id": op.tool_use_id, "progress": data})
+        return True
+
+    def system(self, r: dict[str, Any], where: str) -> bool:
+        when = self.time_of(r)
+        if r.get("subtype") == "init":
+            return self.set_mode(r.get("permissionMode"), when, where)
+        tid = _s(r.get("toolUseID"))
+        op = self.ops.get(tid or "")
+        content = str(r.get("content", ""))
+        if op is not None and ("PreToolUse" in content or "PostToolUse" in content):
+            op.hook = True
+            return True
+        return False
+
+    def attachment(self, r: dict[str, Any]) -> bool:
+        a = r.get("attachment")
+        if not isinstance(a, dict):
+            return False
+        op = self.ops.get(_s(a.get("toolUseID")) or "")
+        if op is not None and str(a.get("type", "")).startswith("hook_"):
+            self.time_of(r)
+            op.hook = True
+            return True
+        return False
+
+    def result_record(self, r: dict[str, Any], where: str) -> bool:
+        """stream-json's final ``result``: its permission_denials name refused calls."""
+        when = self.time_of(r)
+        did = False
+        for d in r.get("permission_denials") or ():
+            if not isinstance(d, dict):
+                continue
+            op = self.ops.get(_s(d.get("tool_use_id")) or "")
+            if op is None or op.invoked:
+                continue
+            if not op.ended:
+                self.decide(op, when, where, "permission-required", None,
+                            "listed in the result's permission_denials")
+                self.fired("listed in the result's permission_denials -> permission-required")
+                op.ended = True
+                did = True
+        return did
+
+    # -- hook payload logs ------------------------------------------------------------------
+    def hook_payload(self, r: dict[str, Any], where: str) -> None:
+        ev = r["hook_event_name"]
+        if ev not in _HOOK_TOOL_EVENTS:
+            self.time_of(r)
+            self.report.ignore(f"hook {ev[:40]}")
+            return
+        name = _s(r.get("tool_name"))
+        if name is None:
+            self.report.fail(where, f"{ev} payload without tool_name")
+            return
+        when = self.time_of(r)
+        tid = _s(r.get("tool_use_id"))
+        inp = r.get("tool_input")
+        key = tid or "hook:" + name + ":" + _digest(inp).hex()
+        op = None
+        queue = self.hook_open.get(key)
+        if ev == "PreToolUse":
+            server, tool = split_tool(name)
+            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
+                     {"tool_use_id": tid, "input": inp})
+            self.invoke(op)
+            self.hook_open.setdefault(key, []).append(op)
+            self.report.mapped += 1
+            return
+        if queue:
+            op = queue.pop(0)
+        else:
+            server, tool = split_tool(name)
+            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
+                     {"tool_use_id": tid, "input": inp})
+            self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
+                       "PostToolUse")
+        if ev == "PostToolUse":
+            resp = r.get("tool_response")
+            if isinstance(resp, dict) and resp.get("interrupted") is True:
+                self.end(op, "tool-cancel", when, where, {"tool_response": resp},
+                         inferred="the result says interrupted: true")
+            else:
+                self.end(op, "tool-result", when, where, {"tool_response": resp})
+        else:
+            body = {"error": r.get("error")}
+            if r.get("is_interrupt") is True:
+                self.end(op, "tool-cancel", when, where, body,
+                         inferred="PostToolUseFailure with is_interrupt")
+            else:
+                self.end(op, "tool-failure", when, where, body)
+        self.report.mapped += 1
+
+    hook_open: dict[str, list[_Op]] = field(default_factory=dict)
+
+    def finish(self) -> None:
+        for op in self.ops.values():
+            if not op.ended and not op.invoked:
+                self.invoke(op)  # no result recorded: the call is shown unterminated
+        for q in self.hook_open.values():
+            if q:
+                self.report.warn(f"{sum(len(x) for x in self.hook_open.values())} PreToolUse "
+                                 "payload(s) have no PostToolUse in this log: their end is "
+                                 "not recorded (PostToolUse fires only after success)")
+                break
+        orphans = [k for k, a in self.agents.items() if a.task is None]
+        if orphans:
+            self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
+                             "the input (import the project directory to link them)")
+        for rule, n in sorted(self.rules.items()):
+            self.report.warn(f"rule fired {n}x: {rule}")
+        for why, n in sorted(self.repeats.items()):
+            self.report.warn(f"{n} repeated record(s) (resumed session or copies of sub-agent "
+                             f"records): {why} seen again; counted once")
+        unjoined = len(set(self.otel) - self.otel_used - {""})
+        if unjoined:
+            self.report.warn(f"{unjoined} OTel tool_decision event(s) name a tool_use_id not "
+                             "in the transcript: not joined")
+        if len(self.sessions) > 1:
+            self.report.warn(f"the input holds {len(self.sessions)} sessions: all are in one "
+                             "vCon")
+
+
+_KNOWN_KINDS: Final = frozenset({
+    "user", "assistant", "system", "progress", "summary", "file-history-snapshot", "result",
+    "attachment", "queue-operation", "mode", "agent-name", "custom-title", "ai-title",
+    "last-prompt", "frame-link", "pr-link", "started", "relocated", "worktree-state",
+    "bridge-session", "atis-latch", "tag", "stream_event", "rate_limit_event",
+    "control_request", "control_response",
+})
+
+
+# --- OTel join ------------------------------------------------------------------------------
+
+
+def _otel_index(otel: list[dict[str, Any]] | None, report: Report) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for d in otel or ():
+        if not isinstance(d, dict):
+            continue
+        tid, src = _s(d.get("tool_use_id")), _s(d.get("source"))
+        if tid is None or src is None:
+            report.warn("some OTel tool_decision events have no tool_use_id: not joined")
+            continue
+        t = d.get("time")
+        out[tid] = {"source": src, "accept": str(d.get("decision", "")).lower() in (
+            "accept", "allow", "allowed", "approve", "yes"),
+            "time": t if isinstance(t, datetime) else None}
+    return out
+
+
+# --- convert --------------------------------------------------------------------------------
+
+
+def _prescan_servers(recs: list[Rec]) -> set[str]:
+    out: set[str] = set()
+    for rec in recs:
+        raw = rec.obj
+        if not isinstance(raw, dict):
+            continue
+        try:  # orjson writes at most 255 levels: a deeper record names no server here
+            text = orjson.dumps(raw.get("message", raw.get("data", {}))).decode()
+        except TypeError:
+            text = ""
+        for name in re.findall(r'"name":"(mcp__[^"]{1,200})"', text):
+            s, _ = split_tool(name)
+            if s != HOST:
+                out.add(s)
+        tn = raw.get("tool_name")
+        if isinstance(tn, str) and tn.startswith("mcp__"):
+            s, _ = split_tool(tn)
+            if s != HOST:
+                out.add(s)
+    return out
+
+
+def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
+                   otel: list[dict[str, Any]] | None) -> tuple[dict[str, Any], Report]:
+    report = Report()
+    all_recs: list[Rec] = []
+    forms: set[str] = set()
+    for label, data in files:
+        recs, form = read_records(data, label)
+        all_recs += recs
+        forms.add(form)
+    good = [r.obj for r in all_recs if isinstance(r.obj, dict)]
+    if not any(_is_transcript(o) or _is_hook(o) for o in good):
+        raise ImportInputError("no Claude Code transcript record or hook payload could be read "
+                               "(accepted: session JSONL, sub-agent JSONL, chat.json arrays, "
+                               "stream-json, hook payload logs)")
+    parties: list[dict[str, Any]] = [{"name": "Claude Code (main agent)", "role": "agent"}]
+    events = Events(party=0)
+    m = Mapper(events, report, parties, _prescan_servers(all_recs), _otel_index(otel, report))
+    if not any(parse_ts(o.get("timestamp"))[0] for o in good):
+        report.times = "order-only"
+        base = EPOCH
+        m.last = base
+        step = [0]
+
+        def synth(r: dict[str, Any], fallback: datetime | None = None) -> datetime:
+            step[0] += 1
+            m.last = base + timedelta(milliseconds=step[0])
+            return m.last
+
+        m.time_of = synth  # type: ignore[method-assign]
+    for rec in all_recs:
+        m.record(rec)
+    m.finish()
+    if m.times_missing and report.times == "recorded":
+        report.times = "partial"
+    if events.operations == 0:
+        report.warn("the input has no tool call: the vCon has no operations")
+    # events were written as the record showed each call ran: put them back in time order
+    order = sorted(range(len(events.events)), key=lambda i: events.events[i]["time"])
+    events.events = [events.events[i] for i in order]
+    events.sources = [events.sources[i] for i in order]
+    times = [parse_ts(e["time"])[0] for e in events.events]
+    start = times[0] if times else None
+    provenance = {
+        "tool": "vcon-view import claude-code",
+        "source": {"file": source_name, "sha256": digest, "format": "+".join(sorted(forms)),
+                   "files": [label for label, _ in files] if len(files) > 1 else None},
+        "mapping": "draft-petrie-vcon-tool-invocation; Claude Code tool_use/tool_result",
+        "decline_or_cancel_rules": [text for _, text in DECLINE_RULES],
+        **report.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(digest.encode()), subject=f"Claude Code session imported "
+                    f"from {source_name}", parties=parties, events=events, start=start,
+                    provenance=provenance)
+    return vcon, report
+
+
+def convert(data: bytes, *, source_name: str = "-",
+            otel: list[dict[str, Any]] | None = None) -> tuple[dict[str, Any], Report]:
+    """A Claude Code transcript or hook log's bytes -> (vCon, report). ``otel``: the list of
+    ``claude_code.tool_decision`` events (see ``viewer.importers.otlp.claude_tool_decisions``)."""
+    return _convert_files([("", data)], source_name, hashlib.sha256(data).hexdigest(), otel)
+
+
+def project_files(path: str) -> list[str]:
+    """A project directory's session files, each followed by its sub-agent files."""
+    out: list[str] = []
+    names = sorted(os.listdir(path))
+    for n in names:
+        p = os.path.join(path, n)
+        if n.endswith(".jsonl") and os.path.isfile(p):
+            out.append(p)
+            sub = os.path.join(path, n.rsplit(".", 1)[0], "subagents")
+            if os.path.isdir(sub):
+                out += [os.path.join(sub, s) for s in sorted(os.listdir(sub))
+                        if s.startswith("agent-") and s.endswith(".jsonl")]
+    for n in names:  # sub-agent folders whose session file is missing
+        sub = os.path.join(path, n, "subagents")
+        if os.path.isdir(sub) and not os.path.isfile(os.path.join(path, n + ".jsonl")):
+            out += [os.path.join(sub, s) for s in sorted(os.listdir(sub))
+                    if s.startswith("agent-") and s.endswith(".jsonl")]
+    return out
+
+
+def convert_path(path: str, *, source_name: str | None = None,
+                 otel: list[dict[str, Any]] | None = None) -> tuple[dict[str, Any], Report]:
+    """A file, or a project directory (``~/.claude/projects/<dir>/``) -> (vCon, report).
+    ``otel``: the decisions list, or the path of an OTel logs file."""
+    if isinstance(otel, str):
+        otel = _read_otel(otel)
+    if not os.path.isdir(path):
+        with open(path, "rb") as f:
+            data = f.read()
+        return convert(data, source_name=source_name or os.path.basename(path), otel=otel)
+    files = []
+    h = hashlib.sha256()
+    for p in project_files(path):
+        with open(p, "rb") as f:
+            data = f.read()
+        label = os.path.relpath(p, path).replace("\\", "/")
+        files.append((label, data))
+        h.update(label.encode() + b"\0" + hashlib.sha256(data).digest())
+    if not files:
+        raise ImportInputError("the directory holds no session file (*.jsonl)")
+    name = source_name or os.path.basename(os.path.normpath(path))
+    return _convert_files(files, name, h.hexdigest(), otel)
+
+
+def _add_arguments(p: Any) -> None:
+    p.add_argument("--otel", metavar="LOGS", default=None,
+                   help="Claude Code OTel logs (OTLP JSON) whose claude_code.tool_decision "
+                        "events decide the calls they name (joined on tool_use_id)")
+
+
+def load_otel(path: str) -> list[dict[str, Any]]:
+    """The tool decisions of an OTel logs file (needs viewer.importers.otlp)."""
+    try:
+        from viewer.importers.otlp import claude_tool_decisions  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise ImportInputError("--otel needs the otlp importer (claude_tool_decisions), "
+                               "which this build does not have") from exc
+    with open(path, "rb") as f:
+        return list(claude_tool_decisions(f.read()))
+
+
+def _convert_cli(data: bytes, *, source_name: str = "-", otel: Any = None,
+                 ) -> tuple[dict[str, Any], Report]:
+    """``convert`` as the registry calls it: ``otel`` may be the --otel path."""
+    if isinstance(otel, str):
+        otel = _read_otel(otel)
+    return convert(data, source_name=source_name, otel=otel)
+
+
+def _read_otel(path: str) -> list[dict[str, Any]]:
+    try:
+        return load_otel(path)
+    except OSError as exc:
+        raise ImportInputError(f"--otel: cannot read {path} ({exc.strerror})") from None
 
 
 FORMAT = Format(name="claude-code", title="Claude Code transcript", unit="lines",
-                sniff=sniff, convert=convert)
+                sniff=sniff, convert=_convert_cli,
+                help="a Claude Code session JSONL, project directory, chat.json, stream-json "
+                     "or hook payload log",
+                add_arguments=_add_arguments, options=("otel",))

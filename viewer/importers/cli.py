@@ -8,6 +8,8 @@ cannot be written (never over the input), 3 unsupported critical extension in ``
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -72,6 +74,8 @@ def _read(path: str) -> bytes:
 def main(argv: Sequence[str]) -> int:
     """Entry from ``viewer.cli``; returns the exit status."""
     args = _parser().parse_args(list(argv))
+    if args.kind != "vcon" and args.file != "-" and os.path.isdir(args.file):
+        return _import_dir(args)
     try:
         data = _read(args.file)
     except OSError as exc:
@@ -104,6 +108,38 @@ def main(argv: Sequence[str]) -> int:
         except NothingToLift as exc:
             _err(f"{safe(args.file)}: {exc}")
             return EX_USAGE
+    return _write(vcon, report, args)
+
+
+def _import_dir(args: argparse.Namespace) -> int:
+    """A directory: only a format whose module has ``convert_path`` (claude-code: a project
+    directory of sessions) reads one; files go through the registry's ``convert``."""
+    from viewer.importers.formats import ImportInputError, by_name
+
+    fmt = by_name(args.kind)
+    mod = importlib.import_module(fmt.convert.__module__)
+    convert_path = getattr(mod, "convert_path", None)
+    if convert_path is None:
+        _err(f"{safe(args.file)}: is a directory ('import {fmt.name}' reads a file)")
+        return EX_USAGE
+    if args.output != "-":
+        out = os.path.realpath(args.output)
+        listed = getattr(mod, "project_files", lambda _p: [])(args.file)
+        if any(os.path.realpath(f) == out for f in listed):
+            _err(f"refusing to write {safe(args.output)}: it is one of the input files")
+            return EX_USAGE
+    options = {k: getattr(args, k) for k in fmt.options}
+    try:
+        vcon, report = convert_path(args.file, **options)
+    except ImportInputError as exc:
+        _err(f"{safe(args.file)}: {safe(str(exc))}")
+        return EX_USAGE
+    except OSError as exc:
+        _err(f"{safe(args.file)}: cannot read ({safe(exc.strerror or exc)})")
+        return EX_USAGE
+    except (MemoryError, RecursionError):
+        _err(f"{safe(args.file)}: too large or too deeply nested to import")
+        return EX_USAGE
     return _write(vcon, report, args)
 
 

@@ -1,0 +1,762 @@
+"""vcon-view import claude-code: Claude Code transcripts, sub-agents, stream-json, hook logs.
+
+The expected values of the corpus samples were written by hand from the raw files, before the
+importer was run on them (what a reviewer who knows the session should see).
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.cli import main
+from viewer.importers import claude_code as cc
+from viewer.importers.formats import ImportInputError, detect, sample
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "agents"
+TR = FIX / "claude-code-transcript"
+HK = FIX / "claude-code-hooks"
+DECLINE = ("The user doesn't want to proceed with this tool use. The tool use was rejected "
+           "(eg. if it was a file edit, the new_string was NOT written to the file). STOP what "
+           "you are doing and wait for the user to tell you how to proceed.")
+
+
+def model_of(vcon: dict[str, Any]) -> Model:
+    return build_model(load_bytes(json.dumps(vcon).encode(), name="imported"))
+
+
+def conv(lines: list[Any], **kw: Any) -> tuple[dict[str, Any], Any, Model]:
+    data = b"\n".join(x if isinstance(x, bytes) else json.dumps(x).encode() for x in lines)
+    vcon, rep = cc.convert(data, source_name="t.jsonl", **kw)
+    return vcon, rep, model_of(vcon)
+
+
+def no_errors(m: Model) -> None:
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def ops(m: Model) -> list[tuple[str, str | None, str | None, str, str | None, set[str]]]:
+    return [(o.operation_id, o.server, o.tool, o.outcome, o.decision, set(o.flags))
+            for o in m.operations]
+
+
+def party_of(m: Model, op_id: str) -> int:
+    for e in m.events:
+        if e.raw.get("operation_id") == op_id:
+            return e.raw["party"]
+    raise KeyError(op_id)
+
+
+def counted(rep: Any, n_lines: int) -> None:
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n_lines
+
+
+# --- helpers building records ---------------------------------------------------------------
+
+T0 = "2026-03-01T10:00:0{}.000Z"
+
+
+def _t(i: int) -> str:
+    return f"2026-03-01T10:{i // 60:02d}:{i % 60:02d}.000Z"
+
+
+def use(i: int, tid: str, name: str, inp: Any = None, **extra: Any) -> dict[str, Any]:
+    return {"type": "assistant", "uuid": f"a{i}", "sessionId": "s", "timestamp": _t(i),
+            "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": tid, "name": name, "input": inp or {}}]}, **extra}
+
+
+def res(i: int, tid: str, content: Any, is_error: bool | None = None, tur: Any = None,
+        **extra: Any) -> dict[str, Any]:
+    b: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid, "content": content}
+    if is_error is not None:
+        b["is_error"] = is_error
+    r: dict[str, Any] = {"type": "user", "uuid": f"u{i}", "sessionId": "s", "timestamp": _t(i),
+                         "message": {"role": "user", "content": [b]}, **extra}
+    if tur is not None:
+        r["toolUseResult"] = tur
+    return r
+
+
+def prompt(i: int, text: str, mode: str | None = None) -> dict[str, Any]:
+    r: dict[str, Any] = {"type": "user", "uuid": f"p{i}", "sessionId": "s", "timestamp": _t(i),
+                         "message": {"role": "user", "content": text}}
+    if mode:
+        r["permissionMode"] = mode
+    return r
+
+
+def hook(i: int, tid: str, event: str = "PreToolUse") -> dict[str, Any]:
+    return {"type": "progress", "uuid": f"h{i}", "sessionId": "s", "timestamp": _t(i),
+            "toolUseID": tid, "parentToolUseID": tid,
+            "data": {"type": "hook_progress", "hookEvent": event, "hookName": f"{event}:Bash",
+                     "command": "x"}}
+
+
+def bash_progress(i: int, tid: str) -> dict[str, Any]:
+    return {"type": "progress", "uuid": f"g{i}", "sessionId": "s", "timestamp": _t(i),
+            "toolUseID": f"bash-progress-{i}", "parentToolUseID": tid,
+            "data": {"type": "bash_progress", "output": "x", "elapsedTimeSeconds": 3}}
+
+
+# --- the corpus samples (expected values written by hand) -----------------------------------
+
+ALLOWED, PR = "allowed", "permission-required"
+UNT = {"unterminated"}
+PINF = {"permission-inferred"}
+
+
+def test_sample_short_bypass_cancel() -> None:
+    """v2.1.38 under bypassPermissions: Bash (a PreToolUse hook ran) and Glob both answered
+    "The user doesn't want to proceed" in the same ms as "[Request interrupted by user for tool
+    use]": Esc while they ran, not a declined prompt (rule 1: bypass shows no prompt)."""
+    data = (TR / "spotter__short.jsonl").read_bytes()
+    vcon, rep = cc.convert(data, source_name="short.jsonl")
+    m = model_of(vcon)
+    no_errors(m)
+    assert ops(m) == [
+        ("op-0001", "!host", "Bash", "cancel-requested", ALLOWED, UNT),
+        ("op-0002", "!host", "Glob", "cancel-requested", ALLOWED, UNT),
+    ]
+    assert [(s.server, s.tool, s.decision) for s in m.standing] == [("!host", None, ALLOWED)]
+    assert m.standing[0].time == datetime(2026, 2, 10, 21, 11, 56, 846000, tzinfo=UTC)
+    cancels = [e.raw for e in m.events if e.type == "tool-cancel"]
+    assert len(cancels) == 2
+    assert all(c["inferred"].startswith("decline-or-cancel rule 1") for c in cancels)
+    assert not [e for e in m.events if e.type == "policy-decision"
+                and e.raw.get("policy_life") == "once"]
+    assert (rep.mapped, rep.unmapped) == (6, 0)  # lines 4 (mode), 8-12
+    counted(rep, 15)
+    assert any("rule 1" in w for w in rep.warnings)
+
+
+SUBAGENT_MAIN = [
+    ("op-0001", "!host", "WebFetch", "completed", None, set()),
+    ("op-0002", "!host", "WebSearch", "completed", None, set()),
+    ("op-0003", "!host", "WebSearch", "completed", None, set()),
+    ("op-0004", "!host", "WebSearch", "completed", None, set()),
+    ("op-0005", "!host", "Glob", "completed", None, set()),
+    ("op-0006", "!host", "WebSearch", "completed", None, set()),
+    ("op-0007", "!host", "Read", "completed", None, set()),
+    ("op-0008", "!host", "WebSearch", "completed", None, set()),
+    ("op-0009", "!host", "AskUserQuestion", "completed", None, set()),
+    ("op-0010", "!host", "Task", "completed", None, set()),
+]
+SUBAGENT_CHILD = [  # the Plan sub-agent (agentId afb92ff), run inside op-0010
+    ("op-0011", "!host", "Read", "failed", None, set()),  # EISDIR
+    ("op-0012", "!host", "Read", "errored", None, set()),  # <tool_use_error>Sibling ...
+    ("op-0013", "!host", "Bash", "errored", None, set()),
+    ("op-0014", "!host", "Bash", "completed", None, set()),
+    ("op-0015", "!host", "Bash", "completed", None, set()),
+    ("op-0016", "!host", "Read", "completed", None, set()),
+    ("op-0017", "!host", "Bash", "completed", None, set()),
+    ("op-0018", "!host", "Read", "completed", None, set()),
+    ("op-0019", "!host", "Read", "completed", None, set()),
+]
+SUBAGENT_AFTER = [  # permissionMode default from 22:01:14: the four Bash calls ask
+    ("op-0020", "!host", "Write", "completed", None, set()),
+    ("op-0021", "!host", "ExitPlanMode", "completed", None, set()),
+    ("op-0022", "!host", "Bash", "completed", PR, PINF),
+    ("op-0023", "!host", "Bash", "completed", PR, PINF),
+    ("op-0024", "!host", "Bash", "completed", PR, PINF),
+    ("op-0025", "!host", "Bash", "completed", PR, PINF),
+]
+
+
+def test_sample_subagent() -> None:
+    data = (TR / "spotter__subagent.jsonl").read_bytes()
+    vcon, rep = cc.convert(data, source_name="subagent.jsonl")
+    m = model_of(vcon)
+    no_errors(m)
+    assert ops(m) == SUBAGENT_MAIN + SUBAGENT_CHILD + SUBAGENT_AFTER
+    assert [party_of(m, o[0]) for o in SUBAGENT_MAIN + SUBAGENT_AFTER] == [0] * 16
+    assert {party_of(m, o[0]) for o in SUBAGENT_CHILD} == {1}
+    sub = vcon["parties"][1]
+    assert sub["name"] == "sub-agent afb92ff" and sub["role"] == "agent"
+    assert sub["meta"]["launched_by"] == {"operation_id": "op-0010",
+                                          "tool_use_id": "toolu_01Cz2Pnv7qNcnK1ZiocxWhQX"}
+    assert [(s.server, s.decision) for s in m.standing] == [("!host", PR)]
+    counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
+    assert rep.unmapped == 0
+
+
+def test_sample_dmux_declined_prompt() -> None:
+    """v2.0.42, no permissionMode recorded: the last Bash (gh repo view) was answered "The user
+    doesn't want to proceed"; no hook, no progress, no bypass: a declined prompt (rule 4)."""
+    data = (TR / "dmux__logs_chat.json").read_bytes()
+    vcon, rep = cc.convert(data, source_name="chat.json")
+    m = model_of(vcon)
+    no_errors(m)
+    got = ops(m)
+    assert len(got) == 50
+    failed = {o[0] for o in got if o[3] == "failed"}
+    assert failed == {"op-0039", "op-0042"}  # Exit code 1
+    last = got[-1]
+    assert last == ("op-0050", "!host", "Bash", "not-performed", PR, set())
+    assert all(o[3] == "completed" for o in got if o[0] not in failed | {"op-0050"})
+    dec = [e.raw for e in m.events if e.type == "policy-decision"]
+    assert len(dec) == 1 and dec[0]["inferred"].startswith("decline-or-cancel rule 4")
+    assert "doesn't want to proceed" in dec[0]["reason"]
+    assert not [e for e in m.events if e.raw.get("operation_id") == "op-0050"
+                and e.type == "tool-invocation"]
+    assert m.standing == ()
+    assert rep.unmapped == 0
+    counted(rep, len(json.loads(data)))
+
+
+ATTIO_FAILED = {9, 13, 18, 19, 21, 26}
+ATTIO_HOST = {1: "TodoWrite", 2: "TodoWrite", 10: "Write", 11: "TodoWrite", 14: "Edit",
+              22: "Edit", 25: "TodoWrite", 27: "Edit", 28: "TodoWrite", 29: "Edit", 30: "Edit"}
+
+
+def test_sample_attio_mcp_tools() -> None:
+    data = (TR / "attio-mcp-server__logs_chat.json").read_bytes()
+    vcon, rep = cc.convert(data, source_name="chat.json")
+    m = model_of(vcon)
+    no_errors(m)
+    got = ops(m)
+    assert len(got) == 30
+    for i, o in enumerate(got, 1):
+        if i in ATTIO_HOST:
+            assert (o[1], o[2]) == ("!host", ATTIO_HOST[i])
+        else:
+            assert o[1] == "attio" and "__" not in (o[2] or "")
+        assert o[3] == ("failed" if i in ATTIO_FAILED else "completed"), o
+        assert o[4] is None
+    assert got[2][2] == "search-records"
+    assert rep.unmapped == 0
+    counted(rep, len(json.loads(data)))
+
+
+def test_sample_schema_breadth() -> None:
+    """agent-sessions' trimmed fixture: modes bypassPermissions, "ask" (not a real mode: read
+    as asking), default, a trimmed one; a sidechain tool_use with no id whose results cannot be
+    paired; trimmed timestamps."""
+    data = (TR / "agent-sessions__claude_small.jsonl").read_bytes()
+    vcon, rep = cc.convert(data, source_name="small.jsonl")
+    m = model_of(vcon)
+    no_errors(m)
+    got = ops(m)
+    assert [(o[2], o[3], o[4]) for o in got] == [
+        ("bash", "running", PR),  # its result names no tool_use id: never paired
+        ("Bash", "completed", PR),
+        ("[trimmed for fixture]", "running", PR),
+    ]
+    assert rep.unmapped == 2  # the two tool_results with tool_use_id null
+    assert rep.times == "partial"
+    counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
+
+
+PRE_TOOLS = ["Bash", "Bash", "TodoWrite", "Glob", "Glob", "TodoWrite", "Read", "Read",
+             "TodoWrite", "Edit", "TodoWrite", "Bash", "Bash", "Bash", "TodoWrite", "Read",
+             "Edit", "Read", "Edit", "TodoWrite"]
+POST_TOOLS = ["TodoWrite", "Read", "Read", "TodoWrite", "Edit", "TodoWrite", "Bash", "Bash",
+              "TodoWrite", "Read", "Edit", "Read", "Edit", "TodoWrite"]
+
+
+def test_sample_hook_logs() -> None:
+    pre = (HK / "quantstats__pre_tool_use.json").read_bytes()
+    post = (HK / "quantstats__post_tool_use.json").read_bytes()
+    assert detect(pre).name == "claude-code" and detect(post).name == "claude-code"
+    v1, r1 = cc.convert(pre, source_name="pre_tool_use.json")
+    m1 = model_of(v1)
+    no_errors(m1)
+    assert [(o[1], o[2], o[3]) for o in ops(m1)] == [("!host", t, "running") for t in PRE_TOOLS]
+    assert r1.times == "order-only" and r1.mapped == 20
+    v2, r2 = cc.convert(post, source_name="post_tool_use.json")
+    m2 = model_of(v2)
+    no_errors(m2)
+    assert [(o[2], o[3]) for o in ops(m2)] == [(t, "completed") for t in POST_TOOLS]
+    assert r2.mapped == 14
+
+
+def test_other_hook_logs_are_not_claimed() -> None:
+    for name in ("attio__notification.json", "attio__stop.json", "attio__session_start.json"):
+        d = detect((HK / name).read_bytes())
+        assert d is None or d.name != "claude-code"
+
+
+# --- mapping rules ---------------------------------------------------------------------------
+
+
+def test_tool_use_is_one_operation_with_host_id_in_content() -> None:
+    _vcon, rep, m = conv([use(1, "toolu_1", "Read", {"file_path": "a"}),
+                         res(2, "toolu_1", "ok"),
+                         use(3, "toolu_2", "mcp__github__list_issues", {"repo": "x"}),
+                         res(4, "toolu_2", [{"type": "text", "text": "[]"}])])
+    no_errors(m)
+    assert ops(m) == [("op-0001", "!host", "Read", "completed", None, set()),
+                      ("op-0002", "github", "list_issues", "completed", None, set())]
+    inv = [e.raw for e in m.events if e.type == "tool-invocation"]
+    assert inv[0]["body"] == {"tool_use_id": "toolu_1", "input": {"file_path": "a"}}
+    assert inv[0]["attempt"] == 1
+    assert rep.mapped == 4
+
+
+def test_result_kinds_failure_error_timeout() -> None:
+    _, rep, m = conv([
+        use(1, "t1", "Bash", {"command": "false"}), res(2, "t1", "Exit code 1", True),
+        use(3, "t2", "Read"), res(4, "t2", "<tool_use_error>File does not exist.</tool_use_error>",
+                                  True),
+        use(5, "t3", "Bash"), res(6, "t3", "Command timed out after 2m 0.0s", True),
+    ])
+    no_errors(m)
+    assert [o[3] for o in ops(m)] == ["failed", "errored", "timed-out"]
+    assert any("timeout" in w for w in rep.warnings)
+
+
+@pytest.mark.parametrize(("text", "decision"), [
+    ("Bash operation blocked by hook:\n- [guard.sh]: no rm -rf", "disallowed"),
+    ("Permission to use Bash with command rm -rf / has been denied.", "disallowed"),
+    ("cd to '/etc' was blocked. For security, Claude Code may only change directories to "
+     "the allowed working directories", "disallowed"),
+    ("Claude requested permissions to use Bash, but you haven't granted it yet.", PR),
+    ("File is in a directory that is denied by your permission settings.", "disallowed"),
+    ("PreToolUse:Bash hook error: [npx block-no-verify]: BLOCKED: --no-verify", "disallowed"),
+    ("Permission for this action was denied by the Claude Code auto mode classifier. Reason: "
+     "Blocked by classifier.", "disallowed"),
+    ("Permission for this command was denied by a built-in Claude Code safety check, not by "
+     "the user.", "disallowed"),
+])
+def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str) -> None:
+    _, rep, m = conv([use(1, "t1", "Bash", {"command": "rm -rf /"}), hook(2, "t1"),
+                      res(3, "t1", text, True)])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.decision, o.decision_life, o.attempts) == ("Bash", decision, "once", ())
+    assert o.outcome == ("disallowed" if decision == "disallowed" else "not-performed")
+    dec = next(e.raw for e in m.events if e.type == "policy-decision")
+    assert dec["reason"] == text and dec["inferred"].startswith("refused by the host")
+    assert any("refused by the host" in w for w in rep.warnings)
+
+
+def test_tool_output_naming_a_hook_error_is_a_failure() -> None:
+    _, _, m = conv([use(1, "t1", "Bash", {"command": "git commit"}),
+                    res(2, "t1", "Exit code 1\nhusky - pre-commit hook error: lint failed", True)])
+    assert (m.operations[0].outcome, m.operations[0].decision) == ("failed", None)
+
+
+def test_tool_denial_kind() -> None:
+    _, _, m = conv([use(1, "t1", "Write"),
+                    res(2, "t1", "denied", True, toolDenialKind="rule")])
+    assert (m.operations[0].decision, m.operations[0].outcome) == ("disallowed", "disallowed")
+
+
+def test_permission_modes_are_standing_decisions() -> None:
+    _, _rep, m = conv([
+        prompt(1, "go", "default"),
+        use(2, "t1", "Bash"), res(3, "t1", "ok"),
+        prompt(4, "again", "default"),  # unchanged: no new decision
+        prompt(5, "yolo", "bypassPermissions"),
+        use(6, "t2", "Bash"), res(7, "t2", "ok"),
+        use(8, "t3", "mcp__gh__x"), res(9, "t3", "ok"),
+    ])
+    no_errors(m)
+    st_ = [(s.time.second, s.server, s.tool, s.decision) for s in m.standing]
+    assert st_ == [(1, "!host", None, PR), (1, "gh", None, PR),
+                   (5, "!host", None, ALLOWED), (5, "gh", None, ALLOWED)]
+    assert ops(m) == [("op-0001", "!host", "Bash", "completed", PR, PINF),
+                      ("op-0002", "!host", "Bash", "completed", ALLOWED, set()),
+                      ("op-0003", "gh", "x", "completed", ALLOWED, set())]
+    # approved prompts leave no record: no once "allowed" is invented
+    assert not [e for e in m.events if e.raw.get("policy_life") == "once"]
+    evs = [e.raw for e in m.events if e.type == "policy-decision"]
+    assert all("operation_id" not in e and "attempt" not in e for e in evs)
+
+
+def _decline_case(lines: list[Any]) -> tuple[Model, dict[str, Any]]:
+    _, _, m = conv(lines)
+    no_errors(m)
+    ev = next(e.raw for e in m.events if e.type in ("tool-cancel", "policy-decision")
+              and e.raw.get("policy_life") != "standing")
+    return m, ev
+
+
+def test_decline_rule_1_bypass_is_cancel() -> None:
+    m, ev = _decline_case([prompt(1, "x", "bypassPermissions"), use(2, "t1", "Bash"),
+                           res(3, "t1", DECLINE, True, USER_REJECTED := "User rejected tool use")])
+    assert USER_REJECTED
+    assert m.operations[0].outcome == "cancel-requested"
+    assert ev["type"] == "tool-cancel" and "rule 1" in ev["inferred"]
+
+
+def test_decline_rule_2_progress_is_cancel() -> None:
+    m, ev = _decline_case([prompt(1, "x", "default"), use(2, "t1", "Bash"),
+                           bash_progress(3, "t1"), res(4, "t1", DECLINE, True)])
+    assert m.operations[0].outcome == "cancel-requested"
+    assert "rule 2" in ev["inferred"]
+    assert [e.type for e in m.events if e.raw.get("operation_id") == "op-0001"] == [
+        "tool-invocation", "tool-progress", "tool-cancel"]
+
+
+def test_decline_rule_3_hook_is_cancel() -> None:
+    m, ev = _decline_case([prompt(1, "x", "default"), use(2, "t1", "Bash"), hook(3, "t1"),
+                           res(4, "t1", DECLINE, True)])
+    assert m.operations[0].outcome == "cancel-requested"
+    assert "rule 3" in ev["inferred"]
+
+
+def test_decline_rule_4_declined_prompt() -> None:
+    m, ev = _decline_case([prompt(1, "x", "default"), use(2, "t1", "Edit"),
+                           res(3, "t1", DECLINE, True, "User rejected tool use"),
+                           prompt(4, "[Request interrupted by user for tool use]")])
+    o = m.operations[0]
+    assert (o.decision, o.decision_life, o.outcome) == (PR, "once", "not-performed")
+    assert ev["type"] == "policy-decision" and "rule 4" in ev["inferred"]
+    assert ev["reason"] == DECLINE
+
+
+def test_decline_rules_order_bypass_wins_over_nothing() -> None:
+    """No hook and no progress, but bypassPermissions: rule 1 decides before rule 4."""
+    _m, ev = _decline_case([prompt(1, "x", "bypassPermissions"), use(2, "t1", "Glob"),
+                           res(3, "t1", DECLINE, True)])
+    assert "rule 1" in ev["inferred"]
+
+
+def test_interrupt_cancels_open_calls() -> None:
+    _, _rep, m = conv([use(1, "t1", "Bash"), bash_progress(2, "t1"), use(3, "t2", "Read"),
+                      {"type": "user", "uuid": "i", "sessionId": "s", "timestamp": _t(4),
+                       "message": {"role": "user", "content": [
+                           {"type": "text", "text": "[Request interrupted by user for tool use]"}
+                       ]}},
+                      use(5, "t3", "Bash"), res(6, "t3", "partial", False,
+                                                {"stdout": "", "interrupted": True})])
+    no_errors(m)
+    assert [o[3] for o in ops(m)] == ["cancel-requested"] * 3
+
+
+BG_TUR = {"stdout": "", "stderr": "", "interrupted": False, "backgroundTaskId": "bash_1"}
+
+
+def test_background_work_is_one_operation() -> None:
+    _, rep, m = conv([
+        use(1, "t1", "Bash", {"command": "npm run dev", "run_in_background": True}),
+        res(2, "t1", "Command running in background with ID: bash_1", False, BG_TUR),
+        use(3, "t2", "BashOutput", {"bash_id": "bash_1"}),
+        res(4, "t2", "<status>running</status>\n<stdout>ready</stdout>", False,
+            {"shellId": "bash_1", "status": "running"}),
+        use(5, "t3", "BashOutput", {"bash_id": "bash_1"}),
+        res(6, "t3", "<status>completed</status>", False,
+            {"shellId": "bash_1", "status": "completed", "exitCode": 0}),
+        use(7, "t4", "Bash", {"command": "sleep 99", "run_in_background": True}),
+        res(8, "t4", "Command running in background with ID: bash_2", False,
+            {**BG_TUR, "backgroundTaskId": "bash_2"}),
+        use(9, "t5", "TaskOutput", {"task_id": "bash_2"}),
+        res(10, "t5", "…", False, {"retrieval_status": "success",
+                                   "task": {"task_id": "bash_2", "status": "running"}}),
+        use(11, "t6", "KillShell", {"shell_id": "bash_2"}),
+        res(12, "t6", "Successfully killed shell: bash_2"),
+        # moved to the background by the user (Ctrl+B): no run_in_background in the input
+        use(13, "t7", "Bash", {"command": "make"}),
+        res(14, "t7", "Command running in background with ID: b2f8b9", False),
+        use(15, "t8", "BashOutput", {"bash_id": "b2f8b9"}),
+        res(16, "t8", "<status>failed</status>\n<exit_code>2</exit_code>", False),
+    ])
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "completed"),
+                                              ("Bash", "cancel-requested"), ("Bash", "failed")]
+    types = [e.type for e in m.events if e.raw.get("operation_id") == "op-0001"]
+    assert types == ["tool-invocation", "tool-pending", "tool-progress", "tool-result"]
+    types = [e.type for e in m.events if e.raw.get("operation_id") == "op-0002"]
+    assert types == ["tool-invocation", "tool-pending", "tool-progress", "tool-cancel"]
+    assert rep.mapped == 16
+
+
+def _task(i: int, tid: str) -> dict[str, Any]:
+    return use(i, tid, "Task", {"description": "look around", "subagent_type": "Explore",
+                                "prompt": "p"})
+
+
+def test_subagent_progress_records() -> None:
+    inner_use = {"type": "assistant", "timestamp": _t(3), "uuid": "x1",
+                 "message": {"role": "assistant", "content": [
+                     {"type": "tool_use", "id": "s1", "name": "Grep", "input": {}}]}}
+    inner_res = {"type": "user", "timestamp": _t(4), "uuid": "x2",
+                 "message": {"role": "user", "content": [
+                     {"type": "tool_result", "tool_use_id": "s1", "content": "hit"}]}}
+
+    def prog(i: int, msg: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "progress", "uuid": f"pp{i}", "sessionId": "s", "timestamp": _t(i),
+                "parentToolUseID": "task1", "toolUseID": "agent_msg_1",
+                "data": {"type": "agent_progress", "agentId": "ab12", "message": msg}}
+
+    vcon, _rep, m = conv([_task(1, "task1"), prog(3, inner_use), prog(4, inner_res),
+                         res(5, "task1", "done", None, {"status": "completed",
+                                                        "agentId": "ab12"})])
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed"), ("Grep", "completed")]
+    assert party_of(m, "op-0002") == 1 and party_of(m, "op-0001") == 0
+    assert vcon["parties"][1]["name"] == "sub-agent ab12"
+    assert vcon["parties"][1]["meta"]["launched_by"]["operation_id"] == "op-0001"
+
+
+def test_project_directory_with_subagent_file(tmp_path: Path) -> None:
+    proj = tmp_path / "-home-me-proj"
+    (proj / "sess1" / "subagents").mkdir(parents=True)
+    main_lines = [_task(1, "task1"),
+                  res(9, "task1", "done", None, {"status": "completed", "agentId": "ab12"})]
+    side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
+            {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]
+    (proj / "sess1.jsonl").write_text("\n".join(json.dumps(x) for x in main_lines))
+    (proj / "sess1" / "subagents" / "agent-ab12.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in side))
+    (proj / "notes.txt").write_text("not a session")
+    vcon, _rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed"), ("Grep", "completed")]
+    assert party_of(m, "op-0002") == 1
+    assert vcon["parties"][1]["meta"]["launched_by"]["operation_id"] == "op-0001"
+    out = tmp_path / "out.vcon.json"
+    assert main(["import", "claude-code", str(proj), "-q", "-o", str(out)]) == 0
+    assert len(json.loads(out.read_text())["events"]) == len(vcon["events"])
+
+
+def test_resumed_session_repeats_are_flagged_not_double_counted() -> None:
+    a, b = use(1, "t1", "Bash"), res(2, "t1", "ok")
+    again_new_uuid = {**use(5, "t1", "Bash"), "uuid": "zz"}
+    _, rep, m = conv([a, b, {**a, "timestamp": _t(3)}, {**b, "timestamp": _t(4)},
+                      again_new_uuid])
+    assert len(m.operations) == 1
+    assert any("repeated" in w for w in rep.warnings)
+    counted(rep, 5)
+    assert rep.ignored.get("repeated record (same uuid)") == 2
+
+
+def test_unknown_and_broken_lines_are_counted() -> None:
+    _, rep, m = conv([use(1, "t1", "Bash"), b"{not json", {"type": "brand-new-kind", "x": 1},
+                      [1, 2], {"no": "type"}, res(2, "t1", "ok"), {"type": "summary"}])
+    assert rep.unmapped == 3  # not JSON, an array, an object with no type
+    assert rep.ignored["unknown record type"] == 1 and rep.ignored["summary"] == 1
+    counted(rep, 7)
+    assert m.operations[0].outcome == "completed"
+
+
+def test_stream_json() -> None:
+    lines = [
+        {"type": "system", "subtype": "init", "session_id": "s", "permissionMode": "default",
+         "tools": ["Bash", "Task"], "mcp_servers": []},
+        {"type": "assistant", "session_id": "s", "parent_tool_use_id": None,
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "rm x"}},
+             {"type": "tool_use", "id": "t2", "name": "Task", "input": {"description": "d"}}]}},
+        {"type": "user", "session_id": "s", "parent_tool_use_id": None,
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t1", "is_error": True,
+              "content": "Claude requested permissions to use Bash, but you haven't granted "
+                         "it yet."}]}},
+        {"type": "assistant", "session_id": "s", "parent_tool_use_id": "t2",
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "t3", "name": "Read", "input": {}}]}},
+        {"type": "user", "session_id": "s", "parent_tool_use_id": "t2",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t3", "content": "x"}]}},
+        {"type": "user", "session_id": "s", "parent_tool_use_id": None,
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "t2", "content": "done"}]}},
+        {"type": "result", "subtype": "success", "session_id": "s", "is_error": False,
+         "permission_denials": [{"tool_name": "Bash", "tool_use_id": "t1",
+                                 "tool_input": {"command": "rm x"}}]},
+    ]
+    data = b"\n".join(json.dumps(x).encode() for x in lines)
+    assert detect(data).name == "claude-code"
+    vcon, rep = cc.convert(data)
+    m = model_of(vcon)
+    no_errors(m)
+    assert rep.times == "order-only"
+    # operations are listed by their first event: the refused Bash's is its decision, at
+    # the tool_result (after the Task was invoked)
+    assert sorted((o[0], o[2], o[3], o[4]) for o in ops(m)) == [
+        ("op-0001", "Bash", "not-performed", PR), ("op-0002", "Task", "completed", PR),
+        ("op-0003", "Read", "completed", PR)]
+    assert party_of(m, "op-0003") == 1
+
+
+def test_otel_join() -> None:
+    t = datetime(2026, 3, 1, 10, 0, 10, 500000, tzinfo=UTC)  # after the tool_use at 10:00:10
+    otel = [
+        {"tool_use_id": "t1", "tool_name": "Bash", "source": "config", "decision": "accept",
+         "time": t},
+        {"tool_use_id": "t2", "tool_name": "Bash", "source": "user_temporary",
+         "decision": "accept", "time": datetime(2026, 3, 1, 10, 0, 20, 500000, tzinfo=UTC)},
+        {"tool_use_id": "t3", "tool_name": "Bash", "source": "user_reject",
+         "decision": "reject", "time": None},
+        {"tool_use_id": "t4", "tool_name": "Bash", "source": "user_abort", "decision": "reject",
+         "time": None},
+        {"tool_use_id": "t5", "tool_name": "Bash", "source": "hook", "decision": "reject",
+         "time": None},
+        {"tool_use_id": "t6", "tool_name": "Bash", "source": "user_permanent",
+         "decision": "accept", "time": None},
+        {"tool_use_id": "nope", "tool_name": "Bash", "source": "config", "decision": "accept",
+         "time": None},
+    ]
+    lines = [prompt(0, "x", "default")]
+    for k in range(1, 7):
+        lines += [use(10 * k, f"t{k}", "Bash" if k != 6 else "Write"),
+                  res(10 * k + 1, f"t{k}", DECLINE if k in (3, 4) else "ok",
+                      True if k in (3, 4) else None)]
+    _, rep, m = conv(lines, otel=otel)
+    no_errors(m)
+    got = [(o[0], o[3], o[4], o[5] if isinstance(o[5], set) else None) for o in ops(m)]
+    # config: standing allowed for Bash (tool-level beats the mode's server-level)
+    assert got[0][1:3] == ("completed", ALLOWED)
+    assert got[1][1:3] == ("completed", PR)  # once permission-required, then it ran
+    assert got[2][1:3] == ("not-performed", PR)  # user_reject: not run
+    assert got[3][1] == "cancel-requested"  # user_abort
+    assert got[4][1:3] == ("disallowed", "disallowed")  # hook reject
+    assert got[5][1:3] == ("completed", ALLOWED)  # user_permanent: standing allowed Write
+    assert not [f for f in m.findings if f.kind == "decision-after-invocation"]
+    inv2 = next(e for e in m.events if e.type == "tool-invocation"
+                and e.raw["operation_id"] == "op-0002")
+    assert inv2.time == datetime(2026, 3, 1, 10, 0, 20, 500000, tzinfo=UTC)  # OTel's time
+    inferred = {e.raw.get("inferred") for e in m.events if e.raw.get("inferred")}
+    assert "otel tool_decision source=user_reject" in inferred
+    assert "otel tool_decision source=user_abort" in inferred
+    assert any("not joined" in w for w in rep.warnings)
+
+
+def test_otel_option_without_otlp_module(tmp_path: Path, monkeypatch: Any) -> None:
+    f = tmp_path / "s.jsonl"
+    f.write_bytes((TR / "spotter__short.jsonl").read_bytes())
+    logs = tmp_path / "logs.json"
+    logs.write_text("{}")
+    import viewer.importers.otlp as otlp
+
+    def fake(data: bytes) -> list[dict[str, Any]]:
+        return [{"tool_use_id": "toolu_01FdQ8qTyVyZjE3Kw4dguQGx", "tool_name": "Glob",
+                 "source": "user_reject", "decision": "reject", "time": None}]
+
+    monkeypatch.setattr(otlp, "claude_tool_decisions", fake, raising=False)
+    out = tmp_path / "o.vcon.json"
+    assert main(["import", "claude-code", str(f), "--otel", str(logs), "-q",
+                 "-o", str(out)]) == 0
+    m = model_of(json.loads(out.read_text()))
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "cancel-requested"),
+                                              ("Glob", "not-performed")]
+
+
+def test_sniff_is_specific() -> None:
+    assert not cc.sniff(sample(b'{"vcon": "0.4.0", "parties": [], "uuid": "x"}'))
+    assert not cc.sniff(sample(b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call"}\n'))
+    assert not cc.sniff(sample(b'{"timestamp": "x", "type": "response_item", "payload": {}}\n'))
+    for f in sorted(TR.iterdir()):
+        assert cc.sniff(sample(f.read_bytes())), f.name
+
+
+def test_nothing_readable() -> None:
+    with pytest.raises(ImportInputError):
+        cc.convert(b"hello\nworld\n")
+    with pytest.raises(ImportInputError):
+        cc.convert(b"[1, 2, 3]")
+
+
+def test_cli_import_and_summary(tmp_path: Path, capsys: Any) -> None:
+    src = str(TR / "spotter__subagent.jsonl")
+    out = tmp_path / "o.vcon.json"
+    assert main(["import", "claude-code", src, "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["events"]
+    capsys.readouterr()
+    assert main(["summary", src, "--format", "json"]) == 0
+    assert '"operations"' in capsys.readouterr().out
+
+
+def test_pipeline_opens_raw_transcript() -> None:
+    loaded = open_bytes((TR / "spotter__short.jsonl").read_bytes(), name="short.jsonl")
+    assert loaded.derivation is not None and loaded.derivation.format == "claude-code"
+    assert loaded.derivation.objects == 15
+
+
+JUNK = st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+                 st.text(max_size=20),
+                 st.dictionaries(st.sampled_from(["type", "message", "uuid", "timestamp",
+                                                  "toolUseResult", "data", "permissionMode",
+                                                  "isSidechain", "agentId", "parentToolUseID",
+                                                  "hook_event_name", "tool_name"]),
+                                 st.one_of(st.none(), st.text(max_size=10), st.integers(),
+                                           st.sampled_from(["user", "assistant", "progress",
+                                                            "t1", "PreToolUse"]),
+                                           st.fixed_dictionaries({"role": st.just("user"),
+                                                                  "content": st.just([{
+                                                                      "type": "tool_result",
+                                                                      "tool_use_id": "t1"}])})),
+                                 max_size=6))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(JUNK, max_size=8), st.integers(min_value=0, max_value=4))
+def test_junk_never_crashes(junk: list[Any], at: int) -> None:
+    base = [use(1, "t1", "Bash"), hook(2, "t1"), res(3, "t1", DECLINE, True)]
+    lines = base[:at] + [json.dumps(j).encode() for j in junk] + base[at:]
+    data = b"\n".join(x if isinstance(x, bytes) else json.dumps(x).encode() for x in lines)
+    try:
+        vcon, rep = cc.convert(data)
+    except ImportInputError:
+        return
+    m = model_of(vcon)
+    no_errors(m)
+    counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
+
+
+def test_enter_plan_mode_is_a_mode_change() -> None:
+    _, _, m = conv([prompt(1, "x", "bypassPermissions"), use(2, "t1", "EnterPlanMode"),
+                    res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
+    assert [(s.time.second, s.decision) for s in m.standing] == [(1, ALLOWED), (3, PR)]
+    assert ops(m)[1][4] == PR
+
+
+def test_deep_values_do_not_break_the_import(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(300):  # orjson reads 1024 levels but writes 255
+        deep = {"a": deep}
+    _, rep, m = conv([use(1, "t1", "mcp__s__t", deep), res(2, "t1", "ok"),
+                      {"hook_event_name": "PreToolUse", "session_id": "s", "tool_name": "Bash",
+                       "tool_input": deep}])
+    no_errors(m)
+    assert [o[3] for o in ops(m)][:1] == ["completed"]
+    counted(rep, 3)
+    assert any("too deep" in w for w in rep.warnings)
+    f = tmp_path / "deep.jsonl"
+    f.write_text(json.dumps(use(1, "t1", "Bash", deep)))
+    assert main(["import", "claude-code", str(f), "-q", "-o", str(tmp_path / "o.json")]) == 0
+
+
+def test_hook_log_pairs_by_tool_use_id_and_failure() -> None:
+    def h(ev: str, tid: str, **kw: Any) -> dict[str, Any]:
+        return {"session_id": "s", "transcript_path": "/x.jsonl", "hook_event_name": ev,
+                "tool_name": "Bash", "tool_input": {"command": "make"}, "tool_use_id": tid,
+                **kw}
+
+    data = json.dumps([
+        h("PreToolUse", "t1"), h("PreToolUse", "t2"), h("PreToolUse", "t3"),
+        h("PostToolUse", "t2", tool_response={"stdout": "ok"}),
+        h("PostToolUseFailure", "t1", error="Exit code 2"),
+        h("PostToolUseFailure", "t3", error="interrupted", is_interrupt=True),
+        {"session_id": "s", "hook_event_name": "Notification", "message": "waiting"},
+    ]).encode()
+    assert detect(data).name == "claude-code"
+    vcon, rep = cc.convert(data)
+    m = model_of(vcon)
+    no_errors(m)
+    assert [o[3] for o in ops(m)] == ["failed", "completed", "cancel-requested"]
+    assert rep.ignored == {"hook Notification": 1} and rep.mapped == 6
+
+
+def test_subagent_file_alone() -> None:
+    side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
+            {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]
+    vcon, rep, m = conv(side)
+    no_errors(m)
+    assert ops(m)[0][2:4] == ("Grep", "completed") and party_of(m, "op-0001") == 1
+    assert vcon["parties"][1]["name"] == "sub-agent ab12"
+    assert any("launching Task" in w for w in rep.warnings)
