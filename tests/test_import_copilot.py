@@ -193,6 +193,16 @@ def test_user_rejection_is_one_decision_without_invocation() -> None:
     assert rep.mapped == 2
 
 
+def test_abort_before_a_refusal_cancels_nothing() -> None:
+    vcon, rep, _ = run(
+        START, start("c1", "bash", 1), rec("abort", {"reason": "user initiated"}, ts(2)),
+        complete("c1", 3, success=False, error={"message": "The user rejected this tool call.",
+                                                "code": "rejected"}),
+    )
+    assert [e["type"] for e in vcon["events"]] == ["policy-decision"]
+    assert rep.ignored == {"session.start": 1, "abort (no call running)": 1}
+
+
 def test_policy_and_hook_denials() -> None:
     hook_msg = "Denied by preToolUse hook: force-push is blocked"
     vcon, rep, m = run(
@@ -215,6 +225,13 @@ def test_policy_and_hook_denials() -> None:
     assert decs[1]["tool"] == "bash" and decs[1]["time"] == ts(4)
     assert [o.outcome for o in m.operations] == ["disallowed", "disallowed"]
     assert rep.mapped == 4 and rep.unmapped == 1
+
+
+def test_a_result_type_denied_is_a_refusal() -> None:
+    vcon, _, _ = run(START, start("c1", "bash", 1), complete("c1", 2, success=False, result={
+        "resultType": "denied", "textResultForLlm": "Denied by preToolUse hook: no"}))
+    assert [(e["type"], e["reason"]) for e in vcon["events"]] == [
+        ("policy-decision", "Denied by preToolUse hook: no")]
 
 
 def test_a_shell_permission_error_is_a_failure_not_a_denial() -> None:

@@ -247,6 +247,10 @@ def refusal(d: dict[str, Any]) -> tuple[str, str] | None:
     if d.get("success") is True:
         return None
     msg, code = _error_text(d)
+    res = d.get("result")
+    if isinstance(res, dict) and _s(res.get("resultType")) in ("rejected", "denied"):
+        code = code or res["resultType"]  # the ToolResult's own verdict, where it is recorded
+        msg = msg or _s(res.get("textResultForLlm"))
     text = msg or ""
     low = text.casefold()
     if code == "rejected" or low.startswith("the user rejected this tool call"):
@@ -622,6 +626,9 @@ def convert(data: bytes, *, source_name: str = "-",
     walker.run()
     for w in walker.warnings:
         report.warn(w)
+    for n, acts in ses.actions.items():  # an abort whose every cancel is of a refused call
+        if acts and all(a.kind == "cancel" and a.call and a.call.refused for a in acts):
+            ses.status[n] = ("ignored", "abort (no call running)")
     writer = Writer(ses)
     writer.write()
     for n in sorted(ses.status):
