@@ -85,6 +85,11 @@ EXPECTED["14-imported-mcp"] = {  # imported from tests/fixtures/import_2025_flow
     "op-0003": ("errored", []),
     "op-0004": ("failed", []),
 }
+EXPECTED["19-copilot"] = {  # imported from tests/fixtures/agents/copilot-cli/..._small.jsonl
+    "op-0001": ("completed", []),  # shell ls
+    "op-0002": ("failed", []),  # a sub-agent's call (its own party)
+    "op-0003": ("failed", []),  # no tool.execution_start: invoked by its toolRequests entry
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -197,6 +202,10 @@ IMPORTED: dict[str, list[str]] = {
     "14-imported-mcp.vcon.json": ["import", "mcp", "tests/fixtures/import_2025_flow.jsonl",
                                   "--server", "https://weather.example.com/mcp"],
 }
+
+
+IMPORTED["19-copilot.vcon.json"] = [
+    "import", "copilot", "tests/fixtures/agents/copilot-cli/agent-sessions__copilot_small.jsonl"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))
