@@ -124,7 +124,7 @@ def test_junk_and_unknown_lines_are_counted() -> None:
     assert rep.mapped == 1 and rep.unmapped == 4  # not json, [1], system, something_else
     assert rep.ignored == {"user message": 1}
     assert len(vcon["events"]) == 1
-    no_errors(model_of(data))
+    no_errors(model_of(orjson.dumps(vcon), "t.vcon.json"))
 
 
 def test_bad_whole_input() -> None:
