@@ -207,13 +207,17 @@ def _times(recs: list[Rec], report: Report) -> None:
         report.warn("timestamps without a zone offset were read as UTC")
     prev = known[0]
     last: datetime | None = None
+    back: list[str] = []
     for r, t in zip(recs, parsed, strict=True):
         if t is not None:
             if last is not None and t < last:
-                report.warn(f"{r.where}: its timestamp is earlier than the line before it; "
-                            "times are kept as recorded, in file order")
+                back.append(r.where)
             prev = last = t
         r.when = prev
+    if back:
+        more = f" (and {len(back) - 1} more)" if len(back) > 1 else ""
+        report.warn(f"{back[0]}{more}: timestamp earlier than the line before it; times are "
+                    "kept as recorded, in file order")
 
 
 # --- the walk -----------------------------------------------------------------------------------
@@ -304,7 +308,15 @@ class Walker:
         self.hooks: dict[str, dict[str, Any]] = {}  # hookInvocationId -> hook.start input
         self.pending: list[Denial] = []  # hook/permission denials not linked to a call yet
         self.perm_requests: dict[str, dict[str, Any]] = {}
-        self.warnings: list[str] = []
+        self.twice: list[str] = []  # lines starting a call id that is still running
+
+    @property
+    def warnings(self) -> list[str]:
+        if not self.twice:
+            return []
+        more = f" (and {len(self.twice) - 1} more)" if len(self.twice) > 1 else ""
+        return [f"{self.twice[0]}{more}: a tool call id started twice before it completed: "
+                "the second start is a new operation"]
 
     def run(self) -> None:
         for r in self.ses.recs:
@@ -341,8 +353,7 @@ class Walker:
             self.ses.fail(r.n, "tool.execution_start without toolCallId and toolName")
             return
         if cid in self.open:
-            self.warnings.append(f"{r.where}: tool call {cid[:60]!r} started twice before it "
-                                 "completed: the second start is a new operation")
+            self.twice.append(r.where)
         call = Call(cid, name, _args(d.get("arguments")), _party_key(r),
                     _s(d.get("mcpServerName")), _s(d.get("mcpToolName")), ran=True)
         self.requests.pop(cid, None)
