@@ -261,6 +261,36 @@ def test_hook_end_deny_gives_the_hooks_reason_once() -> None:
     assert rep.mapped == 3 and rep.ignored == {"session.start": 1, "hook.start": 1}
 
 
+def test_hook_deny_after_the_start_gates_that_call() -> None:
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolCalls": [{"id": "c1", "name": "bash", "args": "{}"}]}}
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}
+    vcon, _, m = run(
+        START, start("c1", "bash", 1), rec("hook.start", hook_in, ts(2)),
+        rec("hook.end", hook_out, ts(3)),
+        complete("c1", 4, success=False, error={"message": "Denied by preToolUse hook: no",
+                                                "code": "denied"}),
+        start("c2", "bash", 5), complete("c2", 6, success=True),
+    )
+    assert [(e["type"], e["operation_id"]) for e in vcon["events"]] == [
+        ("policy-decision", "op-0001"), ("tool-invocation", "op-0002"),
+        ("tool-result", "op-0002")]
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("disallowed", "disallowed"), ("completed", None)]
+
+
+def test_a_deny_the_host_ignored_is_a_policy_violation() -> None:
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"decision": "deny", "reason": "blocked"}}
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolName": "edit", "toolArgs": {}}}
+    _, _, m = run(START, rec("hook.start", hook_in, ts(1)), rec("hook.end", hook_out, ts(2)),
+                  start("c1", "edit", 3), complete("c1", 4, success=True))
+    assert [(o.outcome, o.decision, sorted(o.flags)) for o in m.operations] == [
+        ("completed", "disallowed", ["policy-violation"])]
+
+
 def test_hook_deny_with_no_call_recorded_stands_alone() -> None:
     hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
                 "output": {"permissionDecision": "deny", "permissionDecisionReason": "nope"}}

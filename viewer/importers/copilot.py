@@ -455,8 +455,10 @@ class Walker:
     def on_subagent_started(self, r: Rec) -> None:
         cid = _s(r.data.get("toolCallId"))
         name = _s(r.data.get("agentDisplayName")) or _s(r.data.get("agentName"))
-        if cid and name:
-            self.ses.subagents[cid] = name
+        agent = _s(r.obj.get("agentId"))
+        for key in (cid, agent):
+            if key and name:
+                self.ses.subagents[key] = name
         self.ses.ignored(r)
 
     def on_session_start(self, r: Rec) -> None:
@@ -503,7 +505,12 @@ class Walker:
                 name = name or _s(c.get("name"))
                 args = args if args is not None else _args(c.get("args"))
         den = Denial(r, reason, INFER_HOOK_END, name, tuple(ids), args)
-        self.pending.append(den)
+        running = [c for c in self.open.values() if c.denial is None and (
+            c.call_id in ids if ids else c.name == name)]
+        if running:  # the hook ran after the call's start: it gates that call
+            den.call, running[-1].denial = running[-1], den
+        else:
+            self.pending.append(den)
         self.ses.act(r, Action("decision", denial=den))
         self.ses.mapped(r)
 
