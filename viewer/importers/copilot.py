@@ -624,7 +624,9 @@ class Writer:
             return  # the host refused it: it never ran, its decision says so
         if a.kind == "invoke":
             server, tool = self.target(call)
-            body: dict[str, Any] = {"toolCallId": call.call_id, "arguments": call.args}
+            body: dict[str, Any] = {"toolCallId": call.call_id}
+            if call.args is not None:
+                body["arguments"] = call.args
             if call.name and call.name != tool:
                 body["toolName"] = call.name
             self.ev.add("tool-invocation", r.when, self.op(call), 1, r.where, body=body,

@@ -42,16 +42,20 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
-def turn_time(text: str) -> datetime | None:
+def turn_time(text: str) -> tuple[datetime | None, bool]:
     """The ``<timestamp>`` of a user turn: RFC 3339, or Cursor's "Friday, Jul 17, 2026,
-    7:08 AM (UTC-6)"."""
+    7:08 AM (UTC-6)". (time, it had no zone offset)."""
     m = _TS_TAG.search(text)
     if m is None:
-        return None
+        return None, False
     raw = m.group(1).strip()
-    t, _ = parse_ts(raw)
+    t, naive = parse_ts(raw)
     if t is not None:
-        return t
+        return t, naive
+    return _human(raw), False
+
+
+def _human(raw: str) -> datetime | None:
     h = _HUMAN.match(raw)
     if h is None:
         return None
@@ -116,8 +120,10 @@ def convert(data: bytes, *, source_name: str = "-",
         t = None
         if obj["role"] == "user":
             for b in _blocks(obj) or []:
-                if isinstance(b, dict) and isinstance(b.get("text"), str):
-                    t = t or turn_time(b["text"])
+                if t is None and isinstance(b, dict) and isinstance(b.get("text"), str):
+                    t, naive = turn_time(b["text"])
+                    if naive and t is not None:
+                        rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
     known = [t for t in stamps if t is not None]
     times: list[datetime] = []
