@@ -302,6 +302,30 @@ def test_hook_deny_with_no_call_recorded_stands_alone() -> None:
     assert [o.outcome for o in m.operations] == ["disallowed"]
 
 
+def test_a_recorded_permission_denial_is_one_decision() -> None:
+    req = {"requestId": "p1", "permissionRequest": {
+        "kind": "shell", "toolCallId": "c1", "fullCommandText": "rm -rf build",
+        "intention": "clean"}}
+    msg = "The user rejected this tool call. User feedback: keep build"
+    vcon, rep, m = run(
+        START, start("c1", "bash", 1), rec("permission.requested", req, ts(2)),
+        rec("permission.completed", {"requestId": "p1",
+                                     "result": {"kind": "denied-interactively-by-user"}}, ts(3)),
+        complete("c1", 4, success=False, error={"message": msg, "code": "rejected"}),
+        rec("permission.requested", {"requestId": "p2", "permissionRequest": {
+            "kind": "shell", "toolCallId": "c2"}}, ts(5)),
+        rec("permission.completed", {"requestId": "p2", "result": {"kind": "approved"}}, ts(6)),
+        start("c2", "bash", 7), complete("c2", 8, success=True),
+    )
+    decs = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    assert [(d["operation_id"], d["time"], d["reason"]) for d in decs] == [
+        ("op-0001", ts(3), msg)]  # the user's words, at the time the prompt was answered
+    assert "denied-interactively-by-user" in decs[0]["inferred"]
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("disallowed", "disallowed"), ("completed", None)]
+    assert rep.ignored["permission.completed (approved)"] == 1
+
+
 def test_approved_prompts_leave_no_decision() -> None:
     vcon, _, _ = run(START, start("c1", "bash", 1), complete("c1", 2, success=True))
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]

@@ -100,6 +100,7 @@ class Denial:
     call_ids: tuple[str, ...] = ()
     args: Any = None
     call: Call | None = None  # the call it governs, once linked
+    fallback: str | None = None  # the reason when no text is recorded (a permission result)
 
 
 @dataclass
@@ -412,7 +413,8 @@ class Walker:
                 return call
         tele = r.data.get("toolTelemetry")
         props = tele.get("properties") if isinstance(tele, dict) else None
-        name = _s(props.get("tool")) if isinstance(props, dict) else None
+        name = _s(r.data.get("toolName")) or (
+            _s(props.get("tool")) if isinstance(props, dict) else None)
         return Call(cid, name, None, _party_key(r)) if name else None
 
     def _progress(self, r: Rec, key: str) -> None:
@@ -527,13 +529,15 @@ class Walker:
         res = r.data.get("result")
         kind = _s(res.get("kind")) if isinstance(res, dict) else None
         pr = self.perm_requests.get(_s(r.data.get("requestId")) or "", {})
-        if not kind or not kind.startswith("denied") or not _s(pr.get("toolCallId")):
+        cid = _s(pr.get("toolCallId")) or _s(r.data.get("toolCallId"))
+        if not kind or not kind.startswith("denied") or cid is None:
+            # an approval is not written as a decision: the draft's "allowed" would claim a
+            # policy this file does not show (and most approvals leave no record at all)
             self.ses.ignored(r, f"permission.completed ({kind or '?'})")
             return
         msg = _s(res.get("message")) if isinstance(res, dict) else None
-        den = Denial(r, msg or kind, f"the permission request ended \"{kind}\"",
-                     _s(pr.get("toolName")), (pr["toolCallId"],), pr.get("args"))
-        cid = pr["toolCallId"]
+        den = Denial(r, msg, f"the permission request ended \"{kind}\" (permission.completed)",
+                     _s(pr.get("toolName")), (cid,), pr.get("args"), fallback=kind)
         call = self.open.get(cid)
         if call is not None and call.denial is None:
             den.call, call.denial = call, den
@@ -615,7 +619,8 @@ class Writer:
             self.ev.add("policy-decision", r.when, self.op(call), 1, r.where, server=server,
                         tool=tool, party=self.party(call), decision="disallowed",
                         policy_life="once", operation="tool-invocation",
-                        **({"reason": den.reason} if den.reason else {}),
+                        **({"reason": den.reason or den.fallback}
+                           if den.reason or den.fallback else {}),
                         inferred=den.inferred)
             return
         if call is None:
