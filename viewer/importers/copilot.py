@@ -18,6 +18,8 @@ Every line is one event ``{type, data, id, timestamp, parentId}``. What carries 
 * ``hook.end`` of a ``preToolUse`` hook answering ``permissionDecision: "deny"`` -> the
   decision of the call it gated (by the call id in the hook's input, else the next call of that
   tool), with the hook's reason, at the hook's time; one decision per call;
+* a recorded ``permission.completed`` whose result is ``denied-...`` -> that call's decision
+  (``permission.requested`` or the completion names the toolCallId); approvals write nothing;
 * ``abort`` -> tool-cancel of every call still running; ``tool.execution_progress`` and
   ``tool.execution_partial_result`` -> tool-progress;
 * a sub-agent's calls (``parentToolCallId``) are on a party of their own, named by
