@@ -92,6 +92,11 @@ EXPECTED["15-claude-code"] = {  # spotter__subagent.jsonl: research, a Plan sub-
     "op-0013": ("errored", []),
     **{f"op-{n:04d}": ("completed", ["permission-inferred"]) for n in range(22, 26)},
 }
+EXPECTED["19-copilot"] = {  # imported from tests/fixtures/agents/copilot-cli/..._small.jsonl
+    "op-0001": ("completed", []),  # shell ls
+    "op-0002": ("failed", []),  # a sub-agent's call (its own party)
+    "op-0003": ("failed", []),  # no tool.execution_start: invoked by its toolRequests entry
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -206,6 +211,10 @@ IMPORTED: dict[str, list[str]] = {
 }
 IMPORTED["15-claude-code.vcon.json"] = [
     "import", "claude-code", "tests/fixtures/agents/claude-code-transcript/spotter__subagent.jsonl"]
+
+
+IMPORTED["19-copilot.vcon.json"] = [
+    "import", "copilot", "tests/fixtures/agents/copilot-cli/agent-sessions__copilot_small.jsonl"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))

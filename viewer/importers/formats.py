@@ -26,6 +26,7 @@ MODULES: Final = (
     "viewer.importers.codex",
     "viewer.importers.gemini",
     "viewer.importers.copilot",
+    "viewer.importers.cursor",
     "viewer.importers.otlp",
     "viewer.importers.mcp",
 )

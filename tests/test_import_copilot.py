@@ -1,0 +1,484 @@
+"""vcon-view import copilot: GitHub Copilot CLI ``events.jsonl`` -> tool-invocation events.
+
+The per-sample expectations (SAMPLES) were written by hand from the raw files before the
+importer was run on them; the rule tests use small inputs written here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.cli import main
+from viewer.importers import formats
+from viewer.importers.copilot import convert
+from viewer.importers.formats import ImportInputError, sample
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "agents" / "copilot-cli"
+SMALL = FIX / "agent-sessions__copilot_small.jsonl"
+EVENTS = FIX / "agent-sessions__copilot_events.jsonl"
+T = "[trimmed for fixture]"
+
+
+def model_of(data: bytes, name: str = "events.jsonl") -> Model:
+    return build_model(open_bytes(data, name=name))
+
+
+def no_errors(m: Model) -> None:
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def ops(m: Model) -> list[tuple[str, str | None, str | None, str, str | None, list[str]]]:
+    return [(o.operation_id, o.server, o.tool, o.outcome, o.decision, sorted(o.flags))
+            for o in m.operations]
+
+
+# --- the corpus samples, by hand ----------------------------------------------------------------
+#
+# agent-sessions__copilot_events.jsonl (8 lines): one turn. The assistant asks for bash {"command":
+# "ls"} (call_1, line 4); tool.execution_start (line 5) and tool.execution_complete success:true
+# (line 6) -> one operation, built-in bash, completed. Nothing denied, no finding. Mapped: lines
+# 5 and 6; the other 6 lines (session.start, user.message, turn start/end, two assistant.message)
+# are conversation, ignored by kind. All times recorded.
+#
+# agent-sessions__copilot_small.jsonl (32 lines, trimmed by its authors: from line 17 on every
+# id, name and timestamp is "[trimmed for fixture]"):
+#   line 10/11: shell {"command":"ls"} (call-1) starts and completes success:true
+#       -> op-0001 !host/shell completed.
+#   line 17: a tool.execution_complete (success:false) for a call whose start and request are not
+#       in the file -> nothing to hang it on: unmapped (counted, with an example).
+#   line 18: subagent.started for tool call T (the sub-agent's name is trimmed).
+#   line 20/21: the sub-agent's call (parentToolCallId T) starts and completes success:false
+#       with a result (the tool ran and reported failure) -> op-0002 failed, on the sub-agent's
+#       party.
+#   line 25/26: the assistant requests T again (toolRequests) and a completion success:false
+#       follows with no tool.execution_start -> op-0003: its invocation is the request (line 25,
+#       the time of that message), then tool-failure -> failed.
+#   line 27: abort, but no call is open then -> ignored (nothing to cancel).
+#   line 32: a last request that never ran -> no operation (a request is not an execution).
+#   hook.start (line 5) is a postToolUse hook: it blocks nothing -> ignored.
+#   Times: lines 17-32 have no readable timestamp: they take 21:32:20.000Z (line 16), times
+#   "partial". Mapped 6 (10, 11, 20, 21, 25, 26), unmapped 1 (17), ignored 25.
+SAMPLES: dict[str, dict[str, Any]] = {
+    EVENTS.name: {
+        "ops": [("op-0001", "!host", "bash", "completed", None, [])],
+        "mapped": 2, "ignored": 6, "unmapped": 0, "times": "recorded",
+    },
+    SMALL.name: {
+        "ops": [
+            ("op-0001", "!host", "shell", "completed", None, []),
+            ("op-0002", "!host", T, "failed", None, []),
+            ("op-0003", "!host", T, "failed", None, []),
+        ],
+        "mapped": 6, "ignored": 25, "unmapped": 1, "times": "partial",
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_corpus_sample_reads_as_written_by_hand(name: str) -> None:
+    data = (FIX / name).read_bytes()
+    exp = SAMPLES[name]
+    m = model_of(data, name)
+    no_errors(m)
+    assert ops(m) == exp["ops"]
+    assert m.findings == () or all(f.kind != "policy-violation" for f in m.findings)
+    _, rep = convert(data, source_name=name)
+    assert (rep.mapped, sum(rep.ignored.values()), rep.unmapped) == (
+        exp["mapped"], exp["ignored"], exp["unmapped"])
+    assert rep.times == exp["times"]
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == len(data.splitlines())
+
+
+def test_small_sample_details() -> None:
+    vcon, rep = convert(SMALL.read_bytes(), source_name=SMALL.name)
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    # the toolCallId is kept in the content, never used as the operation id
+    assert inv[0]["body"] == {"toolCallId": "call-1", "arguments": {"command": "ls"}}
+    assert {e["operation_id"] for e in vcon["events"]} == {"op-0001", "op-0002", "op-0003"}
+    # op-0002 is the sub-agent's: its own party, named by subagent.started
+    sub = [e for e in vcon["events"] if e["operation_id"] == "op-0002"]
+    assert {e["party"] for e in sub} == {1}
+    assert vcon["parties"][1]["role"] == "agent"
+    # op-0003's invocation comes from the request (line 25) and carries its (string) arguments
+    op3 = [e for e in vcon["events"] if e["operation_id"] == "op-0003"]
+    assert [e["type"] for e in op3] == ["tool-invocation", "tool-failure"]
+    assert op3[0]["body"]["toolCallId"] == T
+    assert rep.examples and rep.examples[0].startswith("line 17:")
+    assert all(e["time"] == "2025-12-18T21:32:20.000Z" for e in op3)
+    prov = vcon["attachments"][0]["body"]
+    assert prov["events"][-1]["from"] == "line 26"
+
+
+# --- the mapping rules, on small inputs ---------------------------------------------------------
+
+def rec(typ: str, data: dict[str, Any], t: str | None, i: int = 0) -> dict[str, Any]:
+    r: dict[str, Any] = {"type": typ, "data": data, "id": f"e{i}", "parentId": None}
+    if t is not None:
+        r["timestamp"] = t
+    return r
+
+
+def jsonl(*recs: dict[str, Any] | str) -> bytes:
+    return b"\n".join(r.encode() if isinstance(r, str) else orjson.dumps(r) for r in recs) + b"\n"
+
+
+def ts(s: int) -> str:
+    return f"2026-03-01T10:00:{s:02d}.000Z"
+
+
+START = rec("session.start", {"sessionId": "s", "version": 1, "producer": "copilot-agent",
+                              "copilotVersion": "1.0.11", "startTime": ts(0)}, ts(0))
+
+
+def start(cid: str, name: str, s: int, **extra: Any) -> dict[str, Any]:
+    return rec("tool.execution_start", {"toolCallId": cid, "toolName": name,
+                                        "arguments": {"x": 1}, **extra}, ts(s))
+
+
+def complete(cid: str, s: int, **data: Any) -> dict[str, Any]:
+    return rec("tool.execution_complete", {"toolCallId": cid, **data}, ts(s))
+
+
+def run(*recs: dict[str, Any] | str) -> tuple[dict[str, Any], Any, Model]:
+    data = jsonl(*recs)
+    vcon, rep = convert(data, source_name="t.jsonl")
+    m = model_of(data)
+    no_errors(m)
+    return vcon, rep, m
+
+
+def test_success_failure_error() -> None:
+    vcon, rep, m = run(
+        START,
+        start("c1", "view", 1), complete("c1", 2, success=True, result={"content": "ok"}),
+        start("c2", "edit", 3),
+        complete("c2", 4, success=False, result={"content": "no match"},
+                 error={"message": "No match found", "code": "failure"}),
+        start("c3", "bash", 5), complete("c3", 6, success=False,
+                                         error={"message": "Tool crashed", "code": "error"}),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("view", "completed"), ("edit", "failed"), ("bash", "errored")]
+    assert rep.mapped == 6 and rep.ignored == {"session.start": 1}
+    res = next(e for e in vcon["events"] if e["type"] == "tool-result")
+    assert res["body"] == {"toolCallId": "c1", "result": {"content": "ok"}}
+
+
+def test_user_rejection_is_one_decision_without_invocation() -> None:
+    msg = "The user rejected this tool call. User feedback: not on main"
+    vcon, rep, m = run(
+        START, start("c1", "bash", 1),
+        complete("c1", 2, success=False, error={"message": msg, "code": "rejected"}),
+    )
+    assert [e["type"] for e in vcon["events"]] == ["policy-decision"]
+    d = vcon["events"][0]
+    assert (d["decision"], d["policy_life"], d["operation"]) == (
+        "disallowed", "once", "tool-invocation")
+    assert d["reason"] == msg and "rejected" in d["inferred"]
+    assert (d["server"], d["tool"], d["attempt"]) == ("!host", "bash", 1)
+    assert "body" not in d and d["time"] == ts(2)
+    assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+        ("bash", "disallowed", "disallowed")]
+    assert rep.mapped == 2
+
+
+def test_abort_before_a_refusal_cancels_nothing() -> None:
+    vcon, rep, _ = run(
+        START, start("c1", "bash", 1), rec("abort", {"reason": "user initiated"}, ts(2)),
+        complete("c1", 3, success=False, error={"message": "The user rejected this tool call.",
+                                                "code": "rejected"}),
+    )
+    assert [e["type"] for e in vcon["events"]] == ["policy-decision"]
+    assert rep.ignored == {"session.start": 1, "abort (no call running)": 1}
+
+
+def test_policy_and_hook_denials() -> None:
+    hook_msg = "Denied by preToolUse hook: force-push is blocked"
+    vcon, rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        complete("c1", 2, success=False, error={
+            "message": "Permission denied and could not request permission from user",
+            "code": "denied"}),
+        rec("assistant.message", {"content": "", "toolRequests": [
+            {"toolCallId": "c2", "name": "bash", "arguments": {"command": "git push -f"}}]},
+            ts(3)),
+        complete("c2", 4, success=False, error={"message": hook_msg, "code": "denied"}),
+        # a denial of a call whose tool is recorded nowhere: nothing to name, counted unmapped
+        complete("c3", 5, success=False, error={"message": hook_msg, "code": "denied"}),
+    )
+    decs = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    assert len(decs) == 2 and not [e for e in vcon["events"] if e["type"] != "policy-decision"]
+    assert "could not be asked" in decs[0]["inferred"]
+    assert decs[1]["reason"] == hook_msg and "preToolUse hook" in decs[1]["inferred"]
+    assert decs[1]["tool"] == "bash" and decs[1]["time"] == ts(4)
+    assert [o.outcome for o in m.operations] == ["disallowed", "disallowed"]
+    assert rep.mapped == 4 and rep.unmapped == 1
+
+
+def test_a_result_type_denied_is_a_refusal() -> None:
+    vcon, _, _ = run(START, start("c1", "bash", 1), complete("c1", 2, success=False, result={
+        "resultType": "denied", "textResultForLlm": "Denied by preToolUse hook: no"}))
+    assert [(e["type"], e["reason"]) for e in vcon["events"]] == [
+        ("policy-decision", "Denied by preToolUse hook: no")]
+
+
+def test_a_shell_permission_error_is_a_failure_not_a_denial() -> None:
+    _, _, m = run(START, start("c1", "bash", 1), complete(
+        "c1", 2, success=False, result={"content": "rm: /x: Permission denied"}))
+    assert [(o.outcome, o.decision) for o in m.operations] == [("failed", None)]
+
+
+def test_hook_end_deny_gives_the_hooks_reason_once() -> None:
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolName": "bash", "toolArgs": {"command": "git push -f"}}}
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"permissionDecision": "deny",
+                           "permissionDecisionReason": "force push is not allowed"}}
+    vcon, rep, m = run(
+        START, rec("hook.start", hook_in, ts(1)), rec("hook.end", hook_out, ts(2)),
+        start("c1", "bash", 3),
+        complete("c1", 4, success=False, error={
+            "message": "Denied by preToolUse hook: force push is not allowed", "code": "denied"}),
+    )
+    decs = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    assert len(decs) == 1 and len(vcon["events"]) == 1
+    assert decs[0]["reason"] == "force push is not allowed"
+    assert decs[0]["tool"] == "bash" and "preToolUse hook" in decs[0]["inferred"]
+    assert decs[0]["time"] == ts(2)  # when the hook decided
+    assert [o.outcome for o in m.operations] == ["disallowed"]
+    assert rep.mapped == 3 and rep.ignored == {"session.start": 1, "hook.start": 1}
+
+
+def test_hook_deny_after_the_start_gates_that_call() -> None:
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolCalls": [{"id": "c1", "name": "bash", "args": "{}"}]}}
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}
+    vcon, _, m = run(
+        START, start("c1", "bash", 1), rec("hook.start", hook_in, ts(2)),
+        rec("hook.end", hook_out, ts(3)),
+        complete("c1", 4, success=False, error={"message": "Denied by preToolUse hook: no",
+                                                "code": "denied"}),
+        start("c2", "bash", 5), complete("c2", 6, success=True),
+    )
+    assert [(e["type"], e["operation_id"]) for e in vcon["events"]] == [
+        ("policy-decision", "op-0001"), ("tool-invocation", "op-0002"),
+        ("tool-result", "op-0002")]
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("disallowed", "disallowed"), ("completed", None)]
+
+
+def test_a_deny_the_host_ignored_is_a_policy_violation() -> None:
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"decision": "deny", "reason": "blocked"}}
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolName": "edit", "toolArgs": {}}}
+    _, _, m = run(START, rec("hook.start", hook_in, ts(1)), rec("hook.end", hook_out, ts(2)),
+                  start("c1", "edit", 3), complete("c1", 4, success=True))
+    assert [(o.outcome, o.decision, sorted(o.flags)) for o in m.operations] == [
+        ("completed", "disallowed", ["policy-violation"])]
+
+
+def test_hook_deny_with_no_call_recorded_stands_alone() -> None:
+    hook_out = {"hookInvocationId": "h1", "hookType": "preToolUse", "success": True,
+                "output": {"permissionDecision": "deny", "permissionDecisionReason": "nope"}}
+    hook_in = {"hookInvocationId": "h1", "hookType": "preToolUse",
+               "input": {"toolCalls": [{"id": "c9", "name": "web_fetch", "args": "{}"}]}}
+    vcon, _, m = run(START, rec("hook.start", hook_in, ts(1)), rec("hook.end", hook_out, ts(2)))
+    assert [(e["type"], e["tool"], e["reason"]) for e in vcon["events"]] == [
+        ("policy-decision", "web_fetch", "nope")]
+    assert [o.outcome for o in m.operations] == ["disallowed"]
+
+
+def test_a_recorded_permission_denial_is_one_decision() -> None:
+    req = {"requestId": "p1", "permissionRequest": {
+        "kind": "shell", "toolCallId": "c1", "fullCommandText": "rm -rf build",
+        "intention": "clean"}}
+    msg = "The user rejected this tool call. User feedback: keep build"
+    vcon, rep, m = run(
+        START, start("c1", "bash", 1), rec("permission.requested", req, ts(2)),
+        rec("permission.completed", {"requestId": "p1",
+                                     "result": {"kind": "denied-interactively-by-user"}}, ts(3)),
+        complete("c1", 4, success=False, error={"message": msg, "code": "rejected"}),
+        rec("permission.requested", {"requestId": "p2", "permissionRequest": {
+            "kind": "shell", "toolCallId": "c2"}}, ts(5)),
+        rec("permission.completed", {"requestId": "p2", "result": {"kind": "approved"}}, ts(6)),
+        start("c2", "bash", 7), complete("c2", 8, success=True),
+    )
+    decs = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    assert [(d["operation_id"], d["time"], d["reason"]) for d in decs] == [
+        ("op-0001", ts(3), msg)]  # the user's words, at the time the prompt was answered
+    assert "denied-interactively-by-user" in decs[0]["inferred"]
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("disallowed", "disallowed"), ("completed", None)]
+    assert rep.ignored["permission.completed (approved)"] == 1
+
+
+def test_approved_prompts_leave_no_decision() -> None:
+    vcon, _, _ = run(START, start("c1", "bash", 1), complete("c1", 2, success=True))
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+
+
+def test_abort_cancels_open_calls_and_a_late_completion_is_kept() -> None:
+    vcon, rep, m = run(
+        START, start("c1", "bash", 1), start("c2", "view", 2),
+        complete("c2", 3, success=True),
+        rec("abort", {"reason": "user initiated"}, ts(4)),
+        complete("c1", 5, success=False, error={"message": "aborted", "code": "failure"}),
+    )
+    cancels = [e for e in vcon["events"] if e["type"] == "tool-cancel"]
+    assert [(e["operation_id"], e["body"]) for e in cancels] == [
+        ("op-0001", {"reason": "user initiated"})]
+    o1 = m.operations[0]
+    assert "late-response" in o1.flags
+    assert rep.mapped == 5
+
+
+def test_mcp_tools_name_their_server() -> None:
+    vcon, _, m = run(
+        START,
+        start("c1", "github-list_issues", 1, mcpServerName="github", mcpToolName="list_issues"),
+        complete("c1", 2, success=True),
+        rec("session.mcp_servers_loaded", {"servers": [{"name": "my-db", "status": "connected"}]},
+            ts(3)),
+        start("c2", "my-db-query", 4), complete("c2", 5, success=True),
+        start("c3", "github-mcp-server-get_me", 6), complete("c3", 7, success=True),
+        start("c4", "report_intent", 8), complete("c4", 9, success=True),
+    )
+    assert [(o.server, o.tool) for o in m.operations] == [
+        ("github", "list_issues"), ("my-db", "query"), ("github-mcp-server", "get_me"),
+        ("!host", "report_intent")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[1]["body"]["toolName"] == "my-db-query"
+
+
+def test_times_are_never_invented_or_reordered() -> None:
+    vcon, rep, _ = run(
+        START, start("c1", "bash", 5),
+        rec("tool.execution_complete", {"toolCallId": "c1", "success": True}, None),
+        start("c2", "bash", 3), complete("c2", 4, success=True),
+    )
+    times = [e["time"] for e in vcon["events"]]
+    assert times == [ts(5), ts(5), ts(3), ts(4)]  # kept in input order, the gap filled
+    assert rep.times == "partial"
+    assert any("earlier than" in w for w in rep.warnings)
+
+
+def test_no_timestamps_at_all_is_order_only() -> None:
+    data = jsonl(rec("tool.execution_start", {"toolCallId": "a", "toolName": "bash"}, None),
+                 rec("tool.execution_complete", {"toolCallId": "a", "success": True}, None))
+    vcon, rep = convert(data)
+    assert rep.times == "order-only"
+    assert [e["time"] for e in vcon["events"]] == [
+        "1970-01-01T00:00:00.000Z", "1970-01-01T00:00:00.001Z"]
+
+
+def test_unknown_types_and_broken_lines_are_counted() -> None:
+    _, rep, m = run(
+        START, "not json", "[1, 2]", '{"type": 5}',
+        rec("session.some_future_thing", {}, ts(1)),
+        rec("brand_new_kind", {}, ts(1)),
+        start("c1", "bash", 2),
+        complete("c1", 3, success=True),
+        rec("tool.execution_complete", {"toolCallId": "zz"}, ts(4)),
+        rec("tool.execution_start", {"toolCallId": 7}, ts(5)),
+    )
+    assert rep.mapped == 2
+    assert rep.ignored == {"session.start": 1, "session.some_future_thing": 1}
+    assert rep.unmapped == 6
+    assert len(m.operations) == 1
+
+
+def test_reused_call_id_starts_a_new_operation() -> None:
+    _, rep, m = run(START, start("c1", "bash", 1), start("c1", "bash", 2),
+                    complete("c1", 3, success=True))
+    assert [o.outcome for o in m.operations] == ["running", "completed"]
+    assert any("started twice" in w for w in rep.warnings)
+
+
+def test_bad_whole_input() -> None:
+    with pytest.raises(ImportInputError):
+        convert(b"")
+    with pytest.raises(ImportInputError):
+        convert(b"hello\nworld\n")
+
+
+# --- recognising the format ---------------------------------------------------------------------
+
+def test_sniff_claims_copilot_and_nothing_else() -> None:
+    assert formats.detect(EVENTS.read_bytes()).name == "copilot"
+    assert formats.detect(SMALL.read_bytes()).name == "copilot"
+    one = jsonl(start("c1", "bash", 1))  # a single line is one JSON document
+    assert formats.detect(one).name == "copilot"
+    claude = jsonl({"type": "user", "message": {"role": "user", "content": "hi"},
+                    "uuid": "u1", "sessionId": "s", "timestamp": ts(1)})
+    codex = jsonl({"timestamp": ts(1), "type": "session_meta", "payload": {"id": "x"}})
+    mcp = jsonl({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {}})
+    from viewer.importers.copilot import sniff
+    for other in (claude, codex, mcp, b'{"vcon": "0.4.0", "uuid": "x"}'):
+        assert sniff(sample(other)) is False
+
+
+# --- robustness ---------------------------------------------------------------------------------
+
+JUNK = st.one_of(
+    st.binary(max_size=40),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+                 lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c,
+                                                                    max_size=3),
+                 max_leaves=8).map(lambda v: json.dumps(v).encode()),
+    st.fixed_dictionaries({
+        "type": st.sampled_from(["tool.execution_start", "tool.execution_complete", "abort",
+                                 "hook.end", "hook.start", "assistant.message", "x"]),
+        "data": st.one_of(st.none(), st.integers(), st.dictionaries(
+            st.sampled_from(["toolCallId", "toolName", "success", "error", "result", "output",
+                             "toolRequests", "arguments", "hookType", "input",
+                             "parentToolCallId"]),
+            st.one_of(st.none(), st.booleans(), st.text(max_size=5), st.integers(),
+                      st.lists(st.dictionaries(st.text(max_size=4), st.text(max_size=4)))),
+            max_size=5)),
+        "timestamp": st.one_of(st.none(), st.text(max_size=6), st.integers(), st.just(ts(9))),
+    }).map(lambda d: json.dumps(d).encode()),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(JUNK, max_size=8), st.integers(min_value=0, max_value=8))
+def test_junk_never_crashes(junk: list[bytes], at: int) -> None:
+    lines = EVENTS.read_bytes().splitlines()
+    lines[at:at] = [j.replace(b"\n", b" ") for j in junk]
+    data = b"\n".join(lines)
+    try:
+        vcon, rep = convert(data)
+    except ImportInputError:
+        return
+    n = sum(1 for ln in data.split(b"\n") if ln.strip())
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
+    m = build_model(open_bytes(orjson.dumps(vcon), name="x.vcon.json"))
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+# --- the CLI ------------------------------------------------------------------------------------
+
+def test_cli_import_and_direct_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "out.vcon.json"
+    assert main(["import", "copilot", str(SMALL), "-o", str(out), "-q"]) == 0
+    vcon = json.loads(out.read_text())
+    assert vcon["vcon"] == "0.4.0" and len(vcon["events"]) == 6
+    capsys.readouterr()
+    assert main(["summary", str(EVENTS), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert [op["tool"] for op in summary["operations"]] == ["bash"]
+    assert main(["check", str(out), "--format", "json"]) == 0

@@ -1,0 +1,181 @@
+"""vcon-view import cursor: Cursor agent transcripts (JSONL) -> tool-invocation events.
+
+The per-sample expectations were written by hand from the raw file before the importer was run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.cli import main
+from viewer.importers import formats
+from viewer.importers.cursor import convert, sniff
+from viewer.importers.formats import ImportInputError, sample
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "agents" / "cursor"
+SESSION = FIX / "agent-sessions__cursor_test-session.jsonl"
+
+
+def model_of(data: bytes, name: str = "t.jsonl") -> Model:
+    return build_model(open_bytes(data, name=name))
+
+
+def no_errors(m: Model) -> None:
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+# agent-sessions__cursor_test-session.jsonl (6 lines, no ids, no results, no times):
+#   line 1 user "run ls command" -> ignored;
+#   line 2 assistant text + tool_use Shell {"command": "ls -la /tmp", ...} -> op-0001 !host/Shell;
+#       nothing records its result -> it stays Running, flagged unterminated;
+#   line 3 assistant text (the listing, as prose) -> ignored;
+#   line 4 user "now show me the git status" -> ignored;
+#   line 5 assistant text + tool_use Shell {"command": "git status", ...} -> op-0002, the same;
+#   line 6 assistant text -> ignored.
+#   No decision anywhere. Mapped 2, ignored 4, unmapped 0; no timestamps: times order-only.
+EXPECTED = [
+    ("op-0001", "!host", "Shell", "running", None, ["unterminated"]),
+    ("op-0002", "!host", "Shell", "running", None, ["unterminated"]),
+]
+
+
+def test_corpus_sample_reads_as_written_by_hand() -> None:
+    data = SESSION.read_bytes()
+    m = model_of(data, SESSION.name)
+    no_errors(m)
+    assert [(o.operation_id, o.server, o.tool, o.outcome, o.decision, sorted(o.flags))
+            for o in m.operations] == EXPECTED
+    vcon, rep = convert(data, source_name=SESSION.name)
+    assert (rep.mapped, sum(rep.ignored.values()), rep.unmapped) == (2, 4, 0)
+    assert rep.times == "order-only"
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[1]["body"]["arguments"]["command"] == "git status"
+    assert [e["time"] for e in inv] == ["1970-01-01T00:00:00.001Z", "1970-01-01T00:00:00.004Z"]
+
+
+def line(role: str, *blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": role, "message": {"content": list(blocks)}}
+
+
+def text(t: str) -> dict[str, Any]:
+    return {"type": "text", "text": t}
+
+
+def use(name: str, inp: Any, **kw: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "name": name, "input": inp, **kw}
+
+
+def jsonl(*recs: Any) -> bytes:
+    return b"\n".join(r.encode() if isinstance(r, str) else orjson.dumps(r) for r in recs) + b"\n"
+
+
+def test_mcp_calls_name_their_server_and_results_pair_by_id() -> None:
+    data = jsonl(
+        line("user", text("<timestamp>2026-07-17T07:08:09.123-06:00</timestamp>\n"
+                          "<user_query>\nlist apps\n</user_query>")),
+        line("assistant", text("ok"),
+             use("CallMcpTool", {"server": "clerk", "toolName": "list_apps",
+                                 "arguments": {"limit": 5}}, id="t1"),
+             use("CallDynamicTool", {"namespace": "playwright", "toolName": "browser_navigate",
+                                     "arguments": {"url": "https://example.com"}}, id="t2")),
+        line("user", {"type": "tool_result", "tool_use_id": "t1", "content": "[]"},
+             {"type": "tool_result", "tool_use_id": "t2", "content": "boom", "is_error": True}),
+        {"type": "turn_ended", "status": "success"},
+    )
+    vcon, rep = convert(data)
+    m = model_of(data)
+    no_errors(m)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("clerk", "list_apps", "completed"), ("playwright", "browser_navigate", "failed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[0]["body"] == {"toolUseId": "t1", "arguments": {"limit": 5},
+                              "cursorTool": "CallMcpTool"}
+    # the user turn's <timestamp> is the only time: the calls after it take it
+    assert {e["time"] for e in vcon["events"]} == {"2026-07-17T13:08:09.123Z"}
+    assert rep.times == "partial" and rep.mapped == 2
+    assert rep.ignored == {"user message": 1, "turn_ended": 1}
+
+
+def test_the_human_timestamp_form_is_read() -> None:
+    data = jsonl(line("user", text("<timestamp>Friday, Jul 17, 2026, 7:08 AM (UTC-6)</timestamp>"
+                                   "<user_query>x</user_query>")),
+                 line("assistant", use("Shell", {"command": "ls"})))
+    vcon, rep = convert(data)
+    assert vcon["events"][0]["time"] == "2026-07-17T13:08:00.000Z"
+    assert rep.times == "partial"
+
+
+def test_junk_and_unknown_lines_are_counted() -> None:
+    data = jsonl(line("user", text("hi")), "not json", "[1]", {"role": "system", "message": {}},
+                 line("assistant", use("Shell", {"command": "ls"}), use(7, {})),
+                 {"type": "something_else"})
+    vcon, rep = convert(data)
+    assert rep.mapped == 1 and rep.unmapped == 4  # not json, [1], system, something_else
+    assert rep.ignored == {"user message": 1}
+    assert len(vcon["events"]) == 1
+    no_errors(model_of(orjson.dumps(vcon), "t.vcon.json"))
+
+
+def test_bad_whole_input() -> None:
+    with pytest.raises(ImportInputError):
+        convert(b"")
+    with pytest.raises(ImportInputError):
+        convert(b'{"a": 1}\n')
+
+
+def test_sniff_claims_cursor_and_nothing_else() -> None:
+    assert formats.detect(SESSION.read_bytes()).name == "cursor"
+    copilot = (ROOT / "tests/fixtures/agents/copilot-cli/agent-sessions__copilot_events.jsonl")
+    assert formats.detect(copilot.read_bytes()).name == "copilot"
+    claude = jsonl({"type": "assistant", "uuid": "u", "sessionId": "s",
+                    "message": {"role": "assistant", "content": [use("Bash", {})]}})
+    chat = jsonl({"role": "user", "content": "hi"}, {"role": "assistant", "content": "yo"})
+    for other in (claude, chat, b'{"vcon": "0.4.0"}', copilot.read_bytes()):
+        assert sniff(sample(other)) is False
+
+
+JUNK = st.one_of(
+    st.binary(max_size=30),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=6),
+                 lambda c: st.lists(c, max_size=3) | st.dictionaries(
+                     st.sampled_from(["role", "message", "content", "type", "name", "input",
+                                      "id", "tool_use_id", "text", "is_error"]), c, max_size=4),
+                 max_leaves=10).map(lambda v: json.dumps(v).encode()),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(JUNK, max_size=8), st.integers(min_value=0, max_value=6))
+def test_junk_never_crashes(junk: list[bytes], at: int) -> None:
+    lines = SESSION.read_bytes().splitlines()
+    lines[at:at] = [j.replace(b"\n", b" ") for j in junk]
+    data = b"\n".join(lines)
+    try:
+        vcon, rep = convert(data)
+    except ImportInputError:
+        return
+    n = sum(1 for ln in data.split(b"\n") if ln.strip())
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
+    m = build_model(open_bytes(orjson.dumps(vcon), name="x.vcon.json"))
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "c.vcon.json"
+    assert main(["import", "cursor", str(SESSION), "-o", str(out), "-q"]) == 0
+    assert len(json.loads(out.read_text())["events"]) == 2
+    capsys.readouterr()
+    assert main(["summary", str(SESSION), "--format", "json"]) == 0
+    assert [op["tool"] for op in json.loads(capsys.readouterr().out)["operations"]] == [
+        "Shell", "Shell"]

@@ -1,0 +1,235 @@
+"""Cursor agent transcripts (``~/.cursor/projects/<project>/agent-transcripts/*.jsonl``).
+
+Each line is a message ``{"role": "user"|"assistant", "message": {"content": [blocks]}}``,
+plus ``{"type": "turn_ended", "status": ...}`` lines. What carries tool traffic:
+
+* a ``tool_use`` block (``name``, ``input``, an ``id`` in newer versions) -> tool-invocation of a
+  new operation on ``!host``; ``CallMcpTool`` (``input.server``, ``input.toolName``,
+  ``input.arguments``) is that MCP server and tool, and ``CallDynamicTool`` its ``namespace``;
+* a ``tool_result`` block answering a ``tool_use`` id (when a transcript has them) ->
+  tool-result, or tool-failure when ``is_error``.
+
+Cursor writes no result for most calls, and no timestamps: a call with no result stays Running
+(the viewer flags it unterminated), and times come from the ``<timestamp>`` a user turn may
+carry (each call takes the time of the turn before it), else they give the order only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any, Final
+
+import orjson
+
+from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+
+HOST: Final = "!host"
+ROLES: Final = frozenset({"user", "assistant"})
+#: Cursor's wrappers of an MCP call: the input key naming the server.
+WRAPPERS: Final = {"CallMcpTool": "server", "CallDynamicTool": "namespace"}
+_TS_TAG: Final = re.compile(r"<timestamp>(.{1,80}?)</timestamp>", re.S)
+_HUMAN: Final = re.compile(
+    r"^\s*(?:\w+,\s*)?(\w{3})\w*\.?\s+(\d{1,2}),\s*(\d{4}),\s*(\d{1,2}):(\d{2})(?::(\d{2}))?"
+    r"\s*([AaPp][Mm])\s*\(\s*(?:UTC|GMT)\s*([+-]\d{1,2})?(?::?(\d{2}))?\s*\)\s*$")
+_MONTHS: Final = {m: i for i, m in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
+
+
+def _s(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def turn_time(text: str) -> tuple[datetime | None, bool]:
+    """The ``<timestamp>`` of a user turn: RFC 3339, or Cursor's "Friday, Jul 17, 2026,
+    7:08 AM (UTC-6)". (time, it had no zone offset)."""
+    m = _TS_TAG.search(text)
+    if m is None:
+        return None, False
+    raw = m.group(1).strip()
+    t, naive = parse_ts(raw)
+    if t is not None:
+        return t, naive
+    return _human(raw), False
+
+
+def _human(raw: str) -> datetime | None:
+    h = _HUMAN.match(raw)
+    if h is None:
+        return None
+    mon = _MONTHS.get(h.group(1).lower())
+    if mon is None:
+        return None
+    hour = int(h.group(4)) % 12 + (12 if h.group(7).lower() == "pm" else 0)
+    off = timedelta(hours=int(h.group(8) or 0))
+    off += timedelta(minutes=int(h.group(9) or 0)) * (-1 if off < timedelta(0) else 1)
+    try:
+        return datetime(int(h.group(3)), mon, int(h.group(2)), hour, int(h.group(5)),
+                        int(h.group(6) or 0), tzinfo=timezone(off)).astimezone(UTC)
+    except ValueError:
+        return None
+
+
+def _blocks(obj: dict[str, Any]) -> list[Any] | None:
+    msg = obj.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    return content if isinstance(content, list) else None
+
+
+def _target(name: str, inp: Any) -> tuple[str, str, Any]:
+    """(server, tool, arguments) of a tool_use."""
+    key = WRAPPERS.get(name)
+    if key and isinstance(inp, dict) and _s(inp.get(key)) and _s(inp.get("toolName")):
+        return inp[key], inp["toolName"], inp.get("arguments")
+    return HOST, name, inp
+
+
+def convert(data: bytes, *, source_name: str = "-",
+            created: str | None = None) -> tuple[dict[str, Any], Report]:
+    """A Cursor agent transcript's bytes -> (a tool-invocation vCon, the import report)."""
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    rep = Report()
+    recs: list[tuple[int, dict[str, Any]]] = []
+    status: dict[int, tuple[str, str]] = {}
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
+            continue
+        try:
+            obj = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            status[n] = ("unmapped", "not JSON")
+            continue
+        if not isinstance(obj, dict):
+            status[n] = ("unmapped", "not a JSON object")
+        elif _s(obj.get("role")) in ROLES and _blocks(obj) is not None:
+            recs.append((n, obj))
+        elif obj.get("type") == "turn_ended":
+            status[n] = ("ignored", "turn_ended")
+        else:
+            status[n] = ("unmapped", "not a Cursor transcript message")
+    if not recs:
+        raise ImportInputError("no Cursor transcript message could be read (expected JSONL of "
+                               "{role, message: {content: [...]}})")
+
+    # times: a user turn's <timestamp>, carried to the lines after it
+    stamps: list[datetime | None] = []
+    for _, obj in recs:
+        t = None
+        if obj["role"] == "user":
+            for b in _blocks(obj) or []:
+                if t is None and isinstance(b, dict) and isinstance(b.get("text"), str):
+                    t, naive = turn_time(b["text"])
+                    if naive and t is not None:
+                        rep.warn("timestamps without a zone offset were read as UTC")
+        stamps.append(t)
+    known = [t for t in stamps if t is not None]
+    times: list[datetime] = []
+    if not known:
+        rep.times = "order-only"
+        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(recs))]
+    else:
+        rep.times = "partial"
+        prev = known[0]
+        for t in stamps:
+            prev = t or prev
+            times.append(prev)
+
+    ev = Events(party=0)
+    calls: dict[str, str] = {}  # tool_use id -> operation id
+    bad_blocks = 0
+    for (n, obj), when in zip(recs, times, strict=True):
+        where = f"line {n}"
+        used = False
+        for b in _blocks(obj) or []:
+            if not isinstance(b, dict):
+                continue
+            kind = b.get("type")
+            if kind == "tool_use":
+                name = _s(b.get("name"))
+                if name is None:
+                    bad_blocks += 1
+                    continue
+                server, tool, args = _target(name, b.get("input"))
+                body: dict[str, Any] = {}
+                if _s(b.get("id")):
+                    body["toolUseId"] = b["id"]
+                body["arguments"] = args
+                if tool != name or server != HOST:
+                    body["cursorTool"] = name
+                op = ev.new_operation()
+                if _s(b.get("id")):
+                    calls[b["id"]] = op
+                ev.add("tool-invocation", when, op, 1, where, body=body, server=server,
+                       tool=tool)
+                used = True
+            elif kind == "tool_result":
+                op = calls.pop(_s(b.get("tool_use_id")) or "", None)
+                if op is None:
+                    bad_blocks += 1
+                    continue
+                etype = "tool-failure" if b.get("is_error") is True else "tool-result"
+                ev.add(etype, when, op, 1, where, body={
+                    "toolUseId": b["tool_use_id"], "content": b.get("content")})
+                used = True
+        status[n] = ("mapped", "") if used else ("ignored", f"{obj['role']} message")
+    if bad_blocks:
+        rep.warn(f"{bad_blocks} tool block(s) without a tool name, or answering no recorded "
+                 "call, were skipped")
+    for n in sorted(status):
+        what, detail = status[n]
+        if what == "mapped":
+            rep.mapped += 1
+        elif what == "ignored":
+            rep.ignore(detail)
+        else:
+            rep.fail(f"line {n}", detail)
+    if ev.operations == 0:
+        rep.warn("the transcript has no tool call: the vCon has no operations")
+    elif len(calls) or not any(e["type"] != "tool-invocation" for e in ev.events):
+        rep.warn("Cursor transcripts record the calls, not their results: operations with no "
+                 "result stay Running")
+    provenance = {
+        "tool": "vcon-view import cursor",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": "cursor agent transcript jsonl", "lines": len(status)},
+        "mapping": "Cursor agent transcript tool_use blocks -> draft-petrie-vcon-tool-invocation "
+                   "(one tool_use = one operation, attempt 1)",
+        **rep.as_dict(),
+    }
+    vcon = assemble(
+        uid=vcon_uuid(data),
+        subject=f"Cursor agent transcript imported from {source_name}",
+        parties=[{"name": "Cursor agent", "role": "agent"}],
+        events=ev,
+        start=times[0] if rep.times != "order-only" else None,
+        provenance=provenance,
+        created=created,
+    )
+    return vcon, rep
+
+
+def sniff(smp: Sample) -> bool:
+    """Cursor's shape: top-level ``role`` and ``message.content`` as a list of blocks (Claude
+    Code puts ``role`` inside ``message`` and has a top-level ``type``)."""
+    if smp.is_doc and not isinstance(smp.doc, dict):
+        return False
+    recs = smp.records()
+    if not recs:
+        return False
+    msgs = [r for r in recs if _s(r.get("role")) in ROLES and "type" not in r
+            and _blocks(r) is not None]
+    other = [r for r in recs if r.get("type") == "turn_ended" and "role" not in r]
+    return bool(msgs) and (len(msgs) + len(other)) * 2 > len(recs)
+
+
+FORMAT = Format(
+    name="cursor",
+    title="Cursor agent transcript",
+    unit="lines",
+    sniff=sniff,
+    convert=convert,
+    help="a Cursor agent transcript (~/.cursor/projects/<project>/agent-transcripts/*.jsonl)",
+)
