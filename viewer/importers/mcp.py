@@ -115,6 +115,8 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
          report: Report, **http: Any) -> None:
     """Append a message, or each message of a JSON-RPC batch."""
     items = m if isinstance(m, list) else [m]
+    if not items:
+        report.fail(where, "an empty JSON-RPC batch")
     for k, item in enumerate(items):
         w = f"{where}[{k}]" if isinstance(m, list) else where
         if _is_jsonrpc(item):
@@ -1041,11 +1043,15 @@ def convert(
 
 
 def _sniff(smp: Sample) -> bool:
-    """MCP traffic: a cassette, or records that are JSON-RPC messages or carry one."""
+    """MCP traffic: a cassette, an MCP Inspector history export (MessageEntry records, bare
+    or under ``messages``/``history``/``entries``), or records that are JSON-RPC messages or
+    carry one (``{ts, dir, msg}``)."""
     doc = smp.doc
     if isinstance(doc, dict) and (isinstance(doc.get("interactions"), list) or (
             isinstance(doc.get("session"), dict)
             and isinstance(doc["session"].get("interactions"), list))):
+        return True
+    if smp.is_doc and _inspector_list(doc) is not None:
         return True
     recs = smp.records()
     if not recs:
