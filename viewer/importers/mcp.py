@@ -5,17 +5,24 @@ direction, time and where it came from); ``MCPMapper`` then walks that list once
 events. Both MCP revisions are handled by shape, not by a declared version:
 
 * ``tools/call`` request -> tool-invocation (a new operation, its id assigned here);
-* ``notifications/progress`` for the call's progressToken -> tool-progress;
+* ``notifications/progress`` for the call's progressToken, or a task status ``working`` with a
+  new ``statusMessage`` (the message as text) -> tool-progress;
 * a task-augmented result (2025-11-25 ``result.task``) or a task handle (2026-07-28 tasks
   extension, ``resultType: "task"``) -> tool-pending;
 * ``elicitation/create`` from the server, ``resultType: "input_required"``, or a task status
-  ``input_required`` -> tool-input; the elicitation's answer, ``tasks/update`` with
-  ``inputResponses``, or a reissued ``tools/call`` carrying ``inputResponses`` ->
-  tool-input-response (same operation and attempt: see ``RETRY_CHOICE``);
+  ``input_required`` -> tool-input (a task's elicitation, related by ``_meta``, gives its
+  question to the tool-input a status ``input_required`` made first); the elicitation's
+  answer, ``tasks/update`` with ``inputResponses``, or a reissued ``tools/call`` carrying
+  ``inputResponses`` -> tool-input-response (same operation and attempt: see ``RETRY_CHOICE``);
 * a result with ``isError`` true -> tool-failure, else tool-result (also a task's final result
   from ``tasks/result``, a ``completed`` status carrying ``result``, or a ``failed`` status);
 * a JSON-RPC error response -> tool-error; an HTTP 401/403 (when the transcript has HTTP status)
-  -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel.
+  -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel (a task status
+  ``cancelled`` after it is the acknowledgement: no event, the attempt stays Cancel Requested).
+
+Nothing is added to an ended attempt: what arrives after its end is counted as ignored and
+described in the provenance ``notes``. A task status for a task id not created yet waits
+``HOLD_MESSAGES`` messages (or the same instant) for its CreateTaskResult.
 
 Responses are paired with requests by direction and id (client and server number their requests
 independently, so ids overlap), never by id alone. When the transcript has no direction, a
