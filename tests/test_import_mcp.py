@@ -577,3 +577,15 @@ def test_junk_mixed_into_a_session_never_crashes(junk: list[bytes], rnd: Any) ->
     except ImportInputError:
         return
     assert _count(report) >= sum(1 for ln in data.split(b"\n") if ln.strip())
+
+
+def test_huge_durations_never_crash() -> None:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}
+    done = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    entry = {"timestamp": "9999-12-31T23:59:59Z", "direction": "request", "origin": "client",
+             "message": call, "response": done, "duration": 9e11}
+    vcr = {"session": {"interactions": [{"timestamp": "9999-12-31T23:59:59Z", "request": call,
+                                         "response": done, "latency_ms": 9e11}]}}
+    for doc in ([entry], vcr):
+        vcon, _ = convert(json.dumps(doc).encode(), created=CREATED, server="s")
+        assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]

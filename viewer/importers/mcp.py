@@ -228,12 +228,18 @@ def _inspector_entry(sink: _Sink, e: dict[str, Any], where: str) -> None:
         back = S2C if d == C2S else C2S
     else:
         back = C2S if msg.get("method") in _S2C_REQUESTS else S2C
-    dur = e.get("duration")
-    end = ts
-    if ts is not None and isinstance(dur, (int, float)) and not isinstance(dur, bool) \
-            and 0 <= dur < 1e12:
-        end = ts + timedelta(milliseconds=dur)
-    sink.defer(resp, back, end, f"{where}/response")
+    sink.defer(resp, back, _after(ts, e.get("duration")), f"{where}/response")
+
+
+def _after(ts: datetime | None, ms: Any) -> datetime | None:
+    """``ts`` plus a recorded duration in milliseconds (ignored when not a usable number)."""
+    if ts is None or not isinstance(ms, (int, float)) or isinstance(ms, bool) \
+            or not 0 <= ms < 1e12:
+        return ts
+    try:
+        return ts + timedelta(milliseconds=ms)
+    except OverflowError:
+        return ts
 
 
 class _Sink:
@@ -376,8 +382,7 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
         d = _direction(it.get("direction")) or C2S
         back = S2C if d == C2S else C2S
         lat = it.get("latency_ms")
-        end = ts + timedelta(milliseconds=lat) if ts is not None and isinstance(
-            lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else ts
+        end = _after(ts, lat)
         if it.get("request") is not None:
             _add(t.messages, it["request"], d, ts, f"{where}/request", rep)
         notes = it.get("notifications")
@@ -656,7 +661,7 @@ class MCPMapper:
         while self.held_order:
             seq, tid = self.held_order[0]
             msgs = self.held.get(tid)
-            if msgs is None:
+            if msgs is None or msgs[0][2] > seq:  # released or given up already
                 self.held_order.popleft()
                 continue
             if self.seq - seq <= HOLD_MESSAGES or msgs[-1][1] == when:
