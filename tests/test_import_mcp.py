@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from viewer.cli import main
 from viewer.importers.mcp import ImportInputError, convert
@@ -228,3 +230,362 @@ def test_cli_output_dash_is_stdout(tmp_path: Path, capfdbinary: pytest.CaptureFi
     vcon = json.loads(captured.out)
     assert vcon["events"] and not (tmp_path / "-").exists()
     assert b"wrote stdout:" in captured.err
+
+
+# --- a recorded tasks session (tests/fixtures/import_tasks_session.jsonl, written by hand after
+# MCP 2025-11-25 with tasks): research_topic asks the user a question through elicitation/create
+# related to its task (after a status input_required); its first working status arrives before
+# the CreateTaskResult of the same instant; crawl_site is cancelled with tasks/cancel, the
+# server confirms with status cancelled, and a later tasks/result answers with an error.
+
+SESSION = FIX / "import_tasks_session.jsonl"
+
+
+def session() -> tuple[dict[str, Any], Any]:
+    return imported(SESSION)
+
+
+def test_tasks_session_what_a_reviewer_sees() -> None:
+    vcon, report = session()
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o.tool, o.server, o.outcome) for o in m.operations] == [
+        ("research_topic", "research-server", "completed"),
+        ("crawl_site", "research-server", "cancel-requested"),
+    ]
+    assert shape(m) == [
+        ("op-0001", "completed", [["Running", "Pending", "Pending", "Pending", "Input Required",
+                                   "Pending", "Pending", "Completed"]]),
+        ("op-0002", "cancel-requested", [["Running", "Pending", "Pending", "Cancel Requested"]]),
+    ]
+    assert report.unmapped == 0 and report.warnings == []
+    assert vcon["parties"][0]["name"] == "research-agent"
+
+
+def test_task_elicitation_is_the_tool_input_content() -> None:
+    vcon, _ = session()
+    inputs = [e for e in vcon["events"] if e["type"] == "tool-input"]
+    assert len(inputs) == 1  # the status input_required made no second tool-input
+    body = inputs[0]["body"]
+    assert body["message"].startswith("Two sources are behind a paywall")
+    assert body["requestedSchema"]["required"] == ["include_paywalled"]
+    assert inputs[0]["time"] == "2026-03-02T10:00:04.200Z"  # input was asked for at the status
+    i = vcon["events"].index(inputs[0])
+    prov = vcon["attachments"][0]["body"]["events"]
+    assert prov[i]["from"] == "line 9 + line 11"  # the status and the elicitation
+    answer = next(e for e in vcon["events"] if e["type"] == "tool-input-response")
+    assert answer["body"]["action"] == "accept" and answer["operation_id"] == "op-0001"
+
+
+def _lines(*msgs: tuple[str, str, dict[str, Any]]) -> bytes:
+    return "".join(json.dumps({"ts": ts, "dir": d, "msg": m}) + "\n"
+                   for ts, d, m in msgs).encode()
+
+
+def _call(rid: int, name: str, task: bool = True) -> dict[str, Any]:
+    p: dict[str, Any] = {"name": name, "arguments": {}}
+    if task:
+        p["task"] = {"ttl": 60000}
+    return {"jsonrpc": "2.0", "id": rid, "method": "tools/call", "params": p}
+
+
+def _created(rid: int, tid: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": rid, "result": {"task": {"taskId": tid, "status": "working"}}}
+
+
+def _status(tid: str, status: str, text: str | None = None) -> dict[str, Any]:
+    p = {"taskId": tid, "status": status, **({"statusMessage": text} if text else {})}
+    return {"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": p}
+
+
+def test_task_elicitation_without_a_status_first() -> None:
+    elicit = {"jsonrpc": "2.0", "id": 7, "method": "elicitation/create", "params": {
+        "message": "Overwrite?", "requestedSchema": {"type": "object"},
+        "_meta": {"io.modelcontextprotocol/related-task": {"taskId": "t1"}}}}
+    data = _lines(("2026-03-02T10:00:00Z", "c2s", _call(1, "write")),
+                  ("2026-03-02T10:00:01Z", "s2c", _created(1, "t1")),
+                  ("2026-03-02T10:00:02Z", "s2c", elicit),
+                  ("2026-03-02T10:00:03Z", "c2s", {"jsonrpc": "2.0", "id": 7,
+                                                   "result": {"action": "decline"}}))
+    vcon, report = convert(data, created=CREATED, server="s")
+    evs = [(e["type"], e.get("body")) for e in vcon["events"]]
+    assert evs[2][0] == "tool-input" and evs[2][1]["message"] == "Overwrite?"
+    assert evs[3] == ("tool-input-response", {"action": "decline"})
+    assert report.mapped == 4
+
+
+def test_cancelled_task_is_acknowledged_not_failed() -> None:
+    vcon, report = session()
+    types = [e["type"] for e in vcon["events"] if e["operation_id"] == "op-0002"]
+    assert types == ["tool-invocation", "tool-pending", "tool-progress", "tool-cancel"]
+    m = model_of(vcon)
+    assert m.operations[1].outcome == "cancel-requested"
+    assert "out-of-model" not in m.operations[1].flags
+    assert "late-response" not in m.operations[1].flags
+    prov = vcon["attachments"][0]["body"]
+    assert prov["ignored"]["a tasks/result error after the attempt ended"] == 1
+    assert any("acknowledges the cancellation of op-0002" in n for n in prov["notes"])
+    assert any(n.startswith("line 23: a tasks/result error") for n in prov["notes"])
+    assert report.ignored["a tasks/result error after the attempt ended"] == 1
+
+
+def test_nothing_is_added_to_an_ended_attempt() -> None:
+    data = _lines(("2026-03-02T10:00:00Z", "c2s", _call(1, "t")),
+                  ("2026-03-02T10:00:01Z", "s2c", _created(1, "t1")),
+                  ("2026-03-02T10:00:02Z", "s2c", _status("t1", "failed", "boom")),
+                  ("2026-03-02T10:00:03Z", "c2s", {"jsonrpc": "2.0", "id": 2,
+                                                   "method": "tasks/result",
+                                                   "params": {"taskId": "t1"}}),
+                  ("2026-03-02T10:00:04Z", "s2c", {"jsonrpc": "2.0", "id": 2,
+                                                   "error": {"code": -32603, "message": "x"}}),
+                  ("2026-03-02T10:00:05Z", "s2c", _status("t1", "completed")))
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-pending", "tool-failure"]
+    assert report.ignored == {"a tasks/result error after the attempt ended": 1,
+                              "a task status after the attempt ended": 1}
+    assert report.mapped + sum(report.ignored.values()) + report.unmapped == 6
+
+
+def test_cancelled_status_without_a_cancel_request_is_a_failure() -> None:
+    data = _lines(("2026-03-02T10:00:00Z", "c2s", _call(1, "t")),
+                  ("2026-03-02T10:00:01Z", "s2c", _created(1, "t1")),
+                  ("2026-03-02T10:00:02Z", "s2c", _status("t1", "cancelled", "by admin")))
+    vcon, _ = convert(data, created=CREATED, server="s")
+    assert vcon["events"][-1]["type"] == "tool-failure"
+
+
+def test_status_before_its_create_result_is_paired() -> None:
+    vcon, report = session()
+    assert not any("not created" in x for x in report.examples)
+    first = [e for e in vcon["events"] if e["operation_id"] == "op-0001"][:3]
+    assert [e["type"] for e in first] == ["tool-invocation", "tool-pending", "tool-progress"]
+    assert first[2]["body"] == "Gathering sources…"
+    assert first[2]["time"] == first[1]["time"] == "2026-03-02T10:00:01.120Z"
+
+
+def test_status_for_a_task_never_created_is_still_reported() -> None:
+    noise = {"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info"}}
+    msgs = [("2026-03-02T10:00:00Z", "s2c", _status("ghost", "working", "hi"))]
+    msgs += [(f"2026-03-02T10:00:{i:02d}Z", "s2c", noise) for i in range(1, 21)]
+    msgs += [("2026-03-02T10:00:30Z", "c2s", _call(1, "t")),
+             ("2026-03-02T10:00:31Z", "s2c", _created(1, "ghost"))]  # too late to pair
+    vcon, report = convert(_lines(*msgs), created=CREATED, server="s")
+    assert report.unmapped == 1
+    assert "for a task not created in this transcript" in report.examples[0]
+    assert "tool-progress" not in [e["type"] for e in vcon["events"]]
+    assert report.mapped + sum(report.ignored.values()) + report.unmapped == len(msgs)
+
+
+def test_working_status_messages_are_progress() -> None:
+    vcon, _ = session()
+    prog = [(e["operation_id"], e["body"], e["mediatype"]) for e in vcon["events"]
+            if e["type"] == "tool-progress"]
+    assert prog == [
+        ("op-0001", "Gathering sources…", "text/plain"),  # notification (before the handle)
+        ("op-0001", "Analyzing content…", "text/plain"),  # tasks/get result
+        ("op-0001", "Writing the summary…", "text/plain"),  # notification
+        ("op-0002", "Gathering sources…", "text/plain"),  # tasks/get result
+    ]
+
+
+def test_repeated_working_message_is_one_progress() -> None:
+    get = {"jsonrpc": "2.0", "id": 2, "method": "tasks/get", "params": {"taskId": "t1"}}
+    res = {"jsonrpc": "2.0", "id": 2, "result": {"taskId": "t1", "status": "working",
+                                                 "statusMessage": "Indexing…"}}
+    data = _lines(("2026-03-02T10:00:00Z", "c2s", _call(1, "t")),
+                  ("2026-03-02T10:00:01Z", "s2c", _created(1, "t1")),
+                  ("2026-03-02T10:00:02Z", "c2s", get), ("2026-03-02T10:00:03Z", "s2c", res),
+                  ("2026-03-02T10:00:04Z", "c2s", {**get, "id": 3}),
+                  ("2026-03-02T10:00:05Z", "s2c", {**res, "id": 3}))
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]].count("tool-progress") == 1
+    assert report.mapped == 6
+
+
+def _count(report: Any) -> int:
+    return report.mapped + sum(report.ignored.values()) + report.unmapped
+
+
+JSONL_FIXTURES = sorted(
+    [p.name for p in FIX.glob("import_*.jsonl")]
+    + [f"import_mcp/{p.name}" for p in (FIX / "import_mcp").glob("*.jsonl")])
+
+
+@pytest.mark.parametrize("name", JSONL_FIXTURES)
+def test_every_input_line_is_counted_once(name: str) -> None:
+    data = (FIX / name).read_bytes()
+    _, report = convert(data, created=CREATED)
+    assert _count(report) == sum(1 for ln in data.split(b"\n") if ln.strip())
+
+
+@pytest.mark.parametrize(("name", "items"), [
+    # request + response per interaction (lifecycle interactions counted as ignored)
+    ("import_mcp/mcp-recorder__mock_session.cassette.json", None),
+    ("import_mcp/agent-vcr__calculator-errors.vcr.json", None),
+    ("import_inspector_history.json", 10),  # 6 entries, 4 of them with a response inline
+])
+def test_every_message_of_a_document_is_counted_once(name: str, items: int | None) -> None:
+    doc = json.loads((FIX / name).read_text(encoding="utf-8"))
+    if items is None and "session" in doc:
+        s = doc["session"]
+        items = sum(1 for k in ("initialize_request", "initialize_response") if k in s) + sum(
+            ("request" in it) + ("response" in it) + len(it.get("notifications", []))
+            for it in s["interactions"])
+    elif items is None:
+        items = sum(1 if it.get("type") == "lifecycle" else
+                    ("request" in it and it["request"] is not None)
+                    + ("response" in it and it["response"] is not None)
+                    for it in doc["interactions"])
+    _, report = imported(FIX / name)
+    assert _count(report) == items
+
+
+def test_dir_spellings() -> None:
+    from viewer.importers.mcp import C2S, S2C, read_transcript
+
+    t = read_transcript(SESSION.read_bytes())
+    assert [m.dir for m in t.messages[:2]] == [C2S, S2C]  # client->server, server->client
+    for word, d in (("client_to_server", C2S), ("server_to_client", S2C), ("c2s", C2S),
+                    ("s2c", S2C), ("client->server", C2S), ("server->client", S2C)):
+        line = json.dumps({"dir": word, "msg": {"jsonrpc": "2.0", "method": "x"}}).encode()
+        assert read_transcript(line + b"\n" + line).messages[0].dir == d
+
+
+def test_jsonl_lines_split_on_newline_only() -> None:
+    text = "one\u2028two\u2029three\x85four"
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": _call(1, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 1,
+         "result": {"content": [{"type": "text", "text": text}], "isError": False}}},
+    ]
+    data = "".join(json.dumps(x, ensure_ascii=False) + "\r\n" for x in lines).encode()
+    assert "\u2028".encode() in data
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert report.unmapped == 0 and _count(report) == 2
+    assert vcon["events"][-1]["body"]["content"][0]["text"] == text
+
+
+INSPECTOR = FIX / "import_inspector_history.json"
+
+
+def test_inspector_history_export() -> None:
+    """MCP Inspector v2 MessageEntry list (core/mcp/types.ts): direction is the kind of message
+    (request/response/notification), origin (client/server) who sent it; a request entry
+    carries its response inline, at timestamp + duration."""
+    vcon, report = imported(INSPECTOR)
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o.tool, o.server, o.outcome) for o in m.operations] == [
+        ("get_forecast", "weather-server", "completed"), ("delete_city", "weather-server",
+                                                          "errored")]
+    assert shape(m)[0][2] == [["Running", "Running", "Input Required", "Running", "Completed"]]
+    evs = vcon["events"]
+    # the server's elicitation (id 1) and the client's tools/call (id 1) are paired apart; the
+    # inline answers keep their time order (the elicitation answer at 03.200 before the tool
+    # result at 03.400, both after the progress of 01.500)
+    assert [(e["type"], e["time"][-7:]) for e in evs[:5]] == [
+        ("tool-invocation", "01.000Z"), ("tool-progress", "01.500Z"),
+        ("tool-input", "02.000Z"), ("tool-input-response", "03.200Z"),
+        ("tool-result", "03.400Z")]
+    assert evs[-1]["type"] == "tool-error" and evs[-1]["time"].endswith("05.008Z")
+    prov = vcon["attachments"][0]["body"]
+    assert prov["source"]["format"] == "mcp-inspector-history"
+    assert report.unmapped == 1 and "/5/message" in report.examples[0]  # the orphan response
+
+
+def test_inspector_history_wrapped_and_jsonl(tmp_path: Path) -> None:
+    from viewer.importers.formats import detect
+
+    entries = json.loads(INSPECTOR.read_text(encoding="utf-8"))
+    want = [(e["type"], e["time"]) for e in imported(INSPECTOR)[0]["events"]]
+    wrapped = json.dumps({"messages": entries}).encode()
+    lines = "".join(json.dumps(e) + "\n" for e in entries).encode()
+    for data in (INSPECTOR.read_bytes(), wrapped, lines):
+        fmt = detect(data)
+        assert fmt is not None and fmt.name == "mcp"
+        vcon, report = convert(data, created=CREATED)
+        assert [(e["type"], e["time"]) for e in vcon["events"]] == want
+        assert _count(report) == 10
+    out = tmp_path / "o.vcon.json"
+    src = tmp_path / "history.json"
+    src.write_bytes(wrapped)
+    assert main(["summary", str(src), "--format", "json"]) == 0
+    assert main(["import", "mcp", str(src), "-o", str(out), "-q"]) == 0
+
+
+def test_cli_summary_on_the_session(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["summary", str(SESSION), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "research_topic" in json.dumps(out)
+
+
+def _big_transcript(n: int) -> bytes:
+    out = []
+    for k in range(1, n // 3 + 1):
+        ts = f"2026-03-02T{k // 36000 % 24:02d}:{k // 600 % 60:02d}:{k / 10 % 60:06.3f}Z"
+        out.append({"ts": ts, "dir": "c2s", "msg": {
+            "jsonrpc": "2.0", "id": k, "method": "tools/call",
+            "params": {"name": f"tool_{k % 50}", "arguments": {"n": k},
+                       "_meta": {"progressToken": k}}}})
+        out.append({"ts": ts, "dir": "s2c", "msg": {"jsonrpc": "2.0", "method":
+                    "notifications/progress", "params": {"progressToken": k, "progress": 1}}})
+        out.append({"ts": ts, "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": k, "result": {
+            "content": [{"type": "text", "text": f"r{k}"}], "isError": False}}})
+    return "".join(json.dumps(x) + "\n" for x in out).encode()
+
+
+def test_pairing_is_linear() -> None:
+    """Import time grows with the input, not its square: 8x the lines cost about 8x the CPU
+    (~30x when each tools/call scanned every earlier operation; a generated 80k-line file took
+    ~40 s of CPU then, ~3 s now). The bound is loose for a loaded machine."""
+    import time
+
+    def cpu(n: int) -> float:
+        data = _big_transcript(n)
+        start = time.process_time()
+        _, report = convert(data, created=CREATED, server="s")
+        spent = time.process_time() - start
+        assert report.unmapped == 0 and report.mapped == n // 3 * 3
+        return spent
+
+    small, big = cpu(3_000), cpu(24_000)
+    assert big / small < 16, f"{small:.2f} s for 3k lines, {big:.2f} s for 24k"
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.one_of(
+    st.binary(max_size=40),
+    st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=12),
+                 lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(max_size=8), c,
+                                                                     max_size=4),
+                 max_leaves=12).map(lambda v: json.dumps(v).encode()),
+    st.sampled_from([b'{"ts": 1, "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 1}}',
+                     b'{"direction": "request", "message": {"jsonrpc": "2.0", "id": 3}, '
+                     b'"response": 5, "duration": "x"}',
+                     b'{"dir": "c2s", "msg": {"jsonrpc": "2.0", "id": [], "method": "tasks/get",'
+                     b' "params": {"taskId": {}}}}', b"[" * 5000]),
+), max_size=8), st.randoms(use_true_random=False))
+def test_junk_mixed_into_a_session_never_crashes(junk: list[bytes], rnd: Any) -> None:
+    lines = SESSION.read_bytes().split(b"\n")
+    for j in junk:
+        lines.insert(rnd.randrange(len(lines) + 1), j.replace(b"\n", b" "))
+    data = b"\n".join(lines)
+    try:
+        _, report = convert(data, created=CREATED)
+    except ImportInputError:
+        return
+    assert _count(report) >= sum(1 for ln in data.split(b"\n") if ln.strip())
+
+
+def test_huge_durations_never_crash() -> None:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "t"}}
+    done = {"jsonrpc": "2.0", "id": 1, "result": {}}
+    entry = {"timestamp": "9999-12-31T23:59:59Z", "direction": "request", "origin": "client",
+             "message": call, "response": done, "duration": 9e11}
+    vcr = {"session": {"interactions": [{"timestamp": "9999-12-31T23:59:59Z", "request": call,
+                                         "response": done, "latency_ms": 9e11}]}}
+    for doc in ([entry], vcr):
+        vcon, _ = convert(json.dumps(doc).encode(), created=CREATED, server="s")
+        assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]

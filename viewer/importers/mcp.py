@@ -5,17 +5,24 @@ direction, time and where it came from); ``MCPMapper`` then walks that list once
 events. Both MCP revisions are handled by shape, not by a declared version:
 
 * ``tools/call`` request -> tool-invocation (a new operation, its id assigned here);
-* ``notifications/progress`` for the call's progressToken -> tool-progress;
+* ``notifications/progress`` for the call's progressToken, or a task status ``working`` with a
+  new ``statusMessage`` (the message as text) -> tool-progress;
 * a task-augmented result (2025-11-25 ``result.task``) or a task handle (2026-07-28 tasks
   extension, ``resultType: "task"``) -> tool-pending;
 * ``elicitation/create`` from the server, ``resultType: "input_required"``, or a task status
-  ``input_required`` -> tool-input; the elicitation's answer, ``tasks/update`` with
-  ``inputResponses``, or a reissued ``tools/call`` carrying ``inputResponses`` ->
-  tool-input-response (same operation and attempt: see ``RETRY_CHOICE``);
+  ``input_required`` -> tool-input (a task's elicitation, related by ``_meta``, gives its
+  question to the tool-input a status ``input_required`` made first); the elicitation's
+  answer, ``tasks/update`` with ``inputResponses``, or a reissued ``tools/call`` carrying
+  ``inputResponses`` -> tool-input-response (same operation and attempt: see ``RETRY_CHOICE``);
 * a result with ``isError`` true -> tool-failure, else tool-result (also a task's final result
   from ``tasks/result``, a ``completed`` status carrying ``result``, or a ``failed`` status);
 * a JSON-RPC error response -> tool-error; an HTTP 401/403 (when the transcript has HTTP status)
-  -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel.
+  -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel (a task status
+  ``cancelled`` after it is the acknowledgement: no event, the attempt stays Cancel Requested).
+
+Nothing is added to an ended attempt: what arrives after its end is counted as ignored and
+described in the provenance ``notes``. A task status for a task id not created yet waits
+``HOLD_MESSAGES`` messages (or the same instant) for its CreateTaskResult.
 
 Responses are paired with requests by direction and id (client and server number their requests
 independently, so ids overlap), never by id alone. When the transcript has no direction, a
@@ -26,13 +33,17 @@ id; if both sides have one open, a result shaped like a client's answer (``actio
 
 from __future__ import annotations
 
+import heapq
 import json
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-from viewer.importers.common import EPOCH, Events, Report, parse_ts
-from viewer.importers.formats import Format, ImportInputError, Sample
+import orjson
+
+from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, parse_ts
+from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
 RETRY_CHOICE: Final = (
@@ -111,6 +122,8 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
          report: Report, **http: Any) -> None:
     """Append a message, or each message of a JSON-RPC batch."""
     items = m if isinstance(m, list) else [m]
+    if not items:
+        report.fail(where, "an empty JSON-RPC batch")
     for k, item in enumerate(items):
         w = f"{where}[{k}]" if isinstance(m, list) else where
         if _is_jsonrpc(item):
@@ -121,44 +134,159 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
             report.fail(w, "not a JSON-RPC message")
 
 
+def _loads(raw: bytes) -> Any:
+    """One JSON value: orjson (fast), else the standard parser (NaN, huge integers, bad UTF-8
+    replaced); ValueError when neither reads it (also for nesting too deep)."""
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        pass
+    try:
+        return json.loads(raw.decode("utf-8", errors="replace"))
+    except RecursionError as exc:
+        raise ValueError("nested too deeply") from exc
+
+
 def read_transcript(data: bytes) -> Transcript:
     """Parse any accepted form; raises ImportInputError when nothing is MCP traffic."""
-    text = data.decode("utf-8-sig", errors="replace")
     try:
-        whole = json.loads(text)
+        whole = _loads(data[3:] if data.startswith(b"\xef\xbb\xbf") else data)
     except ValueError:
         whole = None
+    listed = _inspector_list(whole)
     if isinstance(whole, dict) and isinstance(whole.get("session"), dict) \
             and isinstance(whole["session"].get("interactions"), list):
         t = _read_agent_vcr(whole)
     elif isinstance(whole, dict) and isinstance(whole.get("interactions"), list):
         t = _read_mcp_recorder(whole)
+    elif listed is not None:
+        t = Transcript([], "mcp-inspector-history")
+        sink = _Sink(t.messages, t.report)
+        for i, e in enumerate(listed):
+            if _is_inspector_entry(e):
+                _inspector_entry(sink, e, f"/{i}")
+            else:
+                sink.add(e, None, None, f"/{i}")
+        sink.close()
     elif isinstance(whole, list):
         t = Transcript([], "json-array")
+        sink = _Sink(t.messages, t.report)
         for i, m in enumerate(whole):
-            _add(t.messages, m, None, None, f"/{i}", t.report)
+            sink.add(m, None, None, f"/{i}")
     elif _is_jsonrpc(whole):
         t = Transcript([], "jsonl")
-        _add(t.messages, whole, None, None, "line 1", t.report)
+        _Sink(t.messages, t.report).add(whole, None, None, "line 1")
     else:
-        t = _read_jsonl(text)
+        t = _read_jsonl(data)
     if not t.messages:
         raise ImportInputError(
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
-            "JSON-RPC messages, a JSON array of messages, mcp-recorder and agent-vcr cassettes)")
+            "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
+            "mcp-recorder and agent-vcr cassettes)")
     return t
 
 
-def _read_jsonl(text: str) -> Transcript:
+#: MCP Inspector (v2) MessageEntry kinds: ``direction`` is the kind of message, not its way.
+_ENTRY_KINDS: Final = frozenset({"request", "response", "notification"})
+#: Keys under which a wrapped Inspector history export may hold its entries.
+_ENTRY_LISTS: Final = ("messages", "history", "entries")
+
+
+def _is_inspector_entry(e: Any) -> bool:
+    """An MCP Inspector ``MessageEntry``: ``{id, timestamp, direction, origin?, message,
+    response?, duration?}`` whose ``message`` is a JSON-RPC message."""
+    return isinstance(e, dict) and isinstance(e.get("direction"), str) \
+        and "msg" not in e and _is_jsonrpc(e.get("message"))
+
+
+def _inspector_list(whole: Any) -> list[Any] | None:
+    """The entries of an Inspector history export (a JSON array of MessageEntry, or an object
+    holding one under ``messages``/``history``/``entries``), else None."""
+    items = whole
+    if isinstance(whole, dict):
+        items = next((whole[k] for k in _ENTRY_LISTS if isinstance(whole.get(k), list)), None)
+    if not isinstance(items, list) or not items:
+        return None
+    hits = sum(1 for e in items[:64] if _is_inspector_entry(e))
+    return items if hits * 2 > min(len(items), 64) else None
+
+
+def _inspector_entry(sink: _Sink, e: dict[str, Any], where: str) -> None:
+    """One MessageEntry: its message, then its inline ``response`` (at timestamp + duration,
+    answering the other way), placed in time order among the entries that follow."""
+    kind = e["direction"].strip().lower()
+    d = _direction(e.get("origin")) if kind in _ENTRY_KINDS else _direction(kind)
+    ts, naive = parse_ts(e.get("timestamp"))
+    if naive:
+        sink.report.warn("timestamps without a zone offset were read as UTC")
+    msg = e["message"]
+    sink.add(msg, d, ts, f"{where}/message")
+    resp = e.get("response")
+    if resp is None:
+        return
+    if d is not None:
+        back = S2C if d == C2S else C2S
+    else:
+        back = C2S if msg.get("method") in _S2C_REQUESTS else S2C
+    sink.defer(resp, back, _after(ts, e.get("duration")), f"{where}/response")
+
+
+def _after(ts: datetime | None, ms: Any) -> datetime | None:
+    """``ts`` plus a recorded duration in milliseconds (ignored when not a usable number)."""
+    if ts is None or not isinstance(ms, (int, float)) or isinstance(ms, bool) \
+            or not 0 <= ms < 1e12:
+        return ts
+    try:
+        return ts + timedelta(milliseconds=ms)
+    except OverflowError:
+        return ts
+
+
+class _Sink:
+    """Collects messages in transcript order. An inline response (Inspector entries) is held
+    until the first later message whose time is past it, so its time order is kept."""
+
+    def __init__(self, out: list[Msg], report: Report) -> None:
+        self.out = out
+        self.report = report
+        self.later: list[tuple[datetime, int, Any, str | None, str]] = []
+        self.n = 0
+
+    def add(self, m: Any, d: str | None, ts: datetime | None, where: str, **http: Any) -> None:
+        """Append a message, or each message of a JSON-RPC batch."""
+        if ts is not None and self.later:
+            self._flush(ts)
+        _add(self.out, m, d, ts, where, self.report, **http)
+
+    def defer(self, m: Any, d: str | None, ts: datetime | None, where: str) -> None:
+        if ts is None:
+            self.add(m, d, ts, where)
+            return
+        self.n += 1
+        heapq.heappush(self.later, (ts, self.n, m, d, where))
+
+    def _flush(self, upto: datetime | None) -> None:
+        while self.later and (upto is None or self.later[0][0] <= upto):
+            ts, _, m, d, where = heapq.heappop(self.later)
+            _add(self.out, m, d, ts, where, self.report)
+
+    def close(self) -> None:
+        self._flush(None)
+
+
+def _read_jsonl(data: bytes) -> Transcript:
     t = Transcript([], "jsonl")
     rep = t.report
+    sink = _Sink(t.messages, rep)
     kinds: set[str] = set()
-    for n, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
             continue
         where = f"line {n}"
+        if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
         try:
-            obj = json.loads(line)
+            obj = _loads(raw)
         except ValueError:
             rep.fail(where, "not JSON")
             continue
@@ -175,24 +303,28 @@ def _read_jsonl(text: str) -> Transcript:
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
             d = _direction(obj.get("dir", obj.get("direction")))
-            _add(t.messages, obj.get("msg"), d, ts, where, rep, **http)
+            sink.add(obj.get("msg"), d, ts, where, **http)
+        elif _is_inspector_entry(obj):
+            kinds.add("mcp-inspector-history")
+            _inspector_entry(sink, obj, where)
         elif isinstance(obj, dict) and isinstance(obj.get("kind"), str) and "message" in obj:
             kinds.add("doc-blocks")  # corpus extraction of the MCP docs' fenced examples
             if obj["kind"].startswith("jsonrpc-"):
-                _add(t.messages, obj["message"], None, None, where, rep)
+                sink.add(obj["message"], None, None, where)
             else:
                 rep.ignore(f"doc block ({obj['kind']})")
         elif isinstance(obj, dict) and "example" in obj and "type" in obj:
             kinds.add("schema-examples")
             if _is_jsonrpc(obj["example"]) and "jsonrpc" in obj["example"]:
-                _add(t.messages, obj["example"], None, None, where, rep)
+                sink.add(obj["example"], None, None, where)
             else:
                 rep.ignore("schema example (not a message)")
         elif _is_jsonrpc(obj) or isinstance(obj, list):
             kinds.add("jsonl-jsonrpc")
-            _add(t.messages, obj, None, None, where, rep)
+            sink.add(obj, None, None, where)
         else:
             rep.fail(where, "neither a JSON-RPC message nor {ts, dir, msg}")
+    sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
 
@@ -250,8 +382,7 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
         d = _direction(it.get("direction")) or C2S
         back = S2C if d == C2S else C2S
         lat = it.get("latency_ms")
-        end = ts + timedelta(milliseconds=lat) if ts is not None and isinstance(
-            lat, (int, float)) and not isinstance(lat, bool) and lat >= 0 else ts
+        end = _after(ts, lat)
         if it.get("request") is not None:
             _add(t.messages, it["request"], d, ts, f"{where}/request", rep)
         notes = it.get("notifications")
@@ -326,12 +457,13 @@ class _Op:
     id: str
     tool: str
     attempt: int = 1
-    state: str = "running"  # running | pending | input | ended
+    state: str = "running"  # running | pending | input | cancel | ended
     input_from: str = "running"
     awaiting_retry: bool = False
     request_state: Any = None
     final_status: dict[str, Any] | None = None  # a task "completed" without its result yet
-    status_input: bool = False  # the current tool-input came from a task status alone
+    status_input: int | None = None  # event index of a tool-input made from a task status alone
+    status_message: Any = None  # the last task statusMessage seen (progress only on a change)
     args: Any = None  # the arguments of its tools/call
     denied: bool = False  # its last attempt ended with an HTTP 401/403
     last: datetime | None = None
@@ -339,11 +471,31 @@ class _Op:
 
 def _key(rid: Any) -> str:
     """Request ids compare by JSON value and type: 1 and "1" are different ids."""
-    return json.dumps(rid, sort_keys=True)
+    if type(rid) is int:
+        return f"i{rid}"
+    if type(rid) is str:
+        return f"s{rid}"
+    try:
+        return json.dumps(rid, sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return repr(rid)
+
+
+#: How many messages a task status for a not-yet-created task is held, waiting for the
+#: CreateTaskResult (a server may send the status first, in the same instant).
+HOLD_MESSAGES: Final = 16
+#: How many notes (context the events leave out) the provenance keeps.
+MAX_NOTES: Final = 50
+_ACTIVE: Final = frozenset({"running", "pending", "input", "cancel"})
 
 
 class MCPMapper:
-    """Walks transcript messages once and writes events through ``Events``."""
+    """Walks transcript messages once and writes events through ``Events``.
+
+    Every message is counted exactly once in the report: ignored or unmapped when a handler
+    says so, else mapped (it produced, changed or paired an event). A task status held for a
+    task not created yet is counted when it is paired or given up.
+    """
 
     def __init__(self, events: Events, report: Report, server: str) -> None:
         self.ev = events
@@ -354,7 +506,15 @@ class MCPMapper:
         self.progress: dict[str, _Op] = {}
         self.tasks: dict[str, _Op] = {}
         self.ops: list[_Op] = []
-        self.in_flight: list[_Op] = []  # ops whose tools/call is unanswered, oldest first
+        self.in_flight: dict[str, _Op] = {}  # ops whose tools/call is unanswered, oldest first
+        self.denied: dict[tuple[str, str], _Op] = {}  # (tool, arguments) -> op denied last
+        self.denied_tools: dict[str, int] = {}  # tool -> how many of ``denied``
+        self.awaiting: dict[str, _Op] = {}  # ops whose input_required result awaits a retry
+        self.held: dict[str, list[tuple[Msg, datetime, int]]] = {}  # task id -> statuses
+        self.held_order: deque[tuple[int, str]] = deque()
+        self.notes: list[str] = []  # context the events leave out, for the provenance
+        self.seq = 0
+        self._verdict: tuple[str, ...] | None = None
 
     # -- public ---------------------------------------------------------------------------
     def run(self, messages: list[Msg], times: list[datetime]) -> None:
@@ -363,13 +523,50 @@ class MCPMapper:
         self.finish(times[-1] if times else EPOCH)
 
     def finish(self, when: datetime) -> None:
-        """A task seen completed whose tasks/result was not in the transcript."""
+        """A task seen completed whose tasks/result was not in the transcript; statuses held
+        for a task that was never created."""
+        for tid in list(self.held):
+            self._give_up(tid)
         for op in self.ops:
             if op.state != "ended" and op.final_status is not None:
                 self._end(op, op.final_status.get("result", op.final_status),
                           op.last or when, "task status completed (tasks/result not recorded)")
 
     def message(self, m: Msg, when: datetime) -> None:
+        self.seq += 1
+        if self.held_order:
+            self._expire(when)
+        self._verdict = None
+        self._dispatch(m, when)
+        self._settle()
+
+    # -- counting -------------------------------------------------------------------------
+    def _settle(self) -> None:
+        v = self._verdict
+        if v is None:
+            self.rep.mapped += 1
+        elif v[0] == "ignore":
+            self.rep.ignore(v[1])
+        elif v[0] == "fail":
+            self.rep.fail(v[1], v[2])
+        # "held": counted when paired or given up
+
+    def _ignore(self, kind: str) -> None:
+        if self._verdict is None:
+            self._verdict = ("ignore", kind)
+
+    def _fail(self, where: str, why: str) -> None:
+        if self._verdict is None:
+            self._verdict = ("fail", where, why)
+
+    def _note(self, text: str) -> None:
+        if len(self.notes) < MAX_NOTES:
+            self.notes.append(text)
+        elif len(self.notes) == MAX_NOTES:
+            self.notes.append("(further notes left out)")
+
+    # -- dispatch -------------------------------------------------------------------------
+    def _dispatch(self, m: Msg, when: datetime) -> None:
         msg = m.msg
         if msg is None:  # an HTTP denial with no JSON-RPC body
             self._http_denial(m, when, m.reply_to)
@@ -386,33 +583,57 @@ class MCPMapper:
         if "id" in msg and ("result" in msg or "error" in msg):
             self._response(m, msg, when)
             return
-        self.rep.fail(m.where, "not a request, notification or response")
+        self._fail(m.where, "not a request, notification or response")
 
     # -- helpers --------------------------------------------------------------------------
-    def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any) -> None:
-        self.ev.add(etype, when, op.id, op.attempt, where, body=body)
+    def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
+              mediatype: str = JSON) -> None:
+        self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype)
         op.last = when
-        self.rep.mapped += 1
+
+    def _ended(self, op: _Op, what: str, where: str) -> bool:
+        """True (and the message ignored, with a note) when the attempt has already ended:
+        no second end, and nothing else, is added to an ended attempt."""
+        if op.state != "ended":
+            return False
+        self._ignore(f"{what} after the attempt ended")
+        self._note(f"{where}: {what} for {op.id} attempt {op.attempt}, which had already "
+                   "ended: kept as context, not as an event")
+        return True
+
+    def _stop(self, op: _Op) -> None:
+        op.state = "ended"
+        op.status_input = None
+        self.in_flight.pop(op.id, None)
 
     def _end(self, op: _Op, result: Any, when: datetime, where: str) -> None:
+        if self._ended(op, "a result", where):
+            return
         is_err = isinstance(result, dict) and result.get("isError") is True
         self._emit("tool-failure" if is_err else "tool-result", op, when, where, result)
-        op.state = "ended"
-        if op in self.in_flight:
-            self.in_flight.remove(op)
+        self._stop(op)
 
     def _input(self, op: _Op, when: datetime, where: str, body: Any) -> None:
         if op.state != "input":
             op.input_from = op.state if op.state in ("running", "pending") else "running"
         self._emit("tool-input", op, when, where, body)
         op.state = "input"
+        op.status_input = None
 
     def _input_response(self, op: _Op, when: datetime, where: str, body: Any) -> None:
         self._emit("tool-input-response", op, when, where, body)
+        op.status_input = None
         if op.state == "input":
             op.state = op.input_from
 
-    def _task_op(self, params: Any) -> _Op | None:
+    def _cancel(self, op: _Op, when: datetime, where: str, body: Any) -> None:
+        if self._ended(op, "a cancellation", where):
+            return
+        self._emit("tool-cancel", op, when, where, body)
+        op.state = "cancel"
+        op.status_input = None
+
+    def _task_id(self, params: Any) -> str | None:
         if isinstance(params, dict):
             tid = params.get("taskId")
             if tid is None and isinstance(params.get("task"), dict):
@@ -423,8 +644,48 @@ class MCPMapper:
                 if isinstance(rel, dict):
                     tid = rel.get("taskId")
             if isinstance(tid, str):
-                return self.tasks.get(tid)
+                return tid
         return None
+
+    def _task_op(self, params: Any) -> _Op | None:
+        tid = self._task_id(params)
+        return None if tid is None else self.tasks.get(tid)
+
+    # -- statuses that arrive before their task -------------------------------------------
+    def _hold(self, tid: str, m: Msg, when: datetime) -> None:
+        self.held.setdefault(tid, []).append((m, when, self.seq))
+        self.held_order.append((self.seq, tid))
+        self._verdict = ("held",)
+
+    def _expire(self, when: datetime) -> None:
+        while self.held_order:
+            seq, tid = self.held_order[0]
+            msgs = self.held.get(tid)
+            if msgs is None or msgs[0][2] > seq:  # released or given up already
+                self.held_order.popleft()
+                continue
+            if self.seq - seq <= HOLD_MESSAGES or msgs[-1][1] == when:
+                return
+            self.held_order.popleft()
+            self._give_up(tid)
+
+    def _give_up(self, tid: str) -> None:
+        for m, _, _ in self.held.pop(tid, ()):
+            method = (m.msg or {}).get("method")
+            self.rep.fail(m.where, f"{method} for a task not created in this transcript")
+
+    def _release(self, tid: str, op: _Op) -> None:
+        """The statuses held for this task, now that its CreateTaskResult has arrived."""
+        held = self.held.pop(tid, None)
+        if not held:
+            return
+        outer = self._verdict
+        for m, when, _ in held:
+            self._verdict = None
+            params = (m.msg or {}).get("params")
+            self._task_status(op, params if isinstance(params, dict) else {}, when, m.where)
+            self._settle()
+        self._verdict = outer
 
     # -- client -> server -----------------------------------------------------------------
     def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
@@ -435,24 +696,24 @@ class MCPMapper:
         elif method in ("tasks/get", "tasks/result"):
             op = self._task_op(params)
             if op is None:
-                self.rep.fail(m.where, f"{method} for a task not created in this transcript")
+                self._fail(m.where, f"{method} for a task not created in this transcript")
             self.pending_c[rid] = (method, op)
         elif method == "tasks/update":
             op = self._task_op(params)
             if op is None:
-                self.rep.fail(m.where, "tasks/update for a task not created in this transcript")
+                self._fail(m.where, "tasks/update for a task not created in this transcript")
             elif "inputResponses" in params:
                 self._input_response(op, when, m.where, params.get("inputResponses"))
             self.pending_c[rid] = (method, op)
         elif method == "tasks/cancel":
             op = self._task_op(params)
             if op is None:
-                self.rep.fail(m.where, "tasks/cancel for a task not created in this transcript")
+                self._fail(m.where, "tasks/cancel for a task not created in this transcript")
             else:
-                self._emit("tool-cancel", op, when, m.where, params)
+                self._cancel(op, when, m.where, params)
             self.pending_c[rid] = (method, op)
         else:
-            self.rep.ignore(f"request {method}")
+            self._ignore(f"request {method}")
             self.pending_c[rid] = ("other", None)
 
     def _tools_call(self, m: Msg, rid: str, params: dict[str, Any], when: datetime) -> None:
@@ -464,13 +725,13 @@ class MCPMapper:
                 self._input_response(op, when, m.where, body)
                 self.pending_c[rid] = ("call", op)
                 op.awaiting_retry = False
-                if op not in self.in_flight:
-                    self.in_flight.append(op)
+                self.awaiting.pop(op.id, None)
+                self.in_flight.setdefault(op.id, op)
                 return
             self.rep.warn("a tools/call carrying inputResponses answers no input_required "
                           "result in the transcript: recorded as a new invocation")
         if not isinstance(name, str) or not name:
-            self.rep.fail(m.where, "tools/call without a tool name")
+            self._fail(m.where, "tools/call without a tool name")
             self.pending_c[rid] = ("other", None)
             return
         args = params.get("arguments", {})
@@ -481,26 +742,34 @@ class MCPMapper:
         else:  # the draft: a retry after HTTP 401/403 is a new attempt of the same invocation
             op.attempt += 1
             op.state = "running"
+            op.status_message = None
+            op.denied = False
         self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
                     server=self.server, tool=name)
         op.last = when
-        self.rep.mapped += 1
         self.pending_c[rid] = ("call", op)
-        self.in_flight.append(op)
+        self.in_flight.pop(op.id, None)
+        self.in_flight[op.id] = op
         meta = params.get("_meta")
         if isinstance(meta, dict) and "progressToken" in meta:
             self.progress[_key(meta["progressToken"])] = op
 
     def _denied_retry(self, name: str, args: Any) -> _Op | None:
-        """The last operation, if it was denied and this call repeats its tool and arguments."""
-        for op in reversed(self.ops):
-            if op.tool == name and op.args == args:
-                return op if op.denied and op.state == "ended" else None
-        return None
+        """The operation this call repeats (same tool and arguments) if its last attempt was
+        denied: the retry is its next attempt. Arguments are compared only for tools with a
+        denied operation."""
+        if name not in self.denied_tools:
+            return None
+        op = self.denied.pop((name, _key(args)), None)
+        if op is not None:
+            self.denied_tools[name] -= 1
+            if not self.denied_tools[name]:
+                del self.denied_tools[name]
+        return op
 
     def _retry_target(self, name: Any, state: Any) -> _Op | None:
-        for op in reversed(self.ops):
-            if op.awaiting_retry and op.tool == name and (
+        for op in reversed(self.awaiting.values()):
+            if op.tool == name and (
                 state is None or op.request_state is None or state == op.request_state
             ):
                 return op
@@ -512,11 +781,11 @@ class MCPMapper:
         if method == "notifications/cancelled":
             entry = self.pending_c.get(_key(params.get("requestId")))
             if entry is None or entry[1] is None or entry[0] != "call":
-                self.rep.fail(m.where, "notifications/cancelled for no open tools/call")
+                self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
-            self._emit("tool-cancel", entry[1], when, m.where, params)
+            self._cancel(entry[1], when, m.where, params)
             return
-        self.rep.ignore(f"notification {method}")
+        self._ignore(f"notification {method}")
 
     # -- server -> client -----------------------------------------------------------------
     def _s2c_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
@@ -526,25 +795,36 @@ class MCPMapper:
             if method == "sampling/createMessage":
                 self.rep.warn("sampling/createMessage requests are not supported by the draft "
                               "and were not mapped")
-            self.rep.ignore(f"server request {method}")
+            self._ignore(f"server request {method}")
             self.pending_s[rid] = ("other", None)
             return
         op = self._task_op(params)
         if op is None and self.in_flight:
-            op = self.in_flight[-1]
+            op = next(reversed(self.in_flight.values()))
             if len(self.in_flight) > 1:
                 self.rep.warn("an elicitation/create arrived while several tools/call were "
                               "open: it was given to the latest one")
         if op is None:
-            self.rep.fail(m.where, "elicitation/create outside any tool call")
+            self._fail(m.where, "elicitation/create outside any tool call")
             self.pending_s[rid] = ("other", None)
             return
-        if op.state == "input" and op.status_input:
-            self.rep.mapped += 1  # the task status input_required already recorded it
-            op.status_input = False
+        self.pending_s[rid] = ("elicit", op)
+        if self._ended(op, "an elicitation/create", m.where):
+            return
+        if op.state == "input" and op.status_input is not None:
+            # the task status input_required said only that input is needed: the question
+            # itself (message, requestedSchema) becomes the content of that tool-input
+            i = op.status_input
+            ev = self.ev.events[i]
+            ev.update(body=params, encoding="json", mediatype=JSON)
+            self.ev.sources[i] = f"{self.ev.sources[i]} + {m.where}"
+            op.status_input = None
+        elif op.state == "cancel":
+            self._ignore("elicitation/create after a cancellation")
+            self._note(f"{m.where}: an elicitation/create for {op.id} after the agent asked "
+                       "the tool to stop: kept as context, not as an event")
         else:
             self._input(op, when, m.where, params)
-        self.pending_s[rid] = ("elicit", op)
 
     def _s2c_note(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method = msg["method"]
@@ -552,43 +832,66 @@ class MCPMapper:
         if method == "notifications/progress":
             op = self.progress.get(_key(params.get("progressToken")))
             if op is None:
-                self.rep.fail(m.where, "notifications/progress for an unknown progressToken")
-            else:
+                self._fail(m.where, "notifications/progress for an unknown progressToken")
+            elif not self._ended(op, "a progress notification", m.where):
                 self._emit("tool-progress", op, when, m.where, params)
             return
         if method in ("notifications/tasks/status", "notifications/tasks"):
-            op = self._task_op(params)
-            if op is None:
-                self.rep.fail(m.where, f"{method} for a task not created in this transcript")
-            else:
+            tid = self._task_id(params)
+            op = None if tid is None else self.tasks.get(tid)
+            if op is not None:
                 self._task_status(op, params, when, m.where)
+            elif tid is not None:
+                self._hold(tid, m, when)  # its CreateTaskResult may follow (same instant)
+            else:
+                self._fail(m.where, f"{method} without a taskId")
             return
-        self.rep.ignore(f"notification {method}")
+        self._ignore(f"notification {method}")
 
     def _task_status(self, op: _Op, st: dict[str, Any], when: datetime, where: str) -> None:
         status = st.get("status")
+        if op.state == "ended":
+            self._ended(op, "a task status", where)
+            return
         if status == "input_required":
-            if op.state != "input":
+            if op.state in ("running", "pending"):
                 body = st.get("inputRequests", {k: st[k] for k in ("status", "statusMessage")
                                                 if k in st})
                 self._input(op, when, where, body)
-                op.status_input = "inputRequests" not in st
-            else:
-                self.rep.mapped += 1
+                if "inputRequests" not in st:  # an elicitation/create will say what is asked
+                    op.status_input = len(self.ev.events) - 1
+            elif op.state == "cancel":
+                self._ignore("task status input_required after a cancellation")
+            # already Input Required: the same request, nothing new
         elif status == "completed":
             if "result" in st:
                 self._end(op, st["result"], when, where)
             else:
                 op.final_status = st
-                self.rep.mapped += 1
-        elif status in ("failed", "cancelled"):
-            if op.state != "ended":
+        elif status == "failed":
+            self._emit("tool-failure", op, when, where, st)
+            self._stop(op)
+        elif status == "cancelled":
+            if op.state == "cancel":
+                # the tool's acknowledgement of tasks/cancel: the attempt stays Cancel
+                # Requested (the draft's table has no event for it), and nothing more follows
+                self._note(f"{where}: task status cancelled acknowledges the cancellation of "
+                           f"{op.id} attempt {op.attempt}: it stays Cancel Requested")
+                self._stop(op)
+            else:  # cancelled by someone else: the tool did not complete
                 self._emit("tool-failure", op, when, where, st)
-                op.state = "ended"
-                if op in self.in_flight:
-                    self.in_flight.remove(op)
-        else:  # working: a poll, no transition
-            self.rep.mapped += 1
+                self._stop(op)
+        elif status == "working":
+            text = st.get("statusMessage")
+            if isinstance(text, str) and text and text != op.status_message \
+                    and op.state in ("running", "pending", "cancel"):
+                self._emit("tool-progress", op, when, where, text, mediatype=TEXT)
+            elif op.state == "input" and isinstance(text, str) and text != op.status_message:
+                self._ignore("task status working while input is required")
+        else:
+            self._ignore("task status not defined by MCP")
+        if isinstance(st.get("statusMessage"), str):
+            op.status_message = st["statusMessage"]
 
     # -- responses ------------------------------------------------------------------------
     def _response(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
@@ -605,14 +908,16 @@ class MCPMapper:
         table = self.pending_c if d == S2C else self.pending_s
         entry = table.pop(rid, None)
         if entry is None:
-            self.rep.fail(m.where, "a response to no open request of the other side")
+            self._fail(m.where, "a response to no open request of the other side")
             return
         kind, op = entry
         if d == C2S:  # the client answering the server
             if kind == "elicit" and op is not None:
-                self._input_response(op, when, m.where, msg.get("result", msg.get("error")))
+                if not self._ended(op, "an elicitation answer", m.where):
+                    self._input_response(op, when, m.where,
+                                         msg.get("result", msg.get("error")))
             else:
-                self.rep.ignore("response to a server request")
+                self._ignore("response to a server request")
             return
         if m.http_status in _DENIED and op is not None:
             self._http_denial(m, when, msg.get("id"), op)
@@ -624,30 +929,31 @@ class MCPMapper:
             if isinstance(res, dict) and isinstance(res.get("status"), str):
                 self._task_status(op, res, when, m.where)
             elif "error" in msg:
-                self.rep.ignore(f"{kind} error")
-            else:
-                self.rep.mapped += 1
+                self._ignore(f"{kind} error")
         elif kind == "tasks/result" and op is not None:
             if "error" in msg:
-                self._emit("tool-error", op, when, m.where, msg["error"])
-                op.state = "ended"
-            elif op.state != "ended":
+                if not self._ended(op, "a tasks/result error", m.where):
+                    self._emit("tool-error", op, when, m.where, msg["error"])
+                    self._stop(op)
+            else:
                 self._end(op, msg.get("result"), when, m.where)
         elif kind == "tasks/update":
-            self.rep.mapped += 1
+            pass
         else:
-            self.rep.ignore("response (not tool traffic)")
+            self._ignore("response (not tool traffic)")
 
     def _call_response(self, m: Msg, msg: dict[str, Any], op: _Op, when: datetime) -> None:
-        if op in self.in_flight:
-            self.in_flight.remove(op)
+        self.in_flight.pop(op.id, None)
         if "error" in msg:
-            self._emit("tool-error", op, when, m.where, msg["error"])
-            op.state = "ended"
+            if not self._ended(op, "an error response", m.where):
+                self._emit("tool-error", op, when, m.where, msg["error"])
+                self._stop(op)
             return
         res = msg.get("result")
         if not isinstance(res, dict):
-            self.rep.fail(m.where, "tools/call result is not an object")
+            self._fail(m.where, "tools/call result is not an object")
+            return
+        if self._ended(op, "a tools/call result", m.where):
             return
         rtype = res.get("resultType")
         if rtype == "input_required":
@@ -655,17 +961,21 @@ class MCPMapper:
             self._input(op, when, m.where, body)
             op.awaiting_retry = True
             op.request_state = res.get("requestState")
+            self.awaiting.pop(op.id, None)
+            self.awaiting[op.id] = op
             return
         handle = res if rtype == "task" else res.get("task") if isinstance(
             res.get("task"), dict) else None
         if handle is not None:
             self._emit("tool-pending", op, when, m.where, handle)
             op.state = "pending"
+            op.status_message = handle.get("statusMessage")
             tid = handle.get("taskId")
-            if isinstance(tid, str):
-                self.tasks[tid] = op
             if handle.get("status") not in (None, "working"):
                 self._task_status(op, handle, when, m.where)
+            if isinstance(tid, str):
+                self.tasks[tid] = op
+                self._release(tid, op)
             return
         self._end(op, res, when, m.where)
 
@@ -674,7 +984,9 @@ class MCPMapper:
             entry = self.pending_c.pop(_key(rid), None)
             op = entry[1] if entry and entry[0] == "call" else None
         if op is None:
-            self.rep.fail(m.where, f"HTTP {m.http_status} for no open tools/call")
+            self._fail(m.where, f"HTTP {m.http_status} for no open tools/call")
+            return
+        if self._ended(op, f"an HTTP {m.http_status}", m.where):
             return
         body: dict[str, Any] = {"http_status": m.http_status}
         detail = m.http_detail or {}
@@ -684,10 +996,12 @@ class MCPMapper:
         if m.msg is not None and "error" in m.msg:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
-        op.state = "ended"
+        self._stop(op)
         op.denied = True
-        if op in self.in_flight:
-            self.in_flight.remove(op)
+        key = (op.tool, _key(op.args))
+        if key not in self.denied:
+            self.denied_tools[op.tool] = self.denied_tools.get(op.tool, 0) + 1
+        self.denied[key] = op
 
 
 # --- the vCon ---------------------------------------------------------------------------------
@@ -708,7 +1022,8 @@ def convert(
     srv = server_of(t, server)
     client = client_of(t)
     events = Events(party=0)
-    MCPMapper(events, t.report, srv).run(t.messages, times)
+    mapper = MCPMapper(events, t.report, srv)
+    mapper.run(t.messages, times)
     if events.operations == 0:
         t.report.warn("the transcript has no tools/call request: the vCon has no operations")
     parties = [
@@ -725,6 +1040,7 @@ def convert(
         "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
         "retry_with_input_responses": RETRY_CHOICE,
         **t.report.as_dict(),
+        **({"notes": mapper.notes} if mapper.notes else {}),
     }
     vcon = assemble(
         uid=vcon_uuid(data),
@@ -739,11 +1055,15 @@ def convert(
 
 
 def _sniff(smp: Sample) -> bool:
-    """MCP traffic: a cassette, or records that are JSON-RPC messages or carry one."""
+    """MCP traffic: a cassette, an MCP Inspector history export (MessageEntry records, bare
+    or under ``messages``/``history``/``entries``), or records that are JSON-RPC messages or
+    carry one (``{ts, dir, msg}``)."""
     doc = smp.doc
     if isinstance(doc, dict) and (isinstance(doc.get("interactions"), list) or (
             isinstance(doc.get("session"), dict)
             and isinstance(doc["session"].get("interactions"), list))):
+        return True
+    if smp.is_doc and _inspector_list(doc) is not None:
         return True
     recs = smp.records()
     if not recs:
