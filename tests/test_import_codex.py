@@ -368,3 +368,13 @@ def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
     capsys.readouterr()
     assert main(["summary", str(ESC), "--format", "json"]) == 0
     assert "op-0004" in capsys.readouterr().out
+
+
+def test_mcp_names_flat_and_namespaced() -> None:
+    data = jl(META, call(1, "a", "mcp__github__create_issue", {}), output(2, "a", "ok"),
+              line(3, "response_item", {"type": "function_call", "namespace": "mcp__lanes",
+                                        "name": "register_lane", "arguments": "{}",
+                                        "call_id": "b"}), output(4, "b", "ok"),
+              call(5, "c", "update_plan", {}), output(6, "c", "ok"))
+    assert [(o.server, o.tool) for o in model_of(data).operations] == [
+        ("github", "create_issue"), ("lanes", "register_lane"), ("!host", "update_plan")]

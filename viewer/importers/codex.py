@@ -67,6 +67,7 @@ ASKING: Final = frozenset({"on-request", "on-failure", "untrusted", "unless-trus
                            "unlesstrusted", "onrequest", "onfailure"})
 NEVER: Final = frozenset({"never"})
 MCP_NAME: Final = re.compile(r"^mcp__(.+?)__(.+)$")
+FLAT_NAME: Final = re.compile(r"^([A-Za-z0-9][\w-]*?)__(\w.*)$")
 EXIT_LINE: Final = re.compile(r"^(?:Exit code|exit code|Process exited with code)\s*:?\s*(-?\d+)")
 USER_REJECTED: Final = re.compile(r"^(?:exec command|patch) rejected by user", re.I)
 POLICY_REJECTED: Final = re.compile(
@@ -400,12 +401,14 @@ class Mapper:
             self.rep.fail(where, f"{t} without a tool name")
             return
         server, tool = HOST, name
-        m = MCP_NAME.match(name)
-        if m:
-            server, tool = m.group(1), m.group(2)
+        ns = _str(p.get("namespace"))
+        m = MCP_NAME.match(name) or FLAT_NAME.match(name)
+        if ns and ns.startswith("mcp__") and len(ns) > 5:
+            server = ns[5:].rstrip("_")  # newer rollouts: namespace mcp__<server>, name <tool>
+        elif m:
+            server, tool = m.group(1), m.group(2)  # mcp__<server>__<tool> (older <s>__<t>)
         body: dict[str, Any] = {"call_id": cid}
         body["input" if t == "custom_tool_call" else "arguments"] = args
-        ns = _str(p.get("namespace"))
         if ns:
             body["namespace"] = ns
         esc = False
