@@ -40,6 +40,7 @@ CANNOT_RUN: Final = re.compile(
     r"not found in registry|tool \S+ not found|invalid (?:tool )?param|invalid_tool_params|"
     r"tool_not_registered|params must|must have required property|unknown tool", re.I)
 TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
+MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
 MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
 #: Approval modes: yolo runs everything; the others ask (auto_edit: all but edits).
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
@@ -204,6 +205,10 @@ class Mapper:
         if server:
             prefix = f"{server}__"
             return server, name[len(prefix):] if name.startswith(prefix) else name
+        dm = MCP_DISPLAY.match(str(call.get("displayName") or ""))
+        if dm:  # "<tool> (<server> MCP Server)": what Gemini CLI names an MCP tool
+            tool = name.split("__", 1)[1] if name.startswith(f"{dm.group(2)}__") else name
+            return dm.group(2), tool
         m = MCP_NAME.match(name)
         if m:
             return m.group(1), m.group(2)
@@ -476,6 +481,11 @@ def sniff(smp: Sample) -> bool:
                                                           "warning")
                 for x in msgs[:20])
         return False
+    head = smp.head.lstrip()
+    if head[:1] == b"{" and (b'"event.name": "gemini_cli.' in head
+                             or b'"event.name":"gemini_cli.' in head) \
+            and b'"resourceSpans"' not in head and b'"resourceLogs"' not in head:
+        return True  # the telemetry outfile: pretty-printed records one after another
     recs = smp.records()
     if not recs:
         return False
