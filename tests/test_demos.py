@@ -85,6 +85,18 @@ EXPECTED["14-imported-mcp"] = {  # imported from tests/fixtures/import_2025_flow
     "op-0003": ("errored", []),
     "op-0004": ("failed", []),
 }
+EXPECTED["17-codex"] = {  # imported from the agent-history Codex escalation rollout
+    "op-0001": ("completed", ["permission-inferred"]),
+    "op-0002": ("not-performed", []),
+    "op-0003": ("completed", ["permission-inferred"]),
+    "op-0004": ("not-performed", []),
+}
+EXPECTED["18-gemini"] = {  # imported from the agent-history Gemini tool-error session
+    "op-0001": ("completed", []),
+    "op-0002": ("failed", []),
+    "op-0003": ("completed", []),
+    "op-0004": ("completed", []),
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -197,6 +209,12 @@ IMPORTED: dict[str, list[str]] = {
     "14-imported-mcp.vcon.json": ["import", "mcp", "tests/fixtures/import_2025_flow.jsonl",
                                   "--server", "https://weather.example.com/mcp"],
 }
+IMPORTED["17-codex.vcon.json"] = [
+    "import", "codex",
+    "tests/fixtures/agents/codex-rollout/agent-history__codex_with_escalation.jsonl"]
+IMPORTED["18-gemini.vcon.json"] = [
+    "import", "gemini",
+    "tests/fixtures/agents/gemini-cli/agent-history__gemini_with_tool_error.jsonl"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))
