@@ -378,3 +378,17 @@ def test_mcp_names_flat_and_namespaced() -> None:
               call(5, "c", "update_plan", {}), output(6, "c", "ok"))
     assert [(o.server, o.tool) for o in model_of(data).operations] == [
         ("github", "create_issue"), ("lanes", "register_lane"), ("!host", "update_plan")]
+
+
+@pytest.mark.parametrize("text", [
+    "`rm -rf /` rejected: policy forbids commands starting with `rm`",
+    "`curl x` rejected: blocked by policy",
+    "approval required by policy, but AskForApproval is set to Never",
+])
+def test_exec_policy_refusals_are_disallowed(text: str) -> None:
+    data = jl(META, ctx(1, "never"), call(2, "c1", "shell", {"command": ["x"]}),
+              output(3, "c1", text))
+    m = model_of(data)
+    assert ops(m)["op-0001"][2:4] == ("disallowed", "disallowed")
+    dec = next(e for e in m.vcon["events"] if e.get("policy_life") == "once")
+    assert dec["reason"] == text and "policy rejected" in dec["inferred"]

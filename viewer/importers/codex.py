@@ -69,8 +69,10 @@ NEVER: Final = frozenset({"never"})
 MCP_NAME: Final = re.compile(r"^mcp__(.+?)__(.+)$")
 FLAT_NAME: Final = re.compile(r"^([A-Za-z0-9][\w-]*?)__(\w.*)$")
 EXIT_LINE: Final = re.compile(r"^(?:Exit code|exit code|Process exited with code)\s*:?\s*(-?\d+)")
-USER_REJECTED: Final = re.compile(r"^(?:exec command|patch) rejected by user", re.I)
+USER_REJECTED: Final = re.compile(r"^(?:exec command |patch )?rejected by user", re.I)
+#: Codex's exec policy and approval policy refusals (exec_policy.rs, shell handler).
 POLICY_REJECTED: Final = re.compile(
+    r"^`[^`\n]*` rejected: |approval required by policy|"
     r"approval policy is \S+; reject command|rejected by (?:exec ?)?policy|"
     r"forbidden by (?:exec ?)?policy|blocked by (?:exec ?)?policy|execpolicy forbids|"
     r"not allowed by (?:exec ?)?policy", re.I)
