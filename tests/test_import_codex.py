@@ -392,3 +392,12 @@ def test_exec_policy_refusals_are_disallowed(text: str) -> None:
     assert ops(m)["op-0001"][2:4] == ("disallowed", "disallowed")
     dec = next(e for e in m.vcon["events"] if e.get("policy_life") == "once")
     assert dec["reason"] == text and "policy rejected" in dec["inferred"]
+
+
+def test_exec_command_output_exit_code_after_header_lines() -> None:
+    text = ("Chunk ID: 1a2b\nWall time: 0.0123 seconds\nProcess exited with code 2\n"
+            "Original token count: 3\nOutput:\nls: x: No such file or directory\n")
+    data = jl(META, call(1, "c1", "exec_command", {"cmd": "ls x"}), output(2, "c1", text),
+              call(3, "c2", "exec_command", {"cmd": "ls"}),
+              output(4, "c2", text.replace("code 2", "code 0")))
+    assert [o.outcome for o in model_of(data).operations] == ["failed", "completed"]

@@ -68,7 +68,10 @@ ASKING: Final = frozenset({"on-request", "on-failure", "untrusted", "unless-trus
 NEVER: Final = frozenset({"never"})
 MCP_NAME: Final = re.compile(r"^mcp__(.+?)__(.+)$")
 FLAT_NAME: Final = re.compile(r"^([A-Za-z0-9][\w-]*?)__(\w.*)$")
-EXIT_LINE: Final = re.compile(r"^(?:Exit code|exit code|Process exited with code)\s*:?\s*(-?\d+)")
+#: "Exit code: N" (shell, freeform) or "Process exited with code N" (exec_command, after its
+#: "Chunk ID" and "Wall time" lines).
+EXIT_LINE: Final = re.compile(r"^(?:Exit code|exit code|Process exited with code)\s*:?\s*(-?\d+)",
+                              re.M)
 USER_REJECTED: Final = re.compile(r"^(?:exec command |patch )?rejected by user", re.I)
 #: Codex's exec policy and approval policy refusals (exec_policy.rs, shell handler).
 POLICY_REJECTED: Final = re.compile(
@@ -861,7 +864,7 @@ def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
         if type(meta.get("exit_code")) is int:
             code = meta["exit_code"]
         text = str(j.get("output"))
-    m = EXIT_LINE.match(text)
+    m = EXIT_LINE.search(text[:600])
     if m and code is None:
         code = int(m.group(1))
     return text, code, success
