@@ -37,7 +37,8 @@ ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", 
                                   "compacted"})
 EXEC_TYPES: Final = frozenset({"thread.started", "turn.started", "turn.completed",
                                "turn.failed", "item.started", "item.updated",
-                               "item.completed", "error"})
+                               "item.completed", "item.plan.delta", "request_user_input",
+                               "error"})
 #: Response items that are a call / the output of a call (besides the named ones below).
 CALL_ITEMS: Final = frozenset({"function_call", "custom_tool_call", "local_shell_call",
                                "tool_search_call"})
@@ -773,7 +774,8 @@ class Mapper:
         if t in ("item.started", "item.updated", "item.completed"):
             item = _d(p.get("item"))
             it = item.get("type") or item.get("item_type")
-            if it not in ("command_execution", "mcp_tool_call", "file_change", "web_search"):
+            if it not in ("command_execution", "mcp_tool_call", "file_change", "web_search",
+                          "collab_tool_call"):
                 self.rep.ignore(f"{t} {str(it)[:40]}")
                 return
             iid = _str(item.get("id")) or f"({where})"
@@ -784,11 +786,14 @@ class Mapper:
             if c is None or c.ended:
                 server, tool = HOST, {"command_execution": "shell", "file_change":
                                       "apply_patch", "web_search": "web_search"}.get(it, it)
+                if it == "collab_tool_call":
+                    tool = _str(item.get("tool")) or "collab_tool"
                 if it == "mcp_tool_call":
                     server = _str(item.get("server")) or "unknown-mcp-server"
                     tool = _str(item.get("tool")) or "unknown"
                 body = {"item_id": iid, **{k: item[k] for k in ("command", "arguments",
-                                                                 "changes", "query")
+                                                                 "changes", "query", "prompt",
+                                                                 "receiver_thread_ids")
                                            if k in item}}
                 c = self._new_call(iid, str(tool), server, body, when, where)
                 if t == "item.completed":
