@@ -249,26 +249,32 @@ class Mapper:
     def session(self, meta: dict[str, Any], msgs: list[Msg]) -> None:
         self.time(meta.get("startTime"))
         for m in msgs:
-            rec = m.rec
-            t = rec.get("type")
-            when = self.time(rec.get("timestamp"))
-            calls = rec.get("toolCalls")
-            if t == "info" and isinstance(rec.get("content"), str) and when is not None:
-                mm = MODE_TEXT.search(rec["content"])
-                if mm and self.standing(mm.group(1) or mm.group(2), when, m.where,
-                                        "info message"):
-                    self.rep.mapped += 1
-                    continue
-            if not isinstance(calls, list) or not calls:
-                self.rep.ignore(f"message {str(t)[:30]}")
+            try:
+                self.message(m)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as e:
+                self.rep.fail(m.where, f"could not be read ({type(e).__name__})")
+
+    def message(self, m: Msg) -> None:
+        rec = m.rec
+        t = rec.get("type")
+        when = self.time(rec.get("timestamp"))
+        calls = rec.get("toolCalls")
+        if t == "info" and isinstance(rec.get("content"), str) and when is not None:
+            mm = MODE_TEXT.search(rec["content"])
+            if mm and self.standing(mm.group(1) or mm.group(2), when, m.where,
+                                    "info message"):
+                self.rep.mapped += 1
+                return
+        if not isinstance(calls, list) or not calls:
+            self.rep.ignore(f"message {str(t)[:30]}")
+            return
+        self.rep.mapped += 1
+        for i, c in enumerate(calls):
+            where = f"{m.where}/toolCalls/{i}"
+            if not isinstance(c, dict) or not _str(c.get("name")):
+                self.rep.fail(where, "a tool call without a name")
                 continue
-            self.rep.mapped += 1
-            for i, c in enumerate(calls):
-                where = f"{m.where}/toolCalls/{i}"
-                if not isinstance(c, dict) or not _str(c.get("name")):
-                    self.rep.fail(where, "a tool call without a name")
-                    continue
-                self.session_call(c, when, where)
+            self.session_call(c, when, where)
 
     def session_call(self, c: dict[str, Any], msg_time: datetime | None, where: str) -> None:
         ct, naive = parse_ts(c.get("timestamp"))
@@ -327,26 +333,32 @@ class Mapper:
             if not isinstance(r, dict):
                 self.rep.fail(where, "not a JSON object")
                 continue
-            attrs = _d(r.get("attributes"))
-            name = attrs.get("event.name")
-            when = self.time(attrs.get("event.timestamp")) or self.time(_hr(r.get("hrTime")))
-            if when is None:
-                when = EPOCH
-                self.rep.times = "order-only"
-            if name == "gemini_cli.tool_call":
+            try:
+                self.tele_record(r, where)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as e:
+                self.rep.fail(where, f"could not be read ({type(e).__name__})")
+
+    def tele_record(self, r: dict[str, Any], where: str) -> None:
+        attrs = _d(r.get("attributes"))
+        name = attrs.get("event.name")
+        when = self.time(attrs.get("event.timestamp")) or self.time(_hr(r.get("hrTime")))
+        if when is None:
+            when = EPOCH
+            self.rep.times = "order-only"
+        if name == "gemini_cli.tool_call":
+            self.rep.mapped += 1
+            self.tele_call(attrs, when, where)
+        elif name == "gemini_cli.config" and isinstance(attrs.get("approval_mode"), str):
+            if self.standing(attrs["approval_mode"], when, where, "gemini_cli.config"):
                 self.rep.mapped += 1
-                self.tele_call(attrs, when, where)
-            elif name == "gemini_cli.config" and isinstance(attrs.get("approval_mode"), str):
-                if self.standing(attrs["approval_mode"], when, where, "gemini_cli.config"):
-                    self.rep.mapped += 1
-                else:
-                    self.rep.ignore("gemini_cli.config")
-            elif isinstance(name, str):
-                self.rep.ignore(name[:60])
-            elif "spanContext" in r or "_spanContext" in r or "name" in r:
-                self.rep.ignore("span or metric")
             else:
-                self.rep.fail(where, "not a Gemini CLI telemetry record")
+                self.rep.ignore("gemini_cli.config")
+        elif isinstance(name, str):
+            self.rep.ignore(name[:60])
+        elif "spanContext" in r or "_spanContext" in r or "name" in r:
+            self.rep.ignore("span or metric")
+        else:
+            self.rep.fail(where, "not a Gemini CLI telemetry record")
 
     def tele_call(self, a: dict[str, Any], when: datetime, where: str) -> None:
         args: Any = a.get("function_args")
