@@ -101,6 +101,7 @@ def test_escalation_sample_by_hand() -> None:
     assert inv[0]["body"]["call_id"] == "call_esc_001" and inv[0]["operation_id"] == "op-0001"
     refused = [e for e in evs if e["type"] == "policy-decision" and e["policy_life"] == "once"]
     assert [e["operation_id"] for e in refused] == ["op-0002", "op-0004"]
+    assert "the next user message" in refused[0]["inferred"]
     assert "user_cancelled" in refused[1]["inferred"]
     assert refused[0]["reason"].startswith("Need to write to test.txt")
     assert not any(e["type"] == "tool-invocation" and e["operation_id"] in ("op-0002",

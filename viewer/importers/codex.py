@@ -386,6 +386,9 @@ class Mapper:
         elif t in ONESHOT_ITEMS:
             self.oneshot(ONESHOT_ITEMS[t], p, when, where)
         elif t in IGNORED_ITEMS:
+            if t == "message" and p.get("role") == "user":
+                # older rollouts have no user_message event: the user's message ends the turn
+                self.turn_end(when, where, "the next user message", None)
             self.rep.ignore(f"response item {t}")
         else:
             self.rep.fail(where, f"unknown response item type {str(t)[:40]!r}")
@@ -584,7 +587,7 @@ class Mapper:
             self.turn_end(when, where, "turn_aborted", _str(p.get("reason")))
             self.rep.mapped += 1
         elif t == "user_message":
-            self.turn_end(when, where, "user_message", None)
+            self.turn_end(when, where, "the next user message", None)
             self.rep.ignore("event user_message")
         elif t in IGNORED_EVENTS:
             self.rep.ignore(f"event {t}")
