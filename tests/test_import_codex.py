@@ -402,3 +402,16 @@ def test_exec_command_output_exit_code_after_header_lines() -> None:
               call(3, "c2", "exec_command", {"cmd": "ls"}),
               output(4, "c2", text.replace("code 2", "code 0")))
     assert [o.outcome for o in model_of(data).operations] == ["failed", "completed"]
+
+
+def test_aborted_output_and_old_sandbox_text() -> None:
+    data = jl(META, call(1, "a", "shell", {"command": ["sleep", "9"]}),
+              line(2, "event_msg", {"type": "turn_aborted", "reason": "interrupted"}),
+              output(3, "a", "aborted"),
+              call(4, "b", "shell", {"command": ["sleep", "9"]}), output(5, "b", "aborted"),
+              call(6, "c", "shell", {"command": ["touch", "/x"]}),
+              output(7, "c", "failed in sandbox Seatbelt with execution error: Denied"))
+    m = model_of(data)
+    assert [o.outcome for o in m.operations] == ["cancel-requested", "cancel-requested",
+                                                 "failed"]
+    assert [e["type"] for e in m.vcon["events"]].count("tool-cancel") == 2

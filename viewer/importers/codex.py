@@ -84,6 +84,7 @@ CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
     r"execution error: )", re.I)
+ABORTED: Final = re.compile(r"^aborted(?: by user)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
@@ -483,6 +484,11 @@ class Mapper:
         text, exit_code, success = _output_text(out)
         body: Any = out
         head = text.lstrip()[:400]
+        if ABORTED.match(head):  # what Codex writes for a call its aborted turn left open
+            if not any(s["etype"] == "tool-cancel" for s in c.slot):
+                self._end(c, "tool-cancel", when, where, body,
+                          "the output says aborted: the turn was interrupted")
+            return
         if USER_REJECTED.match(head):
             self._refuse(c, when, where, "permission-required", head.splitlines()[0],
                          "the output says the user rejected it: Codex asked and the user "
@@ -501,7 +507,8 @@ class Mapper:
             self._end(c, "tool-timeout", when, where, body,
                       "the output says Codex stopped the command at its timeout")
             return
-        failed = (exit_code is not None and exit_code != 0) or success is False
+        failed = (exit_code is not None and exit_code != 0) or success is False \
+            or head.startswith("failed in sandbox")
         if failed and SANDBOX_DENIED.search(text[:4000]) and self.sandbox != "danger-full-access":
             c.sandbox_denied = True
             self._end(c, "tool-failure", when, where, body,
