@@ -281,3 +281,11 @@ def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
     capsys.readouterr()
     assert main(["summary", str(ERR), "--format", "json"]) == 0
     assert "op-0004" in capsys.readouterr().out
+
+
+def test_telemetry_start_and_end_times() -> None:
+    data = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:09Z", function_name="ls",
+                      success=True, start_time=1767261600000, end_time=1767261602500,
+                      duration_ms=2500))
+    evs = model_of(data).vcon["events"]
+    assert [e["time"] for e in evs] == ["2026-01-01T10:00:00.000Z", "2026-01-01T10:00:02.500Z"]

@@ -366,10 +366,15 @@ class Mapper:
             with contextlib.suppress(ValueError, RecursionError):
                 args = json.loads(args)
         call = {"name": a.get("function_name"), "args": args, "callId": a.get("call_id"),
-                "mcp_server_name": a.get("mcp_server_name")
-                if a.get("tool_type") == "mcp" else None}
+                "mcp_server_name": a.get("mcp_server_name")}
+        # newer records carry start_time / end_time; else the record's time for both
+        start, _ = parse_ts(a.get("start_time"))
+        end, _ = parse_ts(a.get("end_time"))
+        end = end or when
+        start = start if start is not None and start <= end else end
         body = {k: a[k] for k in ("success", "duration_ms", "error", "error_type", "decision",
-                                  "content_length") if k in a}
+                                  "content_length", "start_time", "end_time", "prompt_id")
+                if k in a}
         decision = a.get("decision")
         err = f"{a.get('error') or ''} {a.get('error_type') or ''}"
         dec: tuple[str, str] | None = None
@@ -379,22 +384,22 @@ class Mapper:
         elif decision == "auto_accept":
             dec = ("allowed", "decision auto_accept: the host ran it without asking")
         if decision == "reject":
-            self.call(call, when, when, where, ("refuse-declined", _first(err.strip()) or None,
+            self.call(call, start, end, where, ("refuse-declined", _first(err.strip()) or None,
                       "decision reject: the user declined the confirmation; it did not run"),
                       body)
         elif DENIED_BY_POLICY.search(err):
-            self.call(call, when, when, where, ("refuse-disallowed", _first(err.strip()),
+            self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error 'denied by policy': Gemini's policy engine refused the call"), body)
         elif a.get("success") is True:
-            self.call(call, when, when, where, ("result", None, None), body, dec)
+            self.call(call, start, end, where, ("result", None, None), body, dec)
         elif CANNOT_RUN.search(err):
-            self.call(call, when, when, where, ("error", None, "error_type: the call could "
+            self.call(call, start, end, where, ("error", None, "error_type: the call could "
                       "not run"), body, dec)
         elif TIMED_OUT.search(err):
-            self.call(call, when, when, where, ("timeout", None, "the tool timed out"), body,
+            self.call(call, start, end, where, ("timeout", None, "the tool timed out"), body,
                       dec)
         else:
-            self.call(call, when, when, where, ("failure", None, "success false"), body, dec)
+            self.call(call, start, end, where, ("failure", None, "success false"), body, dec)
 
 
 def _hr(v: Any) -> Any:
