@@ -233,6 +233,7 @@ class Mapper:
         self.repeats = 0
         self.reused = 0
         self.oneshots = 0
+        self.first_open = 0
 
     # -- writing ----------------------------------------------------------------------------
     def _spec(self, slot: list[dict[str, Any]], etype: str, when: datetime, op: str | None,
@@ -760,7 +761,9 @@ class Mapper:
     def turn_end(self, when: datetime, where: str, why: str, reason: str | None) -> None:
         """The turn ended: open calls waiting on a prompt were not approved; with
         turn_aborted, running calls were cancelled."""
-        for c in self.order:
+        while self.first_open < len(self.order) and self.order[self.first_open].ended:
+            self.first_open += 1  # calls before it have all ended: not scanned again
+        for c in self.order[self.first_open:]:
             if c.ended or c.from_end:
                 continue
             waiting = not c.invoked and (c.approval == "requested"
