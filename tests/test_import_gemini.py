@@ -289,3 +289,12 @@ def test_telemetry_start_and_end_times() -> None:
                       duration_ms=2500))
     evs = model_of(data).vcon["events"]
     assert [e["time"] for e in evs] == ["2026-01-01T10:00:00.000Z", "2026-01-01T10:00:02.500Z"]
+
+
+def test_telemetry_outfile_cut_short() -> None:
+    whole = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="ls",
+                       success=True),
+                  _log("gemini_cli.tool_call", "2026-01-01T10:00:03Z", function_name="cat",
+                       success=True))
+    _, rep = gemini.convert(whole[:-40])
+    assert rep.mapped == 1 and rep.unmapped == 1

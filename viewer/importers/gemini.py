@@ -32,6 +32,8 @@ from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, v
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 HOST: Final = "!host"
+#: How many leading outfile records are looked at to recognise the outfile.
+SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",
                                      re.I)
 USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|declined|rejected)",
@@ -68,8 +70,9 @@ class Msg:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _concatenated(text: str) -> list[Any] | None:
-    """JSON values written one after another (the telemetry outfile), or None."""
+def _concatenated(text: str) -> tuple[list[Any], bool]:
+    """JSON values written one after another (the telemetry outfile), and whether text that
+    is not JSON follows them (a record cut short when Gemini CLI was stopped)."""
     dec = json.JSONDecoder()
     out: list[Any] = []
     i, n = 0, len(text)
@@ -81,9 +84,9 @@ def _concatenated(text: str) -> list[Any] | None:
         try:
             v, i = dec.raw_decode(text, i)
         except (ValueError, RecursionError):
-            return None
+            return out, True
         out.append(v)
-    return out
+    return out, False
 
 
 def _is_telemetry(rec: Any) -> bool:
@@ -439,13 +442,14 @@ def convert(data: bytes, *, source_name: str = "-",
     tele = None
     if text.lstrip()[:1] == "{":
         try:
-            orjson.loads(data)
-        except orjson.JSONDecodeError:
-            tele = _concatenated(text)
-            if tele is not None and not any(_is_telemetry(r) for r in tele):
-                tele = None
-        else:
             one = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            tele, cut = _concatenated(text)
+            if not any(_is_telemetry(r) for r in tele[:SCAN]):
+                tele = None
+            elif cut:
+                report.fail(f"after record {len(tele)}", "not JSON (a record cut short?)")
+        else:
             tele = [one] if _is_telemetry(one) else None
     if tele is not None:
         if any(isinstance(r, dict) and ("resourceSpans" in r or "resourceLogs" in r)
