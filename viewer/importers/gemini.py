@@ -48,9 +48,6 @@ MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
                 "auto_edit": "permission-required", "autoedit": "permission-required",
                 "plan": "permission-required"}
-MODE_TEXT: Final = re.compile(r"\b(yolo|auto[_ -]?edit|default|plan)\b mode|"
-                              r"approval mode[^\n]{0,40}\b(yolo|auto[_ -]?edit|default|plan)\b",
-                              re.I)
 
 
 def _str(v: Any) -> str | None:
@@ -262,12 +259,6 @@ class Mapper:
         t = rec.get("type")
         when = self.time(rec.get("timestamp"))
         calls = rec.get("toolCalls")
-        if t == "info" and isinstance(rec.get("content"), str) and when is not None:
-            mm = MODE_TEXT.search(rec["content"])
-            if mm and self.standing(mm.group(1) or mm.group(2), when, m.where,
-                                    "info message"):
-                self.rep.mapped += 1
-                return
         if not isinstance(calls, list) or not calls:
             self.rep.ignore(f"message {str(t)[:30]}")
             return
