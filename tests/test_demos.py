@@ -97,6 +97,18 @@ EXPECTED["19-copilot"] = {  # imported from tests/fixtures/agents/copilot-cli/..
     "op-0002": ("failed", []),  # a sub-agent's call (its own party)
     "op-0003": ("failed", []),  # no tool.execution_start: invoked by its toolRequests entry
 }
+EXPECTED["17-codex"] = {  # imported from the agent-history Codex escalation rollout
+    "op-0001": ("completed", ["permission-inferred"]),
+    "op-0002": ("not-performed", []),
+    "op-0003": ("completed", ["permission-inferred"]),
+    "op-0004": ("not-performed", []),
+}
+EXPECTED["18-gemini"] = {  # imported from the agent-history Gemini tool-error session
+    "op-0001": ("completed", []),
+    "op-0002": ("failed", []),
+    "op-0003": ("completed", []),
+    "op-0004": ("completed", []),
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -211,10 +223,14 @@ IMPORTED: dict[str, list[str]] = {
 }
 IMPORTED["15-claude-code.vcon.json"] = [
     "import", "claude-code", "tests/fixtures/agents/claude-code-transcript/spotter__subagent.jsonl"]
-
-
 IMPORTED["19-copilot.vcon.json"] = [
     "import", "copilot", "tests/fixtures/agents/copilot-cli/agent-sessions__copilot_small.jsonl"]
+IMPORTED["17-codex.vcon.json"] = [
+    "import", "codex",
+    "tests/fixtures/agents/codex-rollout/agent-history__codex_with_escalation.jsonl"]
+IMPORTED["18-gemini.vcon.json"] = [
+    "import", "gemini",
+    "tests/fixtures/agents/gemini-cli/agent-history__gemini_with_tool_error.jsonl"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))

@@ -32,6 +32,8 @@ MODULES: Final = (
 )
 #: How many JSONL lines a sample parses.
 SAMPLE_LINES: Final = 64
+#: How many leading bytes of the input a sample keeps.
+HEAD_BYTES: Final = 65536
 
 
 class ImportInputError(ValueError):
@@ -46,6 +48,9 @@ class Sample:
     doc: Any = None
     is_doc: bool = False
     lines: tuple[Any, ...] = ()
+    #: the input's first ``HEAD_BYTES`` bytes, for inputs that are neither one JSON document
+    #: nor JSONL (e.g. pretty-printed JSON values one after another)
+    head: bytes = b""
 
     def records(self) -> list[dict[str, Any]]:
         """The JSON objects of the sample: the JSONL lines, or the document's items when it
@@ -71,7 +76,7 @@ def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
         except orjson.JSONDecodeError:
             is_doc = False
     if is_doc:
-        return Sample(doc=doc, is_doc=True)
+        return Sample(doc=doc, is_doc=True, head=data[:HEAD_BYTES])
     lines: list[Any] = []
     for ln in data.split(b"\n", SAMPLE_LINES * 4)[: SAMPLE_LINES * 4]:
         if not ln.strip():
@@ -82,7 +87,7 @@ def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
             lines.append(None)
         if len(lines) >= SAMPLE_LINES:
             break
-    return Sample(lines=tuple(lines))
+    return Sample(lines=tuple(lines), head=data[:HEAD_BYTES])
 
 
 @dataclass(frozen=True)

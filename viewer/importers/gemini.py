@@ -1,20 +1,516 @@
-"""Importer of the Gemini CLI session (placeholder: not written yet)."""
+"""Gemini CLI recordings -> tool-invocation events.
+
+* the **session** ``~/.gemini/tmp/<hash>/chats/session-*.json`` (ChatRecordingService:
+  ``{sessionId, projectHash, startTime, lastUpdated, messages: [{id, timestamp, type, content,
+  toolCalls: [{id, name, args, result, status, timestamp, resultDisplay, displayName}]}]}``)
+  and its newer JSONL form (a metadata line, message lines, a message line again each time the
+  message changes, ``{"$set": ...}`` metadata updates and ``{"$rewindTo": id}``);
+* the **telemetry outfile** (``--telemetry-outfile``): the OpenTelemetry SDK's log records
+  written as pretty-printed JSON one after another; ``gemini_cli.tool_call`` records
+  (function_name, function_args, duration_ms, success, decision, error, error_type) are the
+  calls, ``gemini_cli.config`` gives the approval mode. Plain OTLP/JSON (``resourceSpans``,
+  ``resourceLogs``) is the otlp importer's, not this one's.
+
+One tool call is one operation ``op-NNNN``; Gemini's call id stays in the invocation content.
+A session records one time per call (``timestamp``): the invocation takes the message's time
+when that is not later, else the call's; the end takes the call's.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import hashlib
+import json
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
 
-from viewer.importers.common import Report
-from viewer.importers.formats import Format, ImportInputError, Sample
+import orjson
+
+from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+
+HOST: Final = "!host"
+#: How many leading outfile records are looked at to recognise the outfile.
+SCAN: Final = 64
+DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",
+                                     re.I)
+USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|declined|rejected)",
+                                  re.I)
+CANNOT_RUN: Final = re.compile(
+    r"not found in registry|tool \S+ not found|invalid (?:tool )?param|invalid_tool_params|"
+    r"tool_not_registered|params must|must have required property|unknown tool", re.I)
+TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
+MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
+MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
+#: Approval modes: yolo runs everything; the others ask (auto_edit: all but edits).
+MODES: Final = {"yolo": "allowed", "default": "permission-required",
+                "auto_edit": "permission-required", "autoedit": "permission-required",
+                "plan": "permission-required"}
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+@dataclass
+class Msg:
+    rec: dict[str, Any]
+    where: str
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+def _concatenated(text: str) -> tuple[list[Any], bool]:
+    """JSON values written one after another (the telemetry outfile), and whether text that
+    is not JSON follows them (a record cut short when Gemini CLI was stopped)."""
+    dec = json.JSONDecoder()
+    out: list[Any] = []
+    i, n = 0, len(text)
+    while i < n:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            break
+        try:
+            v, i = dec.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return out, True
+        out.append(v)
+    return out, False
+
+
+def _is_telemetry(rec: Any) -> bool:
+    if not isinstance(rec, dict):
+        return False
+    attrs = rec.get("attributes")
+    return isinstance(attrs, dict) and str(attrs.get("event.name", "")).startswith("gemini_cli.")
+
+
+def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg], str]:
+    """(session metadata, messages in order, form). Raises ImportInputError."""
+    try:
+        doc = orjson.loads(data)
+        is_doc = True
+    except orjson.JSONDecodeError:
+        doc, is_doc = None, False
+    if is_doc and isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+        msgs = []
+        for i, m in enumerate(doc["messages"]):
+            if isinstance(m, dict):
+                msgs.append(Msg(m, f"/messages/{i}"))
+            else:
+                report.fail(f"/messages/{i}", "not an object")
+        meta = {k: v for k, v in doc.items() if k != "messages"}
+        return meta, msgs, "session-json"
+    if is_doc and isinstance(doc, list) and doc and all(
+            isinstance(m, dict) and "type" in m for m in doc[:5]):
+        return {}, [Msg(m, f"/{i}") for i, m in enumerate(doc) if isinstance(m, dict)], \
+            "messages-array"
+    # JSONL
+    meta: dict[str, Any] = {}
+    latest: dict[str, Msg] = {}
+    order: list[str] = []
+    rewinds = 0
+    for n, line in enumerate(split_lines(data), 1):
+        if not line.strip():
+            continue
+        where = f"line {n}"
+        try:
+            rec = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            report.fail(where, "not JSON")
+            continue
+        if not isinstance(rec, dict):
+            report.fail(where, "not a JSON object")
+            continue
+        if isinstance(rec.get("$rewindTo"), str):
+            rewinds += 1
+            report.ignore("rewind record")
+        elif isinstance(rec.get("$set"), dict):
+            upd = rec["$set"]
+            if isinstance(upd.get("messages"), list):
+                for i, m in enumerate(upd["messages"]):
+                    if isinstance(m, dict) and isinstance(m.get("id"), str) \
+                            and m["id"] not in latest:
+                        latest[m["id"]] = Msg(m, f"{where}/$set/messages/{i}")
+                        order.append(m["id"])
+            report.ignore("metadata update")
+        elif isinstance(rec.get("id"), str) and isinstance(rec.get("type"), str):
+            mid = rec["id"]
+            if mid in latest:
+                report.ignore("earlier version of a message (superseded)")
+            else:
+                order.append(mid)
+            latest[mid] = Msg(rec, where)
+        elif isinstance(rec.get("sessionId"), str):
+            meta.update(rec)
+            report.ignore("session metadata")
+        else:
+            report.fail(where, "neither a message, a metadata line nor an update")
+    if rewinds:
+        report.warn(f"the session was rewound {rewinds} time(s): the tool calls of the "
+                    "messages it removed are kept (they ran)")
+    if not latest and not meta:
+        raise ImportInputError("no Gemini CLI session message or telemetry record could be read")
+    return meta, [latest[i] for i in order], "session-jsonl"
+
+
+# --- mapping ----------------------------------------------------------------------------------
+
+
+class Mapper:
+    def __init__(self, report: Report) -> None:
+        self.rep = report
+        self.ev = Events(party=0)
+        self.prev: datetime | None = None
+        self.mode: str | None = None
+
+    def time(self, value: Any) -> datetime | None:
+        t, naive = parse_ts(value)
+        if naive:
+            self.rep.warn("timestamps without a zone offset were read as UTC")
+        if t is None:
+            if self.prev is not None:
+                self.rep.times = "partial"
+            return self.prev
+        self.prev = t
+        return t
+
+    def standing(self, mode: str, when: datetime, where: str, whence: str) -> bool:
+        key = mode.lower().replace("-", "_").replace(" ", "_")
+        key = "auto_edit" if key in ("autoedit", "auto_edit") else key
+        if key not in MODES or key == self.mode:
+            return False
+        self.mode = key
+        ev = self.ev.add("policy-decision", when, "", 0, where, attempt_field=False,
+                         server=HOST, decision=MODES[key], policy_life="standing",
+                         operation="tool-invocation", reason=f"approval mode {key}",
+                         inferred=f"{whence}: approval mode {key} "
+                                  + ("runs every tool without asking" if key == "yolo" else
+                                     "asks before tools that change things"))
+        del ev["operation_id"]
+        return True
+
+    def target(self, call: dict[str, Any]) -> tuple[str, str]:
+        name = _str(call.get("name")) or "unknown"
+        server = _str(call.get("serverName")) or _str(call.get("server_name")) \
+            or _str(call.get("mcp_server_name"))
+        if server:
+            prefix = f"{server}__"
+            return server, name[len(prefix):] if name.startswith(prefix) else name
+        dm = MCP_DISPLAY.match(str(call.get("displayName") or ""))
+        if dm:  # "<tool> (<server> MCP Server)": what Gemini CLI names an MCP tool
+            tool = name.split("__", 1)[1] if name.startswith(f"{dm.group(2)}__") else name
+            return dm.group(2), tool
+        m = MCP_NAME.match(name)
+        if m:
+            return m.group(1), m.group(2)
+        return HOST, name
+
+    def call(self, call: dict[str, Any], start: datetime, end: datetime, where: str,
+             outcome: tuple[str, str | None, str | None], body: Any,
+             decision: tuple[str, str] | None = None) -> None:
+        """outcome: (kind, reason/inferred, ...). kind: result | failure | error | timeout |
+        cancel | refuse-disallowed | refuse-declined | open."""
+        server, tool = self.target(call)
+        op = self.ev.new_operation()
+        kind, reason, why = outcome
+        if kind.startswith("refuse-"):
+            self.ev.add("policy-decision", start, op, 1, where, server=server, tool=tool,
+                        decision="disallowed" if kind == "refuse-disallowed"
+                        else "permission-required", policy_life="once",
+                        operation="tool-invocation", **({"reason": reason[:2000]}
+                                                        if reason else {}),
+                        inferred=why)
+            return
+        if decision is not None:
+            self.ev.add("policy-decision", start, op, 1, where, server=server, tool=tool,
+                        decision=decision[0], policy_life="once",
+                        operation="tool-invocation", inferred=decision[1])
+        inv_body = {"id": call.get("id", call.get("callId")),
+                    "args": call.get("args", call.get("function_args"))}
+        self.ev.add("tool-invocation", start, op, 1, where, server=server, tool=tool,
+                    body=inv_body)
+        if kind == "open":
+            return
+        etype = {"result": "tool-result", "failure": "tool-failure", "error": "tool-error",
+                 "timeout": "tool-timeout", "cancel": "tool-cancel"}[kind]
+        kw: dict[str, Any] = {"inferred": why} if why else {}
+        self.ev.add(etype, end, op, 1, where, body=body if body is not None else {}, **kw)
+
+    # -- session ----------------------------------------------------------------------------
+    def session(self, meta: dict[str, Any], msgs: list[Msg]) -> None:
+        self.time(meta.get("startTime"))
+        for m in msgs:
+            try:
+                self.message(m)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as e:
+                self.rep.fail(m.where, f"could not be read ({type(e).__name__})")
+
+    def message(self, m: Msg) -> None:
+        rec = m.rec
+        t = rec.get("type")
+        when = self.time(rec.get("timestamp"))
+        calls = rec.get("toolCalls")
+        if not isinstance(calls, list) or not calls:
+            self.rep.ignore(f"message {str(t)[:30]}")
+            return
+        self.rep.mapped += 1
+        for i, c in enumerate(calls):
+            where = f"{m.where}/toolCalls/{i}"
+            if not isinstance(c, dict) or not _str(c.get("name")):
+                self.rep.fail(where, "a tool call without a name")
+                continue
+            self.session_call(c, when, where)
+
+    def session_call(self, c: dict[str, Any], msg_time: datetime | None, where: str) -> None:
+        ct, naive = parse_ts(c.get("timestamp"))
+        if naive:
+            self.rep.warn("timestamps without a zone offset were read as UTC")
+        end = ct or msg_time
+        if end is None:
+            end = msg_time or self.prev or EPOCH
+            self.rep.times = "partial" if self.prev else "order-only"
+        start = msg_time if msg_time is not None and msg_time <= end else end
+        status = c.get("status")
+        text = _result_text(c)
+        body = {k: c[k] for k in ("result", "resultDisplay", "error", "errorType") if k in c}
+        if status == "success":
+            self.call(c, start, end, where, ("result", None, None), body)
+        elif status == "error":
+            if DENIED_BY_POLICY.search(text):
+                self.call(c, start, end, where, ("refuse-disallowed", _first(text),
+                          "status error, 'denied by policy': Gemini's policy engine refused "
+                          "the call; it did not run"), body)
+            elif USER_DECLINED.search(text):
+                self.call(c, start, end, where, ("refuse-declined", _first(text),
+                          "the user declined the confirmation; it did not run"), body)
+            elif CANNOT_RUN.search(text):
+                self.call(c, start, end, where, ("error", None,
+                          "status error: the call could not run (unknown tool or invalid "
+                          "parameters)"), body)
+            elif TIMED_OUT.search(text):
+                self.call(c, start, end, where, ("timeout", None,
+                          "status error, 'timed out': the host stopped the tool"), body)
+            else:
+                self.call(c, start, end, where, ("failure", None,
+                          "status error with a tool result: the tool ran and reported "
+                          "failure"), body)
+        elif status == "cancelled":
+            if USER_DECLINED.search(text):
+                self.call(c, start, end, where, ("refuse-declined", _first(text),
+                          "status cancelled, 'did not allow': the user declined the "
+                          "confirmation; it did not run"), body)
+            else:
+                self.call(c, start, end, where, ("cancel", None, "status cancelled"), body)
+        elif status == "awaiting_approval":
+            self.call(c, start, end, where, ("refuse-declined", None,
+                      "status awaiting_approval when the session was saved: the "
+                      "confirmation was never answered"), body)
+        else:
+            self.call(c, start, end, where, ("open", None, None), body)
+            if status not in ("executing", "scheduled", "validating"):
+                self.rep.warn(f"tool call status {str(status)[:30]!r} is not one Gemini CLI "
+                              "writes: the call is left open")
+
+    # -- telemetry outfile ------------------------------------------------------------------
+    def telemetry(self, recs: list[Any]) -> None:
+        for i, r in enumerate(recs):
+            where = f"record {i + 1}"
+            if not isinstance(r, dict):
+                self.rep.fail(where, "not a JSON object")
+                continue
+            try:
+                self.tele_record(r, where)
+            except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as e:
+                self.rep.fail(where, f"could not be read ({type(e).__name__})")
+
+    def tele_record(self, r: dict[str, Any], where: str) -> None:
+        attrs = _d(r.get("attributes"))
+        name = attrs.get("event.name")
+        when = self.time(attrs.get("event.timestamp")) or self.time(_hr(r.get("hrTime")))
+        if when is None:
+            when = EPOCH
+            self.rep.times = "order-only"
+        if name == "gemini_cli.tool_call":
+            self.rep.mapped += 1
+            self.tele_call(attrs, when, where)
+        elif name == "gemini_cli.config" and isinstance(attrs.get("approval_mode"), str):
+            if self.standing(attrs["approval_mode"], when, where, "gemini_cli.config"):
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore("gemini_cli.config")
+        elif isinstance(name, str):
+            self.rep.ignore(name[:60])
+        elif "spanContext" in r or "_spanContext" in r or "name" in r:
+            self.rep.ignore("span or metric")
+        else:
+            self.rep.fail(where, "not a Gemini CLI telemetry record")
+
+    def tele_call(self, a: dict[str, Any], when: datetime, where: str) -> None:
+        args: Any = a.get("function_args")
+        if isinstance(args, str):
+            with contextlib.suppress(ValueError, RecursionError):
+                args = json.loads(args)
+        call = {"name": a.get("function_name"), "args": args, "callId": a.get("call_id"),
+                "mcp_server_name": a.get("mcp_server_name")}
+        # newer records carry start_time / end_time; else the record's time for both
+        start, _ = parse_ts(a.get("start_time"))
+        end, _ = parse_ts(a.get("end_time"))
+        end = end or when
+        start = start if start is not None and start <= end else end
+        body = {k: a[k] for k in ("success", "duration_ms", "error", "error_type", "decision",
+                                  "content_length", "start_time", "end_time", "prompt_id")
+                if k in a}
+        decision = a.get("decision")
+        err = f"{a.get('error') or ''} {a.get('error_type') or ''}"
+        dec: tuple[str, str] | None = None
+        if decision in ("accept", "modify"):
+            dec = ("permission-required", f"decision {decision}: the user was asked and "
+                   "approved" + (" a modified call" if decision == "modify" else ""))
+        elif decision == "auto_accept":
+            dec = ("allowed", "decision auto_accept: the host ran it without asking")
+        if decision == "reject":
+            self.call(call, start, end, where, ("refuse-declined", _first(err.strip()) or None,
+                      "decision reject: the user declined the confirmation; it did not run"),
+                      body)
+        elif DENIED_BY_POLICY.search(err):
+            self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
+                      "error 'denied by policy': Gemini's policy engine refused the call"), body)
+        elif a.get("success") is True:
+            self.call(call, start, end, where, ("result", None, None), body, dec)
+        elif CANNOT_RUN.search(err):
+            self.call(call, start, end, where, ("error", None, "error_type: the call could "
+                      "not run"), body, dec)
+        elif TIMED_OUT.search(err):
+            self.call(call, start, end, where, ("timeout", None, "the tool timed out"), body,
+                      dec)
+        else:
+            self.call(call, start, end, where, ("failure", None, "success false"), body, dec)
+
+
+def _hr(v: Any) -> Any:
+    if isinstance(v, list) and len(v) == 2 and all(type(x) is int for x in v):
+        return v[0] + v[1] / 1e9
+    return None
+
+
+def _first(text: str) -> str:
+    return text.strip().splitlines()[0][:400] if text.strip() else ""
+
+
+def _result_text(c: dict[str, Any]) -> str:
+    """The error/result text of a tool call, for the rules (first 4000 characters)."""
+    parts: list[str] = []
+    for k in ("error", "errorType", "resultDisplay"):
+        if isinstance(c.get(k), str):
+            parts.append(c[k])
+    res = c.get("result")
+    for item in res if isinstance(res, list) else [res]:
+        fr = _d(_d(item).get("functionResponse"))
+        resp = _d(fr.get("response"))
+        for k in ("error", "output"):
+            if isinstance(resp.get(k), str):
+                parts.append(resp[k])
+    return "\n".join(parts)[:4000]
+
+
+# --- the vCon ---------------------------------------------------------------------------------
+
+
+def convert(data: bytes, *, source_name: str = "-",
+            created: str | None = None) -> tuple[dict[str, Any], Report]:
+    report = Report()
+    m = Mapper(report)
+    text = data.decode("utf-8-sig", errors="replace")
+    tele = None
+    if text.lstrip()[:1] == "{":
+        try:
+            one = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            tele, cut = _concatenated(text)
+            if not any(_is_telemetry(r) for r in tele[:SCAN]):
+                tele = None
+            elif cut:
+                report.fail(f"after record {len(tele)}", "not JSON (a record cut short?)")
+        else:
+            tele = [one] if _is_telemetry(one) else None
+    if tele is not None:
+        if any(isinstance(r, dict) and ("resourceSpans" in r or "resourceLogs" in r)
+               for r in tele):
+            report.warn("OTLP/JSON records are left to the otlp importer")
+        m.telemetry(tele)
+        meta: dict[str, Any] = {}
+        form = "telemetry-outfile"
+    else:
+        meta, msgs, form = read_session(data, report)
+        try:
+            m.session(meta, msgs)
+        except (TypeError, ValueError, AttributeError, KeyError, RecursionError) as e:
+            report.fail("session", f"could not be read ({type(e).__name__})")
+    events = m.ev
+    if events.operations == 0:
+        report.warn("the recording has no tool call: the vCon has no operations")
+    start, _ = parse_ts(meta.get("startTime"))
+    if start is None and events.events:
+        start, _ = parse_ts(events.events[0]["time"])
+    sid = _str(meta.get("sessionId"))
+    parties = [{"name": "Gemini CLI", "role": "agent",
+                **({"meta": {"gemini_session_id": sid}} if sid else {})}]
+    provenance = {
+        "tool": "vcon-view import gemini",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": f"gemini {form}"},
+        "mapping": "one tool call = one operation; built-in tools on server !host, MCP tools "
+                   "on their server; denied by policy -> disallowed, declined confirmation -> "
+                   "permission-required, each without a tool-invocation (rules in 'inferred')",
+        **report.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(data), subject=f"Gemini CLI session imported from "
+                    f"{source_name}", parties=parties, events=events, start=start,
+                    provenance=provenance, created=created)
+    return vcon, report
 
 
 def sniff(smp: Sample) -> bool:
-    return False
-
-
-def convert(data: bytes, *, source_name: str = "-") -> tuple[dict[str, Any], Report]:
-    raise ImportInputError("the gemini importer is not written yet")
+    doc = smp.doc
+    if smp.is_doc:
+        if isinstance(doc, dict):
+            if "resourceSpans" in doc or "resourceLogs" in doc:
+                return False
+            if _is_telemetry(doc):
+                return True
+            msgs = doc.get("messages")
+            return isinstance(msgs, list) and isinstance(doc.get("sessionId"), str) and all(
+                isinstance(x, dict) and x.get("type") in ("user", "gemini", "info", "error",
+                                                          "warning")
+                for x in msgs[:20])
+        return False
+    head = smp.head.lstrip()
+    if head[:1] == b"{" and (b'"event.name": "gemini_cli.' in head
+                             or b'"event.name":"gemini_cli.' in head) \
+            and b'"resourceSpans"' not in head and b'"resourceLogs"' not in head:
+        return True  # the telemetry outfile: pretty-printed records one after another
+    recs = smp.records()
+    if not recs:
+        return False
+    first = recs[0]
+    if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) \
+            and "resourceSpans" not in first and "resourceLogs" not in first:
+        return True
+    hits = sum(1 for r in recs if isinstance(r.get("id"), str)
+               and r.get("type") in ("user", "gemini") and "timestamp" in r)
+    return hits * 2 > len(recs) and any(r.get("type") == "gemini" for r in recs)
 
 
 FORMAT = Format(name="gemini", title="Gemini CLI session", unit="records",
-                sniff=sniff, convert=convert)
+                sniff=sniff, convert=convert,
+                help="a Gemini CLI session (~/.gemini/tmp/<hash>/chats/session-*.json or "
+                     ".jsonl) or its --telemetry-outfile")

@@ -1,0 +1,300 @@
+"""vcon-view import gemini: Gemini CLI sessions (JSON, JSONL) and the telemetry outfile.
+
+The expectations for the corpus samples were written from the raw files (what a reviewer
+should see), then checked against the importer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.cli import main
+from viewer.importers import gemini
+from viewer.importers.formats import ImportInputError, detect, sample
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+ROOT = Path(__file__).resolve().parent.parent
+FIX = ROOT / "tests" / "fixtures" / "agents" / "gemini-cli"
+ERR = FIX / "agent-history__gemini_with_tool_error.jsonl"
+V040 = FIX / "agent-sessions__gemini_jsonl_v040.jsonl"
+SMALL = FIX / "agent-sessions__gemini_small.json"
+RESULTS = FIX / "agentsview__gemini_tool_calls_with_results.json"
+
+
+def model_of(data: bytes) -> Model:
+    return build_model(open_bytes(data, name="gemini-test"))
+
+
+def errors(m: Model) -> list[Any]:
+    return [d for d in m.diagnostics if d.severity == "error"]
+
+
+def ops(m: Model) -> dict[str, tuple[str | None, str | None, str, str | None, list[str]]]:
+    return {o.operation_id: (o.server, o.tool, o.outcome, o.decision, sorted(o.flags))
+            for o in m.operations}
+
+
+def session(*calls: dict[str, Any], extra: list[dict[str, Any]] | None = None) -> bytes:
+    msgs: list[dict[str, Any]] = [{"id": "u", "timestamp": "2026-02-01T10:00:00Z",
+                                   "type": "user", "content": "go"}]
+    msgs += extra or []
+    msgs.append({"id": "g", "timestamp": "2026-02-01T10:00:01Z", "type": "gemini",
+                 "content": "", "toolCalls": list(calls)})
+    return json.dumps({"sessionId": "s", "projectHash": "h",
+                       "startTime": "2026-02-01T10:00:00Z", "messages": msgs}).encode()
+
+
+def tc(cid: str, name: str, status: str, response: dict[str, Any] | None = None,
+       **kw: Any) -> dict[str, Any]:
+    d = {"id": cid, "name": name, "args": {"x": 1}, "status": status,
+         "timestamp": "2026-02-01T10:00:02Z",
+         "result": [{"functionResponse": {"id": cid, "name": name,
+                                          "response": response or {"output": "ok"}}}]}
+    d.update(kw)
+    return d
+
+
+# --- the corpus samples -----------------------------------------------------------------------
+
+
+def test_tool_error_sample_by_hand() -> None:
+    """agent-history: edit_file succeeded; the second edit_file has status error and a tool
+    result ('0 occurrences found'): it ran and failed; read_file succeeded; the retried
+    edit_file (a new call, new id) succeeded. Built-in tools, no decisions recorded."""
+    m = model_of(ERR.read_bytes())
+    assert ops(m) == {
+        "op-0001": ("!host", "edit_file", "completed", None, []),
+        "op-0002": ("!host", "edit_file", "failed", None, []),
+        "op-0003": ("!host", "read_file", "completed", None, []),
+        "op-0004": ("!host", "edit_file", "completed", None, []),
+    }
+    assert m.findings == () and errors(m) == []
+    inv = [e for e in m.vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[0]["body"]["id"] == "edit_file-001"  # Gemini's call id is content
+    # the call's own timestamp (15:00:08) is before its message's (15:00:10): both events
+    # take the call's time, nothing is moved
+    assert inv[0]["time"] == "2025-12-06T15:00:08.000Z"
+
+
+def test_jsonl_v040_sample_by_hand() -> None:
+    """agent-sessions 0.40 JSONL: metadata line, user message, a $set, a gemini message with
+    one run_shell_command (success), a final gemini message: one operation, completed; the
+    invocation at the message time 21:39:35.125, the result at the call's 21:39:35.364."""
+    data = V040.read_bytes()
+    _, rep = gemini.convert(data)
+    m = model_of(data)
+    assert ops(m) == {"op-0001": ("!host", "run_shell_command", "completed", None, [])}
+    evs = m.vcon["events"]
+    assert [e["time"] for e in evs] == ["2026-04-29T21:39:35.125Z", "2026-04-29T21:39:35.364Z"]
+    assert rep.mapped == 1 and rep.unmapped == 0
+    assert rep.mapped + sum(rep.ignored.values()) == 5
+    assert errors(m) == []
+
+
+def test_small_json_sample_has_no_tool_call() -> None:
+    """agent-sessions single-file JSON: a user 'Hello' and a gemini 'Hi!': no operation."""
+    _, rep = gemini.convert(SMALL.read_bytes())
+    m = model_of(SMALL.read_bytes())
+    assert m.operations == () and errors(m) == []
+    assert rep.ignored == {"message user": 1, "message gemini": 1}
+
+
+def test_results_sample_by_hand() -> None:
+    """agentsview: one gemini message with read_file and run_command, both success, no call
+    timestamps: both take the message's time."""
+    m = model_of(RESULTS.read_bytes())
+    assert ops(m) == {"op-0001": ("!host", "read_file", "completed", None, []),
+                      "op-0002": ("!host", "run_command", "completed", None, [])}
+    assert {e["time"] for e in m.vcon["events"]} == {"2024-01-01T10:00:05.000Z"}
+    assert errors(m) == []
+
+
+def test_samples_are_detected() -> None:
+    for f in (ERR, V040, SMALL, RESULTS):
+        fmt = detect(f.read_bytes())
+        assert fmt is not None and fmt.name == "gemini", f
+
+
+# --- mapping rules ----------------------------------------------------------------------------
+
+
+def test_refusals_errors_and_cancels() -> None:
+    data = session(
+        tc("a", "run_shell_command", "error", {"error": "Tool execution denied by policy."}),
+        tc("b", "write_file", "cancelled", {"error": "[Operation Cancelled] Reason: User did "
+                                                     "not allow tool call"}),
+        tc("c", "run_shell_command", "cancelled", {"error": "[Operation Cancelled] Reason: "
+                                                            "User cancelled tool execution."}),
+        tc("d", "frobnicate", "error", {"error": 'Tool "frobnicate" not found in registry.'}),
+        tc("e", "run_shell_command", "error", {"error": "Command timed out after 120s"}),
+        tc("f", "read_file", "executing"))
+    m = model_of(data)
+    assert ops(m) == {
+        "op-0001": ("!host", "run_shell_command", "disallowed", "disallowed", []),
+        "op-0002": ("!host", "write_file", "not-performed", "permission-required", []),
+        "op-0003": ("!host", "run_shell_command", "cancel-requested", None, ["unterminated"]),
+        "op-0004": ("!host", "frobnicate", "errored", None, []),
+        "op-0005": ("!host", "run_shell_command", "timed-out", None, ["unterminated"]),
+        "op-0006": ("!host", "read_file", "running", None, ["unterminated"]),
+    }
+    evs = m.vcon["events"]
+    refused = [e for e in evs if e["type"] == "policy-decision"]
+    assert refused[0]["reason"] == "Tool execution denied by policy."
+    assert "policy engine" in refused[0]["inferred"]
+    assert not [e for e in evs if e["type"] == "tool-invocation"
+                and e["operation_id"] in ("op-0001", "op-0002")]
+    assert errors(m) == []
+
+
+def test_mcp_tools() -> None:
+    data = session(tc("a", "create_issue", "success", displayName="create_issue (github MCP "
+                                                                   "Server)"),
+                   tc("b", "jira__search", "success"),
+                   tc("c", "list", "success", serverName="files"))
+    assert [(o.server, o.tool) for o in model_of(data).operations] == [
+        ("github", "create_issue"), ("jira", "search"), ("files", "list")]
+
+
+def test_jsonl_message_versions_and_rewind() -> None:
+    meta = {"sessionId": "s", "projectHash": "h", "startTime": "2026-02-01T10:00:00Z"}
+    g1 = {"id": "g", "timestamp": "2026-02-01T10:00:01Z", "type": "gemini", "content": "",
+          "toolCalls": [tc("a", "ls", "executing")]}
+    g2 = {**g1, "toolCalls": [tc("a", "ls", "success"), tc("b", "cat", "success")]}
+    data = b"\n".join(json.dumps(r).encode() for r in (
+        meta, g1, {"$set": {"lastUpdated": "x"}}, g2, {"$rewindTo": "zzz"},
+        {"weird": True})) + b"\nnot json\n"
+    _, rep = gemini.convert(data)
+    m = model_of(data)
+    assert ops(m) == {"op-0001": ("!host", "ls", "completed", None, []),
+                      "op-0002": ("!host", "cat", "completed", None, [])}
+    assert rep.ignored["earlier version of a message (superseded)"] == 1
+    assert rep.unmapped == 2 and any("rewound" in w for w in rep.warnings)
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == 7  # seven lines
+
+
+def _tele(*recs: dict[str, Any]) -> bytes:
+    return "".join(json.dumps(r, indent=2) + "\n" for r in recs).encode()
+
+
+def _log(name: str, ts: str, **attrs: Any) -> dict[str, Any]:
+    return {"resource": {"attributes": {"service.name": "gemini-cli"}},
+            "hrTime": [1767261600, 0], "attributes": {"event.name": name,
+                                                       "event.timestamp": ts, **attrs},
+            "_body": "x"}
+
+
+def test_telemetry_outfile() -> None:
+    data = _tele(
+        _log("gemini_cli.config", "2026-01-01T10:00:00Z", approval_mode="default"),
+        _log("gemini_cli.user_prompt", "2026-01-01T10:00:01Z", prompt="hi"),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="read_file",
+             function_args='{"path":"a"}', duration_ms=3, success=True,
+             decision="auto_accept"),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:03Z", function_name="run_shell_command",
+             function_args='{"command":"rm -rf /"}', duration_ms=0, success=False,
+             decision="reject"),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:04Z", function_name="write_file",
+             function_args="{}", duration_ms=9, success=False, decision="accept",
+             error="disk full", error_type="unhandled_exception"),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:05Z", function_name="search",
+             function_args="{}", duration_ms=9, success=True, tool_type="mcp",
+             mcp_server_name="web"),
+        {"name": "span", "spanContext": {}})
+    _, rep = gemini.convert(data)
+    m = model_of(data)
+    assert ops(m) == {
+        "op-0001": ("!host", "read_file", "completed", "allowed", []),
+        "op-0002": ("!host", "run_shell_command", "not-performed", "permission-required", []),
+        "op-0003": ("!host", "write_file", "failed", "permission-required",
+                    ["permission-inferred"]),
+        # the approval mode is written for the built-in tools (!host) only
+        "op-0004": ("web", "search", "completed", None, []),
+    }
+    assert [s.decision for s in m.standing] == ["permission-required"]
+    assert rep.mapped == 5 and rep.ignored == {"gemini_cli.user_prompt": 1,
+                                               "span or metric": 1}
+    assert errors(m) == []
+    one = json.dumps(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z",
+                          function_name="ls", success=True)).encode()
+    assert detect(one).name == "gemini"
+
+
+def test_sniffer_leaves_otlp_and_others() -> None:
+    assert not gemini.sniff(sample(json.dumps({"resourceSpans": []}).encode()))
+    assert not gemini.sniff(sample(json.dumps({"resourceLogs": [], "sessionId": "x",
+                                               "messages": []}).encode()))
+    assert not gemini.sniff(sample(b'{"type":"session_meta","payload":{}}\n'))
+    assert not gemini.sniff(sample(json.dumps({"vcon": "0.4.0"}).encode()))
+    with pytest.raises(ImportInputError):
+        gemini.convert(b"junk\n")
+
+
+JUNK = st.one_of(st.none(), st.booleans(), st.integers(), st.text(max_size=20),
+                 st.dictionaries(st.sampled_from(["id", "type", "toolCalls", "timestamp",
+                                                  "status", "name", "$set", "$rewindTo"]),
+                                 st.one_of(st.none(), st.text(max_size=10), st.integers(),
+                                           st.sampled_from(["gemini", "user", "error"]),
+                                           st.lists(st.dictionaries(
+                                               st.sampled_from(["name", "status", "id",
+                                                                "result", "timestamp"]),
+                                               st.one_of(st.text(max_size=8),
+                                                         st.integers())), max_size=2)),
+                                 max_size=5))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(JUNK, max_size=6), st.integers(min_value=0, max_value=10))
+def test_junk_never_crashes(junk: list[Any], at: int) -> None:
+    lines = ERR.read_bytes().split(b"\n")
+    at = min(at, len(lines))
+    mixed = lines[:at] + [json.dumps(j).encode() for j in junk] + lines[at:]
+    try:
+        vcon, _ = gemini.convert(b"\n".join(mixed))
+    except ImportInputError:
+        return
+    assert isinstance(vcon["events"], list)
+
+
+@settings(max_examples=30, deadline=None)
+@given(JUNK)
+def test_junk_tool_calls_in_a_session_never_crash(junk: Any) -> None:
+    doc = json.loads(session(tc("a", "ls", "success")))
+    doc["messages"][1]["toolCalls"].append(junk)
+    with contextlib.suppress(ImportInputError):
+        gemini.convert(json.dumps(doc).encode())
+
+
+def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "g.vcon.json"
+    assert main(["import", "gemini", str(ERR), "-o", str(out)]) == 0
+    v = json.loads(out.read_text())
+    assert v["events"] and v["attachments"][0]["purpose"] == "import-provenance"
+    capsys.readouterr()
+    assert main(["summary", str(ERR), "--format", "json"]) == 0
+    assert "op-0004" in capsys.readouterr().out
+
+
+def test_telemetry_start_and_end_times() -> None:
+    data = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:09Z", function_name="ls",
+                      success=True, start_time=1767261600000, end_time=1767261602500,
+                      duration_ms=2500))
+    evs = model_of(data).vcon["events"]
+    assert [e["time"] for e in evs] == ["2026-01-01T10:00:00.000Z", "2026-01-01T10:00:02.500Z"]
+
+
+def test_telemetry_outfile_cut_short() -> None:
+    whole = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="ls",
+                       success=True),
+                  _log("gemini_cli.tool_call", "2026-01-01T10:00:03Z", function_name="cat",
+                       success=True))
+    _, rep = gemini.convert(whole[:-40])
+    assert rep.mapped == 1 and rep.unmapped == 1
