@@ -129,7 +129,9 @@ def test_sample_short_bypass_cancel() -> None:
         ("op-0001", "!host", "Bash", "cancel-requested", ALLOWED, UNT),
         ("op-0002", "!host", "Glob", "cancel-requested", ALLOWED, UNT),
     ]
-    assert [(s.server, s.tool, s.decision) for s in m.standing] == [("!host", None, ALLOWED)]
+    # one standing decision per built-in tool the session calls (modes treat tools apart)
+    assert [(s.server, s.tool, s.decision) for s in m.standing] == [
+        ("!host", "Bash", ALLOWED), ("!host", "Glob", ALLOWED)]
     assert m.standing[0].time == datetime(2026, 2, 10, 21, 11, 56, 846000, tzinfo=UTC)
     cancels = [e.raw for e in m.events if e.type == "tool-cancel"]
     assert len(cancels) == 2
@@ -186,7 +188,13 @@ def test_sample_subagent() -> None:
     assert sub["name"] == "sub-agent afb92ff" and sub["role"] == "agent"
     assert sub["meta"]["launched_by"] == {"operation_id": "op-0010",
                                           "tool_use_id": "toolu_01Cz2Pnv7qNcnK1ZiocxWhQX"}
-    assert [(s.server, s.decision) for s in m.standing] == [("!host", PR)]
+    # permissionMode default: the tools that ask are permission-required, the read-only
+    # tier is allowed (Claude Code never asks about it), so only the Bash calls are inferred
+    assert {(s.tool, s.decision) for s in m.standing} == {
+        ("Bash", PR), ("WebFetch", PR), ("WebSearch", PR), ("Write", PR),
+        ("AskUserQuestion", ALLOWED), ("ExitPlanMode", ALLOWED), ("Glob", ALLOWED),
+        ("Read", ALLOWED), ("Task", ALLOWED)}
+    assert {s.server for s in m.standing} == {"!host"}
     counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
     assert rep.unmapped == 0
 
@@ -364,8 +372,8 @@ def test_permission_modes_are_standing_decisions() -> None:
     ])
     no_errors(m)
     st_ = [(s.time.second, s.server, s.tool, s.decision) for s in m.standing]
-    assert st_ == [(1, "!host", None, PR), (1, "gh", None, PR),
-                   (5, "!host", None, ALLOWED), (5, "gh", None, ALLOWED)]
+    assert st_ == [(1, "!host", "Bash", PR), (1, "gh", None, PR),
+                   (5, "!host", "Bash", ALLOWED), (5, "gh", None, ALLOWED)]
     assert ops(m) == [("op-0001", "!host", "Bash", "completed", PR, PINF),
                       ("op-0002", "!host", "Bash", "completed", ALLOWED, set()),
                       ("op-0003", "gh", "x", "completed", ALLOWED, set())]
@@ -578,8 +586,8 @@ def test_stream_json() -> None:
     # operations are listed by their first event: the refused Bash's is its decision, at
     # the tool_result (after the Task was invoked)
     assert sorted((o[0], o[2], o[3], o[4]) for o in ops(m)) == [
-        ("op-0001", "Bash", "not-performed", PR), ("op-0002", "Task", "completed", PR),
-        ("op-0003", "Read", "completed", PR)]
+        ("op-0001", "Bash", "not-performed", PR), ("op-0002", "Task", "completed", ALLOWED),
+        ("op-0003", "Read", "completed", ALLOWED)]
     assert party_of(m, "op-0003") == 1
 
 
@@ -711,8 +719,34 @@ def test_junk_never_crashes(junk: list[Any], at: int) -> None:
 def test_enter_plan_mode_is_a_mode_change() -> None:
     _, _, m = conv([prompt(1, "x", "bypassPermissions"), use(2, "t1", "EnterPlanMode"),
                     res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
-    assert [(s.time.second, s.decision) for s in m.standing] == [(1, ALLOWED), (3, PR)]
-    assert ops(m)[1][4] == PR
+    # plan mode: the read-only tools stay unasked (one decision per tool the session calls)
+    assert [(s.time.second, s.tool, s.decision) for s in m.standing] == [
+        (1, "EnterPlanMode", ALLOWED), (1, "Read", ALLOWED),
+        (3, "EnterPlanMode", ALLOWED), (3, "Read", ALLOWED)]
+    assert ops(m)[1][4] == ALLOWED
+
+
+def test_modes_treat_tools_as_claude_code_does() -> None:
+    """default: the read-only tier runs unasked (no 'grant is not recorded' note on a Read),
+    Bash and edits ask; acceptEdits: edits run unasked, Bash still asks. One decision per
+    tool, so no tool-level decision disagrees with one for all of !host."""
+    _, _, m = conv([
+        prompt(1, "go", "default"),
+        use(2, "t1", "Read"), res(3, "t1", "ok"),
+        use(4, "t2", "Edit"), res(5, "t2", "ok"),
+        use(6, "t3", "Bash"), res(7, "t3", "ok"),
+        prompt(8, "edits ok", "acceptEdits"),
+        use(9, "t4", "Edit"), res(10, "t4", "ok"),
+        use(11, "t5", "Bash"), res(12, "t5", "ok"),
+    ])
+    no_errors(m)
+    assert [(o[2], o[4], o[5]) for o in ops(m)] == [
+        ("Read", ALLOWED, set()), ("Edit", PR, PINF), ("Bash", PR, PINF),
+        ("Edit", ALLOWED, set()), ("Bash", PR, PINF)]
+    assert not [f for f in m.findings if f.kind == "standing-conflict"]
+    reasons = {e.raw["tool"]: e.raw["reason"] for e in m.events
+               if e.type == "policy-decision" and e.time.second == 1}
+    assert "read-only" in reasons["Read"] and "asks" in reasons["Bash"]
 
 
 def test_deep_values_do_not_break_the_import(tmp_path: Path) -> None:

@@ -81,7 +81,8 @@ _STATUS_TEXT: Final = re.compile(r"<status>\s*([a-z_]+)\s*</status>", re.I)
 _POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
 _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
-#: permissionMode -> standing decision for "!host" and every MCP server of the session. Only
+#: permissionMode -> standing decision for every MCP server of the session, and for each
+#: built-in tool the session calls that Claude Code asks about in that mode. Only
 #: bypassPermissions lets every call run unasked; under the others the transcript does not say
 #: which calls were approved by a prompt or an allow rule, so they are read as asking
 #: (permission-required: the model then notes the grant is not recorded).
@@ -93,6 +94,30 @@ MODES: Final = {
     "dontAsk": "permission-required",
     "auto": "permission-required",  # a classifier approves: the grant is not in the record
 }
+#: Built-in tools Claude Code runs without asking in every mode (its documented read-only
+#: tier: reading and searching files, the to-do list, sub-agents, background-task output;
+#: AskUserQuestion is itself a question to the user).
+NEVER_ASKS: Final = frozenset({
+    "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
+    "ExitPlanMode", "EnterPlanMode", "BashOutput", "TaskOutput", "AgentOutputTool",
+    "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
+})
+#: Built-in tools that also run unasked in acceptEdits mode (file edits).
+EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+
+
+def mode_decision(mode: str, tool: str) -> tuple[str, str]:
+    """(decision, why) of a permissionMode for one built-in tool."""
+    decision = MODES.get(mode, "permission-required")
+    if decision == "allowed":
+        return decision, f"permissionMode {mode}"
+    if tool in NEVER_ASKS:
+        return "allowed", f"permissionMode {mode}: {tool} is read-only, never asked about"
+    if mode == "acceptEdits" and tool in EDIT_TOOLS:
+        return "allowed", f"permissionMode {mode}: file edits are accepted unasked"
+    return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
+
+
 _HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
@@ -242,6 +267,7 @@ class Mapper:
     report: Report
     parties: list[dict[str, Any]]
     mcp_servers: set[str]
+    host_tools: set[str]
     otel: dict[str, dict[str, Any]] = field(default_factory=dict)
     mode: str | None = None
     ops: dict[str, _Op] = field(default_factory=dict)
@@ -317,19 +343,30 @@ class Mapper:
         del ev["operation_id"]
 
     def set_mode(self, mode: Any, when: datetime, where: str) -> bool:
+        """A permissionMode change: standing decisions from then on. Built-in tools get one
+        each (the modes treat them differently, and a decision for all of ``!host`` beside
+        one for a tool would disagree); MCP servers one for all their tools."""
         if not isinstance(mode, str) or mode == self.mode:
             return False
         self.mode = mode
         decision = MODES.get(mode)
         why = f"permissionMode {mode[:60]}"
         if decision is None:
-            decision = "permission-required"
             why = f"unknown permissionMode {mode[:60]!r}, read as asking"
             self.report.warn(f"permissionMode {mode[:40]!r} is not a mode vcon-view knows: "
                              "read as asking (permission-required)")
-        for server in (HOST, *sorted(self.mcp_servers)):
-            self.standing(when, where, decision, server, None, why, reason=why)
-        self.fired(f"permissionMode {mode} -> standing {decision}")
+            mode = "(unknown)"
+        for tool in sorted(self.host_tools):
+            d, w = mode_decision(mode, tool)
+            self.standing(when, where, d, HOST, tool, w if decision else why,
+                          reason=w if decision else why)
+        if not self.host_tools:
+            self.standing(when, where, decision or "permission-required", HOST, None, why,
+                          reason=why)
+        for server in sorted(self.mcp_servers):
+            d = decision or "permission-required"
+            self.standing(when, where, d, server, None, why, reason=why)
+        self.fired(f"permissionMode {mode} -> standing decisions")
         return True
 
     def party_for(self, key: str, task: _Op | None, agent_id: str | None) -> int:
@@ -888,26 +925,36 @@ def _otel_index(otel: list[dict[str, Any]] | None, report: Report) -> dict[str, 
 # --- convert --------------------------------------------------------------------------------
 
 
-def _prescan_servers(recs: list[Rec]) -> set[str]:
-    out: set[str] = set()
+def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
+    """(MCP servers, built-in tool names) the input calls: permissionMode decisions name
+    them from the first record on."""
+    servers: set[str] = set()
+    host: set[str] = set()
+
+    def note(name: Any) -> None:
+        if isinstance(name, str) and name:
+            server, tool = split_tool(name)
+            (host.add(tool) if server == HOST else servers.add(server))
+
+    def walk(v: Any, depth: int) -> None:
+        if depth > 8:
+            return
+        if isinstance(v, list):
+            for x in v:
+                walk(x, depth + 1)
+        elif isinstance(v, dict):
+            if v.get("type") == "tool_use":
+                note(v.get("name"))
+            for k in ("message", "data", "content"):
+                if k in v:
+                    walk(v[k], depth + 1)
+
     for rec in recs:
         raw = rec.obj
-        if not isinstance(raw, dict):
-            continue
-        try:  # orjson writes at most 255 levels: a deeper record names no server here
-            text = orjson.dumps(raw.get("message", raw.get("data", {}))).decode()
-        except TypeError:
-            text = ""
-        for name in re.findall(r'"name":"(mcp__[^"]{1,200})"', text):
-            s, _ = split_tool(name)
-            if s != HOST:
-                out.add(s)
-        tn = raw.get("tool_name")
-        if isinstance(tn, str) and tn.startswith("mcp__"):
-            s, _ = split_tool(tn)
-            if s != HOST:
-                out.add(s)
-    return out
+        if isinstance(raw, dict):
+            walk(raw, 0)
+            note(raw.get("tool_name"))
+    return servers, host
 
 
 def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
@@ -926,7 +973,7 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
                                "stream-json, hook payload logs)")
     parties: list[dict[str, Any]] = [{"name": "Claude Code (main agent)", "role": "agent"}]
     events = Events(party=0)
-    m = Mapper(events, report, parties, _prescan_servers(all_recs), _otel_index(otel, report))
+    m = Mapper(events, report, parties, *_prescan_tools(all_recs), _otel_index(otel, report))
     if not any(parse_ts(o.get("timestamp"))[0] for o in good):
         report.times = "order-only"
         base = EPOCH
