@@ -1,20 +1,1181 @@
-"""Importer of the OpenTelemetry (OTLP) export (placeholder: not written yet)."""
+"""OpenTelemetry recordings -> tool-invocation events.
+
+Inputs (recognised by content): OTLP/JSON as the collector's file exporter writes it (one
+``{"resourceSpans"|"resourceLogs"|"resourceMetrics": ...}`` object per line, kinds mixed) or
+one such document; SDK span dumps (a JSON array or JSONL of spans whose attributes are a plain
+object, ids hex or integers, times nanoseconds or ISO strings): the any-agent trace files
+(``{"spans": [...]}``) and the Python SDK ConsoleSpanExporter shape (``context.trace_id``,
+``start_time``, ``status.status_code``). ``import otlp`` also reads concatenated pretty-printed
+objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write).
+
+Spans (GenAI and MCP semantic conventions):
+
+* an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
+  (``mcp.method.name``), Claude Code's ``claude_code.tool`` span or an OpenInference TOOL span
+  is one operation: tool-invocation at its start (server: the MCP server from ``url.full`` /
+  ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
+  the call id and the span and trace ids), and at its end tool-result (status OK or unset),
+  tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
+  recorded), tool-timeout / tool-cancel (``error.type`` says so) or tool-error (status ERROR,
+  ``error.type`` or an ``exception`` event, no result). No end time: no end event (running).
+* a tool span whose parent is a tool span of the same tool (an MCP client span and the server
+  span it caused, same ``jsonrpc.request.id``; an execute_tool span around an MCP client span)
+  is the same operation, not another one.
+* agent, model and other spans are context: counted as ignored by kind.
+
+Log events (the coding agents' telemetry): ``claude_code.tool_decision`` /
+``codex.tool_decision`` -> policy-decision by source (see ``_decide``); ``claude_code.tool_result``
+/ ``codex.tool_result`` -> invocation and result or failure at (time - duration, time), unless a
+span already records that call; ``gemini_cli.tool_call`` carries its own decision and result.
+Decisions and results are joined by tool_use_id / call_id, else by tool name in order (within
+the same prompt id when both have one). ``claude_tool_decisions`` gives the Claude Code
+decisions of an OTLP input to other importers.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import base64
+import binascii
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Final
 
-from viewer.importers.common import Report
-from viewer.importers.formats import Format, ImportInputError, Sample
+from viewer.importers.common import EPOCH, TEXT, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+
+HOST: Final = "!host"
+UNKNOWN_MCP: Final = "unknown-mcp-server"
+_EXPORT_KEYS: Final = ("resourceSpans", "resourceLogs", "resourceMetrics")
+_SPAN_KEYS: Final = frozenset({"context", "span_id", "spanId", "start_time", "startTimeUnixNano",
+                               "traceId", "trace_id", "parent_id", "parentSpanId"})
+_KINDS: Final = {1: "internal", 2: "server", 3: "client", 4: "producer", 5: "consumer"}
+_MAX_DEPTH: Final = 64
+#: Errors a malformed record can raise while it is read; it is then counted as unmapped.
+_BAD: Final = (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
+               RecursionError)
+_MCP_NAME: Final = re.compile(r"^mcp__(.+?)__(.+)$")
+_REJECTS: Final = frozenset({"reject", "rejected", "denied", "deny", "abort"})
+_TIMEOUTS: Final = re.compile(r"(?i)(^timeout$|timeout(error|exception)?$|deadline_exceeded)")
+_CANCELS: Final = re.compile(r"(?i)(^cancel(l)?ed$|cancel(l)?ed(error)?$|^abort)")
+#: Log events this importer maps (others are ignored by name).
+TOOL_LOGS: Final = frozenset({
+    "claude_code.tool_decision", "claude_code.tool_result", "codex.tool_decision",
+    "codex.tool_result", "gemini_cli.tool_call",
+})
+
+
+# --- reading ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Span:
+    where: str
+    order: int
+    name: str
+    trace_id: str | None
+    span_id: str | None
+    parent_id: str | None
+    kind: str
+    start: datetime | None
+    end: datetime | None
+    status: str  # ok | unset | error
+    status_message: str | None
+    attrs: dict[str, Any]
+    events: list[tuple[str, datetime | None, dict[str, Any]]]
+    resource: dict[str, Any]
+
+
+@dataclass
+class LogRec:
+    where: str
+    order: int
+    name: str | None
+    time: datetime | None
+    attrs: dict[str, Any]
+    body: Any
+    resource: dict[str, Any]
+
+
+@dataclass
+class Reading:
+    spans: list[Span] = field(default_factory=list)
+    logs: list[LogRec] = field(default_factory=list)
+    report: Report = field(default_factory=Report)
+    forms: set[str] = field(default_factory=set)
+    records: int = 0
+    naive: bool = False
+
+
+def _any_value(v: Any, depth: int = 0) -> Any:
+    """An OTLP/JSON AnyValue as a plain value (a bare value is returned as it is)."""
+    if depth > _MAX_DEPTH:
+        raise RecursionError("attribute value too deep")
+    if not isinstance(v, dict):
+        return v
+    if "stringValue" in v:
+        return v["stringValue"]
+    if "boolValue" in v:
+        return v["boolValue"]
+    if "intValue" in v:
+        iv = v["intValue"]
+        return int(iv) if isinstance(iv, str) and iv.lstrip("-").isdigit() else iv
+    if "doubleValue" in v:
+        return v["doubleValue"]
+    if "arrayValue" in v:
+        arr = v["arrayValue"]
+        vals = arr.get("values", []) if isinstance(arr, dict) else []
+        return [_any_value(x, depth + 1) for x in vals] if isinstance(vals, list) else []
+    if "kvlistValue" in v:
+        kv = v["kvlistValue"]
+        vals = kv.get("values", []) if isinstance(kv, dict) else []
+        return _kv(vals, depth + 1)
+    if "bytesValue" in v:
+        return {"bytes_base64": v["bytesValue"]}
+    if not v:
+        return None
+    return v
+
+
+def _kv(items: Any, depth: int = 0) -> dict[str, Any]:
+    """OTLP ``[{key, value}]`` attributes, or an SDK dump's plain object, as a dict."""
+    if isinstance(items, dict):
+        return items
+    out: dict[str, Any] = {}
+    if not isinstance(items, list):
+        return out
+    for it in items:
+        if isinstance(it, dict) and isinstance(it.get("key"), str):
+            out[it["key"]] = _any_value(it.get("value"), depth)
+    return out
+
+
+def _id(v: Any, width: int) -> str | None:
+    """A trace or span id as lower-case hex: hex text (with or without 0x), an integer (the
+    SDK dumps), or base64 (the protobuf JSON mapping)."""
+    if isinstance(v, bool) or v is None:
+        return None
+    if isinstance(v, int):
+        return format(v, f"0{width}x") if v > 0 else None
+    if not isinstance(v, str) or not v:
+        return None
+    s = v[2:] if v[:2].lower() == "0x" else v
+    if re.fullmatch(r"[0-9a-fA-F]+", s):
+        return None if set(s) == {"0"} else s.lower()
+    try:
+        raw = base64.b64decode(s, validate=True)
+    except (binascii.Error, ValueError):
+        return s  # an id we cannot decode: kept as written
+    return raw.hex() if raw else None
+
+
+def _time(v: Any) -> tuple[datetime | None, bool]:
+    """Nanoseconds (int or digit string), hrTime [s, ns], seconds/ms/us by size, or ISO."""
+    if isinstance(v, bool) or v is None:
+        return None, False
+    if isinstance(v, list) and len(v) == 2 and all(
+            isinstance(x, int) and not isinstance(x, bool) for x in v):
+        v = v[0] * 1_000_000_000 + v[1]
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v.strip())
+    if isinstance(v, (int, float)):
+        if v <= 0 or v != v:
+            return None, False
+        try:
+            if v >= 1e17:
+                return EPOCH + timedelta(microseconds=int(v) // 1000), False
+            if v >= 1e14:
+                return EPOCH + timedelta(microseconds=int(v)), False
+            if v >= 1e11:
+                return EPOCH + timedelta(milliseconds=v), False
+            return EPOCH + timedelta(seconds=v), False
+        except OverflowError:
+            return None, False
+    if isinstance(v, str):
+        return parse_ts(v.strip())
+    return None, False
+
+
+def _str(v: Any) -> str | None:
+    return v if isinstance(v, str) and v else None
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, int) and not isinstance(v, bool):
+        return _KINDS.get(v, "")
+    if isinstance(v, str):
+        return v.rsplit(".", 1)[-1].rsplit("_", 1)[-1].lower()
+    return ""
+
+
+def _status(v: Any) -> tuple[str, str | None]:
+    if not isinstance(v, dict):
+        return "unset", None
+    code = v.get("code", v.get("status_code"))
+    msg = _str(v.get("message")) or _str(v.get("description"))
+    if code in (2, "2") or (isinstance(code, str) and code.upper().endswith("ERROR")):
+        return "error", msg
+    if code in (1, "1") or (isinstance(code, str) and code.upper().endswith("OK")):
+        return "ok", msg
+    return "unset", msg
+
+
+def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
+          rd: Reading) -> Span:
+    """One span in either dialect (OTLP/JSON, or an SDK dump)."""
+    ctx = obj.get("context") if isinstance(obj.get("context"), dict) else {}
+    parent = obj.get("parent")
+    if isinstance(parent, dict):
+        parent_id = _id(parent.get("span_id", parent.get("spanId")), 16)
+    else:
+        parent_id = _id(obj.get("parentSpanId", obj.get("parent_id", obj.get("parent_span_id",
+                                                                             parent))), 16)
+    start, n1 = _time(obj.get("startTimeUnixNano", obj.get("start_time", obj.get("startTime"))))
+    end, n2 = _time(obj.get("endTimeUnixNano", obj.get("end_time", obj.get("endTime"))))
+    rd.naive = rd.naive or n1 or n2
+    status, msg = _status(obj.get("status"))
+    events: list[tuple[str, datetime | None, dict[str, Any]]] = []
+    evs = obj.get("events")
+    for e in evs if isinstance(evs, list) else []:
+        if isinstance(e, dict):
+            t, _ = _time(e.get("timeUnixNano", e.get("timestamp", e.get("time"))))
+            events.append((str(e.get("name", "")), t, _kv(e.get("attributes"))))
+    res = obj.get("resource")
+    if isinstance(res, dict) and not resource:
+        resource = _kv(res.get("attributes", res))
+    name = obj.get("name")
+    return Span(
+        where=where, order=order, name=name if isinstance(name, str) else "",
+        trace_id=_id(obj.get("traceId", obj.get("trace_id", ctx.get("trace_id",
+                                                                     ctx.get("traceId")))), 32),
+        span_id=_id(obj.get("spanId", obj.get("span_id", ctx.get("span_id",
+                                                                 ctx.get("spanId")))), 16),
+        parent_id=parent_id, kind=_kind(obj.get("kind")), start=start, end=end,
+        status=status, status_message=msg, attrs=dict(_kv(obj.get("attributes"))),
+        events=events, resource=resource)
+
+
+def _log_name(attrs: dict[str, Any], body: Any, explicit: Any) -> str | None:
+    """The event's full name: ``eventName``, ``event.name`` or the body (Claude Code writes
+    ``event.name: tool_decision`` with body ``claude_code.tool_decision``)."""
+    names = [n for n in (_str(explicit), _str(attrs.get("event.name")), _str(body)) if n]
+    for n in names:
+        if n in TOOL_LOGS:
+            return n
+    short = _str(attrs.get("event.name"))
+    if short and isinstance(body, str) and body.endswith("." + short) and len(body) < 200:
+        return body
+    for n in names:
+        if len(n) <= 80 and " " not in n:
+            return n
+    return None
+
+
+def _log(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
+         rd: Reading) -> LogRec:
+    attrs = dict(_kv(obj.get("attributes")))
+    body = _any_value(obj.get("body", obj.get("_body")))
+    t, naive = _time(obj.get("timeUnixNano", obj.get("hrTime", obj.get("timestamp",
+                                                                        obj.get("time")))))
+    if t is None:
+        t, naive = _time(attrs.get("event.timestamp"))
+    if t is None:
+        t, naive = _time(obj.get("observedTimeUnixNano", obj.get("hrTimeObserved")))
+    rd.naive = rd.naive or naive
+    res = obj.get("resource")
+    if isinstance(res, dict) and not resource:
+        resource = _kv(res.get("attributes", res))
+    return LogRec(where=where, order=order, name=_log_name(attrs, body, obj.get("eventName")),
+                  time=t, attrs=attrs, body=body, resource=resource)
+
+
+def _is_span(obj: Any) -> bool:
+    return isinstance(obj, dict) and isinstance(obj.get("name"), str) and bool(
+        _SPAN_KEYS.intersection(obj))
+
+
+def _is_log(obj: Any) -> bool:
+    if not isinstance(obj, dict) or _is_span(obj):
+        return False
+    attrs = obj.get("attributes")
+    if isinstance(attrs, dict) and isinstance(attrs.get("event.name"), str):
+        return True
+    return ("timeUnixNano" in obj or "hrTime" in obj) and ("body" in obj or "_body" in obj
+                                                           or "attributes" in obj)
+
+
+def _is_export(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _EXPORT_KEYS)
+
+
+def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
+    """One top-level JSON value of the input: an OTLP export, a span dump, a span, a log."""
+    rep = rd.report
+    if _is_export(value):
+        rd.forms.add("otlp-json")
+        _export(value, where, rd)
+    elif isinstance(value, dict) and isinstance(value.get("spans"), list):
+        rd.forms.add("span-dump")
+        for i, s in enumerate(value["spans"]):
+            _one(s, f"{where}/spans/{i}", {}, rd)
+    elif isinstance(value, list) and depth < 2:
+        for i, item in enumerate(value):
+            _take(item, f"{where}[{i}]", rd, depth + 1)
+    elif _is_span(value) or _is_log(value):
+        rd.forms.add("sdk-json")
+        _one(value, where, {}, rd)
+    else:
+        rd.records += 1
+        rep.fail(where, "not a span, a log record or an OTLP export")
+
+
+def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False) -> None:
+    rd.records += 1
+    if not isinstance(obj, dict):
+        rd.report.fail(where, "not an object")
+        return
+    try:
+        if log or _is_log(obj):
+            rd.logs.append(_log(obj, where, rd.records, resource, rd))
+        elif isinstance(obj.get("name"), str) or _SPAN_KEYS.intersection(obj):
+            rd.spans.append(_span(obj, where, rd.records, resource, rd))
+        else:
+            rd.report.fail(where, "neither a span nor a log record")
+    except _BAD:
+        rd.report.fail(where, "malformed span or log record")
+
+
+def _export(doc: dict[str, Any], where: str, rd: Reading) -> None:
+    rep = rd.report
+    for key, scopes_key, items_key in (("resourceSpans", "scopeSpans", "spans"),
+                                       ("resourceLogs", "scopeLogs", "logRecords")):
+        groups = doc.get(key)
+        if groups is None:
+            continue
+        if not isinstance(groups, list):
+            rd.records += 1
+            rep.fail(f"{where}/{key}", "not a list")
+            continue
+        for i, rs in enumerate(groups):
+            w = f"{where}/{key}/{i}"
+            if not isinstance(rs, dict):
+                rd.records += 1
+                rep.fail(w, "not an object")
+                continue
+            res = rs.get("resource")
+            resource = _kv(res.get("attributes")) if isinstance(res, dict) else {}
+            scopes = rs.get(scopes_key, rs.get("instrumentationLibrarySpans"
+                                               if items_key == "spans" else
+                                               "instrumentationLibraryLogs"))
+            for j, ss in enumerate(scopes if isinstance(scopes, list) else []):
+                items = ss.get(items_key) if isinstance(ss, dict) else None
+                if not isinstance(items, list):
+                    rd.records += 1
+                    rep.fail(f"{w}/{scopes_key}/{j}", f"no {items_key} list")
+                    continue
+                for k, obj in enumerate(items):
+                    _one(obj, f"{w}/{scopes_key}/{j}/{items_key}/{k}", resource, rd,
+                         log=items_key == "logRecords")
+    metrics = doc.get("resourceMetrics")
+    if isinstance(metrics, list):
+        for rm in metrics:
+            sms = rm.get("scopeMetrics") if isinstance(rm, dict) else None
+            for sm in sms if isinstance(sms, list) else []:
+                ms = sm.get("metrics") if isinstance(sm, dict) else None
+                for _ in ms if isinstance(ms, list) else []:
+                    rd.records += 1
+                    rep.ignore("metric")
+
+
+def _loads(text: str) -> Any:
+    """Exact JSON (the SDK dumps have 128-bit integer trace ids, which orjson rounds)."""
+    return json.loads(text, parse_constant=lambda _c: None)
+
+
+def _concatenated(text: str) -> list[Any] | None:
+    """Pretty-printed JSON values one after another (ConsoleSpanExporter, Gemini CLI's
+    outfile), or None when the text is not entirely that."""
+    dec = json.JSONDecoder(parse_constant=lambda _c: None)
+    out: list[Any] = []
+    i, n = 0, len(text)
+    while True:
+        while i < n and text[i] in " \t\r\n":
+            i += 1
+        if i >= n:
+            return out if len(out) > 1 else None
+        try:
+            value, i = dec.raw_decode(text, i)
+        except (ValueError, RecursionError):
+            return None
+        out.append(value)
+
+
+def read(data: bytes) -> Reading:
+    """Every span and log record of the input; raises ImportInputError when there is none."""
+    rd = Reading()
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    text = data.decode("utf-8", errors="replace")
+    whole: Any = None
+    try:
+        whole = _loads(text)
+        is_doc = True
+    except (ValueError, RecursionError):
+        is_doc = False
+    if is_doc:
+        _take(whole, "", rd)
+    else:
+        lines = [(n, ln) for n, ln in enumerate(split_lines(data), 1) if ln.strip()]
+        parsed: list[tuple[int, Any, bool]] = []
+        for n, ln in lines:
+            try:
+                parsed.append((n, _loads(ln.decode("utf-8", errors="replace")), True))
+            except (ValueError, RecursionError):
+                parsed.append((n, None, False))
+        first_ok = bool(parsed) and parsed[0][2]
+        values = None if first_ok else _concatenated(text)
+        if values is not None:
+            rd.forms.add("concatenated")
+            for i, v in enumerate(values):
+                _take(v, f"object {i + 1}", rd)
+        else:
+            for n, v, ok in parsed:
+                if ok:
+                    _take(v, f"line {n}", rd)
+                else:
+                    rd.records += 1
+                    rd.report.fail(f"line {n}", "not JSON")
+    if not rd.spans and not rd.logs and not rd.report.ignored:
+        raise ImportInputError(
+            "no OpenTelemetry span or log record could be read (accepted: OTLP/JSON lines or "
+            "document with resourceSpans/resourceLogs, a JSON array or JSONL of spans)")
+    return rd
+
+
+# --- spans -> operations ----------------------------------------------------------------------
+
+
+def _json_or_text(v: Any) -> Any:
+    """A recorded JSON string decoded (arguments and results are often stringified)."""
+    if isinstance(v, str):
+        s = v.strip()
+        if s[:1] in ("{", "[", '"') or s in ("null", "true", "false"):
+            try:
+                return _loads(s)
+            except (ValueError, RecursionError):
+                return v
+    return v
+
+
+def _content(v: Any) -> Any:
+    """Recorded content decoded; a recorded JSON ``null`` stays as the text it was (so the
+    event keeps content: the tool did answer, with null)."""
+    parsed = _json_or_text(v)
+    return v if parsed is None and v is not None else parsed
+
+
+def _attr(spans: list[Span], *keys: str) -> Any:
+    for s in spans:
+        for k in keys:
+            if k in s.attrs and s.attrs[k] is not None and s.attrs[k] != "":
+                return s.attrs[k]
+    return None
+
+
+def _is_tool_span(s: Span) -> bool:
+    a = s.attrs
+    if a.get("gen_ai.operation.name") == "execute_tool" or a.get("mcp.method.name") == "tools/call":
+        return True
+    if s.name == "claude_code.tool" or a.get("span.type") == "tool":
+        return True
+    if str(a.get("openinference.span.kind", "")).upper() == "TOOL":
+        return True
+    return s.name.startswith("execute_tool ") and "gen_ai.tool.name" in a
+
+
+_HELPERS: Final = {"claude_code.tool.blocked_on_user": "blocked",
+                   "claude_code.tool.execution": "execution"}
+
+
+def _helper(s: Span) -> str | None:
+    kind = _HELPERS.get(s.name)
+    if kind is None and isinstance(s.attrs.get("span.type"), str):
+        kind = _HELPERS.get("claude_code." + s.attrs["span.type"])
+    return kind
+
+
+def _ignored_kind(s: Span) -> str:
+    a = s.attrs
+    op = _str(a.get("gen_ai.operation.name")) or _str(a.get("mcp.method.name"))
+    if op and len(op) <= 60:
+        return f"{op} span"
+    if s.name.startswith("claude_code.") and len(s.name) <= 60:
+        return f"{s.name} span"
+    kind = _str(a.get("openinference.span.kind"))
+    if kind and len(kind) <= 30:
+        return f"{kind.lower()} span"
+    return "span (no GenAI or MCP operation)"
+
+
+def _tool_of(spans: list[Span]) -> str | None:
+    name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name")
+    if isinstance(name, str) and name:
+        return name
+    for s in spans:
+        for prefix in ("execute_tool ", "tools/call "):
+            if s.name.startswith(prefix) and s.name[len(prefix):].strip():
+                return s.name[len(prefix):].strip()
+    return None
+
+
+def _mcp_server(spans: list[Span]) -> str | None:
+    """The MCP server of a tool call, or None when the spans do not show MCP."""
+    url = _attr(spans, "url.full", "mcp.server.url")
+    named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
+    mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs for s in spans)
+    if isinstance(url, str) and url:
+        return url
+    if isinstance(named, str) and named:
+        return named
+    if not mcp:
+        return None
+    addr = _attr(spans, "server.address")
+    if isinstance(addr, str) and addr:
+        port = _attr(spans, "server.port")
+        return f"{addr}:{port}" if isinstance(port, (int, str)) and str(port) else addr
+    for s in spans:
+        svc = _str(s.resource.get("service.name"))
+        if s.kind == "server" and svc and not svc.startswith("unknown_service"):
+            return svc
+    return UNKNOWN_MCP
+
+
+def _target(tool: str, server: str | None, rep: Report) -> tuple[str, str]:
+    m = _MCP_NAME.match(tool)
+    if server is None and m:
+        return m.group(1), m.group(2)
+    if server == UNKNOWN_MCP:
+        rep.warn("an MCP tool call names no server (no url.full, server.address or server "
+                 f"name): recorded as \"{UNKNOWN_MCP}\"")
+    return (server or HOST), tool
+
+
+@dataclass
+class Decision:
+    time: datetime | None
+    vendor: str  # claude_code | codex | gemini_cli
+    source: str | None
+    decision: str | None
+    where: str
+    tool: str | None = None
+    call_id: str | None = None
+    prompt_id: str | None = None
+    #: read off a tool_result or a span (replaced by a tool_decision record of the same call)
+    from_result: bool = False
+    server: str = HOST
+
+
+@dataclass
+class Call:
+    """One tool call: from spans, from log events, or both."""
+
+    tool: str
+    server: str
+    where: str
+    call_id: str | None = None
+    prompt_id: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    end_type: str | None = None  # tool-result | tool-failure | tool-error | tool-timeout ...
+    ran: bool = False  # an invocation was recorded (a span, a result event)
+    invocation: dict[str, Any] = field(default_factory=dict)
+    end_body: Any = None
+    decisions: list[Decision] = field(default_factory=list)
+    from_span: bool = False
+    op: str | None = None
+    sources: list[str] = field(default_factory=list)
+    cancelled: bool = False
+
+
+def _error_text(v: Any) -> str:
+    return v if isinstance(v, str) else ""
+
+
+def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
+    """(end event type or None while running, its content) for a group of spans."""
+    root = group[0]
+    if root.end is None:
+        return None, None
+    result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output")
+    if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
+        result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
+    if result is None:
+        for s in group:
+            for ename, _t, eattrs in s.events:
+                if ename == "tool.output" and eattrs:
+                    result = eattrs
+    result = _content(result)
+    err_type = _attr(group, "error.type")
+    exc = [(n, a) for s in group for n, _t, a in s.events if n == "exception"]
+    status_err = any(s.status == "error" for s in group)
+    messages = [s.status_message for s in group if s.status_message]
+    ex = helpers.get("execution")
+    ex_fail = False
+    if ex is not None:
+        ok = ex.attrs.get("success")
+        ex_fail = ok is False or (isinstance(ok, str) and ok.lower() == "false") \
+            or ex.status == "error"
+        if ex.status_message:
+            messages.append(ex.status_message)
+        if _str(ex.attrs.get("error")):
+            messages.append(ex.attrs["error"])
+    claude_err = _str(root.attrs.get("error")) if root.name == "claude_code.tool" else None
+    if claude_err:
+        messages.append(claude_err)
+    is_error_result = isinstance(result, dict) and result.get("isError") is True
+    detail: dict[str, Any] = {}
+    if err_type is not None:
+        detail["error_type"] = err_type
+    if messages:
+        detail["message"] = messages[0]
+    if exc:
+        detail["exception"] = exc[0][1]
+    if err_type == "tool_error" or is_error_result:
+        return "tool-failure", result if result is not None else detail or None
+    errored = status_err or err_type is not None or bool(exc) or ex_fail or bool(claude_err)
+    if not errored:
+        return "tool-result", result
+    et = str(err_type or "") + " " + " ".join(str(a.get("exception.type", "")) for _, a in exc)
+    if any(_TIMEOUTS.search(w) for w in et.split()):
+        return "tool-timeout", detail or None
+    if any(_CANCELS.search(w) for w in et.split()):
+        return "tool-cancel", detail or None
+    if result is not None or ex_fail:
+        return "tool-failure", {**detail, "result": result} if result is not None else detail
+    return "tool-error", detail or None
+
+
+def _span_calls(rd: Reading) -> list[Call]:
+    rep = rd.report
+    by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
+    tools = [s for s in rd.spans if _is_tool_span(s)]
+    tool_ids = {id(s) for s in tools}
+    helpers: dict[int, dict[str, Span]] = {}
+    root_of: dict[int, Span] = {}
+
+    def root(s: Span) -> Span:
+        seen = 0
+        while True:
+            p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+            if p is None or id(p) not in tool_ids or seen > 64:
+                return s
+            ta, tb = _tool_of([s]), _tool_of([p])
+            ja, jb = s.attrs.get("jsonrpc.request.id"), p.attrs.get("jsonrpc.request.id")
+            if (ta and tb and ta != tb) or (ja is not None and jb is not None and
+                                            str(ja) != str(jb)):
+                return s
+            s, seen = p, seen + 1
+
+    groups: dict[int, list[Span]] = {}
+    for s in tools:
+        r = root(s)
+        root_of[id(s)] = r
+        groups.setdefault(id(r), []).append(s)
+    for s in rd.spans:
+        if id(s) in tool_ids:
+            rep.mapped += 1
+            continue
+        kind = _helper(s)
+        p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+        if kind and p is not None and id(p) in tool_ids:
+            helpers.setdefault(id(root_of[id(p)]), {})[kind] = s
+            rep.mapped += 1
+        else:
+            rep.ignore(_ignored_kind(s))
+    calls: list[Call] = []
+    for gid, group in groups.items():
+        group.sort(key=lambda s: (s is not root_of[id(s)], s.order))
+        r = group[0]
+        hs = helpers.get(gid, {})
+        tool = _tool_of(group)
+        if tool is None:
+            rep.warn("a tool span names no tool (no gen_ai.tool.name): recorded as "
+                     "\"unknown-tool\"")
+            tool = "unknown-tool"
+        server, tool = _target(tool, _mcp_server(group), rep)
+        call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
+                    start=r.start, end=r.end)
+        call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
+                                  "tool.call.id"))
+        call.prompt_id = _str(_attr(group, "prompt.id"))
+        args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
+                     "tool.parameters", "tool_input")
+        inv: dict[str, Any] = {}
+        if args is not None:
+            inv["arguments"] = _json_or_text(args)
+        if call.call_id:
+            inv["tool_call_id"] = call.call_id
+        for key, attr in (("jsonrpc_request_id", "jsonrpc.request.id"),
+                          ("mcp_session_id", "mcp.session.id")):
+            v = _attr(group, attr)
+            if v is not None:
+                inv[key] = v
+        inv["trace_id"] = r.trace_id
+        inv["span_id"] = r.span_id
+        if len(group) > 1:
+            inv["merged_span_ids"] = [s.span_id for s in group[1:]]
+        call.invocation = inv
+        call.end_type, call.end_body = _span_outcome(group, hs)
+        call.sources = [s.where for s in group]
+        b = hs.get("blocked")
+        if b is not None and (_str(b.attrs.get("decision")) or _str(b.attrs.get("source"))):
+            call.decisions.append(Decision(
+                time=b.end or b.start, vendor="claude_code", source=_str(b.attrs.get("source")),
+                decision=_str(b.attrs.get("decision")), where=b.where, tool=tool,
+                call_id=call.call_id, from_result=True, server=server))
+        calls.append(call)
+    return calls
+
+
+# --- log events -> calls and decisions ----------------------------------------------------------
+
+
+def _params(a: dict[str, Any]) -> dict[str, Any]:
+    p = _json_or_text(a.get("tool_parameters"))
+    return p if isinstance(p, dict) else {}
+
+
+def _log_target(name: str, a: dict[str, Any], rep: Report) -> tuple[str, str]:
+    """(server, tool) of a tool log event."""
+    if name.startswith("gemini_cli."):
+        tool = _str(a.get("function_name")) or "unknown-tool"
+        mcp = a.get("tool_type") == "mcp"
+        server = _str(a.get("mcp_server_name")) or (UNKNOWN_MCP if mcp else None)
+        return _target(tool, server, rep)
+    tool = _str(a.get("tool_name")) or _str(a.get("name")) or "unknown-tool"
+    p = _params(a)
+    srv = _str(p.get("mcp_server_name")) or _str(a.get("mcp_server")) \
+        or _str(a.get("mcp_server_name"))
+    if srv:
+        return srv, _str(p.get("mcp_tool_name")) or tool
+    if tool == "mcp_tool" or a.get("tool_source") == "mcp":
+        return _target(tool, UNKNOWN_MCP, rep)
+    return _target(tool, None, rep)
+
+
+def _bool(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str) and v.lower() in ("true", "false"):
+        return v.lower() == "true"
+    return None
+
+
+def _duration(v: Any) -> timedelta | None:
+    if isinstance(v, str):
+        try:
+            v = float(v)
+        except ValueError:
+            return None
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < 1e12:
+        return timedelta(milliseconds=v)
+    return None
+
+
+def _log_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> list[Decision]:
+    """Tool result log events joined to span calls or made calls of their own; returns the
+    decision records (joined to calls in ``_join``)."""
+    rep = rd.report
+    decisions: list[Decision] = []
+    span_ids = {c.call_id: c for c in calls if c.call_id}
+    for lg in sorted(rd.logs, key=lambda r: (times[r.order], r.order)):
+        name = lg.name
+        if name not in TOOL_LOGS:
+            rep.ignore(f"{name} log" if name else "log record (no event name)")
+            continue
+        a = lg.attrs
+        when = times[lg.order]
+        vendor = name.split(".", 1)[0]
+        call_id = _str(a.get("tool_use_id")) or _str(a.get("call_id")) or _str(
+            a.get("gen_ai.tool.call.id"))
+        prompt_id = _str(a.get("prompt.id")) or _str(a.get("prompt_id"))
+        server, tool = _log_target(name, a, rep)
+        if name.endswith("tool_decision"):
+            decisions.append(Decision(time=when, vendor=vendor, source=_str(a.get("source")),
+                                      decision=_str(a.get("decision")), where=lg.where,
+                                      tool=tool, call_id=call_id, prompt_id=prompt_id,
+                                      server=server))
+            rep.mapped += 1
+            continue
+        # a tool result (claude_code/codex tool_result, gemini_cli tool_call)
+        if call_id and call_id in span_ids:
+            rep.ignore(f"{name} log (the call is also a span)")
+            continue
+        ok = _bool(a.get("success"))
+        dur = _duration(a.get("duration_ms"))
+        start = when - dur if dur is not None else when
+        if vendor == "gemini_cli":
+            st, _ = _time(a.get("start_time"))
+            en, _ = _time(a.get("end_time"))
+            if st is not None and en is not None and st <= en:
+                start, when = st, en
+        call = Call(tool=tool, server=server, where=lg.where, call_id=call_id,
+                    prompt_id=prompt_id, start=start, end=when, sources=[lg.where])
+        args = a.get("function_args", a.get("tool_input", a.get("arguments")))
+        inv: dict[str, Any] = {}
+        if args is not None:
+            inv["arguments"] = _json_or_text(args)
+        p = _params(a)
+        if p:
+            inv["parameters"] = p
+        if call_id:
+            inv["tool_call_id"] = call_id
+        if prompt_id:
+            inv["prompt_id"] = prompt_id
+        call.invocation = inv
+        detail = {k: a[k] for k in ("error", "error_type", "status") if a.get(k) is not None}
+        output = a.get("output", a.get("tool_output"))
+        decision = _str(a.get("decision")) if vendor == "gemini_cli" else None
+        status = _str(a.get("status"))
+        if vendor == "gemini_cli" and decision == "reject":
+            call.ran = False  # refused at the confirmation prompt: the tool never ran
+        else:
+            call.ran = True
+            if status == "cancelled":
+                call.end_type, call.end_body = "tool-cancel", detail or None
+            elif ok is False:
+                call.end_type = "tool-failure"
+                call.end_body = {**detail, **({"output": _json_or_text(output)}
+                                              if output is not None else {})} or None
+            else:
+                call.end_type = "tool-result"
+                call.end_body = _content(output)
+        if vendor == "gemini_cli" and decision:
+            call.decisions.append(Decision(time=start, vendor=vendor, source=None,
+                                           decision=decision, where=lg.where, tool=tool,
+                                           call_id=call_id, prompt_id=prompt_id))
+        elif vendor == "claude_code":
+            src = _str(a.get("decision_source")) or _str(a.get("source"))
+            dec = _str(a.get("decision_type")) or _str(a.get("decision"))
+            if src:
+                call.decisions.append(Decision(time=start, vendor=vendor, source=src,
+                                               decision=dec or "accept", where=lg.where,
+                                               tool=tool, call_id=call_id,
+                                               prompt_id=prompt_id, from_result=True))
+        calls.append(call)
+        rep.mapped += 1
+    return decisions
+
+
+def _join(decisions: list[Decision], calls: list[Call]) -> list[Decision]:
+    """Attach decision records to their calls; returns those that match no call."""
+    by_id = {c.call_id: c for c in calls if c.call_id}
+    loose: list[Decision] = []
+    for d in decisions:
+        c = by_id.get(d.call_id) if d.call_id else None
+        if c is None and not d.call_id and (d.decision or "").lower() not in _REJECTS:
+            for cand in sorted(calls, key=lambda c: (c.start or EPOCH)):
+                if cand.tool != d.tool or any(not x.from_result for x in cand.decisions):
+                    continue
+                if d.prompt_id and cand.prompt_id and d.prompt_id != cand.prompt_id:
+                    continue
+                if cand.end is not None and d.time is not None and d.time > cand.end:
+                    continue
+                c = cand
+                break
+        if c is None:
+            loose.append(d)
+            continue
+        c.decisions = [x for x in c.decisions if not x.from_result] + [d]
+    return loose
+
+
+# --- decisions --------------------------------------------------------------------------------
+
+
+@dataclass
+class Rule:
+    """What a recorded decision becomes."""
+
+    once: str | None = None  # allowed | permission-required | disallowed
+    standing: str | None = None
+    runs: bool = True  # the tool runs after it
+    cancel: bool = False  # user_abort: cancel the open call
+    reason: str | None = None
+    inferred: str = ""
+
+
+def _decide(d: Decision) -> Rule:
+    src = (d.source or "").lower()
+    dec = (d.decision or "").lower()
+    rejected = dec in _REJECTS
+    label = f"{d.vendor} decision {d.decision or '(none)'}" + (
+        f" from source {d.source}" if d.source else "")
+    if d.vendor == "gemini_cli":
+        if dec == "reject":
+            return Rule(once="permission-required", runs=False, reason="rejected by the user",
+                        inferred=f"{label}: the user cancelled at the confirmation prompt; "
+                                 "the tool did not run")
+        if dec == "auto_accept":
+            return Rule(once="permission-required", standing="allowed",
+                        inferred=f"{label}: the user chose 'always allow' at the confirmation "
+                                 "prompt: permission for this call, then allowed from now on")
+        if dec == "modify":
+            return Rule(once="permission-required", reason="arguments modified by the user",
+                        inferred=f"{label}: the user edited the call before approving it")
+        if dec == "accept":
+            return Rule(once="permission-required",
+                        inferred=f"{label}: the user approved this call once at the prompt")
+        return Rule(once="disallowed" if rejected else "allowed", runs=not rejected,
+                    inferred=f"{label}: an unknown decision value")
+    if src == "user_abort" or dec == "abort":
+        return Rule(once="permission-required", runs=False, cancel=True,
+                    reason="the user dismissed the permission prompt",
+                    inferred=f"{label}: the user aborted at the permission prompt: the open "
+                             "call is cancelled, or, if it never started, it did not run")
+    if src == "config":
+        if rejected:
+            return Rule(once="disallowed", runs=False, reason="config",
+                        inferred=f"{label}: a deny rule or mode refused it without asking")
+        return Rule(standing="allowed",
+                    inferred=f"{label}: allowed by configuration (rules, mode, an earlier "
+                             "grant) without asking: a standing decision for this tool")
+    if src == "user_permanent" or dec in ("approved_for_session",
+                                          "approved_execpolicy_amendment"):
+        if d.vendor == "codex":
+            return Rule(once="permission-required", standing="allowed",
+                        inferred=f"{label}: the user approved it and for what follows: "
+                                 "permission for this call, then a standing allowed decision")
+        return Rule(standing="allowed",
+                    inferred=f"{label}: the user chose 'don't ask again': a standing allowed "
+                             "decision for this tool")
+    if src in ("user_temporary", "user") and not rejected:
+        return Rule(once="permission-required",
+                    inferred=f"{label}: the user was asked and approved this call")
+    if src in ("user_reject", "user") and rejected:
+        return Rule(once="permission-required", runs=False, reason="rejected by the user",
+                    inferred=f"{label}: the user was asked and said no; the tool did not run")
+    if src == "hook":
+        return Rule(once="disallowed" if rejected else "allowed", runs=not rejected,
+                    reason="hook", inferred=f"{label}: a PreToolUse or PermissionRequest hook "
+                                            "decided this call")
+    return Rule(once="disallowed" if rejected else "allowed", runs=not rejected,
+                reason=d.source, inferred=f"{label}: decided without asking the user")
+
+
+# --- the vCon ---------------------------------------------------------------------------------
+
+
+def _times(rd: Reading) -> dict[int, datetime]:
+    """A time for every record (by order): recorded, else the previous record's."""
+    items: list[tuple[int, datetime | None]] = [(s.order, s.start) for s in rd.spans]
+    items += [(lg.order, lg.time) for lg in rd.logs]
+    items.sort()
+    known = [t for _, t in items if t is not None]
+    if not known:
+        if items:
+            rd.report.times = "order-only"
+        return {o: EPOCH + timedelta(milliseconds=i) for i, (o, _) in enumerate(items)}
+    if len(known) < len(items):
+        rd.report.times = "partial"
+    out: dict[int, datetime] = {}
+    prev = known[0]
+    for o, t in items:
+        prev = t if t is not None else prev
+        out[o] = prev
+    for s in rd.spans:
+        if s.start is None:
+            s.start = out[s.order]
+            if s.end is not None and s.end < s.start:
+                s.end = s.start
+    return out
+
+
+@dataclass
+class _Ev:
+    time: datetime
+    rank: int
+    seq: int
+    etype: str
+    call: Call | None
+    source: str
+    fields: dict[str, Any]
+
+
+def _plan(calls: list[Call], loose: list[Decision], rep: Report) -> list[_Ev]:
+    evs: list[_Ev] = []
+    seq = 0
+
+    def add(t: datetime | None, rank: int, etype: str, call: Call | None, src: str,
+            **fields: Any) -> None:
+        nonlocal seq
+        seq += 1
+        evs.append(_Ev(t or EPOCH, rank, seq, etype, call, src, fields))
+
+    for d in loose:  # a decision whose call left no other record
+        c = Call(tool=d.tool or "unknown-tool", server=d.server, where=d.where, call_id=d.call_id,
+                 prompt_id=d.prompt_id, start=d.time, decisions=[d])
+        calls.append(c)
+    for c in calls:
+        runs = c.ran
+        cancel_at: datetime | None = None
+        for d in c.decisions:
+            rule = _decide(d)
+            t = d.time or c.start
+            extra = {"reason": rule.reason} if rule.reason else {}
+            if rule.cancel and c.ran and c.start is not None and t is not None \
+                    and t >= c.start and (c.end is None or t <= c.end):
+                cancel_at = t
+                continue
+            if rule.once:
+                add(t, 0, "policy-decision", c, d.where, decision=rule.once,
+                    policy_life="once", operation="tool-invocation", inferred=rule.inferred,
+                    **extra)
+            if rule.standing:
+                add(t, 0, "standing", c, d.where, decision=rule.standing,
+                    policy_life="standing", operation="tool-invocation",
+                    inferred=rule.inferred)
+        if not runs:
+            continue
+        add(c.start, 1, "tool-invocation", c, c.sources[0] if c.sources else c.where)
+        if cancel_at is not None:
+            add(cancel_at, 2, "tool-cancel", c, c.where,
+                body={"reason": "user_abort: the user dismissed the permission prompt"})
+        if c.end_type is not None:
+            add(c.end, 3, c.end_type, c, c.sources[-1] if c.sources else c.where,
+                body=c.end_body)
+    evs.sort(key=lambda e: (e.time, e.rank, e.seq))
+    return evs
+
+
+def _party_name(rd: Reading) -> str:
+    for s in rd.spans:
+        name = _str(s.attrs.get("gen_ai.agent.name"))
+        if name:
+            return name
+    for r in [*rd.spans, *rd.logs]:
+        svc = _str(r.resource.get("service.name"))
+        if svc and not svc.startswith("unknown_service"):
+            return svc
+    return "AI agent (OpenTelemetry)"
+
+
+def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
+            ) -> tuple[dict[str, Any], Report]:
+    """An OpenTelemetry recording's bytes -> (a tool-invocation vCon, the import report)."""
+    rd = read(data)
+    rep = rd.report
+    times = _times(rd)
+    calls = _span_calls(rd)
+    decisions = _log_calls(rd, times, calls)
+    loose = _join(decisions, calls)
+    if rd.naive:
+        rep.warn("timestamps without a zone offset were read as UTC")
+    events = Events(party=0)
+    plan = _plan(calls, loose, rep)
+    for e in plan:  # operation ids in order of first appearance
+        c = e.call
+        if c is not None and c.op is None and e.etype != "standing":
+            c.op = events.new_operation()
+    for e in plan:
+        c = e.call
+        assert c is not None
+        if e.etype == "standing":
+            ev = events.add("policy-decision", e.time, "", 1, e.source, server=c.server,
+                            tool=c.tool, attempt_field=False, **e.fields)
+            ev.pop("operation_id", None)
+            continue
+        body = e.fields.pop("body", None)
+        if e.etype == "tool-invocation":
+            events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
+                       body=c.invocation or None)
+        elif e.etype == "policy-decision":
+            events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
+                       **e.fields)
+        else:
+            mediatype = TEXT if isinstance(body, str) else "application/json"
+            events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
+                       mediatype=mediatype)
+    if events.operations == 0:
+        rep.warn("the recording has no tool call (no execute_tool / tools/call span and no "
+                 "tool log event): the vCon has no operations")
+    start = min((e.time for e in plan), default=None)
+    if start is None:
+        known = [t for t in times.values() if t is not None]
+        start = min(known) if known else None
+    parties = [{"name": _party_name(rd), "role": "agent"}]
+    provenance = {
+        "tool": "vcon-view import otlp",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": "+".join(sorted(rd.forms)) or "otlp", "records": rd.records},
+        "mapping": "OpenTelemetry GenAI execute_tool and MCP tools/call spans; Claude Code, "
+                   "Codex and Gemini CLI tool log events (tool_decision, tool_result, "
+                   "tool_call)",
+        **rep.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(data), subject=f"Agent tool calls imported from "
+                    f"OpenTelemetry {source_name}", parties=parties, events=events,
+                    start=start, provenance=provenance, created=created)
+    return vcon, rep
+
+
+def claude_tool_decisions(data: bytes) -> list[dict[str, Any]]:
+    """Every Claude Code ``tool_decision`` log record of an OTLP input, in input order, as
+    ``{tool_use_id, tool_name, source, decision, time}`` (values as recorded, None when absent;
+    ``time`` a timezone-aware datetime). Raises ImportInputError when the input holds no span
+    or log record at all."""
+    rd = read(data)
+    out: list[dict[str, Any]] = []
+    for lg in rd.logs:
+        if lg.name != "claude_code.tool_decision":
+            continue
+        a = lg.attrs
+        out.append({
+            "tool_use_id": _str(a.get("tool_use_id")),
+            "tool_name": _str(a.get("tool_name")),
+            "source": _str(a.get("source")),
+            "decision": _str(a.get("decision")),
+            "time": lg.time,
+        })
+    return out
+
+
+# --- recognising the format -------------------------------------------------------------------
+
+
+def _records(smp: Sample) -> Iterator[Any]:
+    doc = smp.doc
+    if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
+        yield from doc["spans"][:64]
+    else:
+        yield from smp.records()
 
 
 def sniff(smp: Sample) -> bool:
-    return False
+    """OTLP/JSON exports, span dumps, or tool log records of the coding agents."""
+    recs = list(_records(smp))
+    if not recs:
+        return False
+    hits = 0
+    for r in recs:
+        if _is_export(r) or _is_span(r):
+            hits += 1
+        elif isinstance(r, dict) and isinstance(r.get("attributes"), dict):
+            name = r["attributes"].get("event.name")
+            hits += isinstance(name, str) and name.split(".", 1)[0] in (
+                "claude_code", "codex", "gemini_cli") and _is_log(r)
+    return hits * 2 > len(recs)
 
 
-def convert(data: bytes, *, source_name: str = "-") -> tuple[dict[str, Any], Report]:
-    raise ImportInputError("the otlp importer is not written yet")
-
-
-FORMAT = Format(name="otlp", title="OpenTelemetry (OTLP) export", unit="records",
-                sniff=sniff, convert=convert)
+FORMAT = Format(
+    name="otlp",
+    title="OpenTelemetry (OTLP) export",
+    unit="records",
+    sniff=sniff,
+    convert=convert,
+    help="OpenTelemetry spans or logs: OTLP/JSON (collector file exporter), SDK span dumps, "
+         "Claude Code / Codex / Gemini CLI telemetry",
+)
