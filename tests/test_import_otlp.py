@@ -7,7 +7,22 @@ importer was run on them (see SAMPLES).
 
 from __future__ import annotations
 
+import json
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from viewer.cli import main
+from viewer.importers import formats
+from viewer.importers.otlp import claude_tool_decisions, convert
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
@@ -38,6 +53,436 @@ SAMPLES: dict[str, list[tuple[str, str, str, str, str | None, list[str]]]] = {
 }
 #: Spans each sample has that are not tool calls, by kind (counted as ignored, not unmapped).
 SAMPLE_IGNORED = {
-    "any-agent__OPENAI_trace.json": {"call_llm": 3, "invoke_agent": 1},
-    "any-agent__LANGCHAIN_trace.json": {"call_llm": 4, "invoke_agent": 1},
+    "any-agent__OPENAI_trace.json": {"call_llm span": 3, "invoke_agent span": 1},
+    "any-agent__LANGCHAIN_trace.json": {"call_llm span": 4, "invoke_agent span": 1},
 }
+
+# The hand-written fixtures (tests/fixtures/otlp, see SOURCES.md), expectations written from
+# the documented meaning of each record before the importer was run:
+#
+# claude_code_logs.otlp.jsonl (collector file exporter, Claude Code logs + a metrics line + a
+# truncated line): Read decided by config (standing allowed) then ran; Bash asked and approved
+# once (user_temporary) and its result says success false; Write refused by the user at the
+# prompt (user_reject: not run); Edit refused by a hook; github's create_issue (tool_name
+# "mcp_tool", names in tool_parameters) approved for good (user_permanent) and ran; WebFetch's
+# prompt dismissed (user_abort) with no call open: not run.
+# mcp_tool_spans.otlp.json (one OTLP/JSON document): get-weather as an MCP client span and the
+# server span it caused (same jsonrpc id 3): one operation; get-forecast a JSON-RPC error
+# (-32602, no result); book-flight isError result (error.type tool_error); lookup_airport
+# error.type timeout; write_report an exception event; send_email never ended.
+# gemini_cli_tool_calls.otlp.jsonl: read_file accepted at the prompt and ran; run_shell_command
+# rejected (never ran); write_file auto_accept ("always allow"); postgres query failed.
+# codex_tool_logs.otlp.jsonl: shell approved by config then ran; shell denied by the user;
+# apply_patch approved for the session by the user, then ran.
+# console_spans.txt (Python ConsoleSpanExporter, pretty JSON one after another): fetch_sales
+# ok with its result; render_chart status ERROR with an exception event and no result.
+HAND: dict[str, list[tuple[str, str, str, str, str | None, list[str]]]] = {
+    "claude_code_logs.otlp.jsonl": [
+        ("op-0001", "!host", "Read", "completed", "allowed", []),
+        ("op-0002", "!host", "Bash", "failed", "permission-required", ["permission-inferred"]),
+        ("op-0003", "!host", "Write", "not-performed", "permission-required", []),
+        ("op-0004", "!host", "Edit", "disallowed", "disallowed", []),
+        ("op-0005", "github", "create_issue", "completed", "allowed", []),
+        ("op-0006", "!host", "WebFetch", "not-performed", "permission-required", []),
+    ],
+    "mcp_tool_spans.otlp.json": [
+        ("op-0001", "weather.example.com:443", "get-weather", "completed", None, []),
+        ("op-0002", "weather.example.com:443", "get-forecast", "errored", None, []),
+        ("op-0003", "weather.example.com:443", "book-flight", "failed", None, []),
+        ("op-0004", "!host", "lookup_airport", "timed-out", None, ["unterminated"]),
+        ("op-0005", "!host", "write_report", "errored", None, []),
+        ("op-0006", "!host", "send_email", "running", None, ["unterminated"]),
+    ],
+    "gemini_cli_tool_calls.otlp.jsonl": [
+        ("op-0001", "!host", "read_file", "completed", "permission-required",
+         ["permission-inferred"]),
+        ("op-0002", "!host", "run_shell_command", "not-performed", "permission-required", []),
+        ("op-0003", "!host", "write_file", "completed", "permission-required",
+         ["permission-inferred"]),
+        ("op-0004", "postgres", "query", "failed", None, []),
+    ],
+    "codex_tool_logs.otlp.jsonl": [
+        ("op-0001", "!host", "shell", "completed", "allowed", []),
+        ("op-0002", "!host", "shell", "not-performed", "permission-required", []),
+        ("op-0003", "!host", "apply_patch", "completed", "permission-required",
+         ["permission-inferred"]),
+    ],
+    "console_spans.txt": [
+        ("op-0001", "!host", "fetch_sales", "completed", None, []),
+        ("op-0002", "!host", "render_chart", "errored", None, []),
+    ],
+}
+HAND_COUNTS = {  # (mapped, ignored by kind, unmapped)
+    "claude_code_logs.otlp.jsonl": (9, {"claude_code.user_prompt log": 1,
+                                         "claude_code.api_request log": 1, "metric": 2}, 1),
+    "mcp_tool_spans.otlp.json": (7, {"invoke_agent span": 1, "chat span": 1}, 0),
+    "gemini_cli_tool_calls.otlp.jsonl": (4, {"gemini_cli.user_prompt log": 1}, 0),
+    "codex_tool_logs.otlp.jsonl": (5, {"codex.api_request log": 1}, 0),
+    "console_spans.txt": (2, {"invoke_agent span": 1}, 0),
+}
+HANDS = FIX / "otlp"
+
+
+# --- helpers ------------------------------------------------------------------------------------
+
+CREATED = "2026-04-01T00:00:00.000Z"
+
+
+def imported(data: bytes) -> tuple[dict[str, Any], Any, Model]:
+    vcon, rep = convert(data, source_name="t", created=CREATED)
+    m = build_model(load_bytes(json.dumps(vcon).encode(), name="imported"))
+    return vcon, rep, m
+
+
+def seen(m: Model) -> list[tuple[str, str | None, str | None, str, str | None, list[str]]]:
+    kinds: dict[str, set[str]] = {}
+    for f in m.findings:
+        if f.operation_id:
+            kinds.setdefault(f.operation_id, set()).add(f.kind)
+    return [(o.operation_id, o.server, o.tool, o.outcome, o.decision,
+             sorted(kinds.get(o.operation_id, ()))) for o in m.operations]
+
+
+def errors(m: Model) -> list[Any]:
+    return [d for d in m.diagnostics if d.severity == "error"]
+
+
+def otlp_logs(*records: dict[str, Any], service: str = "claude-code") -> bytes:
+    return json.dumps({"resourceLogs": [{
+        "resource": {"attributes": [{"key": "service.name", "value": {"stringValue": service}}]},
+        "scopeLogs": [{"scope": {"name": "x"}, "logRecords": list(records)}]}]}).encode()
+
+
+def attrs(d: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for k, v in d.items():
+        key = "boolValue" if isinstance(v, bool) else "intValue" if isinstance(v, int) \
+            else "stringValue"
+        out.append({"key": k, "value": {key: str(v) if key == "intValue" else v}})
+    return out
+
+
+def cc(name: str, t: float, **a: Any) -> dict[str, Any]:
+    """A Claude Code event record as its OTLP log exporter writes it."""
+    return {"timeUnixNano": str(int((1772442000 + t) * 1e9)),
+            "body": {"stringValue": f"claude_code.{name}"},
+            "attributes": attrs({"event.name": name, **a})}
+
+
+def sdk_span(name: str, sid: int, start: str, end: str | None, **a: Any) -> dict[str, Any]:
+    s: dict[str, Any] = {"name": name, "context": {"trace_id": 7, "span_id": sid},
+                         "parent_id": None, "start_time": start, "attributes": a,
+                         "status": {"status_code": "UNSET"}}
+    if end is not None:
+        s["end_time"] = end
+    return s
+
+
+# --- the real samples and the hand-written fixtures ------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_real_samples_show_what_was_read_by_hand(name: str) -> None:
+    data = (AGENTS / name).read_bytes()
+    vcon, rep, m = imported(data)
+    assert seen(m) == SAMPLES[name]
+    assert errors(m) == []
+    assert rep.ignored == SAMPLE_IGNORED[name]
+    assert rep.unmapped == 0 and rep.times == "recorded"
+    # the arguments and the ids are kept in the invocation's content
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"]["arguments"] == {"timezone": "America/New_York"}
+    assert len(inv["body"]["trace_id"]) == 32 and len(inv["body"]["span_id"]) == 16
+    # any-agent's gen_ai.output is the result
+    res = next(e for e in vcon["events"] if e["type"] == "tool-result")
+    assert res["body"]["timezone"] == "America/New_York"
+    assert vcon["parties"][0]["name"] == "any_agent"
+
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_hand_written_fixtures(name: str) -> None:
+    _vcon, rep, m = imported((HANDS / name).read_bytes())
+    assert seen(m) == HAND[name]
+    assert errors(m) == []
+    mapped, ignored, unmapped = HAND_COUNTS[name]
+    assert (rep.mapped, rep.ignored, rep.unmapped) == (mapped, ignored, unmapped)
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_samples_open_directly(name: str) -> None:
+    loaded = open_bytes((AGENTS / name).read_bytes(), name=name)
+    m = build_model(loaded)
+    assert [o.tool for o in m.operations] == ["get_current_time", "write_file"]
+
+
+@pytest.mark.parametrize("name", sorted(n for n in HAND if n != "console_spans.txt"))
+def test_fixtures_are_recognised_by_content(name: str) -> None:
+    fmt = formats.detect((HANDS / name).read_bytes())
+    assert fmt is not None and fmt.name == "otlp"
+
+
+def test_not_claimed_by_otlp() -> None:
+    """MCP transcripts and vCons are not OpenTelemetry."""
+    from viewer.importers.otlp import sniff
+    mcp = (FIX / "import_2025_flow.jsonl").read_bytes()
+    assert not sniff(formats.sample(mcp))
+    assert not sniff(formats.sample((FIX / "tui_small.vcon.json").read_bytes()))
+    assert not sniff(formats.sample(b'{"a": 1}\n{"b": 2}\n'))
+
+
+# --- mapping rules ---------------------------------------------------------------------------
+
+
+def test_claude_decisions_by_source() -> None:
+    vcon, rep, _m = imported((HANDS / "claude_code_logs.otlp.jsonl").read_bytes())
+    decisions = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    standing = [e for e in decisions if e["policy_life"] == "standing"]
+    assert [(e["server"], e["tool"], e["decision"]) for e in standing] == [
+        ("!host", "Read", "allowed"), ("github", "create_issue", "allowed")]
+    for e in standing:
+        assert "operation_id" not in e and "attempt" not in e and "body" not in e
+    once = [e for e in decisions if e["policy_life"] == "once"]
+    assert all(e["attempt"] == 1 and e["operation"] == "tool-invocation" for e in once)
+    assert all(e["inferred"] for e in decisions)
+    hook = next(e for e in once if e["tool"] == "Edit")
+    assert hook["reason"] == "hook" and hook["decision"] == "disallowed"
+    # a refused call has no tool-invocation
+    assert not [e for e in vcon["events"] if e["type"] == "tool-invocation"
+                and e["tool"] in ("Write", "Edit", "WebFetch")]
+    # the result log (time - duration_ms, time) and the tool_use_id in the invocation
+    bash = [e for e in vcon["events"] if e.get("operation_id") == "op-0002"]
+    assert [e["type"] for e in bash] == ["policy-decision", "tool-invocation", "tool-failure"]
+    assert bash[1]["time"] == "2026-03-02T09:00:03.200Z" and bash[2]["time"] == \
+        "2026-03-02T09:00:09.500Z"
+    assert bash[1]["body"]["tool_call_id"] == "toolu_02B"
+    assert bash[2]["body"]["error_type"] == "ShellError"
+    assert rep.examples == ["line 5: not JSON"]
+
+
+def test_mcp_client_and_server_span_are_one_operation() -> None:
+    vcon, _, m = imported((HANDS / "mcp_tool_spans.otlp.json").read_bytes())
+    op = m.operations[0]
+    assert op.tool == "get-weather" and [list(a.states) for a in op.attempts] == [
+        ["Running", "Completed"]]
+    inv = vcon["events"][op.attempts[0].invocation]
+    assert inv["body"]["jsonrpc_request_id"] == "3"
+    assert inv["body"]["merged_span_ids"] == ["d1b2c3d4e5f60711"]
+    assert inv["body"]["arguments"] == {"location": "San Francisco", "date": "2025-10-01"}
+    # a span without an end time has no end event: it is shown running
+    send = m.operations[5]
+    assert [list(a.states) for a in send.attempts] == [["Running"]]
+
+
+def test_server_span_alone_names_its_service() -> None:
+    doc = json.loads((HANDS / "mcp_tool_spans.otlp.json").read_text())
+    doc["resourceSpans"] = doc["resourceSpans"][1:]  # only the MCP server's own span
+    _, _, m = imported(json.dumps(doc).encode())
+    assert seen(m) == [("op-0001", "weather-mcp-server", "get-weather", "completed", None, [])]
+
+
+def test_tool_result_log_of_a_traced_call_is_not_a_second_operation() -> None:
+    span = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [{
+        "traceId": "01" * 16, "spanId": "02" * 8, "name": "claude_code.tool",
+        "startTimeUnixNano": "1772442001000000000", "endTimeUnixNano": "1772442002000000000",
+        "attributes": attrs({"span.type": "tool", "tool_name": "Read",
+                             "tool_use_id": "toolu_9"})}, {
+        "traceId": "01" * 16, "spanId": "03" * 8, "parentSpanId": "02" * 8,
+        "name": "claude_code.tool.blocked_on_user",
+        "startTimeUnixNano": "1772442001000000000", "endTimeUnixNano": "1772442001500000000",
+        "attributes": attrs({"decision": "accept", "source": "user_temporary"})}, {
+        "traceId": "01" * 16, "spanId": "04" * 8, "parentSpanId": "02" * 8,
+        "name": "claude_code.tool.execution",
+        "startTimeUnixNano": "1772442001500000000", "endTimeUnixNano": "1772442002000000000",
+        "attributes": attrs({"success": "false", "error": "ENOENT"})}]}]}]}
+    logs = json.loads(otlp_logs(cc("tool_result", 2.0, tool_name="Read", tool_use_id="toolu_9",
+                                   success="false", duration_ms="500")))
+    data = json.dumps(span).encode() + b"\n" + json.dumps(logs).encode() + b"\n"
+    _vcon, rep, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "Read", "failed", "permission-required",
+                        ["permission-inferred"])]
+    assert rep.ignored == {"claude_code.tool_result log (the call is also a span)": 1}
+    assert rep.mapped == 3
+    assert errors(m) == []
+
+
+def test_user_abort_cancels_the_open_call() -> None:
+    span = {"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [{
+        "traceId": "01" * 16, "spanId": "02" * 8, "name": "execute_tool Bash",
+        "startTimeUnixNano": "1772442001000000000",
+        "attributes": attrs({"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Bash",
+                             "gen_ai.tool.call.id": "toolu_7"})}]}]}]}
+    logs = otlp_logs(cc("tool_decision", 3.0, tool_name="Bash", tool_use_id="toolu_7",
+                        decision="reject", source="user_abort"))
+    vcon, _, m = imported(json.dumps(span).encode() + b"\n" + logs + b"\n")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-cancel"]
+    assert m.operations[0].outcome == "cancel-requested"
+    assert errors(m) == []
+
+
+def test_decision_and_result_join_by_tool_name_in_order_without_ids() -> None:
+    data = otlp_logs(
+        cc("tool_decision", 1.0, tool_name="Bash", decision="accept", source="user_temporary"),
+        cc("tool_decision", 1.1, tool_name="Read", decision="accept", source="config"),
+        cc("tool_result", 2.0, tool_name="Read", success="true", duration_ms="100"),
+        cc("tool_result", 3.0, tool_name="Bash", success="true", duration_ms="1000"),
+    )
+    _vcon, _, m = imported(data)
+    # op ids follow the first event of each call: the Bash decision comes first
+    assert seen(m) == [
+        ("op-0001", "!host", "Bash", "completed", "permission-required",
+         ["permission-inferred"]),
+        ("op-0002", "!host", "Read", "completed", "allowed", []),
+    ]
+    assert errors(m) == []
+
+
+def test_result_without_a_decision_record_takes_its_decision_source() -> None:
+    data = otlp_logs(cc("tool_result", 2.0, tool_name="Glob", tool_use_id="t1", success="true",
+                        duration_ms="5", decision_type="accept", decision_source="config"))
+    vcon, _, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "Glob", "completed", "allowed", [])]
+    assert m.operations[0].decision_life == "standing"
+    dec = next(e for e in vcon["events"] if e["type"] == "policy-decision")
+    assert dec["policy_life"] == "standing" and "config" in dec["inferred"]
+
+
+def test_hook_accept_is_once_allowed() -> None:
+    data = otlp_logs(
+        cc("tool_decision", 1.0, tool_name="Bash", tool_use_id="a", decision="accept",
+           source="hook"),
+        cc("tool_result", 2.0, tool_name="Bash", tool_use_id="a", success="true",
+           duration_ms="10"))
+    vcon, _, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "Bash", "completed", "allowed", [])]
+    assert m.operations[0].decision_life == "once"
+    dec = vcon["events"][0]
+    assert dec["reason"] == "hook" and dec["policy_life"] == "once"
+
+
+def test_sdk_jsonl_spans_with_integer_ids_and_iso_times() -> None:
+    lines = [
+        sdk_span("execute_tool a", 1, "2026-03-02T09:00:00Z", "2026-03-02T09:00:01Z",
+                 **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a"}),
+        sdk_span("execute_tool mcp__fs__read", 2, "2026-03-02T09:00:02Z", None,
+                 **{"gen_ai.operation.name": "execute_tool",
+                    "gen_ai.tool.name": "mcp__fs__read"}),
+    ]
+    data = b"\n".join(json.dumps(x).encode() for x in lines) + b"\n"
+    assert formats.detect(data) is not None and formats.detect(data).name == "otlp"
+    vcon, _, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "a", "completed", None, []),
+                       ("op-0002", "fs", "read", "running", None, ["unterminated"])]
+    inv = vcon["events"][0]
+    assert inv["body"]["trace_id"] == "0" * 31 + "7" and inv["body"]["span_id"] == "0" * 15 + "1"
+
+
+def test_missing_times_take_the_previous_record_and_say_so() -> None:
+    lines = [
+        sdk_span("execute_tool a", 1, "2026-03-02T09:00:00Z", "2026-03-02T09:00:01Z",
+                 **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "a"}),
+        {**sdk_span("execute_tool b", 2, "x", None, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "b"}),
+         "start_time": None},
+    ]
+    _, rep, m = imported(json.dumps(lines).encode())
+    assert rep.times == "partial"
+    assert m.operations[1].attempts[0].start == datetime(2026, 3, 2, 9, tzinfo=UTC)
+
+
+def test_unknown_records_are_counted_never_fatal() -> None:
+    data = (AGENTS / "any-agent__OPENAI_trace.json").read_bytes()
+    doc = json.loads(data)
+    doc["spans"] += [17, {"hello": "world"}, {"name": "execute_tool x", "context": "bad",
+                                              "start_time": [], "attributes": []}]
+    _, rep, m = imported(json.dumps(doc).encode())
+    # the third names no tool in its attributes: a span, but not a tool call
+    assert rep.unmapped == 2 and len(m.operations) == 2
+    assert rep.ignored["span (no GenAI or MCP operation)"] == 1
+    assert errors(m) == []
+
+
+def test_nothing_readable_is_one_line_error() -> None:
+    with pytest.raises(formats.ImportInputError):
+        convert(b"hello\nworld\n", source_name="t")
+    with pytest.raises(formats.ImportInputError):
+        convert(b'{"vcon": "0.4.0"}', source_name="t")
+
+
+# --- claude_tool_decisions -------------------------------------------------------------------
+
+
+def test_claude_tool_decisions() -> None:
+    got = claude_tool_decisions((HANDS / "claude_code_logs.otlp.jsonl").read_bytes())
+    assert [set(d) for d in got] == [{"tool_use_id", "tool_name", "source", "decision",
+                                      "time"}] * 6
+    assert [(d["tool_use_id"], d["tool_name"], d["source"], d["decision"]) for d in got] == [
+        ("toolu_01A", "Read", "config", "accept"),
+        ("toolu_02B", "Bash", "user_temporary", "accept"),
+        ("toolu_03C", "Write", "user_reject", "reject"),
+        ("toolu_04D", "Edit", "hook", "reject"),
+        ("toolu_05E", "mcp_tool", "user_permanent", "accept"),
+        ("toolu_06F", "WebFetch", "user_abort", "reject"),
+    ]
+    assert got[0]["time"] == datetime(2026, 3, 2, 9, 0, 1, 300000, tzinfo=UTC)
+    assert all(d["time"].tzinfo is not None for d in got)
+    # absent attributes are None; other events and other agents are left out
+    data = otlp_logs(cc("tool_decision", 1.0), cc("tool_result", 2.0, tool_name="Read"),
+                     {"timeUnixNano": "1", "attributes": attrs({
+                         "event.name": "codex.tool_decision", "tool_name": "shell"})})
+    assert claude_tool_decisions(data) == [{
+        "tool_use_id": None, "tool_name": None, "source": None, "decision": None,
+        "time": datetime(2026, 3, 2, 9, 0, 1, tzinfo=UTC)}]
+    assert claude_tool_decisions((AGENTS / "any-agent__OPENAI_trace.json").read_bytes()) == []
+
+
+# --- robustness and the command line ---------------------------------------------------------
+
+_JUNK = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(
+        st.sampled_from(["name", "attributes", "spans", "resourceSpans", "resourceLogs",
+                         "scopeSpans", "logRecords", "context", "start_time", "status",
+                         "events", "body", "timeUnixNano", "key", "value", "x"]), c,
+        max_size=5),
+    max_leaves=12)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(_JUNK, max_size=6), st.integers(min_value=0, max_value=6))
+def test_junk_never_crashes(junk: list[Any], at: int) -> None:
+    base = (HANDS / "claude_code_logs.otlp.jsonl").read_bytes().splitlines()
+    lines = base[:at] + [json.dumps(j).encode() for j in junk] + base[at:]
+    try:
+        vcon, _rep = convert(b"\n".join(lines), source_name="t")
+    except formats.ImportInputError:
+        return
+    m = build_model(load_bytes(json.dumps(vcon).encode(), name="x"))
+    assert errors(m) == []
+
+
+@settings(max_examples=40, deadline=None)
+@given(_JUNK)
+def test_junk_spans_in_a_dump_never_crash(junk: Any) -> None:
+    doc = json.loads((AGENTS / "any-agent__OPENAI_trace.json").read_text())
+    doc["spans"].append(junk)
+    doc["spans"].append({"name": "execute_tool x", "context": {"span_id": 5},
+                         "attributes": {"gen_ai.operation.name": "execute_tool",
+                                        "gen_ai.tool.name": junk}, "start_time": junk})
+    vcon, _rep = convert(json.dumps(doc).encode(), source_name="t")
+    m = build_model(load_bytes(json.dumps(vcon).encode(), name="x"))
+    assert errors(m) == []
+
+
+def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = AGENTS / "any-agent__OPENAI_trace.json"
+    out = tmp_path / "o.vcon.json"
+    assert main(["import", "otlp", str(src), "-o", str(out)]) == 0
+    vcon = json.loads(out.read_text())
+    assert [e["type"] for e in vcon["events"]].count("tool-invocation") == 2
+    capsys.readouterr()
+    assert main(["summary", str(src), "--format", "json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert len(summary["operations"]) == 2
+    # the pretty-printed concatenated form is read by import otlp
+    out2 = tmp_path / "c.vcon.json"
+    assert main(["import", "otlp", str(HANDS / "console_spans.txt"), "-o", str(out2)]) == 0

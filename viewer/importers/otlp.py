@@ -730,7 +730,13 @@ def _span_calls(rd: Reading) -> list[Call]:
         call.invocation = inv
         call.end_type, call.end_body = _span_outcome(group, hs)
         call.sources = [s.where for s in group]
+        ex = hs.get("execution")
+        if ex is not None and ex.start is not None:
+            call.start = ex.start  # claude_code.tool also spans the permission wait
         b = hs.get("blocked")
+        if b is not None and (b.attrs.get("decision") or "").lower() in _REJECTS \
+                and ex is None:
+            call.ran = False  # refused at the prompt: the tool never ran
         if b is not None and (_str(b.attrs.get("decision")) or _str(b.attrs.get("source"))):
             call.decisions.append(Decision(
                 time=b.end or b.start, vendor="claude_code", source=_str(b.attrs.get("source")),
