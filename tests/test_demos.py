@@ -109,6 +109,10 @@ EXPECTED["18-gemini"] = {  # imported from the agent-history Gemini tool-error s
     "op-0003": ("completed", []),
     "op-0004": ("completed", []),
 }
+EXPECTED["16-otel"] = {  # imported from agents/otel-genai/any-agent__OPENAI_trace.json
+    "op-0001": ("completed", []),
+    "op-0002": ("completed", []),
+}
 EXPECTED["10-signed"] = EXPECTED["04-double-refund"]
 EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
@@ -231,6 +235,8 @@ IMPORTED["17-codex.vcon.json"] = [
 IMPORTED["18-gemini.vcon.json"] = [
     "import", "gemini",
     "tests/fixtures/agents/gemini-cli/agent-history__gemini_with_tool_error.jsonl"]
+IMPORTED["16-otel.vcon.json"] = [
+    "import", "otlp", "tests/fixtures/agents/otel-genai/any-agent__OPENAI_trace.json"]
 
 
 @pytest.mark.parametrize("name", sorted(IMPORTED))
