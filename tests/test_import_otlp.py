@@ -23,6 +23,7 @@ from viewer.load import load_bytes
 from viewer.model.build import build_model
 from viewer.model.types import Model
 from viewer.pipeline import open_bytes
+from viewer.report.summary import dumps
 
 ROOT = Path(__file__).resolve().parent.parent
 FIX = ROOT / "tests" / "fixtures"
@@ -469,8 +470,21 @@ def test_junk_spans_in_a_dump_never_crash(junk: Any) -> None:
                          "attributes": {"gen_ai.operation.name": "execute_tool",
                                         "gen_ai.tool.name": junk}, "start_time": junk})
     vcon, _rep = convert(json.dumps(doc).encode(), source_name="t")
-    m = build_model(load_bytes(json.dumps(vcon).encode(), name="x"))
+    m = build_model(load_bytes(dumps(vcon), name="x"))
     assert errors(m) == []
+
+
+def test_deep_and_huge_values_are_written() -> None:
+    deep: Any = {"a": 1}
+    for _ in range(300):
+        deep = {"x": deep}
+    span = sdk_span("execute_tool t", 3, "2026-03-02T09:00:00Z", "2026-03-02T09:00:01Z", **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t",
+        "gen_ai.tool.call.arguments": deep, "gen_ai.tool.call.result": 10**30})
+    vcon, _rep = convert(json.dumps([span]).encode(), source_name="t")
+    m = build_model(load_bytes(dumps(vcon), name="x"))
+    assert m.operations[0].outcome == "completed"
+    assert vcon["events"][1]["body"] == str(10**30)
 
 
 def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -458,15 +458,49 @@ def read(data: bytes) -> Reading:
 # --- spans -> operations ----------------------------------------------------------------------
 
 
+_CONTENT_DEPTH: Final = 64
+_INT_LIMIT: Final = 2**63
+
+
+def _depth_ok(v: Any, depth: int = 0) -> bool:
+    if depth > _CONTENT_DEPTH:
+        return False
+    if isinstance(v, dict):
+        return all(_depth_ok(x, depth + 1) for x in v.values())
+    if isinstance(v, list):
+        return all(_depth_ok(x, depth + 1) for x in v)
+    return True
+
+
+def _safe(v: Any, depth: int = 0) -> Any:
+    """Content as the vCon writer can write it: integers beyond 64 bits and non-finite
+    numbers as text, and nothing nested deeper than 64 levels (marked where it was cut)."""
+    if depth > _CONTENT_DEPTH:
+        return "[nested deeper than 64 levels: not kept]"
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int):
+        return v if -_INT_LIMIT <= v < _INT_LIMIT else str(v)
+    if isinstance(v, float):
+        return v if v == v and v not in (float("inf"), float("-inf")) else str(v)
+    if isinstance(v, dict):
+        return {str(k): _safe(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_safe(x, depth + 1) for x in v]
+    return str(v)
+
+
 def _json_or_text(v: Any) -> Any:
-    """A recorded JSON string decoded (arguments and results are often stringified)."""
+    """A recorded JSON string decoded (arguments and results are often stringified); kept as
+    the text it was when it does not decode or is nested too deep to keep as JSON."""
     if isinstance(v, str):
         s = v.strip()
         if s[:1] in ("{", "[", '"') or s in ("null", "true", "false"):
             try:
-                return _loads(s)
+                parsed = _loads(s)
             except (ValueError, RecursionError):
                 return v
+            return parsed if _depth_ok(parsed) else v
     return v
 
 
@@ -879,12 +913,26 @@ def _log_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> li
 def _join(decisions: list[Decision], calls: list[Call]) -> list[Decision]:
     """Attach decision records to their calls; returns those that match no call."""
     by_id = {c.call_id: c for c in calls if c.call_id}
+    by_tool: dict[str, list[Call]] = {}
+    for c in sorted(calls, key=lambda c: (c.start or EPOCH)):
+        by_tool.setdefault(c.tool, []).append(c)
+    first = dict.fromkeys(by_tool, 0)  # per tool: the first call that may still be undecided
+
+    def decided(c: Call) -> bool:
+        return any(not x.from_result for x in c.decisions)
+
     loose: list[Decision] = []
     for d in decisions:
         c = by_id.get(d.call_id) if d.call_id else None
-        if c is None and not d.call_id and (d.decision or "").lower() not in _REJECTS:
-            for cand in sorted(calls, key=lambda c: (c.start or EPOCH)):
-                if cand.tool != d.tool or any(not x.from_result for x in cand.decisions):
+        if c is None and not d.call_id and (d.decision or "").lower() not in _REJECTS \
+                and d.tool in by_tool:
+            cands = by_tool[d.tool]
+            i = first[d.tool]
+            while i < len(cands) and decided(cands[i]):
+                i += 1
+            first[d.tool] = i
+            for cand in cands[i:]:
+                if decided(cand):
                     continue
                 if d.prompt_id and cand.prompt_id and d.prompt_id != cand.prompt_id:
                     continue
@@ -1094,10 +1142,10 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
                             tool=c.tool, attempt_field=False, **e.fields)
             ev.pop("operation_id", None)
             continue
-        body = e.fields.pop("body", None)
+        body = _safe(e.fields.pop("body", None))
         if e.etype == "tool-invocation":
             events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
-                       body=c.invocation or None)
+                       body=_safe(c.invocation) or None)
         elif e.etype == "policy-decision":
             events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
                        **e.fields)
