@@ -44,6 +44,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import orjson
+
 from viewer.importers.common import EPOCH, TEXT, Events, Report, assemble, parse_ts, vcon_uuid
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
@@ -58,6 +60,7 @@ _MAX_DEPTH: Final = 64
 _BAD: Final = (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError,
                RecursionError)
 _MCP_NAME: Final = re.compile(r"^mcp__(.+?)__(.+)$")
+_HEX: Final = re.compile(r"[0-9a-fA-F]+").fullmatch
 _REJECTS: Final = frozenset({"reject", "rejected", "denied", "deny", "abort"})
 _TIMEOUTS: Final = re.compile(r"(?i)(^timeout$|timeout(error|exception)?$|deadline_exceeded)")
 _CANCELS: Final = re.compile(r"(?i)(^cancel(l)?ed$|cancel(l)?ed(error)?$|^abort)")
@@ -163,7 +166,7 @@ def _id(v: Any, width: int) -> str | None:
     if not isinstance(v, str) or not v:
         return None
     s = v[2:] if v[:2].lower() == "0x" else v
-    if re.fullmatch(r"[0-9a-fA-F]+", s):
+    if _HEX(s):
         return None if set(s) == {"0"} else s.lower()
     try:
         raw = base64.b64decode(s, validate=True)
@@ -390,9 +393,22 @@ def _export(doc: dict[str, Any], where: str, rd: Reading) -> None:
                     rep.ignore("metric")
 
 
-def _loads(text: str) -> Any:
-    """Exact JSON (the SDK dumps have 128-bit integer trace ids, which orjson rounds)."""
-    return json.loads(text, parse_constant=lambda _c: None)
+#: An integer literal too long for 64 bits (orjson would read it as a rounded float).
+_BIG_INT: Final = re.compile(rb'(?<![\w."])-?\d{20,}(?![\w."])')
+_DIGITS20: Final = re.compile(rb"\d{20}").search  # the fast first look
+
+
+def _loads(text: str | bytes) -> Any:
+    """JSON, exactly: orjson, unless the text has integers beyond 64 bits (the SDK dumps'
+    128-bit trace ids, which orjson rounds to floats) or NaN: then the standard library."""
+    raw = text.encode() if isinstance(text, str) else text
+    # OTLP/JSON writes 64-bit integers as strings: only the SDK dumps need the slow look
+    if b'"resource' in raw[:4096] or _DIGITS20(raw) is None or not _BIG_INT.search(raw):
+        try:
+            return orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(raw.decode("utf-8", errors="replace"), parse_constant=lambda _c: None)
 
 
 def _concatenated(text: str) -> list[Any] | None:
@@ -421,7 +437,7 @@ def read(data: bytes) -> Reading:
     text = data.decode("utf-8", errors="replace")
     whole: Any = None
     try:
-        whole = _loads(text)
+        whole = _loads(data)
         is_doc = True
     except (ValueError, RecursionError):
         is_doc = False
@@ -432,7 +448,7 @@ def read(data: bytes) -> Reading:
         parsed: list[tuple[int, Any, bool]] = []
         for n, ln in lines:
             try:
-                parsed.append((n, _loads(ln.decode("utf-8", errors="replace")), True))
+                parsed.append((n, _loads(ln), True))
             except (ValueError, RecursionError):
                 parsed.append((n, None, False))
         first_ok = bool(parsed) and parsed[0][2]
@@ -931,7 +947,8 @@ def _join(decisions: list[Decision], calls: list[Call]) -> list[Decision]:
             while i < len(cands) and decided(cands[i]):
                 i += 1
             first[d.tool] = i
-            for cand in cands[i:]:
+            for j in range(i, len(cands)):
+                cand = cands[j]
                 if decided(cand):
                     continue
                 if d.prompt_id and cand.prompt_id and d.prompt_id != cand.prompt_id:
