@@ -194,6 +194,9 @@ def test_real_samples_show_what_was_read_by_hand(name: str) -> None:
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["body"]["arguments"] == {"timezone": "America/New_York"}
     assert len(inv["body"]["trace_id"]) == 32 and len(inv["body"]["span_id"]) == 16
+    # the 128-bit integer trace id is read exactly (orjson would round it to a float)
+    raw = json.loads(data)["spans"][1]["context"]["trace_id"]
+    assert inv["body"]["trace_id"] == format(raw, "032x")
     # any-agent's gen_ai.output is the result
     res = next(e for e in vcon["events"] if e["type"] == "tool-result")
     assert res["body"]["timezone"] == "America/New_York"

@@ -403,7 +403,10 @@ def _loads(text: str | bytes) -> Any:
     128-bit trace ids, which orjson rounds to floats) or NaN: then the standard library."""
     raw = text.encode() if isinstance(text, str) else text
     # OTLP/JSON writes 64-bit integers as strings: only the SDK dumps need the slow look
-    if b'"resource' in raw[:4096] or _DIGITS20(raw) is None or not _BIG_INT.search(raw):
+    head = raw[:4096]
+    otlp = b'"resourceSpans"' in head or b'"resourceLogs"' in head \
+        or b'"resourceMetrics"' in head
+    if otlp or _DIGITS20(raw) is None or not _BIG_INT.search(raw):
         try:
             return orjson.loads(raw)
         except orjson.JSONDecodeError:
