@@ -911,7 +911,10 @@ def _log_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> li
                                               if output is not None else {})} or None
             else:
                 call.end_type = "tool-result"
-                call.end_body = _content(output)
+                # no output recorded (Claude Code never logs it): what the record says of it
+                call.end_body = _content(output) if output is not None else {
+                    k: a[k] for k in ("success", "duration_ms", "tool_result_size_bytes",
+                                      "content_length") if a.get(k) is not None} or None
         if vendor == "gemini_cli" and decision:
             call.decisions.append(Decision(time=start, vendor=vendor, source=None,
                                            decision=decision, where=lg.where, tool=tool,
