@@ -503,3 +503,47 @@ def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # the pretty-printed concatenated form is read by import otlp
     out2 = tmp_path / "c.vcon.json"
     assert main(["import", "otlp", str(HANDS / "console_spans.txt"), "-o", str(out2)]) == 0
+
+
+def test_gemini_outfile_records_one_after_another() -> None:
+    """Gemini CLI's telemetry outfile: each ReadableLogRecord pretty-printed, one after
+    another (hrTime, plain attributes, _body)."""
+    rec = {"hrTime": [1772442002, 0], "hrTimeObserved": [1772442002, 0],
+           "resource": {"_rawAttributes": [["service.name", "gemini-cli"]]},
+           "instrumentationScope": {"name": "gemini-cli"},
+           "attributes": {"event.name": "gemini_cli.tool_call", "function_name": "glob",
+                          "function_args": "{\"pattern\": \"*.py\"}", "duration_ms": 12,
+                          "success": True, "prompt_id": "p1", "tool_type": "native"},
+           "_body": "Tool call: glob. Success: true. Duration: 12ms."}
+    other = {**rec, "attributes": {"event.name": "gemini_cli.api_request", "model": "m"},
+             "_body": "API request"}
+    data = (json.dumps(rec, indent=2) + "\n" + json.dumps(other, indent=2) + "\n").encode()
+    vcon, rep, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "glob", "completed", None, [])]
+    assert vcon["events"][0]["time"] == "2026-03-02T09:00:01.988Z"  # time - duration_ms
+    assert vcon["events"][0]["body"]["arguments"] == {"pattern": "*.py"}
+    assert rep.ignored == {"gemini_cli.api_request log": 1}
+
+
+def test_otlp_encodings_base64_ids_enum_names_and_numbers() -> None:
+    import base64
+    tid = base64.b64encode(bytes.fromhex("5b8aa5a2d2c872e8321cf37308d69df2")).decode()
+    sid = base64.b64encode(bytes.fromhex("051581bf3cb55c13")).decode()
+    doc = {"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [{"spans": [{
+        "traceId": tid, "spanId": sid, "name": "execute_tool x", "kind": "SPAN_KIND_INTERNAL",
+        "startTimeUnixNano": 1772442000000000000, "endTimeUnixNano": "1772442000500000000",
+        "status": {"code": "STATUS_CODE_ERROR", "message": "boom"},
+        "attributes": [{"key": "gen_ai.operation.name", "value": {"stringValue": "execute_tool"}},
+                       {"key": "gen_ai.tool.name", "value": {"stringValue": "x"}},
+                       {"key": "n", "value": {"intValue": 5}},
+                       {"key": "gen_ai.tool.call.arguments", "value": {"kvlistValue": {
+                           "values": [{"key": "q", "value": {"arrayValue": {"values": [
+                               {"intValue": "1"}, {"doubleValue": 2.5},
+                               {"boolValue": True}]}}}]}}}]}]}]}]}
+    vcon, _, m = imported(json.dumps(doc).encode())
+    assert seen(m) == [("op-0001", "!host", "x", "errored", None, [])]
+    inv = vcon["events"][0]["body"]
+    assert inv["trace_id"] == "5b8aa5a2d2c872e8321cf37308d69df2"
+    assert inv["span_id"] == "051581bf3cb55c13"
+    assert inv["arguments"] == {"q": [1, 2.5, True]}
+    assert vcon["events"][1]["body"] == {"message": "boom"}
