@@ -289,7 +289,7 @@ def test_tool_result_log_of_a_traced_call_is_not_a_second_operation() -> None:
         "traceId": "01" * 16, "spanId": "02" * 8, "name": "claude_code.tool",
         "startTimeUnixNano": "1772442001000000000", "endTimeUnixNano": "1772442002000000000",
         "attributes": attrs({"span.type": "tool", "tool_name": "Read",
-                             "tool_use_id": "toolu_9"})}, {
+                             "tool_use_id": "toolu_9", "file_path": "/r/a.py"})}, {
         "traceId": "01" * 16, "spanId": "03" * 8, "parentSpanId": "02" * 8,
         "name": "claude_code.tool.blocked_on_user",
         "startTimeUnixNano": "1772442001000000000", "endTimeUnixNano": "1772442001500000000",
@@ -301,10 +301,14 @@ def test_tool_result_log_of_a_traced_call_is_not_a_second_operation() -> None:
     logs = json.loads(otlp_logs(cc("tool_result", 2.0, tool_name="Read", tool_use_id="toolu_9",
                                    success="false", duration_ms="500")))
     data = json.dumps(span).encode() + b"\n" + json.dumps(logs).encode() + b"\n"
-    _vcon, rep, m = imported(data)
+    vcon, rep, m = imported(data)
     assert seen(m) == [("op-0001", "!host", "Read", "failed", "permission-required",
                         ["permission-inferred"])]
     assert rep.ignored == {"claude_code.tool_result log (the call is also a span)": 1}
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["time"] == "2026-03-02T09:00:01.500Z"  # the execution child's start
+    assert inv["body"]["parameters"] == {"file_path": "/r/a.py"}
+    assert inv["body"]["tool_call_id"] == "toolu_9"
     assert rep.mapped == 3
     assert errors(m) == []
 

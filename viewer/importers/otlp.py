@@ -769,6 +769,11 @@ def _span_calls(rd: Reading) -> list[Call]:
         inv: dict[str, Any] = {}
         if args is not None:
             inv["arguments"] = _json_or_text(args)
+        if r.name == "claude_code.tool":  # what Claude Code's span says of the arguments
+            params = {k: r.attrs[k] for k in ("file_path", "full_command", "skill_name",
+                                              "subagent_type") if _str(r.attrs.get(k))}
+            if params:
+                inv["parameters"] = params
         if call.call_id:
             inv["tool_call_id"] = call.call_id
         for key, attr in (("jsonrpc_request_id", "jsonrpc.request.id"),
