@@ -551,3 +551,17 @@ def test_otlp_encodings_base64_ids_enum_names_and_numbers() -> None:
     assert inv["span_id"] == "051581bf3cb55c13"
     assert inv["arguments"] == {"q": [1, 2.5, True]}
     assert vcon["events"][1]["body"] == {"message": "boom"}
+
+
+def test_log_call_does_not_start_before_its_decision() -> None:
+    """time - duration_ms is whole milliseconds: a start it puts before the recorded decision
+    is moved to the decision (no decision-after-invocation from rounding)."""
+    data = otlp_logs(
+        cc("tool_decision", 1.004, tool_name="Bash", tool_use_id="a", decision="accept",
+           source="user_temporary"),
+        cc("tool_result", 2.0, tool_name="Bash", tool_use_id="a", success="true",
+           duration_ms="1000"))
+    vcon, _, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "Bash", "completed", "permission-required",
+                        ["permission-inferred"])]
+    assert [e["time"] for e in vcon["events"]][:2] == ["2026-03-02T09:00:01.004Z"] * 2

@@ -1104,6 +1104,13 @@ def _plan(calls: list[Call], loose: list[Decision], rep: Report) -> list[_Ev]:
     for c in calls:
         runs = c.ran
         cancel_at: datetime | None = None
+        if not c.from_span and c.start is not None:
+            # a log call's start is estimated (time - duration_ms, in whole ms); the host
+            # starts the call when it decides, so it does not start before its decision
+            late = [d.time for d in c.decisions if d.time is not None and d.time > c.start
+                    and (c.end is None or d.time <= c.end)]
+            if late:
+                c.start = max(late)
         for d in c.decisions:
             rule = _decide(d)
             t = d.time or c.start
