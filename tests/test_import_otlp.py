@@ -232,6 +232,9 @@ def test_not_claimed_by_otlp() -> None:
     assert not sniff(formats.sample(mcp))
     assert not sniff(formats.sample((FIX / "tui_small.vcon.json").read_bytes()))
     assert not sniff(formats.sample(b'{"a": 1}\n{"b": 2}\n'))
+    # a name and a start time alone (a calendar, a build log) are not spans
+    assert not sniff(formats.sample(b'[{"name": "standup", "start_time": "2026-03-02T09:00Z",'
+                                    b' "context": {"room": 4}}]'))
 
 
 # --- mapping rules ---------------------------------------------------------------------------

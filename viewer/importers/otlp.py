@@ -1235,6 +1235,19 @@ def claude_tool_decisions(data: bytes) -> list[dict[str, Any]]:
 # --- recognising the format -------------------------------------------------------------------
 
 
+_ID_KEYS: Final = ("spanId", "span_id", "traceId", "trace_id")
+
+
+def _has_span_id(r: Any) -> bool:
+    """A span for sniffing: a name and a span or trace id (at the top or in ``context``);
+    a name and a start time alone could be anything."""
+    if not isinstance(r, dict) or not isinstance(r.get("name"), str):
+        return False
+    ctx = r.get("context")
+    return any(k in r for k in _ID_KEYS) or (
+        isinstance(ctx, dict) and any(k in ctx for k in _ID_KEYS))
+
+
 def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
     if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
@@ -1250,7 +1263,7 @@ def sniff(smp: Sample) -> bool:
         return False
     hits = 0
     for r in recs:
-        if _is_export(r) or _is_span(r):
+        if _is_export(r) or _has_span_id(r):
             hits += 1
         elif isinstance(r, dict) and isinstance(r.get("attributes"), dict):
             name = r["attributes"].get("event.name")
