@@ -568,3 +568,19 @@ def test_log_call_does_not_start_before_its_decision() -> None:
     assert seen(m) == [("op-0001", "!host", "Bash", "completed", "permission-required",
                         ["permission-inferred"])]
     assert [e["time"] for e in vcon["events"]][:2] == ["2026-03-02T09:00:01.004Z"] * 2
+
+
+def test_server_of_a_tool_span() -> None:
+    def one(**a: Any) -> str | None:
+        span = sdk_span("execute_tool t", 1, "2026-03-02T09:00:00Z", "2026-03-02T09:00:01Z",
+                        **{"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "t", **a})
+        _, _, m = imported(json.dumps([span]).encode())
+        return m.operations[0].server
+
+    assert one() == "!host"
+    # a function tool that called a web service is still the host's tool
+    assert one(**{"url.full": "https://api.example.com/x", "server.address": "db"}) == "!host"
+    assert one(**{"mcp.method.name": "tools/call", "url.full": "https://m.example/mcp"}) == \
+        "https://m.example/mcp"
+    assert one(**{"mcp.session.id": "s", "server.address": "m.example"}) == "m.example"
+    assert one(**{"mcp.method.name": "tools/call"}) == "unknown-mcp-server"

@@ -589,12 +589,12 @@ def _mcp_server(spans: list[Span]) -> str | None:
     url = _attr(spans, "url.full", "mcp.server.url")
     named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
     mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs for s in spans)
-    if isinstance(url, str) and url:
-        return url
     if isinstance(named, str) and named:
         return named
-    if not mcp:
+    if not mcp:  # a function tool's own url.full or server.address is not a tool server
         return None
+    if isinstance(url, str) and url:
+        return url
     addr = _attr(spans, "server.address")
     if isinstance(addr, str) and addr:
         port = _attr(spans, "server.port")
