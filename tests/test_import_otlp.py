@@ -584,3 +584,15 @@ def test_server_of_a_tool_span() -> None:
         "https://m.example/mcp"
     assert one(**{"mcp.session.id": "s", "server.address": "m.example"}) == "m.example"
     assert one(**{"mcp.method.name": "tools/call"}) == "unknown-mcp-server"
+
+
+def test_spans_without_any_time_keep_their_order() -> None:
+    spans = [{"name": f"execute_tool {t}", "span_id": i, "attributes": {
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": t}}
+        for i, t in enumerate(["a", "b"], 1)]
+    vcon, rep, m = imported(json.dumps(spans).encode())
+    assert rep.times == "order-only"
+    assert [o.tool for o in m.operations] == ["a", "b"]
+    assert [e["time"] for e in vcon["events"]] == ["1970-01-01T00:00:00.000Z",
+                                                   "1970-01-01T00:00:00.001Z"]
+    assert errors(m) == []

@@ -707,7 +707,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     if any(_CANCELS.search(w) for w in et.split()):
         return "tool-cancel", detail or None
     if result is not None or ex_fail:
-        return "tool-failure", {**detail, "result": result} if result is not None else detail
+        return "tool-failure", ({**detail, "result": result} if result is not None
+                                else detail or None)
     return "tool-error", detail or None
 
 
@@ -1057,18 +1058,21 @@ def _times(rd: Reading) -> dict[int, datetime]:
     items += [(lg.order, lg.time) for lg in rd.logs]
     items.sort()
     known = [t for _, t in items if t is not None]
+    out: dict[int, datetime] = {}
     if not known:
         if items:
             rd.report.times = "order-only"
-        return {o: EPOCH + timedelta(milliseconds=i) for i, (o, _) in enumerate(items)}
-    if len(known) < len(items):
-        rd.report.times = "partial"
-    out: dict[int, datetime] = {}
-    prev = known[0]
-    for o, t in items:
-        prev = t if t is not None else prev
-        out[o] = prev
+        out = {o: EPOCH + timedelta(milliseconds=i) for i, (o, _) in enumerate(items)}
+    else:
+        if len(known) < len(items):
+            rd.report.times = "partial"
+        prev = known[0]
+        for o, t in items:
+            prev = t if t is not None else prev
+            out[o] = prev
     for s in rd.spans:
+        if s.start is not None and s.end is not None and s.end < s.start:
+            rd.report.warn("a span ends before it starts (its times are kept as recorded)")
         if s.start is None:
             s.start = out[s.order]
             if s.end is not None and s.end < s.start:
