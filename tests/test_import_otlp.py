@@ -596,3 +596,18 @@ def test_spans_without_any_time_keep_their_order() -> None:
     assert [e["time"] for e in vcon["events"]] == ["1970-01-01T00:00:00.000Z",
                                                    "1970-01-01T00:00:00.001Z"]
     assert errors(m) == []
+
+
+def test_codex_values_in_either_spelling() -> None:
+    """Codex writes its ReviewDecision and source through Display: accept
+    approvedforsession / approved_for_session and Config / config alike."""
+    recs = [{"timeUnixNano": str(1772442001 * 10**9), "attributes": attrs({
+        "event.name": "codex.tool_decision", "tool_name": "shell", "call_id": "c1",
+        "decision": "approvedforsession", "source": "User"})},
+        {"timeUnixNano": str(1772442002 * 10**9), "attributes": attrs({
+            "event.name": "codex.tool_result", "tool_name": "shell", "call_id": "c1",
+            "duration_ms": "10", "success": "true", "output": "ok"})}]
+    vcon, _, m = imported(otlp_logs(*recs, service="codex_cli_rs"))
+    assert seen(m) == [("op-0001", "!host", "shell", "completed", "permission-required",
+                        ["permission-inferred"])]
+    assert [e.get("policy_life") for e in vcon["events"]][:2] == ["once", "standing"]

@@ -1026,8 +1026,8 @@ def _decide(d: Decision) -> Rule:
         return Rule(standing="allowed",
                     inferred=f"{label}: allowed by configuration (rules, mode, an earlier "
                              "grant) without asking: a standing decision for this tool")
-    if src == "user_permanent" or dec in ("approved_for_session",
-                                          "approved_execpolicy_amendment"):
+    if src == "user_permanent" or dec.replace("_", "") in ("approvedforsession",
+                                                           "approvedexecpolicyamendment"):
         if d.vendor == "codex":
             return Rule(once="permission-required", standing="allowed",
                         inferred=f"{label}: the user approved it and for what follows: "
