@@ -131,7 +131,7 @@ CREATED = "2026-04-01T00:00:00.000Z"
 
 def imported(data: bytes) -> tuple[dict[str, Any], Any, Model]:
     vcon, rep = convert(data, source_name="t", created=CREATED)
-    m = build_model(load_bytes(json.dumps(vcon).encode(), name="imported"))
+    m = build_model(load_bytes(dumps(vcon), name="imported"))
     return vcon, rep, m
 
 
@@ -205,11 +205,14 @@ def test_real_samples_show_what_was_read_by_hand(name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(HAND))
 def test_hand_written_fixtures(name: str) -> None:
-    _vcon, rep, m = imported((HANDS / name).read_bytes())
+    vcon, rep, m = imported((HANDS / name).read_bytes())
     assert seen(m) == HAND[name]
     assert [d.code for d in m.diagnostics if d.severity in ("error", "warning")] == []
     mapped, ignored, unmapped = HAND_COUNTS[name]
     assert (rep.mapped, rep.ignored, rep.unmapped) == (mapped, ignored, unmapped)
+    # every record is counted once: mapped, ignored by kind or unmapped
+    prov = vcon["attachments"][0]["body"]
+    assert prov["source"]["records"] == mapped + sum(ignored.values()) + unmapped
 
 
 @pytest.mark.parametrize("name", sorted(SAMPLES))
@@ -464,11 +467,13 @@ def test_junk_never_crashes(junk: list[Any], at: int) -> None:
     base = (HANDS / "claude_code_logs.otlp.jsonl").read_bytes().splitlines()
     lines = base[:at] + [json.dumps(j).encode() for j in junk] + base[at:]
     try:
-        vcon, _rep = convert(b"\n".join(lines), source_name="t")
+        vcon, rep = convert(b"\n".join(lines), source_name="t")
     except formats.ImportInputError:
         return
-    m = build_model(load_bytes(json.dumps(vcon).encode(), name="x"))
+    m = build_model(load_bytes(dumps(vcon), name="x"))  # the writer's own serialiser
     assert errors(m) == []
+    prov = vcon["attachments"][0]["body"]
+    assert prov["source"]["records"] == rep.mapped + sum(rep.ignored.values()) + rep.unmapped
 
 
 @settings(max_examples=40, deadline=None)
