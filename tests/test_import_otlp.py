@@ -616,3 +616,19 @@ def test_codex_values_in_either_spelling() -> None:
     assert seen(m) == [("op-0001", "!host", "shell", "completed", "permission-required",
                         ["permission-inferred"])]
     assert [e.get("policy_life") for e in vcon["events"]][:2] == ["once", "standing"]
+
+
+def test_any_agent_tool_error_is_a_failure_with_its_output() -> None:
+    """any-agent marks a tool whose output reads 'Error calling tool: ...' with status ERROR
+    (description = the output): the tool answered with an error, so tool-failure."""
+    doc = json.loads((AGENTS / "any-agent__OPENAI_trace.json").read_text())
+    span = doc["spans"][3]  # execute_tool write_file
+    span["status"] = {"status_code": "error",
+                      "description": "Error calling tool: disk full"}
+    span["attributes"]["gen_ai.output"] = "Error calling tool: disk full"
+    vcon, _, m = imported(json.dumps(doc).encode())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_current_time", "completed"), ("write_file", "failed")]
+    fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
+    assert fail["body"] == {"message": "Error calling tool: disk full",
+                            "result": "Error calling tool: disk full"}
