@@ -222,7 +222,7 @@ def test_samples_open_directly(name: str) -> None:
     assert [o.tool for o in m.operations] == ["get_current_time", "write_file"]
 
 
-@pytest.mark.parametrize("name", sorted(n for n in HAND if n != "console_spans.txt"))
+@pytest.mark.parametrize("name", sorted(HAND))
 def test_fixtures_are_recognised_by_content(name: str) -> None:
     fmt = formats.detect((HANDS / name).read_bytes())
     assert fmt is not None and fmt.name == "otlp"
@@ -515,6 +515,15 @@ def test_cli_import_and_summary(tmp_path: Path, capsys: pytest.CaptureFixture[st
     # the pretty-printed concatenated form is read by import otlp
     out2 = tmp_path / "c.vcon.json"
     assert main(["import", "otlp", str(HANDS / "console_spans.txt"), "-o", str(out2)]) == 0
+
+
+def test_gemini_outfile_is_left_to_the_gemini_importer() -> None:
+    from viewer.importers.otlp import sniff
+    rec = {"hrTime": [1772442002, 0], "attributes": {"event.name": "gemini_cli.tool_call",
+                                                      "function_name": "glob"}, "_body": "x"}
+    one = json.dumps(rec, indent=2).encode()
+    assert not sniff(formats.sample(one))
+    assert not sniff(formats.sample(one + b"\n" + one))
 
 
 def test_gemini_outfile_records_one_after_another() -> None:

@@ -1260,8 +1260,23 @@ def _records(smp: Sample) -> Iterator[Any]:
         yield from smp.records()
 
 
+def _pretty_spans(smp: Sample) -> bool:
+    """Spans pretty-printed one after another (the Python SDK's ConsoleSpanExporter): not one
+    document, not JSONL, a head that opens an object naming span and trace ids. Gemini CLI's
+    outfile (records naming ``gemini_cli.`` events) is the Gemini importer's."""
+    head = getattr(smp, "head", b"").lstrip()
+    if smp.is_doc or head[:1] != b"{" or b"gemini_cli." in head:
+        return False
+    if any(x is not None for x in smp.lines[:1]):
+        return False  # its first line is JSON: JSONL, sniffed record by record
+    return b'"span_id"' in head and b'"trace_id"' in head and b'"name"' in head and (
+        b'"start_time"' in head or b'"startTimeUnixNano"' in head)
+
+
 def sniff(smp: Sample) -> bool:
-    """OTLP/JSON exports, span dumps, or tool log records of the coding agents."""
+    """OTLP/JSON exports, span dumps, or tool log records of Claude Code and Codex."""
+    if _pretty_spans(smp):
+        return True
     recs = list(_records(smp))
     if not recs:
         return False
@@ -1271,8 +1286,9 @@ def sniff(smp: Sample) -> bool:
             hits += 1
         elif isinstance(r, dict) and isinstance(r.get("attributes"), dict):
             name = r["attributes"].get("event.name")
+            # plain Gemini CLI records (its telemetry outfile) are the Gemini importer's
             hits += isinstance(name, str) and name.split(".", 1)[0] in (
-                "claude_code", "codex", "gemini_cli") and _is_log(r)
+                "claude_code", "codex") and _is_log(r)
     return hits * 2 > len(recs)
 
 
