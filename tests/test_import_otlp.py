@@ -641,3 +641,15 @@ def test_any_agent_tool_error_is_a_failure_with_its_output() -> None:
     fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
     assert fail["body"] == {"message": "Error calling tool: disk full",
                             "result": "Error calling tool: disk full"}
+
+
+def test_claude_code_import_reads_decisions_through_claude_tool_decisions(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """import claude-code FILE --otel LOGS: the Claude Code importer gets the decisions from
+    claude_tool_decisions (none of these ids is in this transcript: counted, not joined)."""
+    out = tmp_path / "cc.vcon.json"
+    transcript = FIX / "agents" / "claude-code-transcript" / "spotter__short.jsonl"
+    code = main(["import", "claude-code", str(transcript), "--otel",
+                 str(HANDS / "claude_code_logs.otlp.jsonl"), "-o", str(out)])
+    assert code == 0 and out.exists()
+    assert "6 OTel tool_decision event(s)" in capsys.readouterr().err
