@@ -318,17 +318,229 @@ def test_a_recorded_permission_denial_is_one_decision() -> None:
         start("c2", "bash", 7), complete("c2", 8, success=True),
     )
     decs = [e for e in vcon["events"] if e["type"] == "policy-decision"]
-    assert [(d["operation_id"], d["time"], d["reason"]) for d in decs] == [
-        ("op-0001", ts(3), msg)]  # the user's words, at the time the prompt was answered
+    assert [(d["operation_id"], d["time"], d["decision"], d["reason"]) for d in decs] == [
+        # the user's words, at the time the prompt was answered
+        ("op-0001", ts(3), "disallowed", msg),
+        # the recorded approval is the draft's permission-required, at the prompt's time
+        ("op-0002", ts(5), "permission-required", "approved at the permission prompt (approved)"),
+    ]
     assert "denied-interactively-by-user" in decs[0]["inferred"]
-    assert [(o.outcome, o.decision) for o in m.operations] == [
-        ("disallowed", "disallowed"), ("completed", None)]
-    assert rep.ignored["permission.completed (approved)"] == 1
+    assert [(o.outcome, o.decision, sorted(o.flags)) for o in m.operations] == [
+        ("disallowed", "disallowed", []), ("completed", "permission-required",
+                                           ["permission-inferred"])]
+    # the denied prompt's request stays ignored (its decision is at the answer's time); the
+    # approved prompt's request and answer both make its decision
+    assert rep.ignored == {"session.start": 1, "permission.requested": 1}
+    assert rep.mapped == 7
 
 
-def test_approved_prompts_leave_no_decision() -> None:
+def test_a_call_with_no_recorded_prompt_has_no_decision() -> None:
     vcon, _, _ = run(START, start("c1", "bash", 1), complete("c1", 2, success=True))
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+
+
+# --- recorded permission prompts: hand-written events.jsonl lines, as Copilot writes them ------
+
+L_START = ('{"type":"session.start","data":{"sessionId":"s1","copilotVersion":"1.0.90"},'
+           '"id":"e0","timestamp":"2026-03-01T10:00:00.000Z","parentId":null}')
+
+
+def line(typ: str, data: str, s: int, n: int) -> str:
+    return (f'{{"type":"{typ}","data":{data},"id":"e{n}",'
+            f'"timestamp":"2026-03-01T10:00:{s:02d}.000Z","parentId":"e{n - 1}"}}')
+
+
+def asked(rid: str, cid: str, s: int, n: int, kind: str = "shell") -> str:
+    return line("permission.requested", f'{{"requestId":"{rid}","permissionRequest":'
+                f'{{"kind":"{kind}","toolCallId":"{cid}","intention":"x"}}}}', s, n)
+
+
+def answered(rid: str, result: str, s: int, n: int, extra: str = "") -> str:
+    return line("permission.completed", f'{{"requestId":"{rid}","result":{result}{extra}}}', s, n)
+
+
+def started(cid: str, tool: str, s: int, n: int, extra: str = "") -> str:
+    return line("tool.execution_start", f'{{"toolCallId":"{cid}","toolName":"{tool}",'
+                f'"arguments":{{"command":"ls"}}{extra}}}', s, n)
+
+
+def ok(cid: str, s: int, n: int) -> str:
+    return line("tool.execution_complete", f'{{"toolCallId":"{cid}","success":true,'
+                '"result":{"content":"done"}}', s, n)
+
+
+def decisions(vcon: dict[str, Any]) -> list[dict[str, Any]]:
+    return [e for e in vcon["events"] if e["type"] == "policy-decision"]
+
+
+def test_an_approval_asked_before_the_start_is_permission_required_then_the_call() -> None:
+    vcon, rep, m = run(
+        L_START,
+        asked("p1", "c1", 1, 1),
+        answered("p1", '{"kind":"approved"}', 2, 2, ',"decisionSource":"human_response"'),
+        started("c1", "bash", 3, 3), ok("c1", 4, 4),
+    )
+    assert [(e["type"], e["time"]) for e in vcon["events"]] == [
+        ("policy-decision", ts(1)), ("tool-invocation", ts(3)), ("tool-result", ts(4))]
+    d = decisions(vcon)[0]
+    assert (d["decision"], d["policy_life"], d["operation"], d["operation_id"], d["attempt"],
+            d["server"], d["tool"]) == (
+        "permission-required", "once", "tool-invocation", "op-0001", 1, "!host", "bash")
+    assert d["reason"] == "approved by the user (approved)"
+    assert "permission.requested" in d["inferred"] and "body" not in d
+    # the model: permission-required, then the invocation; the grant is not a draft event,
+    # so it notes permission-inferred (info), nothing worse
+    assert ops(m) == [("op-0001", "!host", "bash", "completed", "permission-required",
+                       ["permission-inferred"])]
+    assert [(f.kind, f.severity) for f in m.findings] == [("permission-inferred", "info")]
+    assert rep.mapped == 4 and rep.ignored == {"session.start": 1}
+
+
+def test_an_approval_asked_after_the_start_keeps_its_time_and_is_flagged() -> None:
+    # Copilot writes tool.execution_start, then asks: the prompt's time is kept, never moved
+    vcon, rep, m = run(
+        L_START, started("c1", "bash", 1, 1), asked("p1", "c1", 2, 2),
+        answered("p1", '{"kind":"approved"}', 3, 3), ok("c1", 4, 4),
+    )
+    assert [(e["type"], e["time"]) for e in vcon["events"]] == [
+        ("tool-invocation", ts(1)), ("policy-decision", ts(2)), ("tool-result", ts(4))]
+    assert decisions(vcon)[0]["reason"] == "approved at the permission prompt (approved)"
+    assert ops(m) == [("op-0001", "!host", "bash", "completed", "permission-required",
+                       ["decision-after-invocation", "permission-inferred"])]
+    assert sorted((f.kind, f.severity) for f in m.findings) == [
+        ("decision-after-invocation", "warning"), ("permission-inferred", "info")]
+    assert rep.mapped == 4
+
+
+def test_an_answer_without_its_prompt_is_placed_at_the_answer() -> None:
+    vcon, _, m = run(
+        L_START, started("c1", "edit", 1, 1),
+        line("permission.completed", '{"requestId":"p9","toolCallId":"c1",'
+             '"result":{"kind":"approved"}}', 2, 2),
+        ok("c1", 3, 3),
+    )
+    d = decisions(vcon)[0]
+    assert (d["time"], d["operation_id"], d["tool"]) == (ts(2), "op-0001", "edit")
+    assert "the prompt itself is not in the file" in d["inferred"]
+    assert [o.decision for o in m.operations] == ["permission-required"]
+
+
+def test_approved_for_session_of_some_commands_writes_no_standing_decision() -> None:
+    # a shell approval for the session covers the listed commands only ("git"): the draft's
+    # target is a tool, so no standing decision for all of bash is written
+    vcon, _, m = run(
+        L_START, started("c1", "bash", 1, 1), asked("p1", "c1", 2, 2),
+        answered("p1", '{"kind":"approved-for-session","approval":{"kind":"commands",'
+                 '"commandIdentifiers":["git"]}}', 3, 3, ',"decisionSource":"human_response"'),
+        ok("c1", 4, 4),
+        started("c2", "bash", 5, 5), ok("c2", 6, 6),
+    )
+    decs = decisions(vcon)
+    assert [(d["policy_life"], d["decision"], d["reason"]) for d in decs] == [
+        ("once", "permission-required",
+         "approved by the user for the rest of the session (approved-for-session)")]
+    assert [(o.decision, o.outcome) for o in m.operations] == [
+        ("permission-required", "completed"), (None, "completed")]
+
+
+def test_approved_for_session_of_file_writes_is_a_standing_decision_for_that_tool() -> None:
+    vcon, rep, m = run(
+        L_START,
+        started("c0", "edit", 1, 1), ok("c0", 2, 2),  # before the approval: not covered
+        started("c1", "edit", 3, 3), asked("p1", "c1", 4, 4, "write"),
+        answered("p1", '{"kind":"approved-for-session","approval":{"kind":"write"}}', 5, 5),
+        ok("c1", 6, 6),
+        started("c2", "edit", 7, 7), ok("c2", 8, 8),  # no prompt: the standing decision
+        started("c3", "view", 9, 9), ok("c3", 10, 10),  # another tool: not named
+    )
+    st_ = [d for d in decisions(vcon) if d["policy_life"] == "standing"]
+    assert len(st_) == 1
+    s0 = st_[0]
+    assert (s0["time"], s0["decision"], s0["server"], s0["tool"]) == (
+        ts(5), "allowed", "!host", "edit")  # from the answer's time on
+    assert "operation_id" not in s0 and "attempt" not in s0
+    assert s0["reason"].startswith("approved at the permission prompt for the rest of the "
+                                   "session (approved-for-session): every file write")
+    assert '"write" approval' in s0["inferred"]
+    assert [(o.tool, o.decision, o.outcome, sorted(o.flags)) for o in m.operations] == [
+        ("edit", None, "completed", []),
+        ("edit", "permission-required", "completed",
+         ["decision-after-invocation", "permission-inferred"]),
+        ("edit", "allowed", "completed", []),
+        ("view", None, "completed", []),
+    ]
+    assert rep.mapped == 10 and rep.unmapped == 0
+
+
+def test_approved_for_location_of_an_mcp_server_covers_its_tools() -> None:
+    mcp = ',"mcpServerName":"jira","mcpToolName":"get_issue"'
+    vcon, _, m = run(
+        L_START, asked("p1", "c1", 1, 1, "mcp"),
+        answered("p1", '{"kind":"approved-for-location","locationKey":"/home/u/proj",'
+                 '"approval":{"kind":"mcp","serverName":"jira","toolName":null}}', 2, 2),
+        started("c1", "jira-get_issue", 3, 3, mcp), ok("c1", 4, 4),
+        started("c2", "jira-get_issue", 5, 5, mcp), ok("c2", 6, 6),
+    )
+    once, standing = decisions(vcon)
+    assert once["reason"] == ("approved at the permission prompt for this location "
+                              "(/home/u/proj) (approved-for-location)")
+    assert (standing["server"], "tool" in standing, standing["time"]) == ("jira", False, ts(2))
+    assert standing["reason"].endswith("every tool of the MCP server jira")
+    assert "later sessions" in standing["inferred"]
+    assert [(o.server, o.tool, o.decision, sorted(o.flags)) for o in m.operations] == [
+        ("jira", "get_issue", "permission-required", ["permission-inferred"]),
+        ("jira", "get_issue", "allowed", [])]
+
+
+def test_a_session_approval_of_an_mcp_tool_with_no_call_recorded_still_stands() -> None:
+    vcon, rep, m = run(
+        L_START,
+        answered("p1", '{"kind":"approved-for-session","approval":{"kind":"mcp",'
+                 '"serverName":"jira","toolName":"get_issue"}}', 1, 1, ',"toolCallId":"c9"'),
+        answered("p2", '{"kind":"approved"}', 2, 2, ',"toolCallId":"c8"'),
+        started("c1", "jira-get_issue", 3, 3,
+                ',"mcpServerName":"jira","mcpToolName":"get_issue"'), ok("c1", 4, 4),
+    )
+    assert [(d["policy_life"], d["server"], d["tool"]) for d in decisions(vcon)] == [
+        ("standing", "jira", "get_issue")]
+    assert [(o.operation_id, o.decision) for o in m.operations] == [("op-0001", "allowed")]
+    # the plain approval of a call that never ran decides nothing: counted as ignored
+    assert rep.ignored == {"session.start": 1,
+                           "permission.completed (approved, no tool call recorded)": 1}
+    assert rep.mapped == 3
+
+
+def test_denied_prompts_before_and_after_the_start_stay_disallowed() -> None:
+    rejected = ('{"toolCallId":"%s","success":false,"error":{"message":'
+                '"The user rejected this tool call.","code":"rejected"}}')
+    vcon, rep, m = run(
+        L_START,
+        asked("p1", "c1", 1, 1),
+        answered("p1", '{"kind":"denied-interactively-by-user","feedback":"no"}', 2, 2),
+        started("c1", "bash", 3, 3),
+        line("tool.execution_complete", rejected % "c1", 4, 4),
+        started("c2", "bash", 5, 5), asked("p2", "c2", 6, 6),
+        answered("p2", '{"kind":"denied-interactively-by-user"}', 7, 7),
+        line("tool.execution_complete", rejected % "c2", 8, 8),
+    )
+    assert [(e["type"], e["operation_id"], e["decision"], e["time"])
+            for e in vcon["events"]] == [
+        ("policy-decision", "op-0001", "disallowed", ts(2)),
+        ("policy-decision", "op-0002", "disallowed", ts(7))]
+    assert ops(m) == [("op-0001", "!host", "bash", "disallowed", "disallowed", []),
+                      ("op-0002", "!host", "bash", "disallowed", "disallowed", [])]
+    assert rep.ignored == {"session.start": 1, "permission.requested": 2}
+
+
+def test_an_approved_call_the_host_then_refused_keeps_the_refusal() -> None:
+    vcon, _, m = run(
+        L_START, started("c1", "bash", 1, 1), asked("p1", "c1", 2, 2),
+        answered("p1", '{"kind":"approved"}', 3, 3),
+        line("tool.execution_complete", '{"toolCallId":"c1","success":false,"error":'
+             '{"message":"Denied by preToolUse hook: no","code":"denied"}}', 4, 4),
+    )
+    assert [(d["decision"], d["time"]) for d in decisions(vcon)] == [("disallowed", ts(4))]
+    assert [(o.outcome, o.decision) for o in m.operations] == [("disallowed", "disallowed")]
 
 
 def test_abort_cancels_open_calls_and_a_late_completion_is_kept() -> None:

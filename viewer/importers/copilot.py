@@ -19,15 +19,26 @@ Every line is one event ``{type, data, id, timestamp, parentId}``. What carries 
   decision of the call it gated (by the call id in the hook's input, else the next call of that
   tool), with the hook's reason, at the hook's time; one decision per call;
 * a recorded ``permission.completed`` whose result is ``denied-...`` -> that call's decision
-  (``permission.requested`` or the completion names the toolCallId); approvals write nothing;
+  (``permission.requested`` or the completion names the toolCallId);
+* a recorded approval (``approved``, ``approved-for-session``, ``approved-for-location``) ->
+  that call's ``once`` decision ``permission-required`` (the draft's decision for a prompt;
+  the tool-invocation that follows is the grant), at the time of the ``permission.requested``
+  (else of the answer), with how it was answered as ``reason``. Times are never moved: Copilot
+  writes ``tool.execution_start`` before it asks, so such a decision follows its invocation
+  and the model flags it. An approval for the session or the location also becomes a
+  ``standing`` ``allowed`` decision from the answer's time on, for what its ``approval``
+  covers: an MCP tool or server, a custom tool, or every read / write / memory store (written
+  for the tool that asked); an approval of some shell commands only is not (the draft cannot
+  name a command);
 * ``abort`` -> tool-cancel of every call still running; ``tool.execution_progress`` and
   ``tool.execution_partial_result`` -> tool-progress;
 * a sub-agent's calls (``parentToolCallId``) are on a party of their own, named by
   ``subagent.started``.
 
 Everything else (conversation, usage, session lifecycle) is counted as ignored by its type;
-lines that are not Copilot events are counted as unmapped. Approved permission prompts leave no
-record in the file, so no ``allowed`` decision is ever written.
+lines that are not Copilot events are counted as unmapped. A prompt approved without a
+``permission.completed`` in the file (older versions, or rules that approve silently) leaves
+no decision.
 """
 
 from __future__ import annotations
@@ -74,6 +85,27 @@ INFER_NO_PROMPT: Final = ("no approval rule allowed the call and the user could 
 INFER_POLICY: Final = ("Copilot's permission rules denied the call: it is recorded as failed "
                        "with error code \"denied\"")
 INFER_HOOK_END: Final = "a preToolUse hook answered permissionDecision \"deny\" (hook.end)"
+INFER_ASKED: Final = ("Copilot asked for permission (permission.requested) and recorded the "
+                      "answer \"{kind}\" (permission.completed): in the draft a prompt is the "
+                      "decision permission-required, and the tool-invocation follows when it is "
+                      "granted; placed at the prompt's time")
+INFER_ANSWER: Final = ("Copilot recorded the answer \"{kind}\" to a permission prompt "
+                       "(permission.completed; the prompt itself is not in the file): in the "
+                       "draft a prompt is the decision permission-required, and the "
+                       "tool-invocation follows when it is granted; placed at the answer's time")
+INFER_STANDING: Final = ("the answer \"{kind}\" carries a \"{akind}\" approval: Copilot does "
+                         "not ask again for what it covers {until}")
+#: Who answered a prompt (permission.completed ``decisionSource``, Copilot CLI >= 1.0.84).
+APPROVERS: Final = {
+    "human_response": "by the user",
+    "assisted_approval": "on the assisted-approval judge's recommendation",
+    "host_policy": "by the host's policy",
+    "authorization_carry_forward": "by an earlier approval in this session (carried forward)",
+}
+#: Session approvals that cover every call of one permission kind: recorded as a standing
+#: decision for the tool of the call that asked (other tools of that kind are not named).
+KIND_APPROVALS: Final = {"read": "every file read", "write": "every file write",
+                         "memory": "every memory store"}
 
 
 @dataclass
@@ -93,7 +125,9 @@ class Rec:
 
 @dataclass
 class Denial:
-    """A refusal: from a completion, a preToolUse hook or a permission result."""
+    """A once decision for one call: a refusal (from a completion, a preToolUse hook or a
+    permission result; ``disallowed``), or a recorded approval of a permission prompt
+    (``permission-required``: the draft's decision for a prompt that was granted)."""
 
     rec: Rec
     reason: str | None
@@ -103,6 +137,14 @@ class Denial:
     args: Any = None
     call: Call | None = None  # the call it governs, once linked
     fallback: str | None = None  # the reason when no text is recorded (a permission result)
+    decision: str = "disallowed"
+    #: an approval for the session/location: what it covers (``UserToolSessionApproval``)
+    approval: dict[str, Any] | None = None
+    done: Rec | None = None  # an approval: its permission.completed line
+
+    @property
+    def granted(self) -> bool:
+        return self.decision != "disallowed"
 
 
 @dataclass
@@ -223,6 +265,33 @@ def _times(recs: list[Rec], report: Report) -> None:
                     "kept as recorded, in file order")
 
 
+def standing_scope(approval: dict[str, Any] | None, call: Call | None,
+                   target: Any) -> tuple[str, str | None, str] | None:
+    """(server, tool or None for the whole server, what it covers) of a session or location
+    approval; None when the draft cannot name it (an approval of some shell commands only:
+    the draft's target is a tool, never a command)."""
+    if not isinstance(approval, dict):
+        return None
+    k = approval.get("kind")
+    if k == "mcp":
+        server, tool = _s(approval.get("serverName")), _s(approval.get("toolName"))
+        if server is None:
+            return None
+        return (server, tool, f"the MCP tool {tool[:100]}" if tool
+                else f"every tool of the MCP server {server[:100]}")
+    if k == "custom-tool" and _s(approval.get("toolName")):
+        server, tool = target(Call("", approval["toolName"], None, None))
+        return server, tool, f"the custom tool {tool[:100]}"
+    if isinstance(k, str) and k in KIND_APPROVALS and call is not None and call.name:
+        server, tool = target(call)
+        return server, tool, f"{KIND_APPROVALS[k]} (recorded for the tool that asked)"
+    return None
+
+
+def _host_target(call: Call) -> tuple[str, str]:
+    return HOST, call.name or "?"
+
+
 # --- the walk -----------------------------------------------------------------------------------
 
 
@@ -310,7 +379,9 @@ class Walker:
         self.requests: dict[str, tuple[Rec, dict[str, Any]]] = {}  # requested, not started
         self.hooks: dict[str, dict[str, Any]] = {}  # hookInvocationId -> hook.start input
         self.pending: list[Denial] = []  # hook/permission denials not linked to a call yet
-        self.perm_requests: dict[str, dict[str, Any]] = {}
+        self.perm_requests: dict[str, tuple[Rec, dict[str, Any]]] = {}
+        self.grants: list[Denial] = []  # recorded approvals (linked to their call by id)
+        self.calls: dict[str, Call] = {}  # the latest call of each toolCallId
         self.twice: list[str] = []  # lines starting a call id that is still running
 
     @property
@@ -336,9 +407,20 @@ class Walker:
                     self.ses.fail(den.rec.n, "a preToolUse denial that names no tool")
                 else:
                     self.ses.act(den.rec, Action("standalone", denial=den))
+        for g in self.grants:  # an approval whose call never ran: no once decision
+            if g.call is None and g.done is not None:
+                if g.rec is not g.done:
+                    self.ses.ignored(g.rec)
+                if standing_scope(g.approval, None, _host_target) is None:
+                    self.ses.ignored(g.done, f"permission.completed ({g.fallback}, no tool call "
+                                             "recorded)")
 
     # -- linking denials ----------------------------------------------------------------------
     def _link(self, call: Call) -> None:
+        self.calls[call.call_id] = call
+        for g in self.grants:
+            if g.call is None and call.call_id in g.call_ids:
+                g.call = call
         for den in self.pending:
             if den.call is not None:
                 continue
@@ -522,7 +604,7 @@ class Walker:
         rid = _s(r.data.get("requestId"))
         pr = r.data.get("permissionRequest")
         if rid and isinstance(pr, dict):
-            self.perm_requests[rid] = pr
+            self.perm_requests[rid] = (r, pr)
             if pr.get("kind") == "mcp" and _s(pr.get("serverName")):
                 self.ses.servers.add(pr["serverName"])
         self.ses.ignored(r)
@@ -530,11 +612,13 @@ class Walker:
     def on_permission_completed(self, r: Rec) -> None:
         res = r.data.get("result")
         kind = _s(res.get("kind")) if isinstance(res, dict) else None
-        pr = self.perm_requests.get(_s(r.data.get("requestId")) or "", {})
+        asked, pr = self.perm_requests.get(_s(r.data.get("requestId")) or "", (None, {}))
         cid = _s(pr.get("toolCallId")) or _s(r.data.get("toolCallId"))
+        if kind and kind.startswith("approved") and cid is not None and isinstance(res, dict):
+            self._approved(r, asked, pr, res, kind, cid)
+            return
         if not kind or not kind.startswith("denied") or cid is None:
-            # an approval is not written as a decision: the draft's "allowed" would claim a
-            # policy this file does not show (and most approvals leave no record at all)
+            # an approval that names no tool call, a cancelled prompt: no decision to write
             self.ses.ignored(r, f"permission.completed ({kind or '?'})")
             return
         msg = _s(res.get("message")) if isinstance(res, dict) else None
@@ -547,6 +631,37 @@ class Walker:
             self.pending.append(den)
         self.ses.act(r, Action("decision", denial=den))
         self.ses.mapped(r)
+
+    def _approved(self, r: Rec, asked: Rec | None, pr: dict[str, Any], res: dict[str, Any],
+                  kind: str, cid: str) -> None:
+        """A recorded approval: the call's once ``permission-required`` decision, at the
+        prompt's time (else the answer's); an approval for the session or the location is
+        also a standing ``allowed`` decision from the answer's time on, for what it covers."""
+        at = asked or r
+        src = _s(r.data.get("decisionSource"))
+        who = (APPROVERS.get(src or "") or
+               ("by a permissionRequest hook" if asked is not None
+                and asked.data.get("resolvedByHook") is True else "at the permission prompt"))
+        scope = ""
+        if kind == "approved-for-session":
+            scope = " for the rest of the session"
+        elif kind == "approved-for-location":
+            loc = _s(res.get("locationKey"))
+            scope = " for this location" + (f" ({loc[:200]})" if loc else "")
+        reason = f"approved {who}{scope} ({kind[:60]})"
+        rule = (INFER_ASKED if asked is not None else INFER_ANSWER).format(kind=kind[:60])
+        approval = res.get("approval") if kind != "approved" else None
+        grant = Denial(at, reason, rule, _s(pr.get("toolName")), (cid,), pr.get("args"),
+                       fallback=kind[:60], decision="permission-required",
+                       approval=approval if isinstance(approval, dict) else None, done=r)
+        call = self.calls.get(cid)
+        grant.call = call
+        self.grants.append(grant)
+        self.ses.act(at, Action("decision", denial=grant))
+        if grant.approval is not None:
+            self.ses.act(r, Action("standing", denial=grant))
+        self.ses.mapped(r)
+        self.ses.mapped(at)
 
 
 #: Types with a handler (others in Copilot's namespaces are ignored by type).
@@ -616,14 +731,19 @@ class Writer:
                 call = call or den.call
             if call is None or call.decided:
                 return
+            if den.granted and (call.refused or call.denial is not None):
+                return  # a refusal of the same call is recorded: it is the decision
             call.decided = True
             server, tool = self.target(call)
             self.ev.add("policy-decision", r.when, self.op(call), 1, r.where, server=server,
-                        tool=tool, party=self.party(call), decision="disallowed",
+                        tool=tool, party=self.party(call), decision=den.decision,
                         policy_life="once", operation="tool-invocation",
                         **({"reason": den.reason or den.fallback}
                            if den.reason or den.fallback else {}),
                         inferred=den.inferred)
+            return
+        if a.kind == "standing":
+            self.standing(r, a.denial)
             return
         if call is None:
             return
@@ -642,6 +762,27 @@ class Writer:
         etype = {"end": a.etype, "cancel": "tool-cancel", "progress": "tool-progress"}[a.kind]
         self.ev.add(etype, r.when, self.op(call), 1, r.where, body=a.body,
                     party=self.party(call))
+
+
+    def standing(self, r: Rec, grant: Denial | None) -> None:
+        """A session or location approval: standing ``allowed`` from the answer's time on."""
+        if grant is None or grant.approval is None:
+            return
+        scope = standing_scope(grant.approval, grant.call, self.target)
+        if scope is None:
+            return
+        server, tool, what = scope
+        kind = grant.fallback or "approved"
+        until = ("in this location (Copilot keeps it for later sessions there too)"
+                 if kind == "approved-for-location" else "for the rest of the session")
+        akind = str(grant.approval.get("kind"))[:40]
+        ev = self.ev.add("policy-decision", r.when, "", 1, r.where, attempt_field=False,
+                         server=server, tool=tool,
+                         party=self.party(grant.call) if grant.call else 0,
+                         decision="allowed", policy_life="standing",
+                         operation="tool-invocation", reason=f"{grant.reason}: {what}",
+                         inferred=INFER_STANDING.format(kind=kind, akind=akind, until=until))
+        del ev["operation_id"]
 
 
 def convert(data: bytes, *, source_name: str = "-",
