@@ -396,19 +396,22 @@ def test_an_approval_asked_before_the_start_is_permission_required_then_the_call
     assert rep.mapped == 4 and rep.ignored == {"session.start": 1}
 
 
-def test_an_approval_asked_after_the_start_keeps_its_time_and_is_flagged() -> None:
-    # Copilot writes tool.execution_start, then asks: the prompt's time is kept, never moved
+def test_a_call_approved_after_its_start_runs_at_the_approval() -> None:
+    # Copilot writes tool.execution_start, then asks: the call ran once approved. Its
+    # invocation takes the approval's recorded time (no time is made up or moved past
+    # another record), so the decision precedes the run, and the event says why.
     vcon, rep, m = run(
         L_START, started("c1", "bash", 1, 1), asked("p1", "c1", 2, 2),
         answered("p1", '{"kind":"approved"}', 3, 3), ok("c1", 4, 4),
     )
     assert [(e["type"], e["time"]) for e in vcon["events"]] == [
-        ("tool-invocation", ts(1)), ("policy-decision", ts(2)), ("tool-result", ts(4))]
+        ("policy-decision", ts(2)), ("tool-invocation", ts(3)), ("tool-result", ts(4))]
+    assert "ran once approved" in vcon["events"][1]["inferred"]
     assert decisions(vcon)[0]["reason"] == "approved at the permission prompt (approved)"
     assert ops(m) == [("op-0001", "!host", "bash", "completed", "permission-required",
-                       ["decision-after-invocation", "permission-inferred"])]
+                       ["permission-inferred"])]
     assert sorted((f.kind, f.severity) for f in m.findings) == [
-        ("decision-after-invocation", "warning"), ("permission-inferred", "info")]
+        ("permission-inferred", "info")]
     assert rep.mapped == 4
 
 
@@ -464,8 +467,7 @@ def test_approved_for_session_of_file_writes_is_a_standing_decision_for_that_too
     assert '"write" approval' in s0["inferred"]
     assert [(o.tool, o.decision, o.outcome, sorted(o.flags)) for o in m.operations] == [
         ("edit", None, "completed", []),
-        ("edit", "permission-required", "completed",
-         ["decision-after-invocation", "permission-inferred"]),
+        ("edit", "permission-required", "completed", ["permission-inferred"]),
         ("edit", "allowed", "completed", []),
         ("view", None, "completed", []),
     ]

@@ -84,6 +84,8 @@ INFER_NO_PROMPT: Final = ("no approval rule allowed the call and the user could 
                           "permission from user\"")
 INFER_POLICY: Final = ("Copilot's permission rules denied the call: it is recorded as failed "
                        "with error code \"denied\"")
+INFER_RUN_AFTER_GRANT: Final = ("Copilot records tool.execution_start before it asks: the call "
+                                "ran once approved, at the time of the approval")
 INFER_HOOK_END: Final = "a preToolUse hook answered permissionDecision \"deny\" (hook.end)"
 INFER_ASKED: Final = ("Copilot asked for permission (permission.requested) and recorded the "
                       "answer \"{kind}\" (permission.completed): in the draft a prompt is the "
@@ -163,6 +165,7 @@ class Call:
     denial: Denial | None = None  # the decision that refuses it
     decided: bool = False  # its decision is written
     op_id: str | None = None
+    invoked_at: tuple[int, Action] | None = None  # (record number, its invoke action)
 
 
 @dataclass
@@ -172,6 +175,7 @@ class Action:
     etype: str = ""
     body: Any = None
     denial: Denial | None = None
+    inferred: str | None = None  # an invocation placed at a later recorded time: why
 
 
 @dataclass
@@ -185,6 +189,8 @@ class Session:
 
     def act(self, rec: Rec, action: Action) -> None:
         self.actions.setdefault(rec.n, []).append(action)
+        if action.kind == "invoke" and action.call is not None:
+            action.call.invoked_at = (rec.n, action)
 
     def mapped(self, rec: Rec) -> None:
         self.status[rec.n] = ("mapped", "")
@@ -656,12 +662,24 @@ class Walker:
                        approval=approval if isinstance(approval, dict) else None, done=r)
         call = self.calls.get(cid)
         grant.call = call
+        self._run_after_grant(call, r)
         self.grants.append(grant)
         self.ses.act(at, Action("decision", denial=grant))
         if grant.approval is not None:
             self.ses.act(r, Action("standing", denial=grant))
         self.ses.mapped(r)
         self.ses.mapped(at)
+
+    def _run_after_grant(self, call: Call | None, done: Rec) -> None:
+        """Copilot writes ``tool.execution_start`` before it asks: a call approved after its
+        start ran once it was approved. Its invocation is placed at the approval's recorded
+        time (the event's ``inferred`` says so), not before the decision that let it run."""
+        if call is None or call.invoked_at is None or call.invoked_at[0] >= done.n:
+            return
+        n, action = call.invoked_at
+        self.ses.actions[n].remove(action)
+        action.inferred = INFER_RUN_AFTER_GRANT
+        self.ses.act(done, action)
 
 
 #: Types with a handler (others in Copilot's namespaces are ignored by type).
@@ -757,7 +775,8 @@ class Writer:
             if call.name and call.name != tool:
                 body["toolName"] = call.name
             self.ev.add("tool-invocation", r.when, self.op(call), 1, r.where, body=body,
-                        server=server, tool=tool, party=self.party(call))
+                        server=server, tool=tool, party=self.party(call),
+                        **({"inferred": a.inferred} if a.inferred else {}))
             return
         etype = {"end": a.etype, "cancel": "tool-cancel", "progress": "tool-progress"}[a.kind]
         self.ev.add(etype, r.when, self.op(call), 1, r.where, body=a.body,
