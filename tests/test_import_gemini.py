@@ -212,7 +212,9 @@ def test_telemetry_outfile() -> None:
     _, rep = gemini.convert(data)
     m = model_of(data)
     assert ops(m) == {
-        "op-0001": ("!host", "read_file", "completed", "allowed", []),
+        # auto_accept is Gemini's log of a confirmation answered "always allow": asked
+        "op-0001": ("!host", "read_file", "completed", "permission-required",
+                    ["permission-inferred"]),
         "op-0002": ("!host", "run_shell_command", "not-performed", "permission-required", []),
         "op-0003": ("!host", "write_file", "failed", "permission-required",
                     ["permission-inferred"]),

@@ -376,7 +376,10 @@ class Mapper:
             dec = ("permission-required", f"decision {decision}: the user was asked and "
                    "approved" + (" a modified call" if decision == "modify" else ""))
         elif decision == "auto_accept":
-            dec = ("allowed", "decision auto_accept: the host ran it without asking")
+            # Gemini logs auto_accept for a confirmation answered "always allow"
+            # (ProceedAlways*): the user was asked
+            dec = ("permission-required", "decision auto_accept: the user was asked and chose "
+                   "'always allow'")
         if decision == "reject":
             self.call(call, start, end, where, ("refuse-declined", _first(err.strip()) or None,
                       "decision reject: the user declined the confirmation; it did not run"),

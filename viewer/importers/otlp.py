@@ -1012,6 +1012,9 @@ def _decide(d: Decision) -> Rule:
         if dec == "accept":
             return Rule(once="permission-required",
                         inferred=f"{label}: the user approved this call once at the prompt")
+        if not dec:
+            return Rule(once="allowed", inferred=f"{label}: no confirmation was asked for "
+                                                 "(Gemini logs a decision only when it asks)")
         return Rule(once="disallowed" if rejected else "allowed", runs=not rejected,
                     inferred=f"{label}: an unknown decision value")
     if src == "user_abort" or dec == "abort":
