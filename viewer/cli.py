@@ -51,13 +51,16 @@ def _tui_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(
         prog=PROG,
-        description="Review AI agent tool invocations recorded in a vCon.",
+        description="Review AI agent tool invocations recorded in a vCon, or in an agent's "
+                    "own recording (Claude Code, Codex, Gemini, Copilot, Cursor, OpenTelemetry, "
+                    "MCP), recognised by its content.",
         epilog=(
             "commands:\n"
             "  vcon-view FILE                 open the viewer (FILE may be - for stdin)\n"
             "  vcon-view summary FILE ...     headless summary (text, json, md, csv)\n"
             "  vcon-view check FILE ...       conformance check, exit 1 on errors\n"
-            "  vcon-view import mcp TRACE -o OUT   convert an MCP transcript to a vCon\n"
+            "  vcon-view import FORMAT FILE -o OUT  an agent recording as a vCon (claude-code, "
+            "otlp, codex, gemini, copilot, cursor, mcp)\n"
             "  vcon-view import vcon FILE -o OUT   lift an older vCon's tool calls into events\n"
             "  vcon-view demo [NAME]          open a bundled demo incident (--list)\n"
             "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
@@ -66,7 +69,7 @@ def _tui_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
-    p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
+    p.add_argument("file", metavar="FILE", help="vCon or agent recording, or - for stdin")
     p.add_argument("--ignore-critical", action="store_true",
                    help="open a vCon whose 'critical' names unsupported extensions (marked)")
     p.add_argument("--theme", metavar="NAME",
@@ -119,7 +122,7 @@ def cmd_demo(argv: Sequence[str]) -> int:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("file", metavar="FILE", help="vCon file, or - for stdin")
+    p.add_argument("file", metavar="FILE", help="vCon or agent recording, or - for stdin")
     p.add_argument("--ignore-critical", action="store_true",
                    help="process a vCon whose 'critical' names unsupported extensions; every "
                         "output is then marked as produced under this override")
