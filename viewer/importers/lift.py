@@ -44,6 +44,7 @@ class Provenance:
     """Where derived events came from; ``derived_from`` are JSON Pointers into the vCon."""
 
     derived_from: tuple[str, ...] = ()
+    unreadable: int = 0  # objects in one of the shapes that could not be read (unmapped)
     shapes: tuple[str, ...] = ()
     event_sources: tuple[str, ...] = ()  # per derived event, a JSON Pointer
     add_parties: list[dict[str, Any]] = field(default_factory=list)
@@ -155,6 +156,7 @@ class _Lifter:
             body = _decode(d)
             if not isinstance(body, (dict, list)):
                 self.rep.fail(where, "dialog body is not a JSON-RPC message")
+                self.prov.unreadable += 1
                 continue
             self.derived.append(where)
             found.append((where, d, body if isinstance(body, dict) else {"batch": body},
@@ -234,6 +236,7 @@ class _Lifter:
             body = _decode(d)
             if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
                 self.rep.fail(where, "mcp_session body has no messages array")
+                self.prov.unreadable += 1
                 continue
             self.shapes.append("mcp_session")
             self.derived.append(where)
@@ -326,11 +329,13 @@ class _Lifter:
             where = f"/analysis/{i}"
             if a.get("encoding") == "base64url":
                 self.rep.fail(where, "a CBOR (base64url) agent_trace is not read")
+                self.prov.unreadable += 1
                 continue
             body = _decode(a)
             entries = _entries(body)
             if entries is None:
                 self.rep.fail(where, "agent_trace body has no entries")
+                self.prov.unreadable += 1
                 continue
             if "agent_trace" not in self.shapes:
                 self.shapes.append("agent_trace")
@@ -599,7 +604,8 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
     dialogs = all(p.startswith("/dialog/") for p in prov.derived_from)
     derivation = Derivation(
         format="+".join(prov.shapes), title=", ".join(prov.shapes),
-        objects=len(prov.derived_from), unit="dialogs" if dialogs else "objects",
+        objects=len(prov.derived_from) + prov.unreadable,
+        unit="dialogs" if dialogs else "objects",
         mapped=rep.mapped, ignored=sum(rep.ignored.values()), unmapped=rep.unmapped,
         times=rep.times)
     return DerivedView(derived_vcon(vcon, events, prov), prov.derived_from, tuple(diags),
