@@ -349,8 +349,9 @@ def test_proxy_junk_never_crashes(data: st.DataObject) -> None:
             d["body"] = json.dumps(data.draw(any_json))
         elif what == "id":
             body = json.loads(d["body"])
-            body["id"] = data.draw(any_json)
-            d["body"] = json.dumps(body)
+            if isinstance(body, dict):
+                body["id"] = data.draw(any_json)
+                d["body"] = json.dumps(body)
         else:
             d[what] = data.draw(any_json)
         dialogs.insert(data.draw(st.integers(0, len(dialogs))), d)
@@ -358,3 +359,12 @@ def test_proxy_junk_never_crashes(data: st.DataObject) -> None:
         v["parties"] = data.draw(any_json)
     lift(v)  # neither raises: junk is counted, never a traceback
     assert _model(v).derived_from or not v["dialog"]
+
+
+def test_proxy_parties_that_are_not_objects() -> None:
+    """Found by the junk test: the party the messages show as the server was not an object."""
+    v = load(AGENT_SERVER)
+    v["parties"] = [None, None]
+    events, prov = lift(v)
+    assert {e["server"] for e in events if "server" in e} == {"notes-server"}  # serverInfo
+    assert prov.report.unmapped == 0

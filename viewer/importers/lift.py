@@ -213,6 +213,8 @@ class _Lifter:
         party whose role says server, else the serverInfo of an initialize result."""
         roled = (p for p in self.parties if _role(p) in _SERVER_ROLES)
         for p in ([self.parties[learned]] if learned is not None else roled):
+            if not isinstance(p, dict):
+                continue
             m = _meta(p)
             for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
                 if isinstance(v, str) and v and not v.startswith("!"):
