@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from viewer.cli import main
 from viewer.importers.lift import convert_vcon, derived_view, lift
@@ -42,6 +44,11 @@ CASES = {
     PROXY: ("/dialog/0", "vcon-mcp-proxy",
             [("https://weather.example.com/mcp", "get_forecast"),
              ("https://weather.example.com/mcp", "get_weather")]),
+    FIX / "import_proxy_agent_server.vcon.json": (
+        "/dialog/0", "vcon-mcp-proxy",
+        [("notes-server", t) for t in (
+            "list_notes", "read_note", "read_note", "search_notes", "write_note", "read_note",
+            "read_note", "search_notes", "delete_note", "list_notes")]),
 }
 
 
@@ -132,3 +139,232 @@ def test_import_vcon_refuses_nothing_to_lift(tmp_path: Path) -> None:
     plain.write_text(json.dumps({"vcon": "0.4.0", "uuid": "u", "dialog": []}))
     assert main(["import", "vcon", str(plain), "-o", str(tmp_path / "o.json")]) == 2
     assert not (tmp_path / "o.json").exists()
+
+
+# -- vcon-mcp-proxy: direction from the message, never from the parties' roles -----------------
+
+AGENT_SERVER = FIX / "import_proxy_agent_server.vcon.json"
+# Read from the raw file by hand: initialize, tools/list, then ten tools/call from party 0
+# ("Claude Desktop", role user) to party 1 ("notes-server", role agent: the MCP server),
+# each answered. search_notes (id 5) gets a progress notification; write_note (id 6) an
+# elicitation/create whose server id 6 collides with the open call 6, accepted by the client;
+# the server pings with id 8 while call 8 is open; delete_note answers isError: true.
+AGENT_SERVER_OPS = [
+    ("list_notes", "completed"), ("read_note", "completed"), ("read_note", "completed"),
+    ("search_notes", "completed"), ("write_note", "completed"), ("read_note", "completed"),
+    ("read_note", "completed"), ("search_notes", "completed"), ("delete_note", "failed"),
+    ("list_notes", "completed"),
+]
+
+
+def _model(v: dict[str, Any]) -> Any:
+    return build_model(load_bytes(json.dumps(v).encode(), name="proxy.vcon.json"))
+
+
+def _no_parties(v: dict[str, Any]) -> dict[str, Any]:
+    v = copy.deepcopy(v)
+    del v["parties"]
+    for d in v["dialog"]:
+        d.pop("parties", None)
+        d.pop("originator", None)
+    return v
+
+
+def _both_agent(v: dict[str, Any], *, one_sender: bool = False) -> dict[str, Any]:
+    v = copy.deepcopy(v)
+    for p in v["parties"]:
+        p["role"] = "agent"
+    if one_sender:  # every dialog says party 0 sent it: the senders are not evidence
+        for d in v["dialog"]:
+            d["originator"], d["parties"] = 0, [0, 1]
+    return v
+
+
+VARIANTS = {
+    "server-role-agent": lambda v: v,
+    "no-parties": _no_parties,
+    "both-agent": _both_agent,
+    "both-agent-one-sender": lambda v: _both_agent(v, one_sender=True),
+    "client-no-role": lambda v: {**v, "parties": [{"name": "Claude Desktop"}, v["parties"][1]]},
+}
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_proxy_direction_from_the_messages(variant: str) -> None:
+    model = _model(VARIANTS[variant](load(AGENT_SERVER)))
+    assert [(op.tool, op.outcome) for op in model.operations] == AGENT_SERVER_OPS
+    assert {op.server for op in model.operations} == {"notes-server"}
+    assert not any(op.flags for op in model.operations)
+    texts = [d.message for d in model.diagnostics]
+    assert not [t for t in texts if "no open request" in t or "could not be mapped" in t]
+    assert [d for d in model.diagnostics if d.severity == "error"] == []
+    write = model.operations[4]
+    assert write.attempts[0].states == ("Running", "Input Required", "Running", "Completed")
+    d = model.derivation
+    assert (d.format, d.objects, d.unit, d.mapped, d.ignored, d.unmapped) == (
+        "vcon-mcp-proxy", 30, "dialogs", 23, 7, 0)
+    events = [e for e in model.vcon["events"] if "operation_id" in e]
+    client = 0 if variant != "no-parties" else len(model.parties) - 1  # an added party
+    assert {e["party"] for e in events} == {client}
+
+
+def test_proxy_events_belong_to_the_client_party() -> None:
+    # the MCP server party comes first and is the one with role "agent"
+    v = load(AGENT_SERVER)
+    v["parties"].reverse()
+    for d in v["dialog"]:
+        d["originator"] = 1 - d["originator"]
+        d["parties"] = [1 - p for p in d["parties"]]
+    events, _ = lift(v)
+    assert {e["party"] for e in events} == {1}  # Claude Desktop, the sender of initialize
+
+
+def test_proxy_direction_rule() -> None:
+    from viewer.importers.lift import proxy_direction
+    from viewer.importers.mcp import C2S, S2C
+
+    def way(msg: dict[str, Any], side: str | None = None, c: Any = (), s: Any = (),
+            **kw: Any) -> str | None:
+        shape = ("request" if "id" in msg else "notification") if "method" in msg \
+            else "response"
+        return proxy_direction(msg, shape, side, {json.dumps(k): "m" for k in c},
+                               {json.dumps(k): "elicitation/create" for k in s}, **kw)
+
+    # requests: by method; ping by its sender, or by which side has its id in flight
+    assert way({"id": 1, "method": "tools/call"}, S2C) == C2S
+    for method in ("elicitation/create", "sampling/createMessage", "roots/list"):
+        assert way({"id": 1, "method": method}, C2S) == S2C
+    assert way({"id": 1, "method": "ping"}, S2C) == S2C
+    assert way({"id": 1, "method": "ping"}, c=[1]) == S2C
+    assert way({"id": 1, "method": "ping"}) == C2S
+    # responses answer the open request of the other side with their id, whatever the sender
+    assert way({"id": 1, "result": {}}, C2S, c=[1]) == S2C
+    assert way({"id": 1, "result": {}}, S2C, s=[1]) == C2S
+    assert way({"id": "1", "result": {}}, None, c=[1]) is None  # "1" is not 1
+    assert way({"id": 1, "result": {"action": "accept"}}, None, c=[1], s=[1]) == C2S
+    assert way({"id": 1, "result": {"content": []}}, None, c=[1], s=[1]) == S2C
+    assert way({"id": 1, "result": {"content": []}}, C2S, c=[1], s=[1]) == C2S
+    # notifications: the sender's side, else the client's notifications by name
+    assert way({"method": "notifications/cancelled"}) == C2S
+    assert way({"method": "notifications/progress"}) == S2C
+    assert way({"method": "notifications/progress"}, C2S) == C2S
+    # an explicit meta.direction is honoured
+    assert way({"id": 1, "result": {}}, c=[1], explicit="client_to_server") == C2S
+
+
+def test_proxy_mcp_type_disagreeing_with_the_body_is_warned() -> None:
+    v = load(AGENT_SERVER)
+    v["dialog"][1]["meta"]["mcp_type"] = "request"  # the initialize result
+    _, prov = lift(v)
+    assert any("meta.mcp_type" in w for w in prov.report.warnings)
+    assert prov.report.unmapped == 0
+
+
+def test_proxy_bench_session_is_all_answered() -> None:
+    import importlib.util
+
+    spec_ = importlib.util.spec_from_file_location("bench_proxy", ROOT / "bench" / "proxy.py")
+    assert spec_ is not None and spec_.loader is not None
+    bench = importlib.util.module_from_spec(spec_)
+    spec_.loader.exec_module(bench)
+    model = _model(bench.proxy_vcon(600, pad=10))
+    assert model.operations and {op.outcome for op in model.operations} <= {
+        "completed", "failed"}
+    assert model.derivation is not None and model.derivation.unmapped == 0
+
+
+def _with_strays(n: int) -> dict[str, Any]:
+    """The agent-server session plus ``n`` responses to requests never made."""
+    v = load(AGENT_SERVER)
+    for k in range(n):
+        v["dialog"].append({"type": "text", "start": "2026-03-02T10:01:00.000Z",
+                            "parties": [1, 0], "originator": 1, "encoding": "none",
+                            "body": json.dumps({"jsonrpc": "2.0", "id": 900 + k,
+                                                "result": {}}),
+                            "meta": {"mcp_type": "response", "request_id": 900 + k}})
+    return v
+
+
+def test_unmapped_examples_are_whole_sentences() -> None:
+    model = _model(_with_strays(26))
+    warn = [d.message for d in model.diagnostics if "could not be mapped" in d.message]
+    assert len(warn) == 1
+    msg = warn[0]
+    assert msg.startswith("26 input item(s) could not be mapped; the first 5: /dialog/30: ")
+    examples = msg.split(": ", 1)[1].split("; ")
+    assert len(examples) == 5
+    assert all(e.endswith(": a response to no open request of the other side")
+               for e in examples)
+    assert model.derivation is not None and model.derivation.unmapped == 26
+    assert "· 26 not mapped" in model.derivation.line()
+
+
+def test_clip_shortens_the_value_not_the_sentence() -> None:
+    from viewer.importers.common import clip
+
+    assert clip("ok") == "'ok'"
+    long = clip("x" * 500, 24)
+    assert len(long) == 24 and long.startswith("'xx") and long.endswith("…'")
+
+
+def test_import_vcon_with_unmapped_input_warns_and_exits_0(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = tmp_path / "strays.vcon.json"
+    src.write_text(json.dumps(_with_strays(2)))
+    out = tmp_path / "out.vcon.json"
+    assert main(["import", "vcon", str(src), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "wrote " in err and "10 operation(s)" in err
+    assert ("warning: 2 input item(s) could not be mapped: /dialog/30: a response to no open "
+            "request of the other side; /dialog/31: a response to no open request of the "
+            "other side\n") in err
+    written = load(out)
+    prov = written["attachments"][-1]["body"]
+    assert prov["unmapped"]["count"] == 2
+    assert main(["import", "vcon", str(src), "-o", str(tmp_path / "q.json"), "-q"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_convert_vcon_leaves_the_input_alone() -> None:
+    data = AGENT_SERVER.read_bytes()
+    before = json.loads(data)
+    vcon, _ = convert_vcon(data, source_name=AGENT_SERVER.name)
+    assert "events" not in before and len(vcon["events"]) == 23
+    assert json.loads(data) == before
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.data())
+def test_proxy_junk_never_crashes(data: st.DataObject) -> None:
+    from tests.strategies import any_json
+
+    v = load(AGENT_SERVER)
+    dialogs = v["dialog"]
+    for _ in range(data.draw(st.integers(0, 6))):
+        k = data.draw(st.integers(0, len(dialogs) - 1))
+        d = copy.deepcopy(dialogs[k])
+        what = data.draw(st.sampled_from(["body", "meta", "originator", "parties", "id"]))
+        if what == "body":
+            d["body"] = json.dumps(data.draw(any_json))
+        elif what == "id":
+            body = json.loads(d["body"])
+            if isinstance(body, dict):
+                body["id"] = data.draw(any_json)
+                d["body"] = json.dumps(body)
+        else:
+            d[what] = data.draw(any_json)
+        dialogs.insert(data.draw(st.integers(0, len(dialogs))), d)
+    if data.draw(st.booleans()):
+        v["parties"] = data.draw(any_json)
+    lift(v)  # neither raises: junk is counted, never a traceback
+    assert _model(v).derived_from or not v["dialog"]
+
+
+def test_proxy_parties_that_are_not_objects() -> None:
+    """Found by the junk test: the party the messages show as the server was not an object."""
+    v = load(AGENT_SERVER)
+    v["parties"] = [None, None]
+    events, prov = lift(v)
+    assert {e["server"] for e in events if "server" in e} == {"notes-server"}  # serverInfo
+    assert prov.report.unmapped == 0

@@ -460,3 +460,50 @@ def test_text_caps_long_lists_and_says_so(monkeypatch: pytest.MonkeyPatch) -> No
     assert shown_ops == {op.operation_id for op in model.operations[:5]} | {
         f.operation_id for f in sorted(model.findings, key=lambda f: ("error", "warning",
                                                                      "info").index(f.severity))[:3]}
+
+
+def _derived_models() -> dict[str, Model]:
+    """A lifted proxy vCon with 2 stray responses, and an imported MCP transcript."""
+    import json
+
+    from viewer.pipeline import open_path
+
+    v = json.loads((FIXTURES / "import_proxy_agent_server.vcon.json").read_bytes())
+    for k in range(2):
+        v["dialog"].append({"type": "text", "parties": [1, 0], "originator": 1,
+                            "body": json.dumps({"jsonrpc": "2.0", "id": 900 + k, "result": {}}),
+                            "encoding": "none", "meta": {"mcp_type": "response"}})
+    return {
+        "lifted": build_model(load_bytes(json.dumps(v).encode(), name="proxy.vcon.json")),
+        "imported": build_model(open_path(str(FIXTURES / "import_partial.jsonl"))),
+    }
+
+
+def test_derived_views_say_so_in_every_header() -> None:
+    models = _derived_models()
+    lifted, imported = models["lifted"], models["imported"]
+    line = "derived from 32 dialogs (vcon-mcp-proxy) · 2 not mapped"
+    assert lifted.derivation is not None and lifted.derivation.line() == line
+    assert "Operations: 10, " + line + "\n" in to_text(lifted, width=160)
+    assert "| Operations | 10, " + md(line) + " |\n" in to_markdown(lifted)
+    derived = summary_dict(lifted)["derived"]
+    assert derived["from"][0] == "/dialog/0" and derived["note"]
+    assert {k: v for k, v in derived.items() if k not in ("from", "note")} == {
+        "format": "vcon-mcp-proxy", "title": "vcon-mcp-proxy", "objects": 32,
+        "unit": "dialogs", "mapped": 23, "ignored": 7, "unmapped": 2, "times": "recorded"}
+    assert orjson.loads(to_json(lifted))["derived"] == derived
+    d = imported.derivation
+    assert d is not None and d.unmapped == 3
+    assert f"Operations: {len(imported.operations)}, {d.line()}\n" in to_text(imported,
+                                                                          width=160)
+    assert d.line() == ("derived from 5 messages (MCP JSON-RPC transcript) · 3 not mapped · "
+                        "times are order only")
+    assert summary_dict(imported)["derived"]["unmapped"] == 3
+    assert summary_dict(imported)["derived"]["format"] == "mcp"
+
+
+def test_own_events_have_no_derived_header() -> None:
+    model = build_model(load_bytes((FIXTURES / "report_small.vcon.json").read_bytes()))
+    assert model.derivation is None
+    assert "derived" not in to_text(model) and "derived" not in to_markdown(model)
+    assert "derived" not in summary_dict(model)

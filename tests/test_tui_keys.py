@@ -727,3 +727,33 @@ async def test_context_screen_and_select() -> None:
         assert isinstance(app.screen, TimelineScreen) and op_id(app) == "op-report"
         await pilot.press("c", "escape")
         assert isinstance(app.screen, TimelineScreen)
+
+
+async def test_derived_view_header_says_so(tmp_path: Path) -> None:
+    """A lifted vCon: the header says what the operations were derived from, on a line of
+    its own."""
+    v = json.loads((Path(SMALL).parent / "import_proxy_agent_server.vcon.json").read_bytes())
+    for k in range(3):
+        v["dialog"].append({"type": "text", "parties": [1, 0], "originator": 1,
+                            "encoding": "none", "meta": {"mcp_type": "response"},
+                            "body": json.dumps({"jsonrpc": "2.0", "id": 900 + k,
+                                                "result": {}})})
+    path = tmp_path / "proxy.vcon.json"
+    path.write_text(json.dumps(v))
+    app = app_for(path)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        rendered = app.screen.query_one(InfoHeader).render()
+        line = "derived from 33 dialogs (vcon-mcp-proxy) · 3 not mapped"
+        assert line in str(rendered).split("\n")
+        assert line in screen_text(app)
+
+
+async def test_own_events_header_has_no_derived_line() -> None:
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "derived from" not in str(app.screen.query_one(InfoHeader).render())

@@ -85,7 +85,8 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         f"{label} is a {fmt.title}, not a vCon: {n_ops} operation(s) were derived from it by "
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]
-    diags += [Diagnostic("derived-warning", "info", "", safe(w)[:300]) for w in report.lines()]
+    # whole sentences: Report.lines keeps a few whole examples (by count), never cut one short
+    diags += [Diagnostic("derived-warning", "info", "", safe(w)) for w in report.lines()]
     return Loaded(vcon=loaded.vcon, source=loaded.source,
                   diagnostics=(*loaded.diagnostics, *diags), derivation=derivation,
                   derived_from=(f"{fmt.name}:{_base(name)}",))

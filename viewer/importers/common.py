@@ -48,6 +48,13 @@ def parse_ts(value: Any) -> tuple[datetime | None, bool]:
     return None, False
 
 
+def clip(value: Any, limit: int = 40) -> str:
+    """A recorded value to quote in a warning or an example, shortened with an ellipsis: the
+    value is cut, never the sentence around it (``repr`` form, so its ends are visible)."""
+    text = repr(value) if isinstance(value, str) else repr(str(value))
+    return text if len(text) <= limit else text[: limit - 2] + "…" + text[0]
+
+
 @dataclass
 class Report:
     """What an import kept, skipped and could not map; printed as warnings by the CLI."""
@@ -63,6 +70,8 @@ class Report:
         self.ignored[kind] = self.ignored.get(kind, 0) + 1
 
     def fail(self, where: str, why: str) -> None:
+        """One unmapped input item; ``why`` is our sentence (quote recorded values with
+        ``clip``): the first ``MAX_EXAMPLES`` are kept whole, the rest counted."""
         self.unmapped += 1
         if len(self.examples) < MAX_EXAMPLES:
             self.examples.append(f"{where}: {why}")
@@ -80,8 +89,10 @@ class Report:
         elif self.times == "partial":
             out.append("some messages have no timestamp: they take the time of the message "
                        "before them")
-        if self.unmapped:
-            out.append(f"{self.unmapped} input item(s) could not be mapped; first: "
+        if self.unmapped:  # whole examples, by count: never a sentence cut short
+            first = "" if self.unmapped == len(self.examples) else \
+                f"; the first {len(self.examples)}"
+            out.append(f"{self.unmapped} input item(s) could not be mapped{first}: "
                        + "; ".join(self.examples))
         return out
 

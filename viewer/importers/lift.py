@@ -18,13 +18,12 @@ touches the vCon. ``derived_view`` gives ``build_model`` a copy of the vCon with
 from __future__ import annotations
 
 import base64
-import copy
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
-from viewer.importers.common import EPOCH, Events, Report, parse_ts, rfc3339, vcon_uuid
+from viewer.importers.common import EPOCH, Events, Report, clip, parse_ts, rfc3339, vcon_uuid
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
 from viewer.model import spec
 from viewer.model.types import Derivation, Diagnostic
@@ -45,6 +44,7 @@ class Provenance:
     """Where derived events came from; ``derived_from`` are JSON Pointers into the vCon."""
 
     derived_from: tuple[str, ...] = ()
+    unreadable: int = 0  # objects in one of the shapes that could not be read (unmapped)
     shapes: tuple[str, ...] = ()
     event_sources: tuple[str, ...] = ()  # per derived event, a JSON Pointer
     add_parties: list[dict[str, Any]] = field(default_factory=list)
@@ -147,7 +147,7 @@ class _Lifter:
 
     # -- vcon-mcp-proxy: a dialog per JSON-RPC message ---------------------------------------
     def proxy(self) -> None:
-        msgs: list[Msg] = []
+        found: list[tuple[str, dict[str, Any], dict[str, Any], int | None, int | None]] = []
         for i, d in enumerate(_list(self.vcon, "dialog")):
             m = _meta(d)
             if not ({"mcp_type", "mcp_method", "request_id"} & m.keys()):
@@ -156,16 +156,37 @@ class _Lifter:
             body = _decode(d)
             if not isinstance(body, (dict, list)):
                 self.rep.fail(where, "dialog body is not a JSON-RPC message")
+                self.prov.unreadable += 1
                 continue
+            self.derived.append(where)
+            found.append((where, d, body if isinstance(body, dict) else {"batch": body},
+                          *_sender(d)))
+        if not found:
+            return
+        self.shapes.append("vcon-mcp-proxy")
+        sides = _learn_sides((body, sender, other) for _, _, body, sender, other in found)
+        msgs: list[Msg] = []
+        open_c: dict[str, str] = {}  # the client's open requests: id key -> method
+        open_s: dict[str, str] = {}  # the server's
+        disagree = 0
+        for where, d, body, sender, _ in found:
+            m = _meta(d)
+            shape = _shape(body)
+            if shape is not None and m.get("mcp_type") in _SHAPES and m["mcp_type"] != shape:
+                disagree += 1
+            way = proxy_direction(body, shape, sides.get(sender) if sender is not None else None,
+                                  open_c, open_s, explicit=m.get("direction", m.get("dir")))
+            if way is not None and shape == "request":
+                (open_c if way == C2S else open_s)[_id_key(body.get("id"))] = body["method"]
+            elif way is not None and shape == "response":
+                (open_c if way == S2C else open_s).pop(_id_key(body.get("id")), None)
             ts, naive = parse_ts(d.get("start"))
             if naive:
                 self.rep.warn("dialog start times without a zone offset were read as UTC")
-            msgs.append(Msg(body if isinstance(body, dict) else {"batch": body},
-                            self._proxy_dir(d, m), ts, where))
-            self.derived.append(where)
-        if not msgs:
-            return
-        self.shapes.append("vcon-mcp-proxy")
+            msgs.append(Msg(body, way, ts, where))
+        if disagree:
+            self.rep.warn(f"{disagree} dialog(s) have a meta.mcp_type that is not the shape of "
+                          "their JSON-RPC message: the message was followed")
         known = [m.ts for m in msgs if m.ts is not None]
         times: list[datetime] = []
         prev = known[0] if known else EPOCH
@@ -176,35 +197,30 @@ class _Lifter:
         if not known:
             self.rep.times = "order-only"
         self.note_time(times[0])
-        self.ev.party = self.party(frozenset({"client", "agent", "mcp_client", "mcp-client"}),
-                                   "MCP client (agent)")
-        MCPMapper(self.ev, self.rep, self._proxy_server(msgs)).run(msgs, times)
+        client = self._side_party(sides, C2S)
+        self.ev.party = client if client is not None else self.party(
+            frozenset({"client", "agent", "mcp_client", "mcp-client"}), "MCP client (agent)")
+        MCPMapper(self.ev, self.rep, self._proxy_server(msgs, self._side_party(sides, S2C))
+                  ).run(msgs, times)
 
-    def _proxy_dir(self, d: dict[str, Any], m: dict[str, Any]) -> str | None:
-        got = _direction(m.get("direction", m.get("dir")))
-        if got:
-            return got
-        sender = d.get("originator")
-        if type(sender) is not int:
-            ps = d.get("parties")
-            sender = ps[0] if isinstance(ps, list) and ps and type(ps[0]) is int else None
-        if sender is not None and 0 <= sender < len(self.parties):
-            role = _role(self.parties[sender])
-            if role in _SERVER_ROLES:
-                return S2C
-            if role in _CLIENT_ROLES:
-                return C2S
-        return None
+    def _side_party(self, sides: dict[int, str | None], side: str) -> int | None:
+        """The party the messages show on ``side`` (the lowest index if several)."""
+        got = [p for p, s in sides.items() if s == side and 0 <= p < len(self.parties)]
+        return min(got) if got else None
 
-    def _proxy_server(self, msgs: list[Msg]) -> str:
-        for p in self.parties:
-            if _role(p) in _SERVER_ROLES:
-                m = _meta(p)
-                for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
-                    if isinstance(v, str) and v and not v.startswith("!"):
-                        return v
-        for m in msgs:
-            r = m.msg.get("result") if m.msg else None
+    def _proxy_server(self, msgs: list[Msg], learned: int | None) -> str:
+        """The server's URL or name: from the party the messages show as the server, else a
+        party whose role says server, else the serverInfo of an initialize result."""
+        roled = (p for p in self.parties if _role(p) in _SERVER_ROLES)
+        for p in ([self.parties[learned]] if learned is not None else roled):
+            if not isinstance(p, dict):
+                continue
+            m = _meta(p)
+            for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
+                if isinstance(v, str) and v and not v.startswith("!"):
+                    return v
+        for msg in msgs:
+            r = msg.msg.get("result") if msg.msg else None
             if isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
                 n = r["serverInfo"].get("name")
                 if isinstance(n, str) and n and not n.startswith("!"):
@@ -222,6 +238,7 @@ class _Lifter:
             body = _decode(d)
             if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
                 self.rep.fail(where, "mcp_session body has no messages array")
+                self.prov.unreadable += 1
                 continue
             self.shapes.append("mcp_session")
             self.derived.append(where)
@@ -314,11 +331,13 @@ class _Lifter:
             where = f"/analysis/{i}"
             if a.get("encoding") == "base64url":
                 self.rep.fail(where, "a CBOR (base64url) agent_trace is not read")
+                self.prov.unreadable += 1
                 continue
             body = _decode(a)
             entries = _entries(body)
             if entries is None:
                 self.rep.fail(where, "agent_trace body has no entries")
+                self.prov.unreadable += 1
                 continue
             if "agent_trace" not in self.shapes:
                 self.shapes.append("agent_trace")
@@ -366,13 +385,147 @@ class _Lifter:
                     ok = False
                 if not ok and not (isinstance(status, str) and status.lower() in (
                         "error", "failed", "failure", "fail")):
-                    self.rep.warn(f"agent_trace status {str(status)[:20]!r} read as a failure")
+                    self.rep.warn(f"agent_trace status {clip(status, 24)} read as a failure")
                 out = {k: e[k] for k in ("status", "output", "error") if k in e}
                 self.ev.add("tool-result" if ok else "tool-failure", prev, ops[ref], 1, ptr,
                             body=out)
                 self.rep.mapped += 1
             else:
                 self.rep.ignore(f"agent_trace {t} entry")
+
+
+# -- vcon-mcp-proxy: which way a message went --------------------------------------------------
+
+#: Requests only a server sends; ``ping`` either side sends; every other request is a client's.
+_SERVER_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage",
+                                     "roots/list"})
+#: Notifications a client sends (the others are a server's) when the sender's side is unknown.
+_CLIENT_NOTIFICATIONS: Final = frozenset({
+    "notifications/initialized", "notifications/cancelled",
+    "notifications/roots/list_changed"})
+#: Members of a client's answer to the server's requests.
+_CLIENT_ANSWER_KEYS: Final = {"elicitation/create": frozenset({"action"}),
+                              "roots/list": frozenset({"roots"}),
+                              "sampling/createMessage": frozenset({"model", "role"})}
+_ALL_CLIENT_ANSWER_KEYS: Final = frozenset().union(*_CLIENT_ANSWER_KEYS.values())
+_SHAPES: Final = frozenset({"request", "response", "notification"})
+
+
+def _shape(msg: dict[str, Any]) -> str | None:
+    """request, notification or response, by the JSON-RPC members (None: none of them)."""
+    if isinstance(msg.get("method"), str):
+        return "request" if "id" in msg else "notification"
+    if "id" in msg and ("result" in msg or "error" in msg):
+        return "response"
+    return None
+
+
+def _id_key(rid: Any) -> str:
+    """Request ids compare by JSON value and type: 1 and "1" are different ids."""
+    return json.dumps(rid, sort_keys=True)
+
+
+def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | None,
+                    open_c: dict[str, str], open_s: dict[str, str], *,
+                    explicit: Any = None) -> str | None:
+    """Which way one vcon-mcp-proxy message went, C2S or S2C, read from the message itself.
+
+    Never from the parties' roles (a real capture calls its MCP server party "agent").
+    ``explicit`` (``meta.direction``) is honoured when it names a direction. Else, by the
+    shape of the JSON-RPC message:
+
+    * a request: elicitation/create, sampling/createMessage and roots/list are the server's;
+      ``ping`` goes the way its sender sends; unknown, it is the server's when its id is
+      open among the client's requests (a sender never reuses an id in flight), else the
+      client's; any other request is a client's;
+    * a response answers the open request with its id of the other side: an id open only
+      among the client's requests (``open_c``) is the server answering (S2C), only among the
+      server's (``open_s``) the client answering (C2S); open on both sides, or on neither,
+      the sender's side decides; open on both with the sender unknown, an answer shaped as
+      the client's answer to the server's open request (an empty result to ``ping``, an
+      ``action`` to elicitation/create...) is the client's, any other the server's;
+    * a notification goes the way its sender sends; unknown, initialized, cancelled and
+      roots/list_changed are a client's, the rest a server's.
+
+    ``sender_side`` is the side of the dialog's sender as its requests show it
+    (``_learn_sides``); ``open_c``/``open_s`` (id key -> method) are kept by the caller.
+    None: no direction (a response to no open request; the mapper reports it).
+    """
+    got = _direction(explicit)
+    if got:
+        return got
+    method = msg.get("method")
+    if shape == "request":
+        if method in _SERVER_REQUESTS:
+            return S2C
+        if method != "ping":
+            return C2S
+        if sender_side:
+            return sender_side
+        return S2C if _id_key(msg.get("id")) in open_c else C2S  # ids in flight are unique
+    if shape == "notification":
+        return sender_side or (C2S if method in _CLIENT_NOTIFICATIONS else S2C)
+    if shape != "response":
+        return None
+    key = _id_key(msg.get("id"))
+    in_c, in_s = key in open_c, key in open_s
+    if in_c != in_s:
+        return S2C if in_c else C2S
+    if sender_side or not in_c:
+        return sender_side
+    return C2S if _client_answer(open_s[key], msg.get("result")) else S2C
+
+
+def _client_answer(method: str, result: Any) -> bool:
+    """Whether ``result`` has the shape of a client's answer to the server's ``method``."""
+    if not isinstance(result, dict):
+        return False
+    if method == "ping":
+        return not result
+    want = _CLIENT_ANSWER_KEYS.get(method)
+    return not (want or _ALL_CLIENT_ANSWER_KEYS).isdisjoint(result)
+
+
+def _sender(d: dict[str, Any]) -> tuple[int | None, int | None]:
+    """The dialog's sender (``originator``, else the first of its ``parties``) and the other
+    party of the dialog: indices used as identities (their roles are not read)."""
+    ps = [p for p in _arr(d.get("parties")) if type(p) is int]
+    sender = d.get("originator")
+    if type(sender) is not int:
+        sender = ps[0] if ps else None
+    other = next((p for p in ps if p != sender), None)
+    return sender, other
+
+
+def _learn_sides(found: Any) -> dict[int, str | None]:
+    """Each sending party's side (C2S: the client), from the requests it sends.
+
+    The sender of the first ``initialize`` is the client and the other party of that dialog
+    the server. Any other request (not ``ping``) shows its sender on its side (a server's
+    request: the server) and its other party on the other side. A party shown on both sides
+    is None (its dialogs' senders are not reliable). ``found``: (message, sender, other).
+    """
+    sides: dict[int, str | None] = {}
+
+    def put(party: int | None, side: str) -> None:
+        if party is not None:
+            sides[party] = side if sides.get(party, side) == side else None
+
+    initialized = False
+    for msg, sender, other in found:
+        method = msg.get("method")
+        if sender is None or not isinstance(method, str) or "id" not in msg or method == "ping":
+            continue
+        if method == "initialize" and not initialized:
+            initialized = True
+            sides[sender] = C2S
+            if other is not None:
+                sides[other] = S2C
+            continue
+        side = S2C if method in _SERVER_REQUESTS else C2S
+        put(sender, side)
+        put(other, C2S if side == S2C else S2C)
+    return sides
 
 
 def _entries(body: Any) -> list[tuple[str, Any]] | None:
@@ -447,13 +600,14 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
         f"from index {first}) were derived from {', '.join(prov.shapes)} at "
         f"{', '.join(prov.derived_from[:4])}{' …' if len(prov.derived_from) > 4 else ''}; "
         "the file is unchanged (vcon-view import vcon writes them)")]
-    diags += [Diagnostic("derived-warning", "info", prov.derived_from[0], w[:300])
-              for w in prov.report.lines()]
+    diags += [Diagnostic("derived-warning", "info", prov.derived_from[0], w)
+              for w in prov.report.lines()]  # whole sentences (examples are few, by count)
     rep = prov.report
     dialogs = all(p.startswith("/dialog/") for p in prov.derived_from)
     derivation = Derivation(
         format="+".join(prov.shapes), title=", ".join(prov.shapes),
-        objects=len(prov.derived_from), unit="dialogs" if dialogs else "objects",
+        objects=len(prov.derived_from) + prov.unreadable,
+        unit="dialogs" if dialogs else "objects",
         mapped=rep.mapped, ignored=sum(rep.ignored.values()), unmapped=rep.unmapped,
         times=rep.times)
     return DerivedView(derived_vcon(vcon, events, prov), prov.derived_from, tuple(diags),
@@ -475,7 +629,9 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
             raise NothingToLift("nothing could be derived: " + "; ".join(prov.report.examples))
         raise NothingToLift("no vcon-mcp-proxy dialogs, mcp_session dialog or agent_trace "
                             "analysis with tool calls")
-    out = copy.deepcopy(derived_vcon(vcon, events, prov))
+    # No deep copy: ``out`` is a new dict whose changed members are new lists, the parsed
+    # input is not used after this, and the result is only serialised.
+    out = derived_vcon(vcon, events, prov)
     old_uuid = vcon.get("uuid")
     out["uuid"] = vcon_uuid(data)
     provenance = {

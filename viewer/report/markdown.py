@@ -113,7 +113,8 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None) -> 
             ["UUID", md(s.uuid) or "(none)"],
             ["Extensions", md(", ".join(s.extensions)) or "(none)"],
             ["Critical", md(", ".join(s.critical)) or "(none)"],
-            ["Operations", shown],
+            ["Operations", shown + (f", {md(model.derivation.line())}"
+                                    if model.derivation is not None else "")],
             ["Findings and diagnostics", _counts(findings, model)],
         ],
     )

@@ -188,8 +188,13 @@ def _document(model: Model, operations: Sequence[Operation] | None,
         out["produced_under_override"] = True
         out["note"] = OVERRIDE_NOTE
     out["source"] = _source(model)
-    if model.derived_from:  # lifted: the file has no lifecycle events (viewer.importers.lift)
+    if model.derived_from:  # lifted or imported: the file has no lifecycle events
         out["derived"] = {"from": list(model.derived_from), "note": DERIVED_NOTE}
+        d = model.derivation
+        if d is not None:  # what was read, and how much of it was mapped
+            out["derived"].update(
+                format=d.format, title=d.title, objects=d.objects, unit=d.unit,
+                mapped=d.mapped, ignored=d.ignored, unmapped=d.unmapped, times=d.times)
     if operations is not None:
         out["selection"] = {
             "operations": len(ops),

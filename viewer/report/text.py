@@ -88,6 +88,9 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
     for label, value in rows:
         out.append(f"{label + ':':<12}", style="bold")
         out.append_text(t(value))
+        if label == "Operations" and model.derivation is not None:  # not the file's events
+            out.append(", ")
+            out.append_text(t(model.derivation.line(), "yellow"))
         out.append("\n")
     by = {k: 0 for k in spec.SEVERITIES}
     for item in (*findings, *model.diagnostics):

@@ -481,6 +481,11 @@ class InfoHeader(Static):
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
+        if model.derivation is not None:  # one line: the operations are not the file's events
+            d = model.derivation
+            text.append(safe(d.line()),
+                        P.style("severity:warning" if d.unmapped else "context"))
+            text.append("\n")
         n_ops = len(model.operations)
         n_att, counts = app.totals()
         if model.pending_operations:
