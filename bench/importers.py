@@ -45,7 +45,9 @@ BARE_JSONL = ("import gc, os, orjson, sys; gc.disable(); "
               "if x.strip()]; os._exit(0)")
 BARE_DOC = ("import gc, os, orjson, sys; gc.disable(); "
             "d = orjson.loads(open(sys.argv[1], 'rb').read()); os._exit(0)")
-_ID = re.compile(rb'"(toolu_|call_|msg_|req_)?[0-9A-Za-z-]{8,}"')
+#: ids to make unique per copy: UUIDs and the hosts' call/message ids (not other values)
+_ID = re.compile(rb'"(?:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}'
+                 rb'|(?:toolu_|call_|msg_|req_|tc_)[0-9A-Za-z_]+)"')
 
 
 def grow(sample: Path, target: int, out: Path) -> Path:
