@@ -289,10 +289,13 @@ def test_sample_hook_logs() -> None:
     assert r2.mapped == 14
 
 
-def test_other_hook_logs_are_not_claimed() -> None:
+def test_other_hook_logs_are_recognised_and_refused_with_the_reason() -> None:
+    # recognised as Claude Code's (a refusal saying "not a recording vcon-view imports" would
+    # be wrong), and refused because they hold no tool call: one line naming the hook events
     for name in ("attio__notification.json", "attio__stop.json", "attio__session_start.json"):
-        d = detect((HK / name).read_bytes())
-        assert d is None or d.name != "claude-code"
+        assert detect((HK / name).read_bytes()).name == "claude-code"
+        with pytest.raises(ImportInputError, match="it records no tool call"):
+            cc.convert((HK / name).read_bytes())
 
 
 # --- mapping rules ---------------------------------------------------------------------------
@@ -794,3 +797,16 @@ def test_subagent_file_alone() -> None:
     assert ops(m)[0][2:4] == ("Grep", "completed") and party_of(m, "op-0001") == 1
     assert vcon["parties"][1]["name"] == "sub-agent ab12"
     assert any("launching Task" in w for w in rep.warnings)
+
+
+def test_a_hook_log_without_tool_calls_is_named_not_refused_blindly() -> None:
+    """A Notification/Stop hook log is recognised as Claude Code's, and refused in one line
+    that says why (no tool call in it) and where the session's transcript was."""
+    from viewer.load import LoadError
+
+    with pytest.raises(LoadError) as exc:
+        open_bytes((HK / "attio__notification.json").read_bytes(), name="notification.json")
+    msg = exc.value.message
+    assert "\n" not in msg and exc.value.exit_code == 2
+    assert "hook log of Notification events: it records no tool call" in msg
+    assert "278a2245-9881-4e57-8176-beb93e3d7fd3.jsonl" in msg

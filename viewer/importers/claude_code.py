@@ -228,8 +228,7 @@ def sniff(smp: Sample) -> bool:
     if any(_is_transcript(r) for r in recs):
         return True
     hooks = [r for r in recs if _is_hook(r)]
-    return bool(hooks) and len(hooks) * 2 > len(recs) and any(
-        r["hook_event_name"] in _HOOK_TOOL_EVENTS for r in hooks)
+    return bool(hooks) and len(hooks) * 2 > len(recs)
 
 
 # --- the mapper ------------------------------------------------------------------------------
@@ -971,6 +970,16 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
         raise ImportInputError("no Claude Code transcript record or hook payload could be read "
                                "(accepted: session JSONL, sub-agent JSONL, chat.json arrays, "
                                "stream-json, hook payload logs)")
+    hooks = [o for o in good if _is_hook(o)]
+    if hooks and len(hooks) == len(good) and not any(
+            o["hook_event_name"] in _HOOK_TOOL_EVENTS for o in hooks):
+        kinds = sorted({str(o["hook_event_name"])[:40] for o in hooks})
+        where = next((o["transcript_path"] for o in hooks
+                      if isinstance(o.get("transcript_path"), str)), None)
+        raise ImportInputError(
+            f"a hook log of {', '.join(kinds)} events: it records no tool call "
+            "(PreToolUse/PostToolUse logs and session transcripts do)"
+            + (f"; the session's transcript was {where[:300]}" if where else ""))
     parties: list[dict[str, Any]] = [{"name": "Claude Code (main agent)", "role": "agent"}]
     events = Events(party=0)
     m = Mapper(events, report, parties, *_prescan_tools(all_recs), _otel_index(otel, report))
