@@ -120,8 +120,8 @@ def test_shared_call_id_sample_by_hand() -> None:
         "op-0002": ("!host", "apply_patch", "running", None, ["unterminated"]),
     }
     assert errors(m) == []
-    assert rep.unmapped == 0 and rep.ignored == {"response item message": 1,
-                                                 "session metadata": 1}
+    # the user's message is a dialog now (mapped), no longer an ignored response item
+    assert rep.unmapped == 0 and rep.ignored == {"session metadata": 1}
 
 
 def test_small_sample_by_hand() -> None:
