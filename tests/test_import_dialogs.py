@@ -173,3 +173,14 @@ def test_gemini_and_copilot_every_line_counted_once() -> None:
         _, rep = mod.convert(data, source_name=rel)
         total = rep.mapped + sum(rep.ignored.values()) + rep.unmapped
         assert total == len([x for x in data.splitlines() if x.strip()])
+
+
+def test_asked_before_names_the_users_request_not_the_agents_narration() -> None:
+    from viewer.tui.timeline import _said_before
+
+    rel = "claude-code-transcript/spotter__subagent.jsonl"
+    m = _model((AG / rel).read_bytes(), rel)
+    ops = {o.operation_id: o for o in m.operations}
+    assert _said_before(m, ops["op-0001"].first_time).startswith(
+        "2 user (user): /handgemacht:create-beads")
+    assert _said_before(m, ops["op-0022"].first_time) == "2 user (user): create the beads"
