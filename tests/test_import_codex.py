@@ -282,8 +282,10 @@ def test_exec_json_output() -> None:
                                                   "text": "done"}},
               {"type": "turn.completed", "usage": {}})
     assert detect(data).name == "codex"
-    _, rep = codex.convert(data)
+    vcon, rep = codex.convert(data)
     assert rep.times == "order-only"
+    # the agent's answer is a dialog (exec --json does not record the prompt)
+    assert [(d["body"], d["parties"]) for d in vcon["dialog"]] == [("done", [0, 1])]
     m = model_of(data)
     assert ops(m) == {
         "op-0001": ("!host", "shell", "completed", None, []),

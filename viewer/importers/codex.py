@@ -825,6 +825,10 @@ class Mapper:
         if t in ("item.started", "item.updated", "item.completed"):
             item = _d(p.get("item"))
             it = item.get("type") or item.get("item_type")
+            if t == "item.completed" and it == "agent_message" \
+                    and self.dialogs.replied(when, item.get("text"), where):
+                self.rep.mapped += 1  # exec --json has the agent's answer, not the prompt
+                return
             if it not in ("command_execution", "mcp_tool_call", "file_change", "web_search",
                           "collab_tool_call"):
                 self.rep.ignore(f"{t} {str(it)[:40]}")
