@@ -138,7 +138,7 @@ def test_sample_short_bypass_cancel() -> None:
     assert all(c["inferred"].startswith("decline-or-cancel rule 1") for c in cancels)
     assert not [e for e in m.events if e.type == "policy-decision"
                 and e.raw.get("policy_life") == "once"]
-    assert (rep.mapped, rep.unmapped) == (6, 0)  # lines 4 (mode), 8-12
+    assert (rep.mapped, rep.unmapped) == (7, 0)  # lines 4 (mode, prompt), 7 (reply), 8-12
     counted(rep, 15)
     assert any("rule 1" in w for w in rep.warnings)
 

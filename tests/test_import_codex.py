@@ -120,8 +120,8 @@ def test_shared_call_id_sample_by_hand() -> None:
         "op-0002": ("!host", "apply_patch", "running", None, ["unterminated"]),
     }
     assert errors(m) == []
-    assert rep.unmapped == 0 and rep.ignored == {"response item message": 1,
-                                                 "session metadata": 1}
+    # the user's message is a dialog now (mapped), no longer an ignored response item
+    assert rep.unmapped == 0 and rep.ignored == {"session metadata": 1}
 
 
 def test_small_sample_by_hand() -> None:
@@ -282,8 +282,10 @@ def test_exec_json_output() -> None:
                                                   "text": "done"}},
               {"type": "turn.completed", "usage": {}})
     assert detect(data).name == "codex"
-    _, rep = codex.convert(data)
+    vcon, rep = codex.convert(data)
     assert rep.times == "order-only"
+    # the agent's answer is a dialog (exec --json does not record the prompt)
+    assert [(d["body"], d["parties"]) for d in vcon["dialog"]] == [("done", [0, 1])]
     m = model_of(data)
     assert ops(m) == {
         "op-0001": ("!host", "shell", "completed", None, []),

@@ -48,8 +48,9 @@ def ops(m: Model) -> list[tuple[str, str | None, str | None, str, str | None, li
 # agent-sessions__copilot_events.jsonl (8 lines): one turn. The assistant asks for bash {"command":
 # "ls"} (call_1, line 4); tool.execution_start (line 5) and tool.execution_complete success:true
 # (line 6) -> one operation, built-in bash, completed. Nothing denied, no finding. Mapped: lines
-# 5 and 6; the other 6 lines (session.start, user.message, turn start/end, two assistant.message)
-# are conversation, ignored by kind. All times recorded.
+# 5 and 6, and the conversation: the user's "List the files" (line 2) and the answer (line 8) are
+# dialogs. Ignored by kind: session.start, turn start/end, the assistant.message with no text
+# (line 4). All times recorded.
 #
 # agent-sessions__copilot_small.jsonl (32 lines, trimmed by its authors: from line 17 on every
 # id, name and timestamp is "[trimmed for fixture]"):
@@ -68,11 +69,12 @@ def ops(m: Model) -> list[tuple[str, str | None, str | None, str, str | None, li
 #   line 32: a last request that never ran -> no operation (a request is not an execution).
 #   hook.start (line 5) is a postToolUse hook: it blocks nothing -> ignored.
 #   Times: lines 17-32 have no readable timestamp: they take 21:32:20.000Z (line 16), times
-#   "partial". Mapped 6 (10, 11, 20, 21, 25, 26), unmapped 1 (17), ignored 25.
+#   "partial". Mapped 12 (10, 11, 20, 21, 25, 26; and the conversation: lines 7, 9, 12, 19, 30,
+#   32 are messages with text, dialogs; line 25's text too), unmapped 1 (17), ignored 19.
 SAMPLES: dict[str, dict[str, Any]] = {
     EVENTS.name: {
         "ops": [("op-0001", "!host", "bash", "completed", None, [])],
-        "mapped": 2, "ignored": 6, "unmapped": 0, "times": "recorded",
+        "mapped": 4, "ignored": 4, "unmapped": 0, "times": "recorded",
     },
     SMALL.name: {
         "ops": [
@@ -80,7 +82,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
             ("op-0002", "!host", T, "failed", None, []),
             ("op-0003", "!host", T, "failed", None, []),
         ],
-        "mapped": 6, "ignored": 25, "unmapped": 1, "times": "partial",
+        "mapped": 12, "ignored": 19, "unmapped": 1, "times": "partial",
     },
 }
 

@@ -57,7 +57,8 @@ def test_corpus_sample_reads_as_written_by_hand() -> None:
     assert [(o.operation_id, o.server, o.tool, o.outcome, o.decision, sorted(o.flags))
             for o in m.operations] == EXPECTED
     vcon, rep = convert(data, source_name=SESSION.name)
-    assert (rep.mapped, sum(rep.ignored.values()), rep.unmapped) == (2, 4, 0)
+    # every message has text: the turns are dialogs, so every line is mapped
+    assert (rep.mapped, sum(rep.ignored.values()), rep.unmapped) == (6, 0, 0)
     assert rep.times == "order-only"
     inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
     assert inv[1]["body"]["arguments"]["command"] == "git status"
@@ -103,8 +104,8 @@ def test_mcp_calls_name_their_server_and_results_pair_by_id() -> None:
                               "cursorTool": "CallMcpTool"}
     # the user turn's <timestamp> is the only time: the calls after it take it
     assert {e["time"] for e in vcon["events"]} == {"2026-07-17T13:08:09.123Z"}
-    assert rep.times == "partial" and rep.mapped == 2
-    assert rep.ignored == {"user message": 1, "turn_ended": 1}
+    assert rep.times == "partial" and rep.mapped == 3  # the user's turn is a dialog
+    assert rep.ignored == {"turn_ended": 1}
 
 
 def test_the_human_timestamp_form_is_read() -> None:
@@ -121,8 +122,8 @@ def test_junk_and_unknown_lines_are_counted() -> None:
                  line("assistant", use("Shell", {"command": "ls"}), use(7, {})),
                  {"type": "something_else"})
     vcon, rep = convert(data)
-    assert rep.mapped == 1 and rep.unmapped == 4  # not json, [1], system, something_else
-    assert rep.ignored == {"user message": 1}
+    assert rep.mapped == 2 and rep.unmapped == 4  # not json, [1], system, something_else
+    assert rep.ignored == {}  # the user's "hi" is a dialog
     assert len(vcon["events"]) == 1
     no_errors(model_of(orjson.dumps(vcon), "t.vcon.json"))
 

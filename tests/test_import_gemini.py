@@ -95,7 +95,7 @@ def test_jsonl_v040_sample_by_hand() -> None:
     assert ops(m) == {"op-0001": ("!host", "run_shell_command", "completed", None, [])}
     evs = m.vcon["events"]
     assert [e["time"] for e in evs] == ["2026-04-29T21:39:35.125Z", "2026-04-29T21:39:35.364Z"]
-    assert rep.mapped == 1 and rep.unmapped == 0
+    assert rep.mapped == 3 and rep.unmapped == 0  # the call's message, the prompt, the answer
     assert rep.mapped + sum(rep.ignored.values()) == 5
     assert errors(m) == []
 
@@ -105,7 +105,9 @@ def test_small_json_sample_has_no_tool_call() -> None:
     _, rep = gemini.convert(SMALL.read_bytes())
     m = model_of(SMALL.read_bytes())
     assert m.operations == () and errors(m) == []
-    assert rep.ignored == {"message user": 1, "message gemini": 1}
+    # both messages are conversation turns: dialogs, counted as mapped
+    assert rep.ignored == {} and rep.mapped == 2
+    assert [(d["originator"], d["body"]) for d in m.vcon["dialog"]] == [(1, "Hello"), (0, "Hi!")]
 
 
 def test_results_sample_by_hand() -> None:

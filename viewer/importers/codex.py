@@ -29,7 +29,15 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    Dialogs,
+    Events,
+    Report,
+    assemble,
+    parse_ts,
+    vcon_uuid,
+)
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 HOST: Final = "!host"
@@ -218,10 +226,32 @@ class Call:
     inferred: list[str] = field(default_factory=list)
 
 
+#: Text Codex injects as a user message (its context, the project's instructions): no dialog.
+INJECTED_PREFIXES: Final = ("<environment_context>", "<user_instructions>", "<INSTRUCTIONS>",
+                            "# AGENTS.md instructions", "<permissions instructions>",
+                            "<turn_aborted>", "<user_shell_command>")
+
+
+def message_text(p: dict[str, Any]) -> str | None:
+    """What a user/assistant message item says: its input_text/output_text parts, without
+    the parts Codex injects itself."""
+    content = p.get("content")
+    if isinstance(content, str):
+        content = [{"type": "input_text", "text": content}]
+    if not isinstance(content, list):
+        return None
+    parts = [b["text"] for b in content if isinstance(b, dict)
+             and b.get("type") in ("input_text", "output_text", "text")
+             and isinstance(b.get("text"), str)
+             and not b["text"].lstrip().startswith(INJECTED_PREFIXES) and b["text"].strip()]
+    return "\n\n".join(parts) if parts else None
+
+
 class Mapper:
-    def __init__(self, report: Report) -> None:
+    def __init__(self, report: Report, dialogs: Dialogs | None = None) -> None:
         self.rep = report
         self.ev = Events(party=0)
+        self.dialogs = dialogs or Dialogs([{}])
         self.slots: list[list[dict[str, Any]]] = []
         self.calls: dict[str, Call] = {}
         self.order: list[Call] = []
@@ -391,7 +421,15 @@ class Mapper:
             if t == "message" and p.get("role") == "user":
                 # older rollouts have no user_message event: the user's message ends the turn
                 self.turn_end(when, where, "the next user message", None)
-            self.rep.ignore(f"response item {t}")
+            text = message_text(p) if t == "message" else None
+            if text is not None and p.get("role") == "user":
+                self.dialogs.said(when, text, where)
+                self.rep.mapped += 1
+            elif text is not None and p.get("role") == "assistant":
+                self.dialogs.replied(when, text, where)
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore(f"response item {t}")
         else:
             self.rep.fail(where, f"unknown response item type {str(t)[:40]!r}")
 
@@ -787,6 +825,10 @@ class Mapper:
         if t in ("item.started", "item.updated", "item.completed"):
             item = _d(p.get("item"))
             it = item.get("type") or item.get("item_type")
+            if t == "item.completed" and it == "agent_message" \
+                    and self.dialogs.replied(when, item.get("text"), where):
+                self.rep.mapped += 1  # exec --json has the agent's answer, not the prompt
+                return
             if it not in ("command_execution", "mcp_tool_call", "file_change", "web_search",
                           "collab_tool_call"):
                 self.rep.ignore(f"{t} {str(it)[:40]}")
@@ -898,7 +940,12 @@ def convert(data: bytes, *, source_name: str = "-",
     if not recs:
         raise ImportInputError("no Codex rollout line or codex exec --json event could be read")
     times = resolve_times(recs, report)
-    m = Mapper(report)
+    meta = next((r.payload for r in recs if r.kind == "session_meta"), {})
+    cli = _str(meta.get("cli_version"))
+    parties = [{"name": "Codex CLI" + (f" {cli}" if cli else ""), "role": "agent",
+                **({"meta": {"codex_session_id": meta["id"]}} if _str(meta.get("id")) else {})}]
+    dialogs = Dialogs(parties)
+    m = Mapper(report, dialogs)
     for r, when in zip(recs, times, strict=True):
         try:
             m.record(r, when)
@@ -908,10 +955,6 @@ def convert(data: bytes, *, source_name: str = "-",
     events = m.flush()
     if events.operations == 0:
         report.warn("the recording has no tool call: the vCon has no operations")
-    meta = next((r.payload for r in recs if r.kind == "session_meta"), {})
-    cli = _str(meta.get("cli_version"))
-    parties = [{"name": "Codex CLI" + (f" {cli}" if cli else ""), "role": "agent",
-                **({"meta": {"codex_session_id": meta["id"]}} if _str(meta.get("id")) else {})}]
     provenance = {
         "tool": "vcon-view import codex",
         "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
@@ -923,7 +966,7 @@ def convert(data: bytes, *, source_name: str = "-",
     }
     vcon = assemble(uid=vcon_uuid(data), subject=f"Codex CLI session imported from {source_name}",
                     parties=parties, events=events, start=times[0] if times else None,
-                    provenance=provenance, created=created)
+                    provenance=provenance, created=created, dialogs=dialogs)
     return vcon, report
 
 

@@ -168,6 +168,67 @@ class Events:
         return ev
 
 
+#: The longest dialog body kept whole; longer text is cut with a visible note.
+MAX_DIALOG_CHARS: Final = 64 * 1024
+#: The party of the person who prompts the agent (added with the first user turn).
+USER_PARTY: Final = {"name": "user", "role": "user"}
+#: The user party's placeholder index in ``Dialogs`` until ``assemble`` places the party.
+USER: Final = -1
+
+
+def cut_text(text: str, limit: int = MAX_DIALOG_CHARS) -> str:
+    """``text`` whole up to ``limit`` characters; longer: the start and a visible note."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + f"\u2026 [{len(text) - limit} more characters]"
+
+
+class Dialogs:
+    """Writes the conversation (user prompts, agent replies) as core text Dialog Objects.
+
+    The bodies are recorded text, copied as data (never interpreted); ``assemble`` appends
+    the user party (last) when a turn names it."""
+
+    def __init__(self, parties: list[dict[str, Any]], agent: int = 0) -> None:
+        self.parties = parties
+        self.agent = agent
+        self.dialog: list[dict[str, Any]] = []
+        self.sources: list[str] = []  # per dialog: where in the input it came from
+
+    @property
+    def user(self) -> int:
+        """The user party: a placeholder until ``assemble`` appends the party after the
+        importer's own (so the agents' indices do not depend on when the user first spoke)."""
+        return USER
+
+    def add(self, when: datetime, speaker: int, listener: int | None, text: Any,
+            source: str) -> bool:
+        """One text turn from ``speaker`` to ``listener``; blank or non-text: nothing, False."""
+        if not isinstance(text, str) or not text.strip():
+            return False
+        parties = [speaker] if listener is None or listener == speaker else [speaker, listener]
+        self.dialog.append({
+            "type": "text", "start": rfc3339(when), "parties": parties, "originator": speaker,
+            "mediatype": TEXT, "encoding": "none", "body": cut_text(text),
+        })
+        self.sources.append(source)
+        return True
+
+    def said(self, when: datetime, text: Any, source: str, party: int | None = None) -> bool:
+        """The user said ``text`` to the agent (or to ``party``)."""
+        if not isinstance(text, str) or not text.strip():
+            return False
+        return self.add(when, self.user, self.agent if party is None else party, text, source)
+
+    def replied(self, when: datetime, text: Any, source: str, party: int | None = None,
+                to: int | None = None) -> bool:
+        """The agent (or ``party``) said ``text`` to the user (or to ``to``)."""
+        if not isinstance(text, str) or not text.strip():
+            return False
+        return self.add(when, self.agent if party is None else party,
+                        self.user if to is None else to, text, source)
+
+
 def created_at() -> str:
     """Now, or SOURCE_DATE_EPOCH when set (reproducible demos and tests)."""
     env = os.environ.get("SOURCE_DATE_EPOCH")
@@ -190,14 +251,37 @@ def assemble(
     start: datetime | None,
     provenance: dict[str, Any],
     created: str | None = None,
+    dialogs: Dialogs | None = None,
 ) -> dict[str, Any]:
-    """A vCon holding the events, one session of all parties, and a provenance attachment."""
-    session: dict[str, Any] = {"parties": list(range(len(parties)))}
+    """A vCon holding the events, the conversation turns (``dialogs``, in time order), one
+    session of all parties and turns, and a provenance attachment."""
+    session: dict[str, Any] = {}
+    dialog: list[dict[str, Any]] = []
+    dialog_sources: list[str] = []
+    if dialogs is not None and dialogs.dialog:
+        order = sorted(range(len(dialogs.dialog)), key=lambda i: dialogs.dialog[i]["start"])
+        dialog = [dict(dialogs.dialog[i]) for i in order]
+        if any(USER in d["parties"] for d in dialog):
+            parties = [*parties, dict(USER_PARTY)]
+            user = len(parties) - 1
+            for d in dialog:
+                d["parties"] = [user if p == USER else p for p in d["parties"]]
+                d["originator"] = user if d["originator"] == USER else d["originator"]
+        dialog_sources = [dialogs.sources[i] for i in order]
+        times = [parse_ts(d["start"])[0] for d in dialog]
+        first = times[0] if times else None
+        if first is not None and start is not None and first < start:
+            start = first
+        session["dialog"] = list(range(len(dialog)))
+    session = {"parties": list(range(len(parties))), **session}
     if start is not None:
         session["start"] = rfc3339(start)
     provenance = {**provenance, "events": [
         {"event": i, "from": src} for i, src in enumerate(events.sources)
     ]}
+    if dialog:
+        provenance["dialog"] = [{"dialog": i, "from": src}
+                                for i, src in enumerate(dialog_sources)]
     attachment: dict[str, Any] = {
         "purpose": "import-provenance",
         "party": events.party,
@@ -214,6 +298,7 @@ def assemble(
         "subject": subject,
         "extensions": [EXTENSION_NAME],
         "parties": parties,
+        **({"dialog": dialog} if dialog else {}),
         "sessions": [session],
         "events": events.events,
         "attachments": [attachment],

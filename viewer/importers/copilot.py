@@ -50,7 +50,15 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    Dialogs,
+    Events,
+    Report,
+    assemble,
+    parse_ts,
+    vcon_uuid,
+)
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 HOST: Final = "!host"
@@ -702,6 +710,7 @@ class Writer:
         self.ev = Events(party=0)
         self.parties: list[dict[str, Any]] = [{"name": "GitHub Copilot CLI", "role": "agent"}]
         self.party_of: dict[str, int] = {}
+        self.dialogs = Dialogs(self.parties)
         self.prefixes = sorted({*self.ses.servers, *BUILTIN_MCP}, key=len, reverse=True)
 
     def target(self, call: Call) -> tuple[str, str]:
@@ -715,7 +724,9 @@ class Writer:
         return HOST, name
 
     def party(self, call: Call) -> int:
-        key = call.party_key
+        return self.party_for(call.party_key)
+
+    def party_for(self, key: str | None) -> int:
         if key is None:
             return 0
         if key not in self.party_of:
@@ -736,6 +747,27 @@ class Writer:
             r = recs[n]
             for a in self.ses.actions[n]:
                 self.one(r, a)
+
+    def conversation(self) -> None:
+        """user.message / assistant.message content as text dialogs (a sub-agent's messages:
+        its party, to the agent that started it); a line with a turn counts as mapped."""
+        for r in self.ses.recs:
+            if r.typ not in ("user.message", "assistant.message"):
+                continue
+            text = r.data.get("content")
+            if not isinstance(text, str) or not text.strip():
+                continue
+            if self.ses.status.get(r.n, ("", ""))[0] == "unmapped":
+                continue
+            key = _party_key(r)
+            party = self.party_for(key)
+            if r.typ == "user.message":
+                ok = self.dialogs.said(r.when, text, r.where, party)
+            else:
+                ok = self.dialogs.replied(r.when, text, r.where, party,
+                                          None if party == 0 else 0)
+            if ok:
+                self.ses.mapped(r)
 
     def one(self, r: Rec, a: Action) -> None:
         call = a.call
@@ -818,6 +850,7 @@ def convert(data: bytes, *, source_name: str = "-",
             ses.status[n] = ("ignored", "abort (no call running)")
     writer = Writer(ses)
     writer.write()
+    writer.conversation()
     for n in sorted(ses.status):
         what, detail = ses.status[n]
         if what == "mapped":
@@ -850,6 +883,7 @@ def convert(data: bytes, *, source_name: str = "-",
         start=start,
         provenance=provenance,
         created=created,
+        dialogs=writer.dialogs,
     )
     return vcon, report
 

@@ -23,7 +23,15 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    Dialogs,
+    Events,
+    Report,
+    assemble,
+    parse_ts,
+    vcon_uuid,
+)
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 HOST: Final = "!host"
@@ -40,6 +48,18 @@ _MONTHS: Final = {m: i for i, m in enumerate(
 
 def _s(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
+
+
+_QUERY: Final = re.compile(r"<user_query>(.*?)</user_query>", re.S)
+
+
+def query_text(text: str) -> str | None:
+    """What the user typed: the ``<user_query>`` of a user text block when it has one, else
+    the text without its ``<timestamp>`` tag."""
+    m = _QUERY.search(text)
+    text = m.group(1) if m is not None else _TS_TAG.sub("", text)
+    text = text.strip("\n")
+    return text if text.strip() else None
 
 
 def turn_time(text: str) -> tuple[datetime | None, bool]:
@@ -138,6 +158,8 @@ def convert(data: bytes, *, source_name: str = "-",
             times.append(prev)
 
     ev = Events(party=0)
+    parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
+    dialogs = Dialogs(parties)
     calls: dict[str, str] = {}  # tool_use id -> operation id
     bad_blocks = 0
     for (n, obj), when in zip(recs, times, strict=True):
@@ -147,7 +169,13 @@ def convert(data: bytes, *, source_name: str = "-",
             if not isinstance(b, dict):
                 continue
             kind = b.get("type")
-            if kind == "tool_use":
+            if kind == "text" and isinstance(b.get("text"), str):
+                if obj["role"] == "user":
+                    text = query_text(b["text"])
+                    used = dialogs.said(when, text, where) or used
+                else:
+                    used = dialogs.replied(when, b["text"], where) or used
+            elif kind == "tool_use":
                 name = _s(b.get("name"))
                 if name is None:
                     bad_blocks += 1
@@ -202,11 +230,12 @@ def convert(data: bytes, *, source_name: str = "-",
     vcon = assemble(
         uid=vcon_uuid(data),
         subject=f"Cursor agent transcript imported from {source_name}",
-        parties=[{"name": "Cursor agent", "role": "agent"}],
+        parties=parties,
         events=ev,
         start=times[0] if rep.times != "order-only" else None,
         provenance=provenance,
         created=created,
+        dialogs=dialogs,
     )
     return vcon, rep
 

@@ -28,7 +28,15 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    Dialogs,
+    Events,
+    Report,
+    assemble,
+    parse_ts,
+    vcon_uuid,
+)
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 HOST: Final = "!host"
@@ -165,10 +173,24 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
 # --- mapping ----------------------------------------------------------------------------------
 
 
+def content_text(content: Any) -> str | None:
+    """A message's text: a string, or the text of its parts ({text} or plain strings)."""
+    if isinstance(content, str):
+        return content if content.strip() else None
+    if isinstance(content, list):
+        parts = [b if isinstance(b, str) else b.get("text") for b in content
+                 if isinstance(b, (str, dict))]
+        text = "\n".join(p for p in parts if isinstance(p, str) and p.strip())
+        return text or None
+    return None
+
+
 class Mapper:
     def __init__(self, report: Report) -> None:
         self.rep = report
         self.ev = Events(party=0)
+        self.parties: list[dict[str, Any]] = [{"name": "Gemini CLI", "role": "agent"}]
+        self.dialogs = Dialogs(self.parties)
         self.prev: datetime | None = None
         self.mode: str | None = None
 
@@ -259,8 +281,20 @@ class Mapper:
         t = rec.get("type")
         when = self.time(rec.get("timestamp"))
         calls = rec.get("toolCalls")
+        text = content_text(rec.get("content")) if t in ("user", "gemini") else None
+        if text is not None:  # the conversation: the user's prompt, the model's answer
+            if when is None:
+                when = EPOCH
+                self.rep.times = "order-only"
+            if t == "user":
+                self.dialogs.said(when, text, m.where)
+            else:
+                self.dialogs.replied(when, text, m.where)
         if not isinstance(calls, list) or not calls:
-            self.rep.ignore(f"message {str(t)[:30]}")
+            if text is not None:
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore(f"message {str(t)[:30]}")
             return
         self.rep.mapped += 1
         for i, c in enumerate(calls):
@@ -465,8 +499,9 @@ def convert(data: bytes, *, source_name: str = "-",
     if start is None and events.events:
         start, _ = parse_ts(events.events[0]["time"])
     sid = _str(meta.get("sessionId"))
-    parties = [{"name": "Gemini CLI", "role": "agent",
-                **({"meta": {"gemini_session_id": sid}} if sid else {})}]
+    parties = m.parties
+    if sid:
+        parties[0]["meta"] = {"gemini_session_id": sid}
     provenance = {
         "tool": "vcon-view import gemini",
         "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
@@ -478,7 +513,7 @@ def convert(data: bytes, *, source_name: str = "-",
     }
     vcon = assemble(uid=vcon_uuid(data), subject=f"Gemini CLI session imported from "
                     f"{source_name}", parties=parties, events=events, start=start,
-                    provenance=provenance, created=created)
+                    provenance=provenance, created=created, dialogs=m.dialogs)
     return vcon, report
 
 

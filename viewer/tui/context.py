@@ -23,6 +23,13 @@ from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
 
 
+def _is_agent(model: Model, index: object) -> bool:
+    """A party recorded with role "agent" (imported sessions mark their agents so)."""
+    ps = model.parties
+    return (isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(ps)
+            and isinstance(ps[index], dict) and ps[index].get("role") == "agent")
+
+
 def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     """(time, order, kind, index) for dialog turns, context events and operations."""
     rows: list[tuple[datetime | None, int, str, int]] = []
@@ -60,6 +67,8 @@ class ContextScreen(VappMixin, Screen[None]):
                 who = ""
                 if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
                     who = party_label(model, d["parties"][0])
+                    if len(d["parties"]) == 2 and all(_is_agent(model, p) for p in d["parties"]):
+                        who += " → " + party_label(model, d["parties"][1])  # agent to agent
                 text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
                 text.append(dialog_text(d, 300))
                 options.append(Option(text, id=f"d:{i}"))

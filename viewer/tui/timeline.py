@@ -558,7 +558,9 @@ def _turns(model: Model) -> tuple[list[datetime], list[int]]:
 
 
 def _said_before(model: Model, t: datetime | None) -> str:
-    """The last dialog turn at or before ``t`` (the request the agent was acting on)."""
+    """The last dialog turn at or before ``t`` (the request the agent was acting on): the last
+    one from a party that is not an agent (role "agent", as imported sessions mark theirs: the
+    agent's own narration is not what it was asked), else the last turn."""
     if t is None:
         return ""
     times, idx = _turns(model)
@@ -567,10 +569,24 @@ def _said_before(model: Model, t: datetime | None) -> str:
         return ""
     from viewer.tui.present import party_label
 
+    def by_agent(d: object) -> bool:
+        if not isinstance(d, dict):
+            return False
+        ps = d.get("parties")
+        who = d.get("originator", ps[0] if isinstance(ps, list) and ps else None)
+        parties = model.parties
+        return (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < len(parties)
+                and isinstance(parties[who], dict) and parties[who].get("role") == "agent")
+
     d = model.dialog[idx[k - 1]]
+    for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
+        if not by_agent(model.dialog[idx[j]]):
+            d = model.dialog[idx[j]]
+            break
     who = ""
     if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
-        who = party_label(model, d["parties"][0]) + ": "
+        first = d.get("originator", d["parties"][0])
+        who = party_label(model, first) + ": "
     return who + dialog_text(d, 160)
 
 
