@@ -56,8 +56,9 @@ def test_first_prompt_is_dialog_0(rel: str) -> None:
     assert vcon["parties"][user] == {"name": "user", "role": "user"}
     d0 = vcon["dialog"][0]
     assert d0["body"].startswith(text)
-    assert (d0["type"], d0["start"], d0["originator"], d0["parties"]) == (
-        "text", when, user, [user, 0])
+    # the speaker first: the core draft's implied originator, so no originator member
+    assert (d0["type"], d0["start"], d0["parties"]) == ("text", when, [user, 0])
+    assert not any("originator" in d for d in vcon["dialog"])
     assert (d0["mediatype"], d0["encoding"]) == ("text/plain", "none")
     assert vcon["sessions"][0]["dialog"] == list(range(len(vcon["dialog"])))
     prov = vcon["attachments"][0]["body"]["dialog"]
@@ -65,7 +66,7 @@ def test_first_prompt_is_dialog_0(rel: str) -> None:
     if line is not None:
         assert prov[0]["from"] == line
     # the agent answers the user
-    assert any(d["originator"] == 0 and d["parties"] == [0, user] for d in vcon["dialog"])
+    assert any(d["parties"] == [0, user] for d in vcon["dialog"])
     m = _model(data, rel)
     assert [d for d in m.diagnostics if d.severity == "error"] == []
     assert len(m.dialog) == len(vcon["dialog"])
@@ -77,8 +78,8 @@ def test_claude_code_subagent_turns_are_on_its_party() -> None:
     vcon, _ = claude_code.convert((AG / "claude-code-transcript/spotter__subagent.jsonl")
                                   .read_bytes(), source_name="s")
     sub = [d for d in vcon["dialog"] if 1 in d["parties"]]
-    assert [(d["originator"], d["parties"], d["start"]) for d in sub] == [
-        (0, [0, 1], "2026-02-10T21:58:15.453Z")]
+    assert [(d["parties"], d["start"]) for d in sub] == [
+        ([0, 1], "2026-02-10T21:58:15.453Z")]
     assert sub[0]["body"].startswith("Draft bead content")
     bodies = [d["body"] for d in vcon["dialog"]]
     assert "create the beads" in bodies
@@ -105,7 +106,7 @@ def test_claude_code_noise_is_skipped_and_meta_not_a_prompt() -> None:
     ]
     data = b"\n".join(orjson.dumps(r) for r in recs)
     vcon, rep = claude_code.convert(data, source_name="t")
-    assert [(d["body"], d["originator"]) for d in vcon["dialog"]] == [
+    assert [(d["body"], d["parties"][0]) for d in vcon["dialog"]] == [
         ("hello", 1), ("! ls", 1), ("hi there", 0)]
     assert rep.mapped == 3 and rep.ignored == {"user": 3} and rep.unmapped == 0
 

@@ -107,7 +107,7 @@ def test_small_json_sample_has_no_tool_call() -> None:
     assert m.operations == () and errors(m) == []
     # both messages are conversation turns: dialogs, counted as mapped
     assert rep.ignored == {} and rep.mapped == 2
-    assert [(d["originator"], d["body"]) for d in m.vcon["dialog"]] == [(1, "Hello"), (0, "Hi!")]
+    assert [(d["parties"][0], d["body"]) for d in m.vcon["dialog"]] == [(1, "Hello"), (0, "Hi!")]
 
 
 def test_results_sample_by_hand() -> None:

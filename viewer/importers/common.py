@@ -208,7 +208,8 @@ class Dialogs:
             return False
         parties = [speaker] if listener is None or listener == speaker else [speaker, listener]
         self.dialog.append({
-            "type": "text", "start": rfc3339(when), "parties": parties, "originator": speaker,
+            # the speaker is listed first: the core draft's implied originator (no member)
+            "type": "text", "start": rfc3339(when), "parties": parties,
             "mediatype": TEXT, "encoding": "none", "body": cut_text(text),
         })
         self.sources.append(source)
@@ -266,7 +267,6 @@ def assemble(
             user = len(parties) - 1
             for d in dialog:
                 d["parties"] = [user if p == USER else p for p in d["parties"]]
-                d["originator"] = user if d["originator"] == USER else d["originator"]
         dialog_sources = [dialogs.sources[i] for i in order]
         times = [parse_ts(d["start"])[0] for d in dialog]
         first = times[0] if times else None

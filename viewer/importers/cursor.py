@@ -109,13 +109,16 @@ def _target(name: str, inp: Any) -> tuple[str, str, Any]:
 def convert(data: bytes, *, source_name: str = "-",
             created: str | None = None) -> tuple[dict[str, Any], Report]:
     """A Cursor agent transcript's bytes -> (a tool-invocation vCon, the import report)."""
-    if data[:3] == b"\xef\xbb\xbf":
+    bom = data[:3] == b"\xef\xbb\xbf"
+    if bom:
         data = data[3:]
     rep = Report()
     recs: list[tuple[int, dict[str, Any]]] = []
     status: dict[int, tuple[str, str]] = {}
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
+            if n == 1 and bom:  # a line holding only the byte order mark is still a line
+                status[n] = ("ignored", "byte order mark")
             continue
         try:
             obj = orjson.loads(raw)
