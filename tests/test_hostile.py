@@ -251,3 +251,14 @@ def test_load_error_message_about_a_hostile_path_is_one_inert_line(tmp_path: Pat
 if __name__ == "__main__":
     FIXTURE.write_bytes(fixture_bytes())
     print(f"wrote {FIXTURE} ({FIXTURE.stat().st_size} bytes)")
+
+
+def test_dialog_preview_is_one_readable_line() -> None:
+    """A turn's line breaks show as ⏎ in the one-line previews (context lane and screen);
+    a lone CR, escapes and bidi overrides stay escaped, visibly."""
+    from viewer.tui.present import dialog_text
+
+    d = {"type": "text", "encoding": "none", "body": "first\r\nsecond\n\nthird\rX\x1b[2J\u202e"}
+    out = dialog_text(d, 200)
+    assert out == "first ⏎ second ⏎  ⏎ third\\x0dX\\x1b[2J\\u202e"
+    assert "\n" not in out and "\x1b" not in out

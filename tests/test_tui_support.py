@@ -20,3 +20,4 @@ def build(loaded: Loaded) -> Model:
 
 def model_of(path: Path | str = SMALL, **kw: Any) -> Model:
     return build(load_path(str(path), **kw))
+

@@ -278,7 +278,9 @@ def dialog_text(d: Any, limit: int = 200) -> str:
         with contextlib.suppress(binascii.Error, ValueError):
             body = _b64url(body).decode("utf-8", "replace")
     if isinstance(body, str):
-        return safe(body)[:limit]
+        # one line: a line break shows as ⏎ (a lone CR, and every other control, stays
+        # escaped as \x0d...); a turn of several paragraphs reads, not \x0a\x0a
+        return safe(body[: limit * 2].replace("\r\n", "\n").replace("\n", " ⏎ "))[:limit]
     if body is not None:
         return safe(body)[:limit]
     return f"[{safe(d.get('type'))} {safe(d.get('mediatype') or '')}]".strip()
