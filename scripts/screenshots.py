@@ -19,12 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from viewer.load import load_path  # noqa: E402
 from viewer.model.build import build_model  # noqa: E402
+from viewer.pipeline import open_path  # noqa: E402
 from viewer.tui.app import make_app  # noqa: E402
 
 DEMOS = ROOT / "demo_vcons"
 SIZE = (160, 45)
+CLAUDE = "tests/fixtures/agents/claude-code-transcript/spotter__subagent.jsonl"
 DETAIL_KEYS = ("j", "j", "enter", "l", "l")  # op-03f1 issue_refund: the JSON-RPC result
 
 
@@ -33,7 +34,7 @@ class Shot:
     """One screenshot: file name, demo file, theme, keys pressed, then text typed (+ enter)."""
 
     name: str
-    demo: str = "tour.vcon.json"
+    demo: str = "tour.vcon.json"  # in demo_vcons/, or a path from the repository root
     theme: str = "vcon-dark"
     keys: tuple[str, ...] = ()
     typed: str = ""
@@ -50,6 +51,9 @@ SHOTS: tuple[Shot, ...] = (
     Shot("help", keys=("question_mark",), caption="Help: keys, filter tokens, glyphs"),
     Shot("filter", keys=("slash",), typed="flag:late", caption="Filter in use: flag:late"),
     Shot("context", keys=("j", "j", "c"), caption="Context and conversation"),
+    Shot("claude-code", demo=CLAUDE, caption="A Claude Code session opened directly"),
+    Shot("claude-code-context", demo=CLAUDE, keys=("c",),
+         caption="The Claude Code session's conversation and calls"),
     *(Shot(f"timeline-{t.removeprefix('vcon-')}", theme=t, caption=f"Timeline, {t} theme")
       for t in THEMES),
     *(Shot(f"detail-{t.removeprefix('vcon-')}", theme=t, keys=DETAIL_KEYS,
@@ -59,8 +63,8 @@ SHOTS: tuple[Shot, ...] = (
 
 async def take(shot: Shot, out: Path) -> Path:
     """Render one shot to ``out/<name>.svg``."""
-    path = DEMOS / shot.demo
-    app = make_app(str(path), theme=shot.theme, model=build_model(load_path(str(path))))
+    path = ROOT / shot.demo if "/" in shot.demo else DEMOS / shot.demo
+    app = make_app(str(path), theme=shot.theme, model=build_model(open_path(str(path))))
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         for key in shot.keys:
