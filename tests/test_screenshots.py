@@ -18,6 +18,8 @@ EXPECTED = {
     "help.svg": "filter",
     "filter.svg": "flag:late",
     "context.svg": "op-03f1",
+    "claude-code.svg": "derived&#160;from&#160;96&#160;lines",
+    "claude-code-context.svg": "sub-agent&#160;afb92ff",
     "timeline-light.svg": "op-12d6",
     "timeline-high-contrast.svg": "op-12d6",
     "timeline-colorblind.svg": "op-12d6",
