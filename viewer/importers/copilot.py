@@ -59,7 +59,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 
 HOST: Final = "!host"
 #: Record types that only Copilot writes (sniffing).
@@ -222,16 +222,9 @@ def read(data: bytes, report: Report) -> Session:
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
     ses = Session()
-    for i, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
-        try:
-            obj = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            ses.fail(i, "not JSON")
-            continue
-        if not isinstance(obj, dict):
-            ses.fail(i, "not a JSON object")
+    for i, obj, why in json_records(data):
+        if obj is None:
+            ses.fail(i, why)
             continue
         typ = obj.get("type")
         if not isinstance(typ, str) or not typ:

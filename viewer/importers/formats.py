@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -66,6 +66,26 @@ def split_lines(data: bytes) -> list[bytes]:
     """JSONL lines: split on ``\\n`` only (U+2028, U+2029 and U+0085 are legal inside JSON
     strings and must not end a line); a trailing ``\\r`` is dropped."""
     return [ln[:-1] if ln.endswith(b"\r") else ln for ln in data.split(b"\n")]
+
+
+def json_records(data: bytes) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    """Each non-blank JSONL line as (line number, its object, ""), or (line number, None, why)
+    when it is not JSON or not a JSON object: the importers count those as not mapped. A byte
+    order mark before the first line is skipped."""
+    if data[:3] == b"\xef\xbb\xbf":
+        data = data[3:]
+    for n, line in enumerate(split_lines(data), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            yield n, None, "not JSON"
+            continue
+        if isinstance(obj, dict):
+            yield n, obj, ""
+        else:
+            yield n, None, "not a JSON object"
 
 
 def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:

@@ -37,7 +37,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 
 HOST: Final = "!host"
 #: How many leading outfile records are looked at to recognise the outfile.
@@ -126,17 +126,10 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
     latest: dict[str, Msg] = {}
     order: list[str] = []
     rewinds = 0
-    for n, line in enumerate(split_lines(data), 1):
-        if not line.strip():
-            continue
+    for n, rec, why in json_records(data):
         where = f"line {n}"
-        try:
-            rec = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            report.fail(where, "not JSON")
-            continue
-        if not isinstance(rec, dict):
-            report.fail(where, "not a JSON object")
+        if rec is None:
+            report.fail(where, why)
             continue
         if isinstance(rec.get("$rewindTo"), str):
             rewinds += 1
