@@ -17,7 +17,15 @@ from typing import Any
 
 from ..textsafe import safe
 from . import spec
-from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
+from .policy import (
+    NONE,
+    Governing,
+    OnceIndex,
+    StandingIndex,
+    decision_value,
+    later,
+    once_governing,
+)
 from .replay import (  # the draft's transition table as the replay loops read it
     _FINAL,
     _INPUT_RETURN,
@@ -626,11 +634,12 @@ def _operation(
     retries = 0
     any_escalated = False
     dup_by_attempt = {d.earlier: d for d in run.duplicates} if run.duplicates else {}
+    once_index = OnceIndex(once)  # numbers ascend: one pass over the once decisions
     for n in numbers:
         a = run.attempts[n]
         flags: set[str] = set()
         when = a.invocation or events[a.steps[0].event]
-        gov = once_governing(once, n)
+        gov = once_index.governing(n)
         if gov is NONE:
             gov = standing.governing(kind, server, tool, when)
             if gov.conflict is not None:
