@@ -75,11 +75,10 @@ def _to_text(value: Any) -> str:
 
     try:
         return orjson.dumps(value).decode()
-    except TypeError:  # deeper than orjson writes (255 levels), or not a JSON value
-        try:
-            return repr(value)
-        except RecursionError:  # orjson parses up to 1024 levels; repr gives up near 1000
-            return f"({type(value).__name__} nested too deeply to show)"
+    except TypeError:  # deeper than orjson writes (254 levels), or not a JSON value
+        from viewer.jsonenc import dumps_deep
+
+        return dumps_deep(value)
 
 
 # JSON output keeps values exact but must not carry raw C1, bidi or invisible characters

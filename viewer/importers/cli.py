@@ -104,6 +104,10 @@ def main(argv: Sequence[str]) -> int:
         except NothingToLift as exc:
             _err(f"{safe(args.file)}: {exc}")
             return EX_USAGE
+        except (MemoryError, RecursionError):
+            _err(f"{safe(args.file)}: too large or too deeply nested to lift "
+                 "(summary and the viewer read it)")
+            return EX_USAGE
     return _write(vcon, report, args)
 
 

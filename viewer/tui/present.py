@@ -19,6 +19,7 @@ from rich.console import RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from viewer.jsonenc import depth, dumps_deep
 from viewer.model.types import Event, Model, Operation
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
@@ -51,13 +52,37 @@ def fmt_delta(seconds: float) -> str:
     return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
 
 
+#: Content nested deeper than this is not laid out in the detail (orjson writes 254 levels;
+#: an indented rendering of 1,000 levels is a megabyte of spaces): a notice says so, and the
+#: raw view shows the text on one line.
+DISPLAY_DEPTH = 254
+
+
 def dumps_pretty(value: Any) -> str:
-    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw)."""
+    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw); deeper
+    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
-        text = repr(value)
+        text = dumps_deep(value)
     return safe_block(json_escape_unsafe(text))
+
+
+def too_deep(value: Any) -> int:
+    """The depth of ``value`` when it is nested deeper than ``DISPLAY_DEPTH``, else 0."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    try:
+        orjson.dumps(value)
+        return 0
+    except TypeError:
+        n = depth(value)
+        return n if n > DISPLAY_DEPTH else 0
+
+
+def deep_notice(n: int) -> Text:
+    return Text(f"nested too deep to display (depth {n}): raw view shows the text",
+                style="bold")
 
 
 #: The Pygments style for JSON: set from the theme (light themes need dark ink).
@@ -110,6 +135,9 @@ def _text_or_json(text: str, mediatype: Any, full: bool, label: str) -> Decoded:
 
 
 def _json_value(value: Any, full: bool, label: str) -> Decoded:
+    n = too_deep(value)
+    if n:
+        return Decoded(f"{label}, nested {n} deep", deep_notice(n), 0, False)
     pretty = dumps_pretty(value)
     shown = pretty if full or len(pretty) <= PREVIEW_CHARS else pretty[:PREVIEW_CHARS]
     return Decoded(label, json_syntax(shown), len(pretty), len(shown) < len(pretty))
@@ -174,8 +202,8 @@ def copy_text(value: Any) -> str:
     """JSON for the clipboard: exact values, with C1/bidi/invisible characters escaped."""
     try:
         return json_escape_unsafe(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
-    except TypeError:
-        return safe_block(repr(value))
+    except TypeError:  # deeper than orjson writes: the same JSON, compact
+        return json_escape_unsafe(dumps_deep(value))
 
 
 def indices(value: Any) -> list[int]:
@@ -229,7 +257,7 @@ def content_search_text(model: Model, op: Operation) -> str:
             try:
                 parts.append(orjson.dumps(body).decode())
             except TypeError:
-                parts.append(repr(body))
+                parts.append(dumps_deep(body))
     return "\n".join(parts).lower()
 
 
