@@ -15,7 +15,7 @@ from itertools import islice, repeat
 from operator import le
 from typing import Any
 
-from ..textsafe import safe
+from ..textsafe import safe, suspicious_char
 from . import spec
 from .policy import (
     NONE,
@@ -370,7 +370,47 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
         replay_operations(first)
         yield model()
     replay_operations(None)
+    _suspicious_identifiers(vcon, ops, standing_events, diags)
     yield model()
+
+
+def _suspicious_identifiers(vcon: dict[str, Any], ops: dict[str, Any],
+                            standing: list[Event], diags: list[Diagnostic]) -> None:
+    """A ``suspicious-text`` warning for each identifier that carries a control, bidi,
+    default-ignorable or blank-looking character (``op-07aa`` + U+3164 reads as ``op-07aa``
+    and is another id). Each distinct operation id, server and tool once, at its first event;
+    party names: one regex search per distinct string, linear."""
+    seen: set[str] = set()
+
+    def check(value: Any, ptr: str, what: str) -> None:
+        if not isinstance(value, str) or value in seen:
+            return
+        seen.add(value)
+        cp = suspicious_char(value)
+        if cp is not None:
+            diags.append(Diagnostic(
+                "suspicious-text", "warning", ptr,
+                f"{what} {safe(value)[:80]} carries {cp}, a character that does not show as "
+                "itself: it may read as another identifier"))
+
+    for oid, op in ops.items():
+        first: Event = op[0]
+        check(oid, f"/events/{first.index}/operation_id", "operation_id")
+        for ev in (*op[1][:1], *[e for e in op[1][1:] if e.type == "tool-invocation"]):
+            if ev.type == "tool-invocation":
+                check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+                check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+        for ev in op[2]:
+            check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+            check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+    for ev in standing:
+        check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+        check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+    parties = vcon.get("parties")
+    if isinstance(parties, list):
+        for i, p in enumerate(parties):
+            if isinstance(p, dict):
+                check(p.get("name"), f"/parties/{i}/name", "party name")
 
 
 def complete_checks(model: Model) -> Model:
