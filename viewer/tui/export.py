@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from viewer.model.types import Model, Operation
-from viewer.textsafe import safe
+from viewer.textsafe import is_safe, safe
 from viewer.tui.base import VappMixin
 
 if TYPE_CHECKING:
@@ -49,6 +49,9 @@ def default_name(input_path: str, fmt: str) -> str:
     stem = Path(input_path).name if input_path != "-" else "stdin"
     for suffix in (".gz", ".json", ".vcon"):
         stem = stem.removesuffix(suffix)
+    # The name is recorded text too (a file named with OSC 52 or title sequences): every
+    # character the viewer would escape becomes "_", so the default path is inert and plain.
+    stem = "".join(c if is_safe(c) else "_" for c in stem)
     return str(Path.cwd() / f"{stem or 'vcon'}.summary.{fmt}")
 
 
