@@ -90,3 +90,20 @@ def test_plain_identifiers_are_not_flagged() -> None:
     op = "op-é-日本"
     m = model_of([tool("tool-invocation", 1, op=op), tool("tool-result", 2, op=op)])
     assert not [d for d in m.diagnostics if d.code == "suspicious-text"]
+
+
+def test_markdown_has_no_bare_link() -> None:
+    """A recorded URL, www. host or e-mail address became a live link in a Markdown viewer
+    (GFM autolinks): defanged now, as security reports do."""
+    import re
+
+    from viewer.report.markdown import md
+
+    for s in ["see https://evil.example/x", "WWW.evil.example", "bob@evil.example",
+              "javascript://%0aalert(1)", "ftp://a.example"]:
+        out = md(s)
+        assert not re.search(r"(?i)[a-z]://|www\.|\w@\w", out), out
+    m = model_of([tool("tool-invocation", 1, server="https://evil.example/mcp"),
+                  tool("tool-result", 2)])
+    assert "https://" not in to_markdown(m)
+    assert "09:00:01" in md("09:00:01")  # colons elsewhere untouched

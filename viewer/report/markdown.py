@@ -8,6 +8,7 @@ backtick open code, ``[`` a link, ``<`` raw HTML, ``&`` an entity that renders a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -21,10 +22,30 @@ _MD_TABLE = str.maketrans({c: "\\" + c for c in _MD_SPECIAL})
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 
 
+#: What a Markdown renderer turns into a live link without any markup (GFM autolinks): a
+#: scheme followed by "://", "www.", an e-mail address. Defanged as security reports do
+#: ("https[:]//", "www[.]", "a[@]b.example"), so a recorded URL reads as what it is and is
+#: never one click away.
+_AUTOLINK = re.compile(
+    r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.)")
+
+
+def _defang(m: re.Match[str]) -> str:
+    if m.group(1):
+        return "[:]"
+    if m.group(2):
+        return m.group(2) + "[.]"
+    return "[@]"
+
+
 def md(value: object) -> str:
-    """Untrusted value as inert Markdown text (one line, no structure)."""
+    """Untrusted value as inert Markdown text (one line, no structure, no autolink)."""
     text = safe(value)
-    return text.translate(_MD_TABLE) if text else ""
+    if not text:
+        return ""
+    if ":" in text or "www" in text.lower() or "@" in text:
+        text = _AUTOLINK.sub(_defang, text)
+    return text.translate(_MD_TABLE)
 
 
 def _row(cells: Iterable[str]) -> str:
