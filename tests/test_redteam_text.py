@@ -107,3 +107,28 @@ def test_markdown_has_no_bare_link() -> None:
                   tool("tool-result", 2)])
     assert "https://" not in to_markdown(m)
     assert "09:00:01" in md("09:00:01")  # colons elsewhere untouched
+
+
+def test_escaped_identifiers_do_not_multiply_the_output() -> None:
+    """A 300,000-character bidi operation id and tool on a 3-attempt retry: before, every
+    finding message quoted the escaped id whole (summary JSON 2.9x, Markdown 3.9x the input, and
+    more with more findings); messages now quote 200 characters, report cells 1,000, and only
+    the exact fields of the summary JSON carry the whole value."""
+    import orjson
+
+    from viewer.load import load_bytes
+    from viewer.model.build import build_model
+
+    op, t = "op-" + "\u202e" * 300_000, "t" + "\u202e" * 300_000
+    evs = []
+    for a in range(1, 4):
+        evs += [tool("tool-invocation", 2 * a, op=op, attempt=a, tool=t),
+                tool("tool-timeout", 2 * a + 1, op=op, attempt=a)]
+    from tests.modelkit import vcon
+
+    data = orjson.dumps(vcon(evs))
+    m = build_model(load_bytes(data))
+    assert len(to_markdown(m)) < len(data) / 20
+    assert len("\n".join(check_lines(m))) < len(data) / 20
+    assert len(to_json(m)) < 2 * len(data)
+    assert all(len(f.message) < 1000 for f in m.findings)

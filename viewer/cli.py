@@ -318,7 +318,7 @@ def check_status(model: Model, fail_on: frozenset[str]) -> int:
 def check_lines(model: Model) -> list[str]:
     """One safe line per diagnostic then per finding, errors first within each."""
     from viewer.model.spec import SEVERITY_RANK
-    from viewer.textsafe import safe
+    from viewer.textsafe import safe, safe_short
 
     def rank(item: Any) -> int:
         return SEVERITY_RANK.get(item.severity, 9)
@@ -328,7 +328,7 @@ def check_lines(model: Model) -> list[str]:
         for d in sorted(model.diagnostics, key=rank)
     ]
     for f in sorted(model.findings, key=rank):
-        where = [f"operation={safe(f.operation_id)}" if f.operation_id is not None else ""]
+        where = [f"operation={safe_short(f.operation_id)}" if f.operation_id is not None else ""]
         if f.attempt is not None:
             where.append(f"attempt={f.attempt}")
         if f.events:

@@ -15,7 +15,7 @@ from itertools import islice, repeat
 from operator import le
 from typing import Any
 
-from ..textsafe import safe, suspicious_char
+from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
 from .policy import (
     NONE,
@@ -533,14 +533,14 @@ def _fast_operation(
         flag_set: set[str] = set()
         found = [
             Finding("decision-after-invocation", _SEVERITY["decision-after-invocation"], op_id,
-                    1, (dec.index, inv.index), safe(op_id) + " attempt 1: the once decision was "
-                    "recorded after the tool-invocation")
+                    1, (dec.index, inv.index), safe_short(op_id)
+                    + " attempt 1: the once decision was recorded after the tool-invocation")
             for dec in after_inv
         ]
 
         def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
             flag_set.add(kind_)
-            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe(op_id) + msg))
+            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe_short(op_id) + msg))
 
         if gov.conflict is not None:
             add("standing-conflict", tuple(gov.conflict),
@@ -588,7 +588,7 @@ def _operation(
     findings: list[Finding],
 ) -> Operation:
     new = tuple.__new__
-    sid = safe(op_id)
+    sid = safe_short(op_id)
     tool_events: list[Event] = op[1]
     once_events: list[Event] = op[2]
     run = replay_operation(tool_events)
@@ -622,8 +622,9 @@ def _operation(
         ):
             diags.append(Diagnostic(
                 "operation-target-mismatch", "error", f"/events/{inv.index}",
-                f"operation {sid}: this tool-invocation names {safe(inv.raw.get('server'))} / "
-                f"{safe(inv.raw.get('tool'))}, the first names {safe(server)} / {safe(tool)}"))
+                f"operation {sid}: this tool-invocation names "
+                f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
+                f"the first names {safe_short(server)} / {safe_short(tool)}"))
 
     numbers = sorted(run.attempts)
     if numbers and numbers[-1] != len(numbers):  # distinct and >= 1: a gap somewhere

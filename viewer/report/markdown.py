@@ -15,7 +15,10 @@ from typing import Any
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
-from viewer.textsafe import safe
+from viewer.textsafe import safe_short
+
+#: A report cell quotes at most this much of one recorded value.
+MD_CHARS = 1000
 
 _MD_SPECIAL = "\\`*_[]<>|~&#!{}"
 _MD_TABLE = str.maketrans({c: "\\" + c for c in _MD_SPECIAL})
@@ -39,8 +42,9 @@ def _defang(m: re.Match[str]) -> str:
 
 
 def md(value: object) -> str:
-    """Untrusted value as inert Markdown text (one line, no structure, no autolink)."""
-    text = safe(value)
+    """Untrusted value as inert Markdown text (one line, no structure, no autolink), at most
+    ``MD_CHARS`` characters (the summary JSON has the exact values)."""
+    text = safe_short(value, MD_CHARS)
     if not text:
         return ""
     if ":" in text or "www" in text.lower() or "@" in text:
