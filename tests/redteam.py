@@ -70,6 +70,8 @@ def mutate(doc: Any, rng: random.Random) -> bytes:
                        "nan", "truncate", "clone-event", "many"])
     if nodes and kind in ("deep", "hostile", "weird", "delete", "type", "attempt", "many"):
         for _ in range(rng.randint(1, 8) if kind == "many" else 1):
+            if not nodes:
+                break
             parent, key = rng.choice(nodes)
             k = kind if kind != "many" else rng.choice(["hostile", "weird", "type", "delete"])
             try:
