@@ -76,3 +76,16 @@ def test_gzip_guard_bounds_the_total_over_nested_layers(monkeypatch: pytest.Monk
         load_bytes(outer)
     monkeypatch.setattr(load_mod, "MAX_DECOMPRESSED", len(inner) + outer_inflated + 10)
     assert load_bytes(outer).source.gzip
+
+
+def test_importer_json_loads_refuses_nan() -> None:
+    """Python's json reads NaN and Infinity; the importers' output then had null in silence.
+    common.json_loads refuses them (the MCP importer and the lifter are to use it)."""
+    from viewer.importers.common import NotJSONConstant, json_loads
+
+    assert json_loads('{"a": 1.5}') == {"a": 1.5}
+    for bad in ('{"a": NaN}', "[Infinity]", "[-Infinity]"):
+        with pytest.raises(NotJSONConstant):
+            json_loads(bad)
+        with pytest.raises(ValueError):
+            json_loads(bad)
