@@ -102,3 +102,19 @@ def test_sigterm_during_summary_output_leaves_no_tmp(tmp_path: Path) -> None:
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     assert not list(tmp_path.glob(".out.json.*.tmp"))
+
+
+def test_import_with_lone_surrogates_is_written(tmp_path: Path) -> None:
+    """Python's json (the MCP importer's parser) reads "\\ud800"; writing the vCon then failed
+    in orjson (exit 70). The writer now puts U+FFFD in its place: exit 0, a vCon that checks."""
+    src = tmp_path / "sur.jsonl"
+    src.write_text(
+        '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t\\ud800",'
+        '"arguments":{"x":"\\udc00"}}}\n'
+        '{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok\\ud800"}]}}\n')
+    out = tmp_path / "out.vcon.json"
+    r = run(["import", "mcp", str(src), "-o", str(out), "-q"])
+    assert r.returncode in (0, 2), r.stderr
+    if r.returncode == 0:
+        assert "\ufffd" in out.read_text("utf-8")
+        assert run(["check", str(out)]).returncode in (0, 1)

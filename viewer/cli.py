@@ -221,7 +221,7 @@ def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: s
             raise _Exit(f"cannot write {safe(output)}: {safe(exc.strerror or exc)}",
                         EX_USAGE) from None
         return
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)

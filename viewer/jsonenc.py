@@ -10,6 +10,7 @@ recursion, the same JSON (compact, or indented by two spaces like ``orjson.OPT_I
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import orjson
@@ -92,16 +93,21 @@ def dumps_deep(value: Any, indent: bool = False) -> str:
     return "".join(out)
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def dumps(value: Any, option: int | None = None) -> bytes:
-    """``orjson.dumps(value, option=option)``; deeper than orjson writes: ``dumps_deep``
-    (indented when ``option`` asks for it, with the trailing newline when asked)."""
+    """``orjson.dumps(value, option=option)``; what orjson cannot write is written by
+    ``dumps_deep`` (indented when ``option`` asks for it, with the trailing newline when asked):
+    deeper than 254 levels, or a lone surrogate in a string (an importer's input may carry one:
+    Python's json reads ``"\\ud800"``), written as U+FFFD so the output stays UTF-8."""
     try:
         return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as exc:
-        if "ecursion" not in str(exc):
+        if "ecursion" not in str(exc) and "surrogate" not in str(exc):
             raise
     opt = option or 0
     text = dumps_deep(value, indent=bool(opt & orjson.OPT_INDENT_2))
     if opt & orjson.OPT_APPEND_NEWLINE:
         text += "\n"
-    return text.encode("utf-8", "surrogatepass")
+    return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")

@@ -59,7 +59,7 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
         raise ValueError(f"refusing to write {safe(str(path))}: it is {what}")
     if target.is_dir():
         raise ValueError(f"refusing to write {safe(str(path))}: it is a directory")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     if target.is_symlink():  # replace the file the link names, keep the link
         target = target.resolve()
     try:

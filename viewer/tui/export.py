@@ -39,10 +39,10 @@ def render_export(model: Model, fmt: str, operations: Sequence[Operation] | None
     if fmt == "csv":
         from viewer.report.csv import to_csv
 
-        return to_csv(model, operations).encode("utf-8")
+        return to_csv(model, operations).encode("utf-8", "replace")
     from viewer.report.markdown import to_markdown
 
-    return to_markdown(model, operations).encode("utf-8")
+    return to_markdown(model, operations).encode("utf-8", "replace")
 
 
 def default_name(input_path: str, fmt: str) -> str:
