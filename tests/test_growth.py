@@ -12,9 +12,16 @@ every decision; standing decisions: each look-up scanned the target's list) fail
 
 from __future__ import annotations
 
+import random
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from bench.shapes import SHAPES, growth
+from viewer.model import spec
+from viewer.model.policy import OnceIndex, StandingIndex, at_or_before, once_governing
+from viewer.model.replay import replay_operation
+from viewer.model.types import Event
 
 BOUND = 20.0
 #: N per shape (the test runs N and 8N): big enough that the fixed costs do not hide a square.
@@ -36,19 +43,6 @@ def test_cost_grows_linearly(shape: str) -> None:
 
 
 # --- the linear algorithms answer as the scans they replaced ----------------------------------
-
-import random  # noqa: E402
-from datetime import UTC, datetime, timedelta  # noqa: E402
-
-from viewer.model import spec  # noqa: E402
-from viewer.model.policy import (  # noqa: E402
-    OnceIndex,
-    StandingIndex,
-    at_or_before,
-    once_governing,
-)
-from viewer.model.replay import replay_operation  # noqa: E402
-from viewer.model.types import Event  # noqa: E402
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 
