@@ -8,6 +8,15 @@ cases, and reports how many ran, how long it took and what failed::
 
 Each property is run with Hypothesis' database off and a fixed seed (so a run is repeatable);
 a failure is shrunk and printed with its minimal example, and the exit status is 1.
+
+Red-team mutation runs (issue 17), over real files: ``--mutate DIR`` (repeatable) mutates every
+JSON file under DIR (``tests/redteam.py``'s mutator: nesting to 1,000 levels, hostile strings,
+weird values, duplicate keys, NaN, truncation...) and drives each mutant through every headless
+path, the importers included (a mutated recording is recognised by content and imported);
+JSONL recordings under DIR get junk lines. A failing mutant is written to ``--keep DIR``::
+
+    .venv/bin/python bench/fuzz_long.py --only none --mutate ../shared/corpus/vcons \
+        --mutate ../shared/corpus/agents --mutate ../shared/corpus/mcp --mutations 2000
 """
 
 from __future__ import annotations
@@ -72,15 +81,80 @@ def run(name: str, cases: int, seed_value: int) -> dict[str, Any]:
             "failure": failure}
 
 
+def mutate_dirs(dirs: list[str], n: int, seed_value: int, keep: str | None) -> dict[str, Any]:
+    """``n`` mutations of the JSON documents and JSONL recordings under ``dirs``."""
+    import random
+
+    import orjson
+
+    from tests.redteam import HOSTILE, encode, exercise, mutate
+
+    docs: list[tuple[str, Any]] = []
+    lines: list[tuple[str, list[bytes]]] = []
+    for d in dirs:
+        for f in sorted(Path(d).rglob("*")):
+            if not f.is_file() or f.stat().st_size > 5_000_000:
+                continue
+            data = f.read_bytes()
+            try:
+                docs.append((f.name, orjson.loads(data)))
+            except orjson.JSONDecodeError:
+                if data.count(b"\n") > 1:
+                    lines.append((f.name, data.split(b"\n")))
+    rng = random.Random(seed_value)
+    counts: dict[str, int] = {}
+    failures: list[str] = []
+    t0 = time.perf_counter()
+    for i in range(n):
+        if lines and (not docs or i % 3 == 2):
+            name, src = lines[i % len(lines)]
+            out = list(src)
+            for _ in range(rng.randint(1, 4)):
+                j = rng.randrange(len(out))
+                out[j] = rng.choice([b"{", b"null", b"[" * 700 + b"]" * 700, out[j] * 2,
+                                     out[j][: len(out[j]) // 2], encode({"x": rng.choice(HOSTILE)}),
+                                     out[j].replace(b":1", b":NaN", 1)])
+            data = b"\n".join(out)
+        else:
+            name, doc = docs[i % len(docs)]
+            data = mutate(doc, rng)
+        try:
+            outcome = exercise(data, name)
+        except Exception as e:
+            failures.append(f"case {i} ({name}): {type(e).__name__}: {str(e)[:200]}")
+            if keep:
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                Path(keep, f"case-{i}-{name}").write_bytes(data)
+            continue
+        counts[outcome] = counts.get(outcome, 0) + 1
+    return {"property": "mutate:" + ",".join(dirs), "cases": n,
+            "seconds": round(time.perf_counter() - t0, 1), "outcomes": counts,
+            "failure": "\n".join(failures[:20]) if failures else None,
+            "failed_cases": len(failures)}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cases", type=int, default=20_000, help="examples per property")
     p.add_argument("--seed", type=int, default=20260302)
-    p.add_argument("--only", choices=sorted(PROPERTIES), action="append")
+    p.add_argument("--only", choices=[*sorted(PROPERTIES), "none"], action="append",
+                   help="run only these properties (none: only the --mutate runs)")
+    p.add_argument("--mutate", metavar="DIR", action="append",
+                   help="red-team mutation run over the files under DIR (repeatable)")
+    p.add_argument("--mutations", type=int, default=2000)
+    p.add_argument("--keep", metavar="DIR", help="write failing mutants here")
     p.add_argument("--json", metavar="OUT", help="also write the results as JSON")
     a = p.parse_args(argv)
     results = []
-    for name in a.only or list(PROPERTIES):
+    if a.mutate:
+        r = mutate_dirs(a.mutate, a.mutations, a.seed, a.keep)
+        results.append(r)
+        status = "ok" if r["failure"] is None else f"FAILED ({r['failed_cases']})"
+        print(f"{'mutations':28} {r['cases']:>7} cases {r['seconds']:>8.1f} s  {status}  "
+              f"{r['outcomes']}", flush=True)
+        if r["failure"]:
+            print(r["failure"], flush=True)
+    for name in [n for n in (a.only or list(PROPERTIES)) if n != "none"]:
         r = run(name, a.cases, a.seed)
         results.append(r)
         status = "ok" if r["failure"] is None else "FAILED"

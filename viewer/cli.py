@@ -209,6 +209,8 @@ def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: s
                 sys.stdout.buffer.flush()
             except BrokenPipeError:  # piped into head: the reader has what it wanted
                 _silence_stdout()
+            except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
+                _stdout_failed(exc)
             return
     if output is not None and output != "-":
         from viewer.report.write import write_atomic
@@ -222,13 +224,25 @@ def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: s
             raise _Exit(f"cannot write {safe(output)}: {safe(exc.strerror or exc)}",
                         EX_USAGE) from None
         return
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     try:
         sys.stdout.flush()
         sys.stdout.buffer.write(payload)
         sys.stdout.buffer.flush()
     except BrokenPipeError:  # piped into head: the reader has what it wanted
         _silence_stdout()
+    except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
+        _stdout_failed(exc)
+
+
+def _stdout_failed(exc: OSError) -> None:
+    """One line, exit 2: the output is incomplete. stdout is pointed at /dev/null first so
+    that the exit flush cannot fail again."""
+    from viewer.textsafe import safe
+
+    _silence_stdout()
+    raise _Exit(f"cannot write stdout: {safe(exc.strerror or exc)}; the output is incomplete",
+                EX_USAGE)
 
 
 def _finish(status: int) -> int:
@@ -240,9 +254,14 @@ def _finish(status: int) -> int:
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
+            except BrokenPipeError:
+                if stream is sys.stdout:
+                    _silence_stdout()
             except (OSError, ValueError):
                 if stream is sys.stdout:
                     _silence_stdout()
+                    _err("cannot write stdout; the output is incomplete")
+                    status = EX_USAGE
         os._exit(status)
     return status
 
@@ -285,6 +304,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
             sys.stdout.flush()
         except BrokenPipeError:
             _silence_stdout()
+        except OSError as exc:
+            _stdout_failed(exc)
     return _finish(EX_OK)
 
 
@@ -300,7 +321,7 @@ def check_status(model: Model, fail_on: frozenset[str]) -> int:
 def check_lines(model: Model) -> list[str]:
     """One safe line per diagnostic then per finding, errors first within each."""
     from viewer.model.spec import SEVERITY_RANK
-    from viewer.textsafe import safe
+    from viewer.textsafe import safe, safe_short
 
     def rank(item: Any) -> int:
         return SEVERITY_RANK.get(item.severity, 9)
@@ -310,7 +331,7 @@ def check_lines(model: Model) -> list[str]:
         for d in sorted(model.diagnostics, key=rank)
     ]
     for f in sorted(model.findings, key=rank):
-        where = [f"operation={safe(f.operation_id)}" if f.operation_id is not None else ""]
+        where = [f"operation={safe_short(f.operation_id)}" if f.operation_id is not None else ""]
         if f.attempt is not None:
             where.append(f"attempt={f.attempt}")
         if f.events:
@@ -489,7 +510,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except _Exit as exc:
         _err(exc.message)
         return exc.code
-    except SystemExit as exc:  # argparse: usage errors (2) and -h (0)
+    except SystemExit as exc:  # argparse: usage errors (2) and -h (0); SIGTERM (143)
         if exc.code is None:
             return EX_OK
         return exc.code if isinstance(exc.code, int) else EX_USAGE
@@ -512,7 +533,22 @@ def console_main() -> int:
     """The ``vcon-view`` console script: ``main`` with the fast exit of the headless commands."""
     global _FAST_EXIT
     _FAST_EXIT = True
+    _terminate_cleanly()
     return main()
+
+
+def _terminate_cleanly() -> None:
+    """SIGTERM (a CI timeout, ``kill``) raises SystemExit(143) in the main thread instead of
+    ending the process on the spot: ``write_atomic`` then removes its temporary file (its
+    ``except BaseException``) before the process ends."""
+    import contextlib
+    import signal
+
+    def handler(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    with contextlib.suppress(ValueError, OSError):  # not the main thread, or no SIGTERM
+        signal.signal(signal.SIGTERM, handler)
 
 
 if __name__ == "__main__":

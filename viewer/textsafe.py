@@ -20,24 +20,64 @@ _BIDI_AND_INVISIBLE: Final = (
     0xFEFF, 0xFFF9, 0xFFFA, 0xFFFB,
 )
 
+#: Default_Ignorable_Code_Point, from the Unicode Character Database (DerivedCoreProperties.txt,
+#: Unicode 15.1: https://www.unicode.org/Public/15.1.0/ucd/DerivedCoreProperties.txt), as
+#: inclusive (first, last) ranges: characters a renderer may draw as nothing at all.
+DEFAULT_IGNORABLE: Final = (
+    (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+    (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+    (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),  # tags (used to smuggle text to models) and variation selectors
+)
+#: Not default-ignorable, yet drawn as a blank that reads as nothing in an identifier: the
+#: Hangul fillers are in the list above; braille pattern blank, and the interlinear
+#: annotation characters (invisible in most renderers).
+BLANK_LOOKALIKES: Final = ((0x2800, 0x2800), (0xFFF9, 0xFFFB))
+
+_IGNORABLE_AND_BLANK: Final = tuple(
+    cp for lo, hi in (*DEFAULT_IGNORABLE, *BLANK_LOOKALIKES) for cp in range(lo, hi + 1))
+
 
 def _escape(cp: int) -> str:
     if cp <= 0xFF:
         return f"\\x{cp:02x}"
-    return f"\\u{cp:04x}"
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    return f"\\U{cp:08x}"
 
 
-#: The one translate table: C0, DEL, C1, bidi controls and invisible characters.
+#: The one translate table: C0, DEL, C1, bidi controls, default-ignorable and blank-looking
+#: characters.
 UNSAFE_TABLE: Final[dict[int, str]] = {
     cp: _escape(cp)
-    for cp in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *_BIDI_AND_INVISIBLE]
+    for cp in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0), *_BIDI_AND_INVISIBLE,
+               *_IGNORABLE_AND_BLANK]
 }
 # A literal backslash is left as it is: escaping it would make ordinary Windows paths and JSON
 # strings unreadable. The escapes are therefore visible, not reversible.
 
 _BLOCK_TABLE: Final = {k: v for k, v in UNSAFE_TABLE.items() if k not in (0x0A, 0x09)}
 
-_UNSAFE_RE: Final = re.compile("[" + "".join(re.escape(chr(c)) for c in UNSAFE_TABLE) + "]")
+def _ranges(cps: list[int]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for cp in sorted(set(cps)):
+        if out and out[-1][1] == cp - 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return out
+
+
+def _char_class(cps: list[int]) -> str:
+    return "[" + "".join(re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
+                         for a, b in _ranges(cps)) + "]"
+
+
+_UNSAFE_RE: Final = re.compile(_char_class(list(UNSAFE_TABLE)))
+#: Characters that make an identifier read as another: every escaped one but the controls that
+#: orjson and the validators already report.
+_SUSPICIOUS_RE: Final = re.compile(_char_class([c for c in UNSAFE_TABLE]))
 
 
 def is_safe(s: str) -> bool:
@@ -59,6 +99,20 @@ def safe(value: Any) -> str:
     return value.translate(UNSAFE_TABLE)
 
 
+#: How much of a recorded identifier a message quotes: the exact value is in its own field of
+#: the summary JSON; a message repeats it once per finding, and escaping multiplies it (90 MB of
+#: bidi characters in one id made 4.3 GiB of summary JSON).
+QUOTE_CHARS: Final = 200
+
+
+def safe_short(value: Any, limit: int = QUOTE_CHARS) -> str:
+    """``safe(value)`` cut to ``limit`` characters, saying how long the whole is."""
+    if isinstance(value, str) and len(value) > limit:
+        return safe(value[:limit]) + f"…({len(value)} characters)"
+    text = safe(value)
+    return text if len(text) <= limit else text[:limit] + f"…({len(text)} characters)"
+
+
 def safe_block(value: Any) -> str:
     """Multi-line untrusted text: newlines and tabs kept, everything else as in ``safe``."""
     if value is None:
@@ -75,31 +129,59 @@ def _to_text(value: Any) -> str:
 
     try:
         return orjson.dumps(value).decode()
-    except TypeError:  # deeper than orjson writes (255 levels), or not a JSON value
-        try:
-            return repr(value)
-        except RecursionError:  # orjson parses up to 1024 levels; repr gives up near 1000
-            return f"({type(value).__name__} nested too deeply to show)"
+    except TypeError:  # deeper than orjson writes (254 levels), or not a JSON value
+        from viewer.jsonenc import dumps_deep
+
+        return dumps_deep(value)
 
 
 # JSON output keeps values exact but must not carry raw C1, bidi or invisible characters
 # (orjson escapes C0 but writes the others as UTF-8): escape them as \uXXXX, which JSON
 # readers decode back to the same value.
-_JSON_UNSAFE_RE: Final = re.compile(
-    "[" + "".join(re.escape(chr(c)) for c in UNSAFE_TABLE if c >= 0x7F) + "]"
-)
+_JSON_UNSAFE_RE: Final = re.compile(_char_class([c for c in UNSAFE_TABLE if c >= 0x7F]))
+
+
+def _utf8_alternation(cps: list[int]) -> bytes:
+    """A bytes pattern matching the UTF-8 of any of ``cps``: one alternative per lead-byte
+    prefix with a class for the last byte (a few dozen alternatives, not thousands)."""
+    by_prefix: dict[bytes, list[int]] = {}
+    for cp in sorted(cps):
+        b = chr(cp).encode()
+        by_prefix.setdefault(b[:-1], []).append(b[-1])
+    alts = []
+    for prefix, lasts in by_prefix.items():
+        cls = b"".join(re.escape(bytes([a])) if a == z else re.escape(bytes([a])) + b"-"
+                       + re.escape(bytes([z])) for a, z in _ranges(lasts))
+        alts.append(re.escape(prefix) + b"[" + cls + b"]")
+    return b"|".join(alts)
 
 
 _JSON_UNSAFE_BYTES_RE: Final = re.compile(
-    b"|".join(re.escape(chr(c).encode()) for c in sorted(UNSAFE_TABLE) if c >= 0x7F)
-)
+    _utf8_alternation([c for c in UNSAFE_TABLE if c >= 0x7F]))
+
+
+def _json_escape(cp: int) -> str:
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    cp -= 0x10000  # a surrogate pair: what JSON readers decode back to the character
+    return f"\\u{0xD800 + (cp >> 10):04x}\\u{0xDC00 + (cp & 0x3FF):04x}"
 
 
 def json_escape_unsafe_bytes(raw: bytes) -> bytes:
     """``json_escape_unsafe`` on UTF-8 bytes, without decoding the document (no str copy)."""
-    return _JSON_UNSAFE_BYTES_RE.sub(lambda m: b"\\u%04x" % ord(m.group().decode()), raw)
+    return _JSON_UNSAFE_BYTES_RE.sub(
+        lambda m: _json_escape(ord(m.group().decode())).encode(), raw)
 
 
 def json_escape_unsafe(text: str) -> str:
     """Escape the characters orjson leaves raw, in already-serialised JSON text."""
-    return _JSON_UNSAFE_RE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    return _JSON_UNSAFE_RE.sub(lambda m: _json_escape(ord(m.group())), text)
+
+
+def suspicious_char(value: object) -> str | None:
+    """The first control, bidi, default-ignorable or blank-looking character of a string
+    (``U+3164`` form), or None: an identifier carrying one reads as another."""
+    if not isinstance(value, str):
+        return None
+    m = _SUSPICIOUS_RE.search(value)
+    return None if m is None else f"U+{ord(m.group()):04X}"

@@ -108,6 +108,10 @@ def main(argv: Sequence[str]) -> int:
         except NothingToLift as exc:
             _err(f"{safe(args.file)}: {exc}")
             return EX_USAGE
+        except (MemoryError, RecursionError):
+            _err(f"{safe(args.file)}: too large or too deeply nested to lift "
+                 "(summary and the viewer read it)")
+            return EX_USAGE
     return _write(vcon, report, args)
 
 
@@ -149,16 +153,19 @@ def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
 
     try:
         if args.output == "-":  # stdout, as `summary -o -` (a pipe into the viewer or check)
-            sys.stdout.buffer.write(dumps(vcon))
             sys.stdout.flush()
+            sys.stdout.buffer.write(dumps(vcon))
+            sys.stdout.buffer.flush()
         else:
-            write_atomic(args.output, dumps(vcon),
-                         input_path=None if args.file == "-" else args.file)
+            write_atomic(args.output, dumps(vcon), input_path=args.file)
     except ValueError as exc:
         _err(str(exc))
         return EX_USAGE
+    except BrokenPipeError:
+        return EX_OK
     except OSError as exc:
-        _err(f"cannot write {safe(args.output)}: {safe(exc.strerror or exc)}")
+        where = "stdout" if args.output == "-" else safe(args.output)
+        _err(f"cannot write {where}: {safe(exc.strerror or exc)}")
         return EX_USAGE
     if not args.quiet:
         n_ops = len({e["operation_id"] for e in vcon["events"] if "operation_id" in e})

@@ -303,3 +303,20 @@ def assemble(
         "events": events.events,
         "attachments": [attachment],
     }
+
+
+class NotJSONConstant(ValueError):
+    """``NaN``, ``Infinity`` or ``-Infinity`` in importer input: not JSON (RFC 8259)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise NotJSONConstant(f"{name} is not a JSON value")
+
+
+def json_loads(text: str | bytes) -> Any:
+    """``json.loads`` for importer input that refuses ``NaN``/``Infinity`` (Python's parser
+    accepts them, and orjson would later write them as null in silence): the importer counts
+    the line as unmapped with the reason instead (``except ValueError``, as for any bad line)."""
+    import json
+
+    return json.loads(text, parse_constant=_no_constant)

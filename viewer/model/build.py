@@ -15,9 +15,17 @@ from itertools import islice, repeat
 from operator import le
 from typing import Any
 
-from ..textsafe import safe
+from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
-from .policy import NONE, Governing, StandingIndex, decision_value, later, once_governing
+from .policy import (
+    NONE,
+    Governing,
+    OnceIndex,
+    StandingIndex,
+    decision_value,
+    later,
+    once_governing,
+)
 from .replay import (  # the draft's transition table as the replay loops read it
     _FINAL,
     _INPUT_RETURN,
@@ -362,7 +370,47 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
         replay_operations(first)
         yield model()
     replay_operations(None)
+    _suspicious_identifiers(vcon, ops, standing_events, diags)
     yield model()
+
+
+def _suspicious_identifiers(vcon: dict[str, Any], ops: dict[str, Any],
+                            standing: list[Event], diags: list[Diagnostic]) -> None:
+    """A ``suspicious-text`` warning for each identifier that carries a control, bidi,
+    default-ignorable or blank-looking character (``op-07aa`` + U+3164 reads as ``op-07aa``
+    and is another id). Each distinct operation id, server and tool once, at its first event;
+    party names: one regex search per distinct string, linear."""
+    seen: set[str] = set()
+
+    def check(value: Any, ptr: str, what: str) -> None:
+        if not isinstance(value, str) or value in seen:
+            return
+        seen.add(value)
+        cp = suspicious_char(value)
+        if cp is not None:
+            diags.append(Diagnostic(
+                "suspicious-text", "warning", ptr,
+                f"{what} {safe(value)[:80]} carries {cp}, a character that does not show as "
+                "itself: it may read as another identifier"))
+
+    for oid, op in ops.items():
+        first: Event = op[0]
+        check(oid, f"/events/{first.index}/operation_id", "operation_id")
+        for ev in (*op[1][:1], *[e for e in op[1][1:] if e.type == "tool-invocation"]):
+            if ev.type == "tool-invocation":
+                check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+                check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+        for ev in op[2]:
+            check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+            check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+    for ev in standing:
+        check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
+        check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+    parties = vcon.get("parties")
+    if isinstance(parties, list):
+        for i, p in enumerate(parties):
+            if isinstance(p, dict):
+                check(p.get("name"), f"/parties/{i}/name", "party name")
 
 
 def complete_checks(model: Model) -> Model:
@@ -485,14 +533,14 @@ def _fast_operation(
         flag_set: set[str] = set()
         found = [
             Finding("decision-after-invocation", _SEVERITY["decision-after-invocation"], op_id,
-                    1, (dec.index, inv.index), safe(op_id) + " attempt 1: the once decision was "
-                    "recorded after the tool-invocation")
+                    1, (dec.index, inv.index), safe_short(op_id)
+                    + " attempt 1: the once decision was recorded after the tool-invocation")
             for dec in after_inv
         ]
 
         def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
             flag_set.add(kind_)
-            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe(op_id) + msg))
+            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe_short(op_id) + msg))
 
         if gov.conflict is not None:
             add("standing-conflict", tuple(gov.conflict),
@@ -540,7 +588,7 @@ def _operation(
     findings: list[Finding],
 ) -> Operation:
     new = tuple.__new__
-    sid = safe(op_id)
+    sid = safe_short(op_id)
     tool_events: list[Event] = op[1]
     once_events: list[Event] = op[2]
     run = replay_operation(tool_events)
@@ -574,8 +622,9 @@ def _operation(
         ):
             diags.append(Diagnostic(
                 "operation-target-mismatch", "error", f"/events/{inv.index}",
-                f"operation {sid}: this tool-invocation names {safe(inv.raw.get('server'))} / "
-                f"{safe(inv.raw.get('tool'))}, the first names {safe(server)} / {safe(tool)}"))
+                f"operation {sid}: this tool-invocation names "
+                f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
+                f"the first names {safe_short(server)} / {safe_short(tool)}"))
 
     numbers = sorted(run.attempts)
     if numbers and numbers[-1] != len(numbers):  # distinct and >= 1: a gap somewhere
@@ -626,11 +675,12 @@ def _operation(
     retries = 0
     any_escalated = False
     dup_by_attempt = {d.earlier: d for d in run.duplicates} if run.duplicates else {}
+    once_index = OnceIndex(once)  # numbers ascend: one pass over the once decisions
     for n in numbers:
         a = run.attempts[n]
         flags: set[str] = set()
         when = a.invocation or events[a.steps[0].event]
-        gov = once_governing(once, n)
+        gov = once_index.governing(n)
         if gov is NONE:
             gov = standing.governing(kind, server, tool, when)
             if gov.conflict is not None:

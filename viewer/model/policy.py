@@ -7,6 +7,7 @@ operation kind and target replaces them.
 
 from __future__ import annotations
 
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,10 @@ class StandingIndex:
         #: (operation, server, tool) -> (time after which the answer no longer changes, or
         #: None when unknown; the answer then). See ``governing``.
         self._settled: dict[TargetKey, tuple[Any, Governing]] = {}
+        #: key -> the decisions with a time and their times, those without and their replay
+        #: positions, the replay positions of all (see ``in_effect``); made when first needed.
+        self._split: dict[TargetKey, tuple[list[Event], list[Any], list[Event], list[int],
+                                           list[int]]] = {}
 
     @staticmethod
     def key(ev: Event) -> TargetKey:
@@ -97,13 +102,31 @@ class StandingIndex:
         return out
 
     def in_effect(self, key: TargetKey, when: Event) -> Event | None:
-        """The last standing decision for ``key`` made at or before ``when``."""
+        """The last standing decision for ``key`` made at or before ``when``.
+
+        The decisions are in replay order, so those with a time have non-decreasing times and
+        those without have rising replay positions: ``at_or_before`` is monotone on each of the
+        two sublists, and the answer is the later (in replay order) of a binary search in each.
+        Logarithmic per look-up, so many standing decisions for one target stay linear.
+        """
         decisions = self.by_target.get(key)
-        if decisions:
-            for ev in reversed(decisions):  # replay order: the last one in effect wins
-                if at_or_before(ev, when):
-                    return ev
-        return None
+        if not decisions:
+            return None
+        split = self._split.get(key)
+        if split is None:
+            split = self._split[key] = _split(decisions)
+        timed, times, untimed, orders, all_orders = split
+        best: Event | None = None
+        if when.time is None:  # replay order decides for every decision
+            i = bisect_left(all_orders, when.order)
+            return decisions[i - 1] if i else None
+        i = bisect_right(times, when.time)
+        if i:
+            best = timed[i - 1]
+        j = bisect_left(orders, when.order)
+        if j and (best is None or untimed[j - 1].order > best.order):
+            best = untimed[j - 1]
+        return best
 
     def governing(self, operation: str | None, server: str | None, tool: str | None,
                   when: Event) -> Governing:
@@ -162,6 +185,14 @@ class StandingIndex:
         return since, Governing(decision_value(chosen), "standing", chosen.index, conflict)
 
 
+def _split(decisions: list[Event]) -> tuple[list[Event], list[Any], list[Event], list[int],
+                                             list[int]]:
+    timed = [ev for ev in decisions if ev.time is not None]
+    untimed = [ev for ev in decisions if ev.time is None]
+    return (timed, [ev.time for ev in timed], untimed, [ev.order for ev in untimed],
+            [ev.order for ev in decisions])
+
+
 def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
     """The once decision with the highest attempt not above ``attempt``; the last one wins ties.
 
@@ -174,6 +205,29 @@ def once_governing(once: list[tuple[int, Event]], attempt: int) -> Governing:
     if best is None:
         return NONE
     return Governing(decision_value(best[1]), "once", best[1].index)
+
+
+class OnceIndex:
+    """``once_governing`` for attempts asked in ascending order, in one pass over the decisions
+    (sorted once by the attempt they name, stably, so the last of a tie stays last)."""
+
+    def __init__(self, once: list[tuple[int, Event]]) -> None:
+        self._sorted = sorted(once, key=lambda p: p[0])
+        self._i = 0
+        self._best: Governing = NONE
+
+    def governing(self, attempt: int) -> Governing:
+        """As ``once_governing(once, attempt)``; ``attempt`` never below the previous one."""
+        items = self._sorted
+        i = self._i
+        last: Event | None = None
+        while i < len(items) and items[i][0] <= attempt:
+            last = items[i][1]
+            i += 1
+        if last is not None:
+            self._best = Governing(decision_value(last), "once", last.index)
+        self._i = i
+        return self._best
 
 
 def later(a: Event, b: Event) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from heapq import heappop, heappush
 
 from . import spec
 from .types import Event, Step
@@ -64,6 +65,11 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
     invocations: list[Event] = []
     highest_invoked = 0
     watch: dict[int, int] = {}  # earlier attempt -> later invocation seen while it was active
+    # Attempts started and not final, not yet in ``watch``: a set for membership and a min-heap
+    # (stale entries dropped when popped) so that an invocation visits only the attempts below
+    # it that it puts in ``watch``: linear in the events, not in attempts x invocations.
+    active: set[int] = set()
+    heap: list[int] = []
     new = tuple.__new__
     for ev in events:
         n = ev.attempt
@@ -77,11 +83,11 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
             invocations.append(ev)
             if run.invocation is None:
                 run.invocation = ev
-            if len(attempts) > 1:
-                for m, other in attempts.items():
-                    if (m < n and m not in watch and other.state is not None
-                            and other.state not in _FINAL):
-                        watch[m] = ev.index
+            while heap and heap[0] < n:
+                m = heappop(heap)
+                if m in active:
+                    active.discard(m)
+                    watch[m] = ev.index
         allowed_from, to = _TRANSITIONS[typ]
         if to == _UNCHANGED:
             after = before
@@ -95,6 +101,13 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
         late = typ in _RESPONSES and (before in _LATE_STATES or highest_invoked > n)
         oom = before not in allowed_from
         run.state = after
+        if n not in watch:
+            if after is not None and after not in _FINAL:
+                if n not in active:
+                    active.add(n)
+                    heappush(heap, n)
+            elif n in active:
+                active.discard(n)
         run.steps.append(new(Step, (ev.index, before, after, oom, late)))
         if late:
             run.late.append(ev.index)

@@ -268,6 +268,9 @@ DIAGNOSTIC_CODES: Final = {
     "derived-events": "no tool-invocation events: operations were lifted from an older shape",
     "derived-warning": "something in the older shape could not be lifted",
     "derived-failed": "operations could not be lifted from the older shape",
+    "suspicious-text": "an identifier (operation_id, server, tool, party name) carries a "
+                       "control, bidi, default-ignorable or blank-looking character",
+    "duplicate-key": "a JSON object names one key twice: readers keep only one of the values",
 }
 
 SEVERITIES: Final = ("error", "warning", "info")

@@ -8,23 +8,48 @@ backtick open code, ``[`` a link, ``<`` raw HTML, ``&`` an entity that renders a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
-from viewer.textsafe import safe
+from viewer.textsafe import safe_short
+
+#: A report cell quotes at most this much of one recorded value.
+MD_CHARS = 1000
 
 _MD_SPECIAL = "\\`*_[]<>|~&#!{}"
 _MD_TABLE = str.maketrans({c: "\\" + c for c in _MD_SPECIAL})
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 
 
+#: What a Markdown renderer turns into a live link without any markup (GFM autolinks): a
+#: scheme followed by "://", "www.", an e-mail address. Defanged as security reports do
+#: ("https[:]//", "www[.]", "a[@]b.example"), so a recorded URL reads as what it is and is
+#: never one click away.
+_AUTOLINK = re.compile(
+    r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.)")
+
+
+def _defang(m: re.Match[str]) -> str:
+    if m.group(1):
+        return "[:]"
+    if m.group(2):
+        return m.group(2) + "[.]"
+    return "[@]"
+
+
 def md(value: object) -> str:
-    """Untrusted value as inert Markdown text (one line, no structure)."""
-    text = safe(value)
-    return text.translate(_MD_TABLE) if text else ""
+    """Untrusted value as inert Markdown text (one line, no structure, no autolink), at most
+    ``MD_CHARS`` characters (the summary JSON has the exact values)."""
+    text = safe_short(value, MD_CHARS)
+    if not text:
+        return ""
+    if ":" in text or "www" in text.lower() or "@" in text:
+        text = _AUTOLINK.sub(_defang, text)
+    return text.translate(_MD_TABLE)
 
 
 def _row(cells: Iterable[str]) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 
 import orjson
 
+from viewer import jsonenc
 from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Model, Operation
 from viewer.textsafe import json_escape_unsafe_bytes
@@ -243,7 +244,7 @@ def _counts(findings: list[dict[str, Any]], diagnostics: list[dict[str, Any]]) -
 
 def dumps(document: Any) -> bytes:
     """Indented JSON bytes with every unsafe character escaped (values stay exact)."""
-    return _escaped(orjson.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
+    return _escaped(jsonenc.dumps(document, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
 
 
 def _escaped(raw: bytes) -> bytes:
@@ -283,7 +284,7 @@ def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> It
     dicts = _iter_operations(model, ops)
     for start in range(0, len(ops), BATCH):
         batch = list(islice(dicts, BATCH))
-        chunk = orjson.dumps({"operations": batch}, option=option)
+        chunk = jsonenc.dumps({"operations": batch}, option=option)
         if not (chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)):
             # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
             raise RuntimeError("summary JSON: unexpected layout of an operations batch")

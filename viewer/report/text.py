@@ -18,7 +18,7 @@ from rich.text import Text
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
-from viewer.textsafe import safe
+from viewer.textsafe import safe, safe_short
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 OUTCOME_STYLE = {
@@ -136,7 +136,7 @@ def _finding(f: Finding) -> Text:
     out.append_text(t(f.kind, "bold"))
     where = []
     if f.operation_id is not None:
-        where.append(f"op {safe(f.operation_id)}")
+        where.append(f"op {safe_short(f.operation_id)}")
     if f.attempt is not None:
         where.append(f"attempt {f.attempt}")
     if f.events:

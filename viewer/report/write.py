@@ -18,9 +18,22 @@ import tempfile
 from pathlib import Path
 
 
-def _same_file(target: Path, input_path: str | None) -> bool:
-    if input_path is None or input_path == "-":
+def _is_stdin(target: Path) -> bool:
+    """``target`` is the file standard input reads (``summary - -o in.json < in.json``)."""
+    try:
+        st_in = os.fstat(0)
+        st_out = os.stat(target)
+    except (OSError, ValueError):
         return False
+    return stat.S_ISREG(st_in.st_mode) and (st_in.st_dev, st_in.st_ino) == (
+        st_out.st_dev, st_out.st_ino)
+
+
+def _same_file(target: Path, input_path: str | None) -> bool:
+    if input_path is None:
+        return False
+    if input_path == "-":
+        return _is_stdin(target)
     src = Path(input_path)
     try:
         if os.path.samefile(target, src):
@@ -38,12 +51,15 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
 
     Raises ValueError (one-line message) for a refused target, OSError when writing fails.
     """
+    from viewer.textsafe import safe
+
     target = Path(path)
     if _same_file(target, input_path):
-        raise ValueError(f"refusing to write {path}: it is the input file")
+        what = "standard input's file" if input_path == "-" else "the input file"
+        raise ValueError(f"refusing to write {safe(str(path))}: it is {what}")
     if target.is_dir():
-        raise ValueError(f"refusing to write {path}: it is a directory")
-    payload = data.encode("utf-8") if isinstance(data, str) else data
+        raise ValueError(f"refusing to write {safe(str(path))}: it is a directory")
+    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
     if target.is_symlink():  # replace the file the link names, keep the link
         target = target.resolve()
     try:

@@ -491,6 +491,13 @@ class VconViewApp(App[int]):
                     markup=False, timeout=4)
 
     # --- actions -------------------------------------------------------------------------------
+    def action_command_palette(self) -> None:
+        """Textual's palette, with page up/down guarded (``GuardedPalette``)."""
+        from viewer.tui.commands import GuardedPalette
+
+        if self.use_command_palette and not GuardedPalette.is_open(self):
+            self.push_screen(GuardedPalette(id="--command-palette"))
+
     def action_help(self) -> None:
         from viewer.tui.help import HelpScreen
 

@@ -6,16 +6,28 @@ parses its argument as markup, so it is not used on vCon text.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from functools import partial
 
-from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Provider
 from textual.content import Content
 
 from viewer.textsafe import safe
 from viewer.tui.base import VappMixin
 
 MAX_HITS = 50
+
+
+class GuardedPalette(CommandPalette):
+    """Textual's command palette; PageUp/PageDown in a list with no room to draw (a terminal of
+    4 rows or fewer, or keys faster than the list's first layout) raised KeyError inside
+    Textual's OptionList (``_index_to_line`` still empty) and ended the viewer. A page key that
+    cannot move does nothing."""
+
+    def _action_command_list(self, action: str) -> None:
+        with contextlib.suppress(KeyError, IndexError):
+            super()._action_command_list(action)
 
 
 class VconCommands(VappMixin, Provider):

@@ -15,6 +15,7 @@ from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 
@@ -81,6 +82,7 @@ class DetailScreen(VappMixin, Screen[None]):
         super().__init__()
         self.raw = raw
         self.full = False
+        self.part = 0
         self.row = 0
 
     def compose(self) -> ComposeResult:
@@ -232,17 +234,23 @@ class DetailScreen(VappMixin, Screen[None]):
         if self.raw:
             return raw_json(raw)
         parts: list[RenderableType] = []
-        dec = decode_content(raw, full=self.full)
+        dec = decode_content(raw, full=self.full, part=self.part)
+        self.part = dec.part
         head = Text(f"content: {dec.summary}", style="bold")
-        if dec.truncated:
-            head.append(f"  (first part of {dec.full_chars} characters: press a to show all)",
-                        P.style("flag"))
+        if self.full and dec.parts > 1:
+            note = (f"part {dec.part + 1} of {dec.parts} of {dec.full_chars} characters: "
+                    "press a for the next part")
+        elif dec.truncated:
+            note = f"first part of {dec.full_chars} characters: press a to show all"
+        else:
+            note = ""
+        if note:
+            head.append(f"  ({note})", P.style("flag"))
         parts.append(head)
         parts.append(dec.renderable if dec.renderable is not None
                      else Text("(none)", style=P.style("dim")))
-        if dec.truncated:
-            parts.append(Text(f"… showing the first part of {dec.full_chars} characters; "
-                              "press a to show all", style=P.style("flag")))
+        if note:
+            parts.append(Text(f"… {note}", style=P.style("flag")))
         atts = indices(raw.get("attachment"))
         for a in atts:
             parts.append(Text(""))
@@ -264,7 +272,12 @@ class DetailScreen(VappMixin, Screen[None]):
         return Group(*parts)
 
     def _keep_row_visible(self) -> None:
-        sc = self.query_one("#events-scroll", ContentScroll)
+        # Called after a refresh: the screen may have been dismissed by then (a key storm:
+        # enter, escape), so the scroll may be gone (NoMatches '#events-scroll' before).
+        try:
+            sc = self.query_one("#events-scroll", ContentScroll)
+        except NoMatches:
+            return
         line, top, h = self.row + 1, round(sc.scroll_offset.y), sc.size.height
         if line - 1 < top:
             sc.scroll_to(y=max(0, line - 1), animate=False)
@@ -301,7 +314,11 @@ class DetailScreen(VappMixin, Screen[None]):
         self.show()
 
     def action_all(self) -> None:
-        self.full = True
+        """Show all: the content part by part (``present.PART_CHARS``); again: the next part."""
+        if self.full:
+            self.part += 1
+        else:
+            self.full, self.part = True, 0
         self.show()
 
     def action_diff(self) -> None:

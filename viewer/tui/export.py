@@ -19,7 +19,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Input, RadioButton, RadioSet, Static
 
 from viewer.model.types import Model, Operation
-from viewer.textsafe import safe
+from viewer.textsafe import is_safe, safe
 from viewer.tui.base import VappMixin
 
 if TYPE_CHECKING:
@@ -39,16 +39,19 @@ def render_export(model: Model, fmt: str, operations: Sequence[Operation] | None
     if fmt == "csv":
         from viewer.report.csv import to_csv
 
-        return to_csv(model, operations).encode("utf-8")
+        return to_csv(model, operations).encode("utf-8", "replace")
     from viewer.report.markdown import to_markdown
 
-    return to_markdown(model, operations).encode("utf-8")
+    return to_markdown(model, operations).encode("utf-8", "replace")
 
 
 def default_name(input_path: str, fmt: str) -> str:
     stem = Path(input_path).name if input_path != "-" else "stdin"
     for suffix in (".gz", ".json", ".vcon"):
         stem = stem.removesuffix(suffix)
+    # The name is recorded text too (a file named with OSC 52 or title sequences): every
+    # character the viewer would escape becomes "_", so the default path is inert and plain.
+    stem = "".join(c if is_safe(c) else "_" for c in stem)
     return str(Path.cwd() / f"{stem or 'vcon'}.summary.{fmt}")
 
 

@@ -19,6 +19,7 @@ from rich.console import RenderableType
 from rich.syntax import Syntax
 from rich.text import Text
 
+from viewer.jsonenc import depth, dumps_deep
 from viewer.model.types import Event, Model, Operation
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
@@ -26,6 +27,9 @@ TIME_MODES: Final = ("absolute", "relative", "delta")
 
 #: Content above this many characters is shown in part until the user asks for all of it.
 PREVIEW_CHARS: Final = 4000
+#: ``a`` (show all) shows the content in parts of this many characters, ``a`` again the next
+#: part: a 200 MB body laid out and highlighted at once froze the viewer for minutes.
+PART_CHARS: Final = 200_000
 HEX_PREVIEW: Final = 256
 
 
@@ -51,13 +55,37 @@ def fmt_delta(seconds: float) -> str:
     return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
 
 
+#: Content nested deeper than this is not laid out in the detail (orjson writes 254 levels;
+#: an indented rendering of 1,000 levels is a megabyte of spaces): a notice says so, and the
+#: raw view shows the text on one line.
+DISPLAY_DEPTH = 254
+
+
 def dumps_pretty(value: Any) -> str:
-    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw)."""
+    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw); deeper
+    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
-        text = repr(value)
+        text = dumps_deep(value)
     return safe_block(json_escape_unsafe(text))
+
+
+def too_deep(value: Any) -> int:
+    """The depth of ``value`` when it is nested deeper than ``DISPLAY_DEPTH``, else 0."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    try:
+        orjson.dumps(value)
+        return 0
+    except TypeError:
+        n = depth(value)
+        return n if n > DISPLAY_DEPTH else 0
+
+
+def deep_notice(n: int) -> Text:
+    return Text(f"nested too deep to display (depth {n}): raw view shows the text",
+                style="bold")
 
 
 #: The Pygments style for JSON: set from the theme (light themes need dark ink).
@@ -77,6 +105,18 @@ class Decoded:
     renderable: RenderableType | None
     full_chars: int  # size of the full decoded text (0 for none/binary)
     truncated: bool
+    part: int = 0  # with full: the part shown (0-based), of ``parts``
+    parts: int = 1
+
+
+def _window(text: str, full: bool, part: int) -> tuple[str, int, int]:
+    """(the text shown, the part, the number of parts): the preview, or part ``part`` (wrapped
+    around) of the full text."""
+    if not full:
+        return (text if len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS]), 0, 1
+    parts = max(1, -(-len(text) // PART_CHARS))
+    part %= parts
+    return text[part * PART_CHARS:(part + 1) * PART_CHARS], part, parts
 
 
 def _b64url(body: str) -> bytes:
@@ -99,24 +139,30 @@ def _is_json_type(mediatype: Any) -> bool:
     return isinstance(mediatype, str) and ("json" in mediatype.lower())
 
 
-def _text_or_json(text: str, mediatype: Any, full: bool, label: str) -> Decoded:
+def _text_or_json(text: str, mediatype: Any, full: bool, label: str, part: int = 0) -> Decoded:
     if _is_json_type(mediatype):
         try:
-            return _json_value(orjson.loads(text), full, label)
+            return _json_value(orjson.loads(text), full, label, part)
         except orjson.JSONDecodeError:
             pass
-    shown = text if full or len(text) <= PREVIEW_CHARS else text[:PREVIEW_CHARS]
-    return Decoded(label, Text(safe_block(shown)), len(text), len(shown) < len(text))
+    shown, part, parts = _window(text, full, part)
+    return Decoded(label, Text(safe_block(shown)), len(text), len(shown) < len(text), part,
+                   parts)
 
 
-def _json_value(value: Any, full: bool, label: str) -> Decoded:
+def _json_value(value: Any, full: bool, label: str, part: int = 0) -> Decoded:
+    n = too_deep(value)
+    if n:
+        return Decoded(f"{label}, nested {n} deep", deep_notice(n), 0, False)
     pretty = dumps_pretty(value)
-    shown = pretty if full or len(pretty) <= PREVIEW_CHARS else pretty[:PREVIEW_CHARS]
-    return Decoded(label, json_syntax(shown), len(pretty), len(shown) < len(pretty))
+    shown, part, parts = _window(pretty, full, part)
+    return Decoded(label, json_syntax(shown), len(pretty), len(shown) < len(pretty), part,
+                   parts)
 
 
-def decode_content(obj: dict[str, Any], full: bool = False) -> Decoded:
-    """Decode the content of an event or attachment per its encoding (INTERPRETATION 7)."""
+def decode_content(obj: dict[str, Any], full: bool = False, part: int = 0) -> Decoded:
+    """Decode the content of an event or attachment per its encoding (INTERPRETATION 7);
+    ``full``: part ``part`` of the whole content (``PART_CHARS`` each), else the preview."""
     mediatype = obj.get("mediatype")
     mt = safe(mediatype) if mediatype is not None else "no mediatype"
     if "url" in obj and "body" not in obj:
@@ -135,27 +181,31 @@ def decode_content(obj: dict[str, Any], full: bool = False) -> Decoded:
     if encoding == "json":
         if isinstance(body, str):
             try:
-                return _json_value(orjson.loads(body), full, f"json (string), {mt}")
+                return _json_value(orjson.loads(body), full, f"json (string), {mt}", part)
             except orjson.JSONDecodeError:
-                return _text_or_json(body, None, full, f"json string that does not parse, {mt}")
-        return _json_value(body, full, f"json, {mt}")
+                return _text_or_json(body, None, full, f"json string that does not parse, {mt}",
+                                     part)
+        return _json_value(body, full, f"json, {mt}", part)
     if encoding == "base64url" and isinstance(body, str):
         try:
             data = _b64url(body)
         except (binascii.Error, ValueError):
-            return _text_or_json(body, None, full, "base64url that does not decode (raw)")
+            return _text_or_json(body, None, full, "base64url that does not decode (raw)",
+                                 part)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             text = None
         if text is not None and (text.isprintable() or _mostly_text(text)):
             label = f"base64url → text, {len(data)} bytes, {mt}"
-            return _text_or_json(text, mediatype, full, label)
+            return _text_or_json(text, mediatype, full, label, part)
         return Decoded(f"binary, {len(data)} bytes, {mt}", _hex_preview(data), 0, False)
     if isinstance(body, str):
         label = f"text, {mt}" if encoding == "none" else f"encoding {safe(encoding)!s}, {mt}"
-        return _text_or_json(body, mediatype if encoding != "none" else None, full, label)
-    return _json_value(body, full, f"{safe(encoding) or 'no encoding'}, non-string body")
+        return _text_or_json(body, mediatype if encoding != "none" else None, full, label,
+                             part)
+    return _json_value(body, full, f"{safe(encoding) or 'no encoding'}, non-string body",
+                       part)
 
 
 def _mostly_text(text: str) -> bool:
@@ -174,8 +224,8 @@ def copy_text(value: Any) -> str:
     """JSON for the clipboard: exact values, with C1/bidi/invisible characters escaped."""
     try:
         return json_escape_unsafe(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode())
-    except TypeError:
-        return safe_block(repr(value))
+    except TypeError:  # deeper than orjson writes: the same JSON, compact
+        return json_escape_unsafe(dumps_deep(value))
 
 
 def indices(value: Any) -> list[int]:
@@ -229,7 +279,7 @@ def content_search_text(model: Model, op: Operation) -> str:
             try:
                 parts.append(orjson.dumps(body).decode())
             except TypeError:
-                parts.append(repr(body))
+                parts.append(dumps_deep(body))
     return "\n".join(parts).lower()
 
 

@@ -1,0 +1,113 @@
+"""JSON text of a value at any depth: the fallback when orjson cannot write it.
+
+orjson reads 1,024 levels of nesting but writes at most 254, and Python's ``json`` and ``repr``
+recurse (a RecursionError near 1,000 levels). A vCon the loader accepts may hold a tool body
+nested deeper than either writes, so every writer that must not fail (exports, the viewer's raw
+view, the clipboard, an importer's output) falls back to this encoder: an explicit stack, no
+recursion, the same JSON (compact, or indented by two spaces like ``orjson.OPT_INDENT_2``).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import orjson
+
+_encode_str = json.JSONEncoder(ensure_ascii=False).encode  # the C string encoder
+
+
+def depth(value: Any) -> int:
+    """How deeply arrays and objects nest in ``value`` (a scalar: 0), without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            v = v.values()
+        elif not isinstance(v, list):
+            continue
+        d += 1
+        deepest = max(deepest, d)
+        stack.extend((x, d) for x in v if isinstance(x, (dict, list)))
+    return deepest
+
+
+def _scalar(v: Any) -> str:
+    if isinstance(v, str):
+        return _encode_str(v)
+    if v is None:
+        return "null"
+    if v is True:
+        return "true"
+    if v is False:
+        return "false"
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        if v != v or v in (float("inf"), float("-inf")):
+            return "null"  # as orjson: JSON has no NaN or infinity
+        return repr(v)
+    return _encode_str(str(v))
+
+
+def dumps_deep(value: Any, indent: bool = False) -> str:
+    """JSON text of ``value``, however deep; ``indent``: two spaces per level."""
+    out: list[str] = []
+    w = out.append
+    # Work items: ("v", value, level) writes a value; ("s", text) writes text as it is.
+    stack: list[tuple[Any, ...]] = [("v", value, 0)]
+    pop, push = stack.pop, stack.append
+    while stack:
+        item = pop()
+        if item[0] == "s":
+            w(item[1])
+            continue
+        _, v, level = item
+        if isinstance(v, dict):
+            if not v:
+                w("{}")
+                continue
+            nl = "\n" + "  " * (level + 1) if indent else ""
+            sep = ": " if indent else ":"
+            w("{")
+            push(("s", ("\n" + "  " * level if indent else "") + "}"))
+            items = list(v.items())
+            for i in range(len(items) - 1, -1, -1):
+                k, x = items[i]
+                push(("v", x, level + 1))
+                push(("s", ("," if i else "") + nl + _encode_str(str(k)) + sep))
+        elif isinstance(v, (list, tuple)):
+            if not v:
+                w("[]")
+                continue
+            nl = "\n" + "  " * (level + 1) if indent else ""
+            w("[")
+            push(("s", ("\n" + "  " * level if indent else "") + "]"))
+            for i in range(len(v) - 1, -1, -1):
+                push(("v", v[i], level + 1))
+                push(("s", ("," if i else "") + nl))
+        else:
+            w(_scalar(v))
+    return "".join(out)
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(value: Any, option: int | None = None) -> bytes:
+    """``orjson.dumps(value, option=option)``; what orjson cannot write is written by
+    ``dumps_deep`` (indented when ``option`` asks for it, with the trailing newline when asked):
+    deeper than 254 levels, or a lone surrogate in a string (an importer's input may carry one:
+    Python's json reads ``"\\ud800"``), written as U+FFFD so the output stays UTF-8."""
+    try:
+        return orjson.dumps(value, option=option)
+    except orjson.JSONEncodeError as exc:
+        if "ecursion" not in str(exc) and "surrogate" not in str(exc):
+            raise
+    opt = option or 0
+    text = dumps_deep(value, indent=bool(opt & orjson.OPT_INDENT_2))
+    if opt & orjson.OPT_APPEND_NEWLINE:
+        text += "\n"
+    return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
