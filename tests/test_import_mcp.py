@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -589,3 +590,16 @@ def test_huge_durations_never_crash() -> None:
     for doc in ([entry], vcr):
         vcon, _ = convert(json.dumps(doc).encode(), created=CREATED, server="s")
         assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+
+
+def test_nan_in_a_line_is_not_mapped_not_written_as_null() -> None:
+    """NaN/Infinity are not JSON: the line is counted as not mapped with its reason, where it
+    used to be read and its NaN later written as null in silence."""
+    good = (b'{"ts": "2026-03-01T10:00:00Z", "dir": "c2s", "msg": {"jsonrpc": "2.0", "id": 1,'
+            b' "method": "tools/call", "params": {"name": "t", "arguments": {}}}}')
+    bad = (b'{"ts": "2026-03-01T10:00:01Z", "dir": "s2c", "msg": {"jsonrpc": "2.0", "id": 1,'
+           b' "result": {"content": [], "score": NaN}}}')
+    vcon, rep = convert(good + b"\n" + bad)
+    assert rep.unmapped == 1 and "not JSON" in rep.examples[0]
+    assert b"NaN" not in orjson.dumps(vcon) and all(
+        e["type"] != "tool-result" for e in vcon["events"])

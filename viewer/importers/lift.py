@@ -23,7 +23,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
-from viewer.importers.common import EPOCH, Events, Report, clip, parse_ts, rfc3339, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    Events,
+    Report,
+    clip,
+    json_loads,
+    parse_ts,
+    rfc3339,
+    vcon_uuid,
+)
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
 from viewer.model import spec
 from viewer.model.types import Derivation, Diagnostic
@@ -95,8 +104,8 @@ def _decode(item: dict[str, Any]) -> Any:
             return None
     if isinstance(body, str):
         try:
-            return json.loads(body)
-        except ValueError:
+            return json_loads(body)
+        except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
             return None
     return body
 

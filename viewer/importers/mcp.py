@@ -42,7 +42,7 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, parse_ts
+from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
@@ -135,14 +135,15 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
 
 
 def _loads(raw: bytes) -> Any:
-    """One JSON value: orjson (fast), else the standard parser (NaN, huge integers, bad UTF-8
-    replaced); ValueError when neither reads it (also for nesting too deep)."""
+    """One JSON value: orjson (fast), else the standard parser (huge integers, bad UTF-8
+    replaced); ValueError when neither reads it (also for NaN/Infinity, which are not JSON and
+    would be written as null in silence, and for nesting too deep)."""
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError:
         pass
     try:
-        return json.loads(raw.decode("utf-8", errors="replace"))
+        return json_loads(raw.decode("utf-8", errors="replace"))
     except RecursionError as exc:
         raise ValueError("nested too deeply") from exc
 
