@@ -972,6 +972,9 @@ def _join(decisions: list[Decision], calls: list[Call]) -> list[Decision]:
         if c is None:
             loose.append(d)
             continue
+        if c.tool == "unknown-tool" and d.tool and d.tool != "unknown-tool":
+            # the result record named no tool; its decision (same call id) does
+            c.tool, c.server = d.tool, d.server
         c.decisions = [x for x in c.decisions if not x.from_result] + [d]
     return loose
 
