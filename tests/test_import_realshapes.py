@@ -127,3 +127,41 @@ def test_gemini_record_with_top_level_timestamp() -> None:
     assert rep.times not in ("order-only", "partial")
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["time"].startswith("2026-04-10T10:30:01")
+
+
+# --- MCP: a proxy recorder writing its time and direction beside the JSON-RPC members ------------
+#
+# mcp-debug --record writes one line per message: {"ts", "dir": "req"|"res", "id", "method" |
+# "result" | "error", ...} (its session-recording guide). A reviewer should see the tools/call
+# echo completed at 10:30:05.000 and answered at 10:30:05.100, and a second call that got a
+# JSON-RPC error (tool-error), with the recorded times. Before: "times are order only".
+
+MCP_DEBUG = (
+    b'{"ts":"2024-01-15T10:30:00.000Z","dir":"req","id":1,"method":"initialize","params":'
+    b'{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}\n'
+    b'{"ts":"2024-01-15T10:30:00.050Z","dir":"res","id":1,"result":{"capabilities":{},'
+    b'"serverInfo":{"name":"echo-server","version":"1"}}}\n'
+    b'{"ts":"2024-01-15T10:30:05.000Z","dir":"req","id":3,"method":"tools/call","params":'
+    b'{"name":"echo","arguments":{"message":"hello"}}}\n'
+    b'{"ts":"2024-01-15T10:30:05.100Z","dir":"res","id":3,"result":{"content":[{"type":"text",'
+    b'"text":"hello"}]}}\n'
+    b'{"ts":"2024-01-15T10:30:06.000Z","dir":"req","id":4,"method":"tools/call","params":'
+    b'{"name":"nope","arguments":{}}}\n'
+    b'{"ts":"2024-01-15T10:30:06.010Z","dir":"res","id":4,"error":{"code":-32602,'
+    b'"message":"Unknown tool: nope"}}\n'
+)
+
+
+def test_mcp_flat_recorder_lines_keep_their_times() -> None:
+    from viewer.importers.mcp import convert
+    vcon, rep = convert(MCP_DEBUG, source_name="session.jsonl")
+    assert rep.times not in ("order-only", "partial")
+    tool_evs = [(e["type"], e["time"]) for e in vcon["events"] if e["type"].startswith("tool-")]
+    assert tool_evs == [("tool-invocation", "2024-01-15T10:30:05.000Z"),
+                        ("tool-result", "2024-01-15T10:30:05.100Z"),
+                        ("tool-invocation", "2024-01-15T10:30:06.000Z"),
+                        ("tool-error", "2024-01-15T10:30:06.010Z")]
+    m = model_of(MCP_DEBUG, "session.jsonl")
+    assert seen(m) == [("echo-server", "echo", "completed", None),
+                       ("echo-server", "nope", "errored", None)]
+    assert errors(m) == []
