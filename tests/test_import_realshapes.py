@@ -165,3 +165,42 @@ def test_mcp_flat_recorder_lines_keep_their_times() -> None:
     assert seen(m) == [("echo-server", "echo", "completed", None),
                        ("echo-server", "nope", "errored", None)]
     assert errors(m) == []
+
+
+# --- Gemini CLI JSONL session (header with "kind": "main", user content as parts, $set lines) -----
+#
+# Shape from a public adapter's fixtures "mirroring Gemini's real-world JSONL": a read_file that
+# succeeded, a write_file whose functionResponse is {"error": "path is not allowed"} with status
+# error (the tool ran and refused: failure), and a call written with neither status nor result
+# (in flight when the file was written): left open, and the warning says it has no status.
+
+def test_gemini_jsonl_session_with_parts_and_a_call_without_status() -> None:
+    def tc(tid: str, name: str, status: str, response: dict[str, Any]) -> dict[str, Any]:
+        return {"id": tid, "name": name, "args": {"file_path": "foo.txt"},
+                "result": [{"functionResponse": {"id": tid, "name": name, "response": response}}],
+                "status": status, "resultDisplay": str(next(iter(response.values()))),
+                "timestamp": "2026-05-15T20:57:12.002Z", "description": "test tool",
+                "displayName": name, "renderOutputAsMarkdown": True}
+    lines = [
+        {"sessionId": "11111111-1111-1111-1111-111111111111", "projectHash": "abc123",
+         "startTime": "2026-05-15T20:55:00.745Z", "lastUpdated": "2026-05-15T20:55:00.745Z",
+         "kind": "main"},
+        {"id": "u1", "timestamp": "2026-05-15T20:57:09.556Z", "type": "user",
+         "content": [{"text": "read the file"}]},
+        {"$set": {"lastUpdated": "2026-05-15T20:57:09.556Z"}},
+        {"id": "g1", "timestamp": "2026-05-15T20:57:11.910Z", "type": "gemini",
+         "content": "Here you go.", "thoughts": [], "model": "gemini-3-flash-preview",
+         "toolCalls": [tc("abc", "read_file", "success", {"output": "file contents"}),
+                       tc("t2", "write_file", "error", {"error": "path is not allowed"})]},
+        {"id": "g2", "timestamp": "2026-05-15T20:58:11.910Z", "type": "gemini", "content": "",
+         "toolCalls": [{"id": "t3", "name": "shell", "args": {"command": "ls"}}]},
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode() + b"\n"
+    from viewer.importers.gemini import convert
+    _vcon, rep = convert(data, source_name="session.jsonl")
+    assert any("has no status" in w for w in rep.warnings)
+    m = model_of(data, "session.jsonl")
+    assert seen(m) == [("!host", "read_file", "completed", None),
+                       ("!host", "write_file", "failed", None),
+                       ("!host", "shell", "running", None)]
+    assert errors(m) == []

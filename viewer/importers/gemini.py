@@ -343,7 +343,10 @@ class Mapper:
                       "confirmation was never answered"), body)
         else:
             self.call(c, start, end, where, ("open", None, None), body)
-            if status not in ("executing", "scheduled", "validating"):
+            if status is None:
+                self.rep.warn("a tool call has no status (and so no outcome): the call is "
+                              "left open")
+            elif status not in ("executing", "scheduled", "validating"):
                 self.rep.warn(f"tool call status {str(status)[:30]!r} is not one Gemini CLI "
                               "writes: the call is left open")
 
