@@ -204,3 +204,51 @@ def test_gemini_jsonl_session_with_parts_and_a_call_without_status() -> None:
                        ("!host", "write_file", "failed", None),
                        ("!host", "shell", "running", None)]
     assert errors(m) == []
+
+
+# --- Strands Agents execute_tool spans ------------------------------------------------------------
+#
+# Strands (strands.telemetry.tracer end_tool_call_span) writes the tool result's own status as
+# `gen_ai.tool.status` ("success" / "error") and its content as a `gen_ai.choice` event
+# `message`; a tool that returned an error result leaves the span status OK (an exported span
+# from such a run: {"status": {"code": "OK"}, "gen_ai.tool.status": "success"}). A reviewer
+# should see employee_lookup completed with its content, and http_request failed (the tool ran
+# and reported an error). Before: both completed, with no result content.
+
+def _strands_span(sid: str, tool: str, status: str, message: str, start: int) -> dict[str, Any]:
+    t0 = 1760000000000000000 + start * 1000000
+    kv = [{"key": k, "value": {"stringValue": v}} for k, v in (
+        ("gen_ai.operation.name", "execute_tool"), ("gen_ai.system", "strands-agents"),
+        ("gen_ai.tool.name", tool), ("gen_ai.tool.call.id", "tooluse_" + sid),
+        ("gen_ai.tool.status", status))]
+    return {"traceId": "a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6", "spanId": sid, "name":
+            f"execute_tool {tool}", "kind": "SPAN_KIND_INTERNAL", "startTimeUnixNano": str(t0),
+            "endTimeUnixNano": str(t0 + 37000000), "attributes": kv,
+            "events": [{"name": "gen_ai.choice", "timeUnixNano": str(t0 + 36000000),
+                        "attributes": [{"key": "message", "value": {"stringValue": message}},
+                                       {"key": "id", "value": {"stringValue": "tooluse_" + sid}}]}],
+            "status": {"code": "STATUS_CODE_OK"}}
+
+
+STRANDS = json.dumps({"resourceSpans": [{"resource": {"attributes": [
+    {"key": "service.name", "value": {"stringValue": "strands-agents"}}]},
+    "scopeSpans": [{"scope": {"name": "strands.telemetry.tracer"}, "spans": [
+        _strands_span("1b3c4d5e6f7a8b9c", "employee_lookup", "success",
+                      '[{"text": "Jane Doe, engineering"}]', 0),
+        _strands_span("2b3c4d5e6f7a8b9c", "http_request", "error",
+                      '[{"text": "Error: HTTP 500 from https://example.invalid"}]', 100),
+    ]}]}]}).encode()
+
+
+def test_strands_tool_status_error_is_a_failure_and_the_result_is_kept() -> None:
+    from viewer.importers.otlp import convert
+    vcon, _rep = convert(STRANDS, source_name="traces.json")
+    ends = [(e["type"], e.get("body")) for e in vcon["events"]
+            if e["type"] in ("tool-result", "tool-failure")]
+    assert ends[0] == ("tool-result", [{"text": "Jane Doe, engineering"}])
+    assert ends[1][0] == "tool-failure"
+    assert "HTTP 500" in json.dumps(ends[1][1])
+    m = model_of(STRANDS, "traces.json")
+    assert seen(m) == [("!host", "employee_lookup", "completed", None),
+                       ("!host", "http_request", "failed", None)]
+    assert errors(m) == []

@@ -670,6 +670,11 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
             for ename, _t, eattrs in s.events:
                 if ename == "tool.output" and eattrs:
                     result = eattrs
+                elif ename == "gen_ai.choice" and "message" in eattrs \
+                        and root.attrs.get("gen_ai.operation.name") == "execute_tool":
+                    result = eattrs["message"]  # Strands: the tool result's content
+    if result is None:
+        result = _attr(group, "tool.result")  # older Strands
     result = _content(result)
     err_type = _attr(group, "error.type")
     exc = [(n, a) for s in group for n, _t, a in s.events if n == "exception"]
@@ -696,7 +701,15 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         detail["message"] = messages[0]
     if exc:
         detail["exception"] = exc[0][1]
-    if err_type == "tool_error" or is_error_result:
+    # the tool result's own status (Strands: gen_ai.tool.status, older tool.status): the
+    # tool ran and returned an error result, while the span itself may say OK
+    tool_status = _attr(group, "gen_ai.tool.status", "tool.status")
+    status_fail = isinstance(tool_status, str) and tool_status.lower() in ("error", "failed",
+                                                                          "failure")
+    if status_fail:
+        detail["tool_status"] = tool_status
+    if err_type == "tool_error" or is_error_result or (status_fail and not (
+            status_err or exc or err_type is not None)):
         return "tool-failure", result if result is not None else detail or None
     errored = status_err or err_type is not None or bool(exc) or ex_fail or bool(claude_err)
     if not errored:
