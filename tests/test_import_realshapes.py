@@ -252,3 +252,48 @@ def test_strands_tool_status_error_is_a_failure_and_the_result_is_kept() -> None
     assert seen(m) == [("!host", "employee_lookup", "completed", None),
                        ("!host", "http_request", "failed", None)]
     assert errors(m) == []
+
+
+def test_strands_tool_input_from_its_tool_message_event() -> None:
+    doc = json.loads(STRANDS)
+    span = doc["resourceSpans"][0]["scopeSpans"][0]["spans"][0]
+    attrs = [{"key": "role", "value": {"stringValue": "tool"}},
+             {"key": "content", "value": {"stringValue": '{"name": "Jane"}'}}]
+    span["events"].insert(0, {"name": "gen_ai.tool.message",
+                              "timeUnixNano": span["startTimeUnixNano"], "attributes": attrs})
+    from viewer.importers.otlp import convert
+    vcon, _rep = convert(json.dumps(doc).encode(), source_name="traces.json")
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"]["arguments"] == {"name": "Jane"}
+
+
+# --- Pydantic AI tool spans (instrumentation v1 "running tool", v2 "execute_tool NAME") -----------
+#
+# Pydantic AI puts the arguments in `tool_arguments` and the result in `tool_response`, with
+# gen_ai.tool.name and gen_ai.tool.call.id; version 1 names the span "running tool". A reviewer
+# should see both calls with their arguments and results. Before: the "running tool" call was
+# missing, and the other had no arguments or result.
+
+def test_pydantic_ai_tool_spans() -> None:
+    def span(sid: str, name: str, tool: str, start: int) -> dict[str, Any]:
+        t0 = 1760000000000000000 + start * 1000000
+        return {"traceId": "0af7651916cd43dd8448eb211c80319c", "spanId": sid, "name": name,
+                "startTimeUnixNano": str(t0), "endTimeUnixNano": str(t0 + 5000000),
+                "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in (
+                    ("gen_ai.tool.name", tool), ("gen_ai.tool.call.id", "call_" + sid),
+                    ("tool_arguments", '{"city": "Paris"}'), ("tool_response", "22C"),
+                    ("logfire.msg", f"running tool: {tool}"))],
+                "status": {"code": 0}}
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": []}, "scopeSpans": [
+        {"scope": {"name": "pydantic-ai"}, "spans": [
+            span("00f067aa0ba902b7", "running tool", "weather", 0),
+            span("00f067aa0ba902b8", "execute_tool weather", "weather", 10)]}]}]}).encode()
+    from viewer.importers.otlp import convert
+    vcon, _rep = convert(data, source_name="traces.json")
+    invs = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in invs] == [{"city": "Paris"}] * 2
+    res = [e for e in vcon["events"] if e["type"] == "tool-result"]
+    assert len(res) == 2 and all("22C" in json.dumps(e.get("body")) for e in res)
+    m = model_of(data, "traces.json")
+    assert [(o.tool, o.outcome) for o in m.operations] == [("weather", "completed")] * 2
+    assert errors(m) == []

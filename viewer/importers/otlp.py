@@ -546,7 +546,9 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if str(a.get("openinference.span.kind", "")).upper() == "TOOL":
         return True
-    return s.name.startswith("execute_tool ") and "gen_ai.tool.name" in a
+    # Pydantic AI names its tool span "running tool" (instrumentation version 1)
+    return (s.name.startswith("execute_tool ") or s.name == "running tool") \
+        and "gen_ai.tool.name" in a
 
 
 _HELPERS: Final = {"claude_code.tool.blocked_on_user": "blocked",
@@ -662,7 +664,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     root = group[0]
     if root.end is None:
         return None, None
-    result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output")
+    result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
+                   "tool_response")  # last: Pydantic AI
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
     if result is None:
@@ -779,7 +782,11 @@ def _span_calls(rd: Reading) -> list[Call]:
                                   "tool.call.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
-                     "tool.parameters", "tool_input")
+                     "tool.parameters", "tool_input", "tool_arguments")  # last: Pydantic AI
+        if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
+            # Strands: the tool's input as the content of a gen_ai.tool.message event
+            args = next((a["content"] for n, _t, a in r.events
+                         if n == "gen_ai.tool.message" and "content" in a), None)
         inv: dict[str, Any] = {}
         if args is not None:
             inv["arguments"] = _json_or_text(args)
