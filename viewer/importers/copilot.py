@@ -889,7 +889,9 @@ def sniff(smp: Sample) -> bool:
     if not recs or any("vcon" in r for r in recs[:1]):
         return False
     env = [r for r in recs if isinstance(r.get("type"), str) and isinstance(r.get("data"), dict)
-           and ("id" in r or "timestamp" in r or "parentId" in r)]
+           and ("id" in r or "timestamp" in r or "parentId" in r
+                # `copilot -p --output-format json` excerpts: tool events without the envelope
+                or (r["type"].startswith("tool.execution_") and "toolCallId" in r["data"]))]
     return any(r["type"] in COPILOT_TYPES for r in env) and len(env) * 2 > len(recs)
 
 

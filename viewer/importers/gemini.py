@@ -343,7 +343,10 @@ class Mapper:
                       "confirmation was never answered"), body)
         else:
             self.call(c, start, end, where, ("open", None, None), body)
-            if status not in ("executing", "scheduled", "validating"):
+            if status is None:
+                self.rep.warn("a tool call has no status (and so no outcome): the call is "
+                              "left open")
+            elif status not in ("executing", "scheduled", "validating"):
                 self.rep.warn(f"tool call status {str(status)[:30]!r} is not one Gemini CLI "
                               "writes: the call is left open")
 
@@ -362,7 +365,9 @@ class Mapper:
     def tele_record(self, r: dict[str, Any], where: str) -> None:
         attrs = _d(r.get("attributes"))
         name = attrs.get("event.name")
-        when = self.time(attrs.get("event.timestamp")) or self.time(_hr(r.get("hrTime")))
+        stamp = next((v for v in (attrs.get("event.timestamp"), _hr(r.get("hrTime")),
+                                  r.get("timestamp")) if parse_ts(v)[0] is not None), None)
+        when = self.time(stamp)
         if when is None:
             when = EPOCH
             self.rep.times = "order-only"
@@ -398,6 +403,9 @@ class Mapper:
                 if k in a}
         decision = a.get("decision")
         err = f"{a.get('error') or ''} {a.get('error_type') or ''}"
+        ok = a.get("success")
+        if isinstance(ok, str) and ok.lower() in ("true", "false"):
+            ok = ok.lower() == "true"  # some exporters write attribute values as text
         dec: tuple[str, str] | None = None
         if decision in ("accept", "modify"):
             dec = ("permission-required", f"decision {decision}: the user was asked and "
@@ -414,8 +422,13 @@ class Mapper:
         elif DENIED_BY_POLICY.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error 'denied by policy': Gemini's policy engine refused the call"), body)
-        elif a.get("success") is True:
+        elif ok is True:
             self.call(call, start, end, where, ("result", None, None), body, dec)
+        elif ok is None and not err.strip():
+            # neither success nor an error recorded: how it ended is unknown, not a failure
+            self.call(call, start, end, where, ("open", None, None), body, dec)
+            self.rep.warn("a gemini_cli.tool_call record has no success and no error: its "
+                          "outcome is not recorded, the call is left open")
         elif CANNOT_RUN.search(err):
             self.call(call, start, end, where, ("error", None, "error_type: the call could "
                       "not run"), body, dec)

@@ -67,6 +67,8 @@ _C2S_NOTIFICATIONS: Final = frozenset({
 })
 _CLIENT_ANSWER_KEYS: Final = frozenset({"action", "roots", "model", "role"})
 _DENIED: Final = frozenset({401, 403})
+#: Recorder members written beside a JSON-RPC message's own (never JSON-RPC members).
+_FLAT_KEYS: Final = frozenset({"ts", "time", "timestamp", "dir", "direction"})
 
 
 
@@ -320,6 +322,15 @@ def _read_jsonl(data: bytes) -> Transcript:
                 sink.add(obj["example"], None, None, where)
             else:
                 rep.ignore("schema example (not a message)")
+        elif isinstance(obj, dict) and _is_jsonrpc(obj) and _FLAT_KEYS.intersection(obj):
+            # a JSON-RPC message with the recorder's time / direction beside its members
+            # (mcp-debug --record: {"ts", "dir": "req"|"res", "id", "method"...})
+            kinds.add("jsonl-jsonrpc-ts")
+            ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
+            if naive:
+                rep.warn("timestamps without a zone offset were read as UTC")
+            d = _direction(obj.get("dir", obj.get("direction")))
+            sink.add({k: v for k, v in obj.items() if k not in _FLAT_KEYS}, d, ts, where)
         elif _is_jsonrpc(obj) or isinstance(obj, list):
             kinds.add("jsonl-jsonrpc")
             sink.add(obj, None, None, where)

@@ -546,7 +546,9 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if str(a.get("openinference.span.kind", "")).upper() == "TOOL":
         return True
-    return s.name.startswith("execute_tool ") and "gen_ai.tool.name" in a
+    # Pydantic AI names its tool span "running tool" (instrumentation version 1)
+    return (s.name.startswith("execute_tool ") or s.name == "running tool") \
+        and "gen_ai.tool.name" in a
 
 
 _HELPERS: Final = {"claude_code.tool.blocked_on_user": "blocked",
@@ -662,7 +664,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     root = group[0]
     if root.end is None:
         return None, None
-    result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output")
+    result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
+                   "tool_response")  # last: Pydantic AI
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
     if result is None:
@@ -670,6 +673,11 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
             for ename, _t, eattrs in s.events:
                 if ename == "tool.output" and eattrs:
                     result = eattrs
+                elif ename == "gen_ai.choice" and "message" in eattrs \
+                        and root.attrs.get("gen_ai.operation.name") == "execute_tool":
+                    result = eattrs["message"]  # Strands: the tool result's content
+    if result is None:
+        result = _attr(group, "tool.result")  # older Strands
     result = _content(result)
     err_type = _attr(group, "error.type")
     exc = [(n, a) for s in group for n, _t, a in s.events if n == "exception"]
@@ -696,7 +704,15 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         detail["message"] = messages[0]
     if exc:
         detail["exception"] = exc[0][1]
-    if err_type == "tool_error" or is_error_result:
+    # the tool result's own status (Strands: gen_ai.tool.status, older tool.status): the
+    # tool ran and returned an error result, while the span itself may say OK
+    tool_status = _attr(group, "gen_ai.tool.status", "tool.status")
+    status_fail = isinstance(tool_status, str) and tool_status.lower() in ("error", "failed",
+                                                                          "failure")
+    if status_fail:
+        detail["tool_status"] = tool_status
+    if err_type == "tool_error" or is_error_result or (status_fail and not (
+            status_err or exc or err_type is not None)):
         return "tool-failure", result if result is not None else detail or None
     errored = status_err or err_type is not None or bool(exc) or ex_fail or bool(claude_err)
     if not errored:
@@ -766,7 +782,11 @@ def _span_calls(rd: Reading) -> list[Call]:
                                   "tool.call.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
-                     "tool.parameters", "tool_input")
+                     "tool.parameters", "tool_input", "tool_arguments")  # last: Pydantic AI
+        if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
+            # Strands: the tool's input as the content of a gen_ai.tool.message event
+            args = next((a["content"] for n, _t, a in r.events
+                         if n == "gen_ai.tool.message" and "content" in a), None)
         inv: dict[str, Any] = {}
         if args is not None:
             inv["arguments"] = _json_or_text(args)
@@ -972,6 +992,9 @@ def _join(decisions: list[Decision], calls: list[Call]) -> list[Decision]:
         if c is None:
             loose.append(d)
             continue
+        if c.tool == "unknown-tool" and d.tool and d.tool != "unknown-tool":
+            # the result record named no tool; its decision (same call id) does
+            c.tool, c.server = d.tool, d.server
         c.decisions = [x for x in c.decisions if not x.from_result] + [d]
     return loose
 
