@@ -299,6 +299,7 @@ def main(argv: list[str] | None = None) -> int:
         for n in sizes:
             data = orjson.dumps(SHAPES[shape](n))
             if args.write:
+                Path(args.write).mkdir(parents=True, exist_ok=True)
                 Path(args.write, f"{shape}-{n}.vcon.json").write_bytes(data)
             times.append(measure(data, 2))
         print(f"{shape:<20}" + "".join(f"{t:>10.3f}" for t in times)
