@@ -12,18 +12,19 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
+# Width of the text summary in a file (-o) or a pipe; the registry imports only the stdlib.
+from viewer.report.formats import TEXT_WIDTH
+
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable, Iterable, Sequence
     from pathlib import Path
 
     from viewer.model.types import Model
+    from viewer.report.formats import ReportOptions
 
 PROG = "vcon-view"
 EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
-#: Width of the text summary in a file (-o) or a pipe: wide enough for ids and servers.
-TEXT_WIDTH = 160
-SUMMARY_FORMATS = ("text", "json", "md", "csv")
 CHECK_FORMATS = ("text", "json")
 
 
@@ -135,13 +136,32 @@ def _summary_parser() -> argparse.ArgumentParser:
         prog=f"{PROG} summary",
         description="Summarise the tool operations of a vCon. Exits 0 for any readable vCon.",
     )
+    from viewer.report.formats import EVIDENCE_CHARS, EVIDENCE_MODES, FORMATS
+
     _common(p)
-    p.add_argument("--format", "-f", choices=SUMMARY_FORMATS, default="text",
-                   help="text (default, terminal), json (summary JSON, scriptable), "
-                        "md (incident report), csv (one row per attempt)")
+    p.add_argument("--format", "-f", choices=tuple(FORMATS), default="text",
+                   help="; ".join(f"{f.name}: {f.description}" for f in FORMATS.values()))
+    p.add_argument("--evidence", choices=EVIDENCE_MODES, default="findings",
+                   help="md and html reports: quote the arguments, results and context of the "
+                        "operations with a finding (default), of all operations, or of none")
+    p.add_argument("--max-chars", type=_positive, default=EVIDENCE_CHARS, metavar="N",
+                   help=f"quote at most N characters of one recorded value (default "
+                        f"{EVIDENCE_CHARS}); the full length is stated")
     p.add_argument("-o", "--output", metavar="OUT",
                    help="write to OUT atomically instead of stdout (never the input file)")
     return p
+
+
+def _positive(value: str) -> int:
+    import argparse
+
+    try:
+        n = int(value)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number >= 1, got {value!r}")
+    return n
 
 
 def _fail_on(value: str) -> frozenset[str]:
@@ -269,27 +289,35 @@ def _finish(status: int) -> int:
 # --- commands -------------------------------------------------------------------------------
 
 
+def _report_options(args: argparse.Namespace) -> ReportOptions:
+    """The report's options: evidence, quote length, report time and the command as given."""
+    from viewer.report.formats import ReportOptions, ReportTimeError, report_time
+
+    try:
+        when = report_time()
+    except ReportTimeError as exc:
+        raise _Exit(str(exc), EX_USAGE) from None
+    return ReportOptions(evidence=args.evidence, max_chars=args.max_chars,
+                         command=_shown_options(args), time=when, width=TEXT_WIDTH)
+
+
+def _shown_options(args: argparse.Namespace) -> tuple[str, ...]:
+    """The options in effect (defaults included), for the provenance block. The input is
+    named by the block itself; the output path says nothing about the evidence."""
+    out = ["summary", "--format", args.format, "--evidence", args.evidence,
+           "--max-chars", str(args.max_chars)]
+    if args.ignore_critical:
+        out.append("--ignore-critical")
+    return tuple(out)
+
+
 def cmd_summary(args: argparse.Namespace) -> int:
+    from viewer.report.formats import FORMATS
+
     model = _load_model(args.file, args.ignore_critical)
-    fmt = args.format
-    if fmt == "json":
-        from viewer.report.summary import iter_json
-
-        # In pieces: one operation's dicts at a time, never the whole document.
-        _emit(iter_json(model), args.output, args.file)
-    elif fmt == "md":
-        from viewer.report.markdown import to_markdown
-
-        _emit(to_markdown(model), args.output, args.file)
-    elif fmt == "csv":
-        from viewer.report.csv import to_csv
-
-        _emit(to_csv(model), args.output, args.file)
-    elif args.output is not None and args.output != "-":
-        from viewer.report.text import to_text
-
-        _emit(to_text(model, width=TEXT_WIDTH), args.output, args.file)
-    else:
+    fmt = FORMATS[args.format]
+    opts = _report_options(args)
+    if fmt.name == "text" and (args.output is None or args.output == "-"):
         from rich.console import Console
 
         from viewer.report.text import render_text
@@ -306,6 +334,8 @@ def cmd_summary(args: argparse.Namespace) -> int:
             _silence_stdout()
         except OSError as exc:
             _stdout_failed(exc)
+        return _finish(EX_OK)
+    _emit(fmt.render(model, opts), args.output, args.file)
     return _finish(EX_OK)
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
 from viewer.textsafe import safe_short
 
@@ -119,7 +120,8 @@ def _attempt_row(op: Operation, a: Attempt) -> list[str]:
     ]
 
 
-def to_markdown(model: Model, operations: Sequence[Operation] | None = None) -> str:
+def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
+                options: ReportOptions | None = None) -> str:
     """The incident report as Markdown text."""
     s = model.source
     ops = selected(model, operations)

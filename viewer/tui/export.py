@@ -1,6 +1,7 @@
-"""`e`: write the engine's summary (md, json or csv) for all, the filtered set or the selection.
+"""`e`: write an export (md, html, json, csv) for all, the filtered set or the selection.
 
-The bytes come from ``viewer.report`` (the same as ``vcon-view summary``); the file is written
+The formats and their bytes come from ``viewer.report.formats`` (the registry ``vcon-view
+summary --format`` uses); the file is written
 atomically by ``write_atomic``, which refuses the input itself. The default name sits in the
 current directory, never next to (or over) the input.
 """
@@ -25,24 +26,24 @@ from viewer.tui.base import VappMixin
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
-FORMATS = ("md", "json", "csv")
 HINT = "enter writes · escape cancels · never over the input"
 SCOPES = ("all", "filtered", "selected")
 
 
+def formats() -> tuple[str, ...]:
+    """The names of the formats the dialog offers, in the registry's order."""
+    from viewer.report.formats import dialog_formats
+
+    return tuple(f.name for f in dialog_formats())
+
+
 def render_export(model: Model, fmt: str, operations: Sequence[Operation] | None) -> bytes:
-    """The summary bytes in one of the engine's formats."""
-    if fmt == "json":
-        from viewer.report.summary import to_json
+    """The export's bytes, from the registry (as ``vcon-view summary --format fmt``)."""
+    from viewer.report.formats import FORMATS, ReportOptions, as_bytes, report_time
 
-        return to_json(model, operations)
-    if fmt == "csv":
-        from viewer.report.csv import to_csv
-
-        return to_csv(model, operations).encode("utf-8", "replace")
-    from viewer.report.markdown import to_markdown
-
-    return to_markdown(model, operations).encode("utf-8", "replace")
+    opts = ReportOptions(operations=operations, time=report_time(), made_by="viewer",
+                         command=("viewer export", "--format", fmt))
+    return as_bytes(FORMATS[fmt].render(model, opts))
 
 
 def default_name(input_path: str, fmt: str) -> str:
@@ -91,7 +92,7 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
             yield Static(Text("Export the summary", style="bold"))
             with Horizontal(id="export-row"):
                 with RadioSet(id="export-format"):
-                    for i, f in enumerate(FORMATS):
+                    for i, f in enumerate(formats()):
                         yield RadioButton(Text(f), value=i == 0, id=f"fmt-{f}")
                 with RadioSet(id="export-scope"):
                     yield RadioButton(Text("all operations"), value=not filtered, id="scope-all")
@@ -116,7 +117,7 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
     def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
         if event.radio_set.id != "export-format":
             return
-        fmt = self._choice("#export-format", FORMATS)
+        fmt = self._choice("#export-format", formats())
         box = self.query_one("#export-path", Input)
         p = Path(box.value)
         if p.name.count(".summary.") == 1:
@@ -124,7 +125,7 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        fmt = self._choice("#export-format", FORMATS)
+        fmt = self._choice("#export-format", formats())
         scope = self._choice("#export-scope", SCOPES)
         path = event.value.strip()
         existing = self._existing(path)
