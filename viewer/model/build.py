@@ -557,10 +557,9 @@ def _fast_operation(
         if final not in _FINAL:
             add("unterminated", (steps[-1][0],),
                 f" attempt 1 never ended (last state {final or 'none'})")
-        flags = frozenset(flag_set) if flag_set else _NO_FLAGS
         if after_inv:
             flag_set.add("decision-after-invocation")
-        op_flags = frozenset(flag_set) if flag_set else _NO_FLAGS
+        op_flags = flags = frozenset(flag_set) if flag_set else _NO_FLAGS
     attempt = new(Attempt, (
         1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,
         inv.index, server, tool, gov.decision, gov.life, gov.event,
@@ -661,9 +660,11 @@ def _operation(
         found.append(Finding(kind_, _SEVERITY[kind_], op_id, attempt, tuple(evs), msg))
 
     # decision-after-invocation
+    decided_late: set[int] = set()
     for n, dec in once:
         a = run.attempts.get(n)
         if a is not None and a.invocation is not None and later(dec, a.invocation):
+            decided_late.add(n)
             add("decision-after-invocation", n, (dec.index, a.invocation.index),
                 f"{sid} attempt {n}: the once decision was recorded after the tool-invocation")
 
@@ -678,7 +679,7 @@ def _operation(
     once_index = OnceIndex(once)  # numbers ascend: one pass over the once decisions
     for n in numbers:
         a = run.attempts[n]
-        flags: set[str] = set()
+        flags: set[str] = {"decision-after-invocation"} if n in decided_late else set()
         when = a.invocation or events[a.steps[0].event]
         gov = once_index.governing(n)
         if gov is NONE:

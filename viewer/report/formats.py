@@ -138,5 +138,7 @@ def _html(model: Model, opts: ReportOptions) -> str:
 
 register(ExportFormat("text", "txt", "text/plain", "terminal summary", _text, in_dialog=False))
 register(ExportFormat("md", "md", "text/markdown", "incident report with evidence", _md))
+register(ExportFormat("html", "html", "text/html",
+                      "self-contained report: timeline, findings, evidence", _html))
 register(ExportFormat("json", "json", "application/json", "summary JSON, scriptable", _json))
 register(ExportFormat("csv", "csv", "text/csv", "one row per attempt", _csv))

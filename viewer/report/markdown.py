@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.report.evidence import Evidence, OperationEvidence, Quote, evidence
 from viewer.report.formats import ReportOptions
-from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.report.summary import rfc3339, selected, selected_findings
 from viewer.textsafe import safe_short
 
 #: A report cell quotes at most this much of one recorded value.
@@ -42,10 +44,10 @@ def _defang(m: re.Match[str]) -> str:
     return "[@]"
 
 
-def md(value: object) -> str:
+def md(value: object, limit: int = MD_CHARS) -> str:
     """Untrusted value as inert Markdown text (one line, no structure, no autolink), at most
-    ``MD_CHARS`` characters (the summary JSON has the exact values)."""
-    text = safe_short(value, MD_CHARS)
+    ``limit`` characters (the summary JSON has the exact values)."""
+    text = safe_short(value, limit)
     if not text:
         return ""
     if ":" in text or "www" in text.lower() or "@" in text:
@@ -80,16 +82,6 @@ def _attempts_cell(op: Operation) -> str:
     return "; ".join(f"{a.number}: {md(a.final_state) or '-'}" for a in op.attempts)
 
 
-def _form(model: Model) -> str:
-    s = model.source
-    parts = [md(s.form)]
-    if s.gzip:
-        parts.append("gzip")
-    if s.signed_layers:
-        parts.append(f"{s.signed_layers} signed layer(s), signature not verified")
-    return ", ".join(parts)
-
-
 def _counts(findings: Sequence[Finding], model: Model) -> str:
     by = {k: 0 for k in spec.SEVERITIES}
     for f in findings:
@@ -99,7 +91,7 @@ def _counts(findings: Sequence[Finding], model: Model) -> str:
     return ", ".join(f"{n} {sev}" for sev, n in by.items())
 
 
-def _finding_line(f: Finding) -> str:
+def _finding_line(f: Finding, anchors: dict[str, int] | None = None) -> str:
     where = []
     if f.operation_id is not None:
         where.append(f"operation {md(f.operation_id)}")
@@ -108,7 +100,19 @@ def _finding_line(f: Finding) -> str:
     if f.events:
         where.append(("event " if len(f.events) == 1 else "events ") + _ints(f.events))
     loc = f" ({', '.join(where)})" if where else ""
-    return f"- **{md(f.kind)}**{loc}: {md(f.message)}"
+    pos = anchors.get(f.operation_id) if anchors and f.operation_id is not None else None
+    link = f" → {_link(pos)}" if pos is not None else ""
+    return f"- **{md(f.kind)}**{loc}: {md(f.message)}{link}"
+
+
+def _anchor(position: int) -> str:
+    """The heading of an operation's evidence section; its slug (``operation-N``) is made of
+    our own words only, so a link to it never depends on recorded text."""
+    return f"Operation {position}"
+
+
+def _link(position: int) -> str:
+    return f"[evidence](#operation-{position})"
 
 
 def _attempt_row(op: Operation, a: Attempt) -> list[str]:
@@ -122,29 +126,27 @@ def _attempt_row(op: Operation, a: Attempt) -> list[str]:
 
 def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
                 options: ReportOptions | None = None) -> str:
-    """The incident report as Markdown text."""
-    s = model.source
-    ops = selected(model, operations)
-    findings = selected_findings(model, operations)
+    """The incident report as Markdown text: provenance, operations, attempts, standing
+    decisions, findings (each linked to its operation's evidence), diagnostics, evidence."""
+    opts = options or ReportOptions()
+    if operations is not None:
+        opts = replace(opts, operations=operations)
+    ev = evidence(model, opts)
+    ops = selected(model, opts.operations)
+    findings = selected_findings(model, opts.operations)
     out: list[str] = ["# vcon-view incident report", ""]
-    if s.critical_override:
-        out += [f"> **WARNING: {md(OVERRIDE_NOTE)}.** Unsupported critical extensions: "
-                f"{md(', '.join(s.unsupported_critical)) or 'none'}.", ""]
-    shown = f"{len(ops)}" if operations is None else f"{len(ops)} of {len(model.operations)}"
-    out += _table(
-        ["Source", ""],
-        [
-            ["File", md(s.file)],
-            ["SHA-256", md(s.sha256)],
-            ["Form", _form(model)],
-            ["UUID", md(s.uuid) or "(none)"],
-            ["Extensions", md(", ".join(s.extensions)) or "(none)"],
-            ["Critical", md(", ".join(s.critical)) or "(none)"],
-            ["Operations", shown + (f", {md(model.derivation.line())}"
-                                    if model.derivation is not None else "")],
-            ["Findings and diagnostics", _counts(findings, model)],
-        ],
-    )
+    s = model.source
+    if ev.provenance.override_note:
+        out += [f"> **WARNING: {md(ev.provenance.override_note)}.** Unsupported critical "
+                f"extensions: {md(', '.join(s.unsupported_critical)) or 'none'}.", ""]
+    rows = [[label, md(value)] for label, value in ev.provenance.rows]
+    at = next(i for i, r in enumerate(rows) if r[0] == "Operations")
+    rows[at:at] = [
+        ["Extensions", md(", ".join(s.extensions)) or "(none)"],
+        ["Critical", md(", ".join(s.critical)) or "(none)"],
+    ]
+    rows.insert(at + 3, ["Findings and diagnostics", _counts(findings, model)])
+    out += _table(["Provenance", ""], rows)
     out += ["", "## Operations", ""]
     if ops:
         out += _table(
@@ -181,13 +183,83 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     else:
         out.append("None.")
     out += ["", "## Findings", ""]
-    out += _grouped(findings, _finding_line)
+    out += _grouped(findings, lambda f: _finding_line(f, ev.anchors))
     out += ["", "## Diagnostics", ""]
     out += _grouped(
         model.diagnostics,
         lambda d: f"- **{md(d.code)}** at {md(d.pointer) or '(document)'}: {md(d.message)}",
     )
+    out += ["", "## Evidence", ""]
+    out += _evidence(ev, opts)
     return "\n".join(out) + "\n"
+
+
+_EVIDENCE_SCOPE = {
+    "findings": "the operations with a finding",
+    "all": "every operation",
+}
+_FINAL_NAME = {"tool-result": "Result", "tool-failure": "Failure", "tool-error": "Error",
+               "tool-denied": "Denial"}
+
+
+def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
+    if opts.evidence == "none":
+        return ["Not quoted (--evidence none)."]
+    out = [f"For {_EVIDENCE_SCOPE[opts.evidence]}: the dialog turn before it, each attempt's "
+           "arguments and final content decoded as the viewer shows them (one line, JSON "
+           f"compact, a line break as ⏎), each cut at {opts.max_chars:,} characters, and the "
+           "gaps in time."]
+    if not ev.operations:
+        out += ["", "No operation has a finding."]
+    for oe in ev.operations:
+        out += ["", *_operation_evidence(oe, opts.max_chars)]
+    return out
+
+
+def _quote_line(name: str, q: Quote, limit: int) -> str:
+    text, full = q.line(limit)
+    where = f"event {q.event}, {md(q.event_type)}" + (", late" if q.late else "")
+    cut = f" (first {limit:,} of {full:,} characters)" if full > limit else ""
+    return f"- {name} ({where}; {md(q.label)}){cut}: {md(text, limit=len(text) + 1)}"
+
+
+def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
+    op = oe.operation
+    out = [f"### {_anchor(oe.position)}", ""]
+    head = (f"**{md(op.operation_id)}** · {md(op.target)} · outcome {md(op.outcome)}")
+    if op.flags:
+        head += f" · flags {md(' '.join(sorted(op.flags)))}"
+    out += [head, ""]
+    if oe.findings:
+        out.append("- Findings: " + "; ".join(f"{md(f.kind)} ({md(f.severity)})"
+                                              for f in oe.findings))
+    t = oe.turn
+    if t is not None:
+        who = f"{md(t.speaker)}: " if t.speaker else ""
+        cut = f" (first {limit:,} of {t.chars:,} characters)" if t.chars > limit else ""
+        out.append(f"- Dialog turn before it (dialog {t.index}, {md(t.time) or 'time unknown'})"
+                   f"{cut}: {who}{md(t.text, limit=len(t.text) + 1)}")
+    else:
+        out.append("- Dialog turn before it: none recorded.")
+    out += [f"- {md(g)}" for g in oe.gaps]
+    for ae in oe.attempts:
+        a = ae.attempt
+        states = " → ".join(md(x) for x in a.states) or "no events"
+        out += ["", f"#### {md(op.operation_id)} attempt {a.number}: {states}", ""]
+        out.append(f"- Decision: {_decision(a.decision, a.decision_life, a.decision_event)}"
+                   + (f" · flags {md(' '.join(sorted(a.flags)))}" if a.flags else ""))
+        out.append(f"- Started {md(rfc3339(a.start)) or 'time unknown'}, "
+                   + (f"ended {md(rfc3339(a.end))}" if a.end else "did not end"))
+        if ae.invocation is not None:
+            out.append(_quote_line("Arguments", ae.invocation, limit))
+        else:
+            out.append("- Arguments: no tool-invocation recorded.")
+        if ae.final is not None:
+            out.append(_quote_line(_FINAL_NAME.get(ae.final.event_type, "Answer"), ae.final,
+                                   limit))
+        else:
+            out.append("- Final content: no result, failure, error or denial recorded.")
+    return out
 
 
 def _grouped(items: Sequence[Any], line: Callable[[Any], str]) -> list[str]:

@@ -8,7 +8,6 @@ said, join/keydown) and the standing-decision lane.
 
 from __future__ import annotations
 
-from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
@@ -27,13 +26,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
+from viewer.content import dialog_text, dialog_time, turn_before, turn_speaker
 from viewer.model import spec
 from viewer.model.types import Model, Operation, Step
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, parse_filter
-from viewer.tui.present import dialog_text, dialog_time, fmt_delta, fmt_time
+from viewer.tui.present import fmt_delta, fmt_time
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -542,52 +542,14 @@ class StatusLine(Static):
         self.update(text, layout=False)
 
 
-_TURNS: dict[int, tuple[list[datetime], list[int]]] = {}
-
-
-def _turns(model: Model) -> tuple[list[datetime], list[int]]:
-    """Dialog turn times, sorted, computed once per model (keyed by identity)."""
-    cached = _TURNS.get(id(model))
-    if cached is None:
-        turns = sorted((dt, i) for i, d in enumerate(model.dialog)
-                       if (dt := dialog_time(d)) is not None)
-        cached = ([dt for dt, _ in turns], [i for _, i in turns])
-        _TURNS.clear()
-        _TURNS[id(model)] = cached
-    return cached
-
-
 def _said_before(model: Model, t: datetime | None) -> str:
-    """The last dialog turn at or before ``t`` (the request the agent was acting on): the last
-    one from a party that is not an agent (role "agent", as imported sessions mark theirs: the
-    agent's own narration is not what it was asked), else the last turn."""
-    if t is None:
+    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``)."""
+    i = turn_before(model, t)
+    if i is None:
         return ""
-    times, idx = _turns(model)
-    k = bisect_right(times, t)
-    if k == 0:
-        return ""
-    from viewer.tui.present import party_label
-
-    def by_agent(d: object) -> bool:
-        if not isinstance(d, dict):
-            return False
-        ps = d.get("parties")
-        who = d.get("originator", ps[0] if isinstance(ps, list) and ps else None)
-        parties = model.parties
-        return (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < len(parties)
-                and isinstance(parties[who], dict) and parties[who].get("role") == "agent")
-
-    d = model.dialog[idx[k - 1]]
-    for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
-        if not by_agent(model.dialog[idx[j]]):
-            d = model.dialog[idx[j]]
-            break
-    who = ""
-    if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
-        first = d.get("originator", d["parties"][0])
-        who = party_label(model, first) + ": "
-    return who + dialog_text(d, 160)
+    d = model.dialog[i]
+    who = turn_speaker(model, d)
+    return (who + ": " if who else "") + dialog_text(d, 160)
 
 
 class FilterInput(Input):

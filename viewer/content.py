@@ -1,0 +1,263 @@
+"""Recorded content decoded to text, and the dialog turn before a moment: one rule for the
+viewer and every report.
+
+An event's or attachment's body is decoded per its ``encoding`` (INTERPRETATION 7): JSON is
+pretty-printed, base64url text is decoded, binary becomes a hex preview, external content is
+its url and hash (never fetched). The viewer (``viewer.tui.present``) and the reports
+(``viewer.report.evidence``) both start from ``decode_text``. Pure: no rich, no textual.
+The text returned is not yet made safe for display: callers cut it to what they show and pass
+that through ``viewer.textsafe`` (JSON text is already escaped, so that is a no-op there).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import contextlib
+from bisect import bisect_right
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+import orjson
+
+from viewer.jsonenc import depth, dumps_deep
+from viewer.textsafe import json_escape_unsafe, safe, safe_block
+
+if TYPE_CHECKING:
+    from viewer.model.types import Model
+
+HEX_PREVIEW: Final = 256
+#: Content nested deeper than this is not laid out (orjson writes 254 levels; an indented
+#: rendering of 1,000 levels is a megabyte of spaces): a notice says so instead.
+DISPLAY_DEPTH: Final = 254
+
+Kind = Literal["json", "text", "binary", "external", "none", "deep"]
+
+
+@dataclass(frozen=True, slots=True)
+class DecodedText:
+    """Content decoded: what it is (``label``), its kind, and its text (see the module doc).
+    ``value`` is the parsed JSON value for kind "json" (None otherwise)."""
+
+    label: str
+    kind: Kind
+    text: str
+    value: Any = None
+    depth: int = 0  # kind "deep": how deep the value is nested
+
+    def one_line(self) -> str:
+        """The text on one line: JSON compact, a line break as ⏎ (as the viewer's lanes)."""
+        if self.kind == "json":
+            return compact_json(self.value)
+        return self.text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+
+
+def dumps_pretty(value: Any) -> str:
+    """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw); deeper
+    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+    except TypeError:
+        text = dumps_deep(value)
+    return safe_block(json_escape_unsafe(text))
+
+
+def compact_json(value: Any) -> str:
+    """JSON on one line, unsafe characters escaped as JSON escapes."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError:
+        text = dumps_deep(value)
+    return safe(json_escape_unsafe(text))
+
+
+def too_deep(value: Any) -> int:
+    """The depth of ``value`` when it is nested deeper than ``DISPLAY_DEPTH``, else 0."""
+    if not isinstance(value, (dict, list)):
+        return 0
+    try:
+        orjson.dumps(value)
+        return 0
+    except TypeError:
+        n = depth(value)
+        return n if n > DISPLAY_DEPTH else 0
+
+
+def b64url(body: str) -> bytes:
+    return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+
+
+def hex_preview(data: bytes) -> str:
+    lines = []
+    for off in range(0, min(len(data), HEX_PREVIEW), 16):
+        chunk = data[off : off + 16]
+        hx = " ".join(f"{b:02x}" for b in chunk)
+        asc = "".join(chr(b) if 32 <= b < 127 else "." for b in chunk)
+        lines.append(f"{off:08x}  {hx:<47}  {asc}")
+    if len(data) > HEX_PREVIEW:
+        lines.append(f"… {len(data) - HEX_PREVIEW} more bytes")
+    return "\n".join(lines)
+
+
+def _is_json_type(mediatype: Any) -> bool:
+    return isinstance(mediatype, str) and ("json" in mediatype.lower())
+
+
+def mostly_text(text: str) -> bool:
+    if not text:
+        return True
+    bad = sum(1 for c in text[:2000] if not c.isprintable() and c not in "\n\r\t")
+    return bad / min(len(text), 2000) < 0.05
+
+
+def _json_value(value: Any, label: str) -> DecodedText:
+    n = too_deep(value)
+    if n:
+        return DecodedText(f"{label}, nested {n} deep",
+                           "deep", f"nested too deep to display (depth {n})", None, n)
+    return DecodedText(label, "json", dumps_pretty(value), value)
+
+
+def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:
+    if _is_json_type(mediatype):
+        try:
+            return _json_value(orjson.loads(text), label)
+        except orjson.JSONDecodeError:
+            pass
+    return DecodedText(label, "text", text)
+
+
+def decode_text(obj: dict[str, Any]) -> DecodedText:
+    """Decode the content of an event or attachment per its encoding (INTERPRETATION 7)."""
+    mediatype = obj.get("mediatype")
+    mt = safe(mediatype) if mediatype is not None else "no mediatype"
+    if "url" in obj and "body" not in obj:
+        text = (f"external content (never fetched)\nurl: {safe(obj.get('url'))}\n"
+                f"content_hash: {safe(obj.get('content_hash'))}")
+        return DecodedText(f"external, {mt}", "external", text)
+    if "body" not in obj:
+        return DecodedText("no content", "none", "")
+    body = obj.get("body")
+    encoding = obj.get("encoding")
+    if encoding == "json":
+        if isinstance(body, str):
+            try:
+                return _json_value(orjson.loads(body), f"json (string), {mt}")
+            except orjson.JSONDecodeError:
+                return _text_or_json(body, None, f"json string that does not parse, {mt}")
+        return _json_value(body, f"json, {mt}")
+    if encoding == "base64url" and isinstance(body, str):
+        try:
+            data = b64url(body)
+        except (binascii.Error, ValueError):
+            return _text_or_json(body, None, "base64url that does not decode (raw)")
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            text = None
+        if text is not None and (text.isprintable() or mostly_text(text)):
+            return _text_or_json(text, mediatype, f"base64url → text, {len(data)} bytes, {mt}")
+        return DecodedText(f"binary, {len(data)} bytes, {mt}", "binary", hex_preview(data))
+    if isinstance(body, str):
+        label = f"text, {mt}" if encoding == "none" else f"encoding {safe(encoding)!s}, {mt}"
+        return _text_or_json(body, mediatype if encoding != "none" else None, label)
+    return _json_value(body, f"{safe(encoding) or 'no encoding'}, non-string body")
+
+
+# --- dialog turns -------------------------------------------------------------------------------
+
+
+def dialog_time(d: Any) -> datetime | None:
+    if not isinstance(d, dict):
+        return None
+    v = d.get("start")
+    if not isinstance(v, str):
+        return None
+    try:
+        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if t.tzinfo is None:
+        t = t.replace(tzinfo=UTC)
+    return t
+
+
+def dialog_text(d: Any, limit: int = 200) -> str:
+    """What a dialog turn says, decoded when it is inline text (safe, one line)."""
+    if not isinstance(d, dict):
+        return safe(d)[:limit]
+    body = d.get("body")
+    if isinstance(body, str) and d.get("encoding") == "base64url":
+        with contextlib.suppress(binascii.Error, ValueError):
+            body = b64url(body).decode("utf-8", "replace")
+    if isinstance(body, str):
+        # one line: a line break shows as ⏎ (a lone CR, and every other control, stays
+        # escaped as \x0d...); a turn of several paragraphs reads, not \x0a\x0a
+        return safe(body[: limit * 2].replace("\r\n", "\n").replace("\n", " ⏎ "))[:limit]
+    if body is not None:
+        return safe(body)[:limit]
+    return f"[{safe(d.get('type'))} {safe(d.get('mediatype') or '')}]".strip()
+
+
+def party_label(model: Model, index: Any) -> str:
+    """'0 Ann Customer (customer)' or '3 (out of range)'."""
+    if not isinstance(index, int) or isinstance(index, bool):
+        return "—" if index is None else safe(index)
+    parties = model.parties
+    if not 0 <= index < len(parties) or not isinstance(parties[index], dict):
+        return f"{index} (out of range)"
+    p = parties[index]
+    name = p.get("name") or p.get("tel") or p.get("mailto") or p.get("uuid") or ""
+    role = p.get("role")
+    return f"{index} {safe(name)}" + (f" ({safe(role)})" if role else "")
+
+
+_TURNS: dict[int, tuple[Model, list[datetime], list[int]]] = {}
+
+
+def _turns(model: Model) -> tuple[list[datetime], list[int]]:
+    """Dialog turn times, sorted, computed once per model. The model is kept with them, so
+    its id cannot be reused by another model while the entry lives."""
+    cached = _TURNS.get(id(model))
+    if cached is None or cached[0] is not model:
+        turns = sorted((dt, i) for i, d in enumerate(model.dialog)
+                       if (dt := dialog_time(d)) is not None)
+        cached = (model, [dt for dt, _ in turns], [i for _, i in turns])
+        _TURNS.clear()
+        _TURNS[id(model)] = cached
+    return cached[1], cached[2]
+
+
+def _by_agent(model: Model, d: object) -> bool:
+    if not isinstance(d, dict):
+        return False
+    ps = d.get("parties")
+    who = d.get("originator", ps[0] if isinstance(ps, list) and ps else None)
+    parties = model.parties
+    return (isinstance(who, int) and not isinstance(who, bool) and 0 <= who < len(parties)
+            and isinstance(parties[who], dict) and parties[who].get("role") == "agent")
+
+
+def turn_before(model: Model, t: datetime | None) -> int | None:
+    """Index in ``model.dialog`` of the last turn at or before ``t`` (the request the agent
+    was acting on): the last one from a party that is not an agent (role "agent", as imported
+    sessions mark theirs: the agent's own narration is not what it was asked), else the last
+    turn; None when no turn comes before ``t``."""
+    if t is None:
+        return None
+    times, idx = _turns(model)
+    k = bisect_right(times, t)
+    if k == 0:
+        return None
+    for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
+        if not _by_agent(model, model.dialog[idx[j]]):
+            return idx[j]
+    return idx[k - 1]
+
+
+def turn_speaker(model: Model, d: Any) -> str:
+    """'0 Dana (customer)' for a turn's originator (or first party), '' when none is named."""
+    if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
+        return party_label(model, d.get("originator", d["parties"][0]))
+    return ""

@@ -1,0 +1,301 @@
+"""The evidence a report carries, as plain data the Markdown and HTML renderers share.
+
+``provenance`` says which file the report describes (name, size, sha256, form, signatures),
+which vcon-view made it, when, and with which options. ``evidence`` gives, per operation
+(those with a finding; all with ``--evidence all``; none with ``--evidence none``), each
+attempt's invocation arguments and final content decoded as the viewer decodes them
+(``viewer.content``), the dialog turn just before the operation, and the gaps between attempts
+and between a timeout and a late answer in words. Nothing here is escaped for a format: the
+renderers cut each quote to ``ReportOptions.max_chars`` with ``Quote.block``/``Quote.line``
+and escape it their own way. Pure: no rich, no textual.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from itertools import pairwise
+
+from viewer import __version__
+from viewer.content import DecodedText, decode_text, dialog_text, turn_before, turn_speaker
+from viewer.model import spec
+from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
+from viewer.report.formats import ReportOptions
+from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.textsafe import safe
+
+#: Event types whose content is an attempt's final answer (result, failure, error, denial).
+FINAL_TYPES = ("tool-result", "tool-failure", "tool-error", "tool-denied")
+
+
+def signature_status(source: Source) -> str:
+    """The one line about the file's signatures, for every report. (When
+    ``viewer.signatures`` exists, this is the one line to change: ``describe(source)``.)"""
+    if source.form == "encrypted":
+        return "encrypted"
+    if not source.signed_layers:
+        return "unsigned"
+    return f"{source.signed_layers} signed layer(s), signature not verified"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """What the report describes and how it was made: (label, value) rows, values not yet
+    escaped, and the override note when the report was made under --ignore-critical."""
+
+    rows: tuple[tuple[str, str], ...]
+    override_note: str | None
+    sha256: str
+
+
+def provenance(model: Model, opts: ReportOptions) -> Provenance:
+    s = model.source
+    ops = selected(model, opts.operations)
+    form = s.form + (", gzip" if s.gzip else "")
+    shown = (f"{len(ops)}" if opts.operations is None
+             else f"{len(ops)} of {len(model.operations)} (a selection)")
+    if model.derivation is not None:
+        shown += f", {model.derivation.line()}"
+    evidence = {
+        "findings": "for the operations with a finding",
+        "all": "for every operation",
+        "none": "none quoted",
+    }[opts.evidence]
+    rows = [
+        ("File", s.file),
+        ("Size", f"{s.size:,} bytes"),
+        ("SHA-256", s.sha256),
+        ("Form", form),
+        ("Signatures", signature_status(s)),
+        ("UUID", s.uuid or "(none)"),
+        ("Operations", shown),
+        ("Made by", f"vcon-view {__version__} ({opts.made_by})"),
+        ("Made at", rfc3339(opts.when()) or "?"),
+        ("Options", " ".join(opts.command) or "(defaults)"),
+        ("Evidence", f"{evidence}; each value quoted up to {opts.max_chars:,} characters"),
+    ]
+    note = OVERRIDE_NOTE if s.critical_override else None
+    return Provenance(tuple(rows), note, s.sha256)
+
+
+# --- quotes ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Quote:
+    """One event's content as decoded by the viewer, with where it came from."""
+
+    event: int
+    event_type: str
+    decoded: DecodedText
+    late: bool = False
+
+    @property
+    def label(self) -> str:
+        return self.decoded.label
+
+    def block(self, limit: int) -> tuple[str, int]:
+        """(the text as the viewer lays it out, cut to ``limit`` characters; its full length).
+        Not yet safe: pass it through ``textsafe.safe_block``."""
+        text = self.decoded.text
+        return text[:limit], len(text)
+
+    def line(self, limit: int) -> tuple[str, int]:
+        """(the text on one line, cut to ``limit``; its full length). Not yet safe."""
+        text = self.decoded.one_line()
+        return text[:limit], len(text)
+
+
+def _quote(model: Model, index: int | None, late: bool = False) -> Quote | None:
+    if index is None or not 0 <= index < len(model.events):
+        return None
+    ev = model.events[index]
+    return Quote(index, ev.type, decode_text(ev.raw), late)
+
+
+# --- per operation -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The dialog turn just before an operation (what the agent was asked)."""
+
+    index: int
+    time: str | None
+    speaker: str  # safe
+    text: str  # safe, one line, cut to the report's quote length
+    chars: int  # its full length
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptEvidence:
+    number: int
+    attempt: Attempt
+    invocation: Quote | None  # the arguments
+    final: Quote | None  # the last result, failure, error or denial
+
+
+@dataclass(frozen=True, slots=True)
+class OperationEvidence:
+    position: int  # 1-based position in the report's operations table: the section's anchor
+    operation: Operation
+    findings: tuple[Finding, ...]
+    turn: Turn | None
+    attempts: tuple[AttemptEvidence, ...]
+    gaps: tuple[str, ...]  # sentences, already safe
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    provenance: Provenance
+    operations: tuple[OperationEvidence, ...]
+    #: operation_id -> position, for every operation with a section (findings link there)
+    anchors: dict[str, int]
+
+
+def duration(seconds: float) -> str:
+    """A gap in words: '250 ms', '15.5 s', '2 min 3 s', '1 h 4 min'."""
+    s = abs(seconds)
+    if s < 1:
+        out = f"{s * 1000:.0f} ms"
+    elif s < 60:
+        out = f"{s:.1f} s".replace(".0 s", " s")
+    elif s < 3600:
+        out = f"{int(s // 60)} min {s % 60:.0f} s"
+    else:
+        out = f"{int(s // 3600)} h {int(s % 3600 // 60)} min"
+    return ("minus " if seconds < 0 else "") + out
+
+
+def _gap(a: datetime | None, b: datetime | None) -> str | None:
+    if a is None or b is None:
+        return None
+    return duration((b - a).total_seconds())
+
+
+def _event(model: Model, index: int | None) -> Event | None:
+    """The event at ``index``, or None (a model built by hand may name events it lacks)."""
+    if index is None or not 0 <= index < len(model.events):
+        return None
+    return model.events[index]
+
+
+def _final_event(model: Model, a: Attempt) -> tuple[int, bool] | None:
+    for step in reversed(a.steps):
+        e = _event(model, step.event)
+        if e is not None and e.type in FINAL_TYPES:
+            return step.event, step.late
+    return None
+
+
+def _state_at(model: Model, a: Attempt, order: int) -> str | None:
+    """The state ``a`` was in just before the event at replay position ``order``."""
+    state = None
+    for step in a.steps:
+        e = _event(model, step.event)
+        if e is None or e.order >= order:
+            break
+        state = step.after
+    return state
+
+
+def gaps(model: Model, op: Operation) -> list[str]:
+    """The time between attempts, and between a timeout (or cancel) and a late answer."""
+    out: list[str] = []
+    atts = op.attempts
+    for prev, a in pairwise(atts):
+        first = _event(model, a.steps[0].event) if a.steps else None
+        if first is None:
+            continue
+        since = _gap(prev.start, first.time)
+        line = f"Attempt {a.number} started"
+        line += f" {since} after attempt {prev.number} started" if since else \
+            f" after attempt {prev.number} (time unknown)"
+        then = _state_at(model, prev, first.order)
+        if prev.end is not None and then in spec.FINAL_STATES:
+            after_end = _gap(prev.end, first.time)
+            if after_end:
+                line += f" and {after_end} after it ended {safe(prev.final_state)}"
+        elif then is not None:
+            line += f", while attempt {prev.number} was still {safe(then)}"
+        out.append(line + ".")
+    for a in atts:
+        entered: dict[str, Event] = {}
+        for step in a.steps:
+            e = _event(model, step.event)
+            if e is None:
+                continue
+            if step.late:
+                out.append(_late(model, op, a, step.before, e, entered.get(step.before or "")))
+            if step.after != step.before and step.after is not None:
+                entered[step.after] = e
+            if e.type == "tool-timeout":
+                g = _gap(a.start, e.time)
+                if g:
+                    out.append(f"Attempt {a.number} timed out (event {e.index}) {g} after it "
+                               "was invoked.")
+    return out
+
+
+def _late(model: Model, op: Operation, a: Attempt, before: str | None, e: Event,
+          ref: Event | None) -> str:
+    """One late answer in words: how long after the attempt stopped waiting (timed out,
+    cancel requested) it came, and after which later attempt's invocation."""
+    line = f"Attempt {a.number}'s {safe(e.type)} (event {e.index}) came"
+    if ref is not None:
+        g = _gap(ref.time, e.time)
+        line += f"{' ' + g if g else ''} after the attempt became {safe(before)} " \
+                f"(event {ref.index})"
+    else:
+        line += " late"
+    later = [(b.number, f) for b in op.attempts if b.number > a.number and b.steps
+             and (f := _event(model, b.steps[0].event)) is not None and f.order < e.order]
+    if later:
+        number, f = later[-1]
+        g = _gap(f.time, e.time)
+        line += f", {g + ' ' if g else ''}after attempt {number} was invoked"
+    return line + ": a late answer."
+
+
+def _turn(model: Model, op: Operation, limit: int) -> Turn | None:
+    i = turn_before(model, op.first_time)
+    if i is None:
+        return None
+    d = model.dialog[i]
+    body = d.get("body") if isinstance(d, dict) else None
+    text = dialog_text(d, limit)
+    chars = len(body) if isinstance(body, str) and d.get("encoding") != "base64url" \
+        else len(text)
+    when = d.get("start") if isinstance(d, dict) else None
+    return Turn(i, safe(when) if isinstance(when, str) else None, turn_speaker(model, d), text,
+                max(chars, len(text)))
+
+
+def operation_evidence(model: Model, op: Operation, position: int,
+                       findings: Sequence[Finding], opts: ReportOptions) -> OperationEvidence:
+    attempts = []
+    for a in op.attempts:
+        fin = _final_event(model, a)
+        attempts.append(AttemptEvidence(
+            a.number, a, _quote(model, a.invocation),
+            _quote(model, fin[0], fin[1]) if fin is not None else None))
+    return OperationEvidence(position, op, tuple(findings), _turn(model, op, opts.max_chars),
+                             tuple(attempts), tuple(gaps(model, op)))
+
+
+def evidence(model: Model, opts: ReportOptions) -> Evidence:
+    """Provenance and the per-operation evidence the options ask for."""
+    ops = selected(model, opts.operations)
+    by_op: dict[str, list[Finding]] = {}
+    for f in selected_findings(model, opts.operations):
+        if f.operation_id is not None:
+            by_op.setdefault(f.operation_id, []).append(f)
+    out: list[OperationEvidence] = []
+    if opts.evidence != "none":
+        for pos, op in enumerate(ops, 1):
+            found = by_op.get(op.operation_id, ())
+            if found or opts.evidence == "all":
+                out.append(operation_evidence(model, op, pos, found, opts))
+    anchors = {e.operation.operation_id: e.position for e in out}
+    return Evidence(provenance(model, opts), tuple(out), anchors)

@@ -1,0 +1,578 @@
+"""``--format html``: one self-contained, offline, printable report.
+
+No script, no external fetch of any kind: a ``Content-Security-Policy`` meta forbids both
+(``default-src 'none'``; the one ``<style>`` element is allowed by its hash, so no style
+attribute or injected style could apply). Every recorded string goes through
+``viewer.textsafe`` (controls, bidi and invisible characters escaped visibly) and then
+``html.escape``: content only ever becomes text nodes, never an element, an attribute, a link
+or a style. Every attribute value is ours (ids ``op-N``, classes, numbers, colours of the
+default theme). The timeline is inline SVG with the viewer's glyphs and colours
+(``viewer.glyphs``); a big file draws the operations with findings first, up to
+``MAX_ROWS``, and a density lane counts all of them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from html import escape
+
+from viewer.content import dialog_time
+from viewer.glyphs import (
+    CONTEXT_GLYPH,
+    DECISION_GLYPH,
+    DEFAULT_PALETTE,
+    EVENT_GLYPH,
+    SEVERITY_GLYPH,
+    STATE_GLYPH,
+    UNKNOWN_GLYPH,
+)
+from viewer.model import spec
+from viewer.model.types import Finding, Model, Operation
+from viewer.report.evidence import Evidence, OperationEvidence, Quote, evidence
+from viewer.report.formats import ReportOptions
+from viewer.report.summary import rfc3339, selected, selected_findings
+from viewer.textsafe import safe_block, safe_short
+
+#: Operations drawn as rows of the timeline at most; the density lane counts every one.
+MAX_ROWS = 300
+#: Evidence sections open by default when there are at most this many (else collapsed).
+OPEN_SECTIONS = 20
+#: A cell quotes at most this much of one recorded identifier or message.
+CELL_CHARS = 300
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def colour(key: str) -> str:
+    """The default theme's colour for a palette key (its hex part), grey when none."""
+    m = _HEX.search(DEFAULT_PALETTE.get(key, ""))
+    return m.group() if m else "#808080"
+
+
+def h(value: object, limit: int = CELL_CHARS) -> str:
+    """Untrusted value as HTML text: escaped visibly by textsafe, then HTML-escaped."""
+    return escape(safe_short(value, limit), quote=True)
+
+
+def hblock(text: str) -> str:
+    """Multi-line untrusted text for a ``<pre>``: newlines kept, the rest as ``h``."""
+    return escape(safe_block(text), quote=True)
+
+
+# --- the page frame ----------------------------------------------------------------------------
+
+_KEY_CSS = "".join(
+    f".k{i}{{background:{colour('state:' + st)}}}" for i, st in enumerate(spec.STATES))
+_SEV_CSS = "".join(
+    f".sev-{sev}{{color:{colour('severity:' + sev)}}}" for sev in spec.SEVERITIES)
+CSS = (
+    ":root{--ink:#1d1f21;--dim:#5c6370;--line:#d0d4da;--bg:#ffffff;--panel:#f5f6f8}"
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--ink);"
+    "background:var(--bg);margin:0 auto;max-width:1180px;padding:16px 24px}"
+    "h1{font-size:22px;margin:8px 0}h2{font-size:18px;margin:24px 0 8px;"
+    "border-bottom:1px solid var(--line)}h3{font-size:15px;margin:12px 0 6px}"
+    "h4{font-size:14px;margin:10px 0 4px}"
+    "table{border-collapse:collapse;margin:6px 0;width:100%}"
+    "th,td{border:1px solid var(--line);padding:3px 6px;text-align:left;vertical-align:top;"
+    "overflow-wrap:break-word}th{background:var(--panel);white-space:nowrap}"
+    "table.prov{width:auto}table.prov th{width:11em}"
+    "code,pre,.mono{font-family:ui-monospace,'DejaVu Sans Mono',Menlo,monospace;"
+    "font-size:12.5px}"
+    "pre{background:var(--panel);border:1px solid var(--line);padding:6px 8px;"
+    "white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0 8px}"
+    ".banner{background:#a00000;color:#fff;padding:6px 10px;font-weight:bold}"
+    ".dim{color:var(--dim)}.note{color:var(--dim);font-size:13px}"
+    "details{border:1px solid var(--line);margin:8px 0;padding:4px 10px;background:#fff}"
+    "details>summary{cursor:pointer;font-weight:600}"
+    "ul{margin:4px 0;padding-left:20px}"
+    ".tl{width:100%;height:auto;background:#1e1e1e;border-radius:4px;"
+    "-webkit-print-color-adjust:exact;print-color-adjust:exact}"
+    ".legend span{margin-right:12px;white-space:nowrap}"
+    ".legend b{display:inline-block;width:10px;height:10px;margin-right:3px;"
+    "vertical-align:-1px;border-radius:2px}"
+    + _SEV_CSS + _KEY_CSS +
+    "@media print{body{max-width:none;padding:0}details{break-inside:avoid-page}"
+    "details::details-content{content-visibility:visible;display:block}"
+    "a{color:inherit;text-decoration:none}}"
+)
+_CSS_HASH = base64.b64encode(hashlib.sha256(CSS.encode()).digest()).decode()
+#: Nothing may load or run: no script, no fetch, no frame, no form, no base; the one style
+#: element is allowed by its hash; images only as data: (none are used today).
+CSP = (f"default-src 'none'; style-src 'sha256-{_CSS_HASH}'; img-src data:; "
+       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def to_html(model: Model, options: ReportOptions | None = None) -> str:
+    """The report as one HTML document (a str)."""
+    opts = options or ReportOptions()
+    ev = evidence(model, opts)
+    ops = selected(model, opts.operations)
+    findings = selected_findings(model, opts.operations)
+    out: list[str] = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f'<meta http-equiv="Content-Security-Policy" content="{CSP}">',
+        '<meta name="referrer" content="no-referrer">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        "<title>vcon-view incident report</title>",
+        f"<style>{CSS}</style>",
+        "</head><body>",
+        "<header><h1>vcon-view incident report</h1>",
+    ]
+    s = model.source
+    if ev.provenance.override_note:
+        out.append(f'<p class="banner">WARNING: {h(ev.provenance.override_note)}. Unsupported '
+                   f"critical extensions: {h(', '.join(s.unsupported_critical)) or 'none'}.</p>")
+    rows = list(ev.provenance.rows)
+    at = next(i for i, r in enumerate(rows) if r[0] == "Operations")
+    rows[at:at] = [("Extensions", ", ".join(s.extensions) or "(none)"),
+                   ("Critical", ", ".join(s.critical) or "(none)")]
+    rows.insert(at + 3, ("Findings and diagnostics", _counts(findings, model)))
+    out.append('<table class="prov">')
+    out += [f"<tr><th>{escape(label)}</th><td>{h(value)}</td></tr>" for label, value in rows]
+    out.append("</table></header>")
+    out += _timeline(model, ops, findings, ev)
+    out += _findings(findings, ev)
+    out += _diagnostics(model)
+    out += _operations(ops, ev)
+    out += _standing(model)
+    out += _evidence(ev, opts)
+    out.append("</body></html>")
+    return "\n".join(out) + "\n"
+
+
+def _counts(findings: Sequence[Finding], model: Model) -> str:
+    by = {k: 0 for k in spec.SEVERITIES}
+    for f in findings:
+        by[f.severity] += 1
+    for d in model.diagnostics:
+        by[d.severity] += 1
+    return ", ".join(f"{n} {sev}" for sev, n in by.items())
+
+
+def _sev(sev: str) -> str:
+    return f'<span class="sev-{sev}">{SEVERITY_GLYPH[sev]}</span> {sev}' \
+        if sev in SEVERITY_GLYPH else h(sev)
+
+
+def _ref(ev: Evidence, op_id: str | None, text: str) -> str:
+    pos = ev.anchors.get(op_id) if op_id is not None else None
+    return f'<a href="#op-{pos}">{text}</a>' if pos is not None else text
+
+
+def _findings(findings: Sequence[Finding], ev: Evidence) -> list[str]:
+    out = ['<section id="findings"><h2>Findings</h2>']
+    if not findings:
+        return [*out, "<p>None.</p></section>"]
+    out.append("<table><tr><th>Severity</th><th>Kind</th><th>Operation</th><th>Attempt</th>"
+               "<th>Events</th><th>Message</th></tr>")
+    for sev in spec.SEVERITIES:
+        for f in findings:
+            if f.severity != sev:
+                continue
+            op = h(f.operation_id) if f.operation_id is not None else "(the file)"
+            out.append(
+                f"<tr><td>{_sev(f.severity)}</td><td>{h(f.kind)}</td>"
+                f'<td class="mono">{_ref(ev, f.operation_id, op)}</td>'
+                f"<td>{'' if f.attempt is None else f.attempt}</td>"
+                f"<td>{', '.join(map(str, f.events))}</td><td>{h(f.message)}</td></tr>")
+    out.append("</table></section>")
+    return out
+
+
+def _diagnostics(model: Model) -> list[str]:
+    out = ['<section id="diagnostics"><h2>Diagnostics</h2>']
+    if not model.diagnostics:
+        return [*out, "<p>None.</p></section>"]
+    out.append("<table><tr><th>Severity</th><th>Code</th><th>Pointer</th><th>Message</th></tr>")
+    for sev in spec.SEVERITIES:
+        out += [f"<tr><td>{_sev(d.severity)}</td><td>{h(d.code)}</td>"
+                f'<td class="mono">{h(d.pointer) or "(document)"}</td><td>{h(d.message)}</td>'
+                "</tr>" for d in model.diagnostics if d.severity == sev]
+    out.append("</table></section>")
+    return out
+
+
+def _decision(value: str | None, life: str | None, event: int | None) -> str:
+    if value is None and event is None:
+        return '<span class="dim">none observed</span>'
+    where = ", ".join(x for x in (h(life), f"event {event}" if event is not None else "") if x)
+    glyph = DECISION_GLYPH.get(value, "?")
+    return f"{glyph} " + (f"{h(value) or '(missing)'} ({where})" if where else h(value))
+
+
+def _operations(ops: Sequence[Operation], ev: Evidence) -> list[str]:
+    out = ['<section id="operations"><h2>Operations</h2>']
+    if not ops:
+        return [*out, "<p>No operations.</p></section>"]
+    out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
+               "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
+    for i, op in enumerate(ops, 1):
+        attempts = "; ".join(
+            f"{a.number}: {STATE_GLYPH.get(a.final_state or '', '-')} {h(a.final_state) or '-'}"
+            for a in op.attempts) or "none"
+        out.append(
+            f"<tr><td>{_ref(ev, op.operation_id, str(i))}</td>"
+            f'<td class="mono">{h(op.operation_id)}</td><td>{h(op.target)}</td>'
+            f"<td>{_decision(op.decision, op.decision_life, op.decision_event)}</td>"
+            f"<td>{attempts}</td><td>{h(op.outcome)}</td>"
+            f"<td>{h(' '.join(sorted(op.flags)))}</td></tr>")
+    out.append("</table></section>")
+    return out
+
+
+def _standing(model: Model) -> list[str]:
+    out = ['<section id="standing"><h2>Standing decisions</h2>']
+    if not model.standing:
+        return [*out, "<p>None.</p></section>"]
+    out.append("<table><tr><th>Event</th><th>Time</th><th>Server</th><th>Tool</th>"
+               "<th>Decision</th><th>Reason</th><th>Replaced by</th></tr>")
+    out += [f"<tr><td>{d.event}</td><td>{h(rfc3339(d.time))}</td><td>{h(d.server)}</td>"
+            f"<td>{h(d.tool) or '(all tools)'}</td>"
+            f"<td>{DECISION_GLYPH.get(d.decision, '?')} {h(d.decision)}</td>"
+            f"<td>{h(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
+            "</tr>" for d in model.standing]
+    out.append("</table></section>")
+    return out
+
+
+# --- evidence ----------------------------------------------------------------------------------
+
+_FINAL_NAME = {"tool-result": "Result", "tool-failure": "Failure", "tool-error": "Error",
+               "tool-denied": "Denial"}
+
+
+def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
+    out = ['<section id="evidence"><h2>Evidence</h2>']
+    if opts.evidence == "none":
+        return [*out, "<p>Not quoted (--evidence none).</p></section>"]
+    scope = "the operations with a finding" if opts.evidence == "findings" else "every operation"
+    out.append(f'<p class="note">For {scope}: the dialog turn before it, each attempt\'s '
+               "arguments and final content decoded as the viewer shows them, each cut at "
+               f"{opts.max_chars:,} characters, and the gaps in time.</p>")
+    if not ev.operations:
+        out.append("<p>No operation has a finding.</p>")
+    is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
+    for oe in ev.operations:
+        out += _operation_evidence(oe, opts.max_chars, is_open)
+    out.append("</section>")
+    return out
+
+
+def _quote(name: str, q: Quote, limit: int) -> list[str]:
+    text, full = q.block(limit)
+    cut = f" (first {limit:,} of {full:,} characters)" if full > limit else ""
+    late = ", late" if q.late else ""
+    return [f"<p>{name} (event {q.event}, {h(q.event_type)}{late}; {h(q.label)}){cut}:</p>",
+            f"<pre>{hblock(text)}</pre>"]
+
+
+def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list[str]:
+    op = oe.operation
+    worst = next((sev for sev in spec.SEVERITIES if any(f.severity == sev
+                                                        for f in oe.findings)), None)
+    mark = f'<span class="sev-{worst}">{SEVERITY_GLYPH[worst]}</span> ' if worst else ""
+    out = [f'<details id="op-{oe.position}"{is_open}><summary>{mark}Operation {oe.position}: '
+           f'<span class="mono">{h(op.operation_id)}</span> · {h(op.target)} · '
+           f"{h(op.outcome)}</summary>", "<ul>"]
+    if op.flags:
+        out.append(f"<li>Flags: {h(' '.join(sorted(op.flags)))}</li>")
+    if oe.findings:
+        out.append("<li>Findings: " + "; ".join(f"{_sev(f.severity)} {h(f.kind)}: "
+                                                 f"{h(f.message)}" for f in oe.findings)
+                   + "</li>")
+    t = oe.turn
+    if t is not None:
+        who = f"<b>{h(t.speaker)}</b>: " if t.speaker else ""
+        cut = f" (first {limit:,} of {t.chars:,} characters)" if t.chars > limit else ""
+        out.append(f"<li>Dialog turn before it (dialog {t.index}, "
+                   f"{h(t.time) or 'time unknown'}){cut}: {who}{h(t.text, len(t.text) + 1)}</li>")
+    else:
+        out.append("<li>Dialog turn before it: none recorded.</li>")
+    out += [f"<li>{h(g, 2000)}</li>" for g in oe.gaps]
+    out.append("</ul>")
+    for ae in oe.attempts:
+        a = ae.attempt
+        states = " → ".join(
+            f"{STATE_GLYPH.get(x or '', '-')} {h(x)}" for x in a.states) or "no events"
+        out.append(f"<h4>Attempt {a.number}: {states}</h4>")
+        flags = f" · flags {h(' '.join(sorted(a.flags)))}" if a.flags else ""
+        out.append(f"<p>Decision: {_decision(a.decision, a.decision_life, a.decision_event)}"
+                   f"{flags} · started {h(rfc3339(a.start)) or 'time unknown'}, "
+                   + (f"ended {h(rfc3339(a.end))}" if a.end else "did not end") + "</p>")
+        if ae.invocation is not None:
+            out += _quote("Arguments", ae.invocation, limit)
+        else:
+            out.append("<p>Arguments: no tool-invocation recorded.</p>")
+        if ae.final is not None:
+            out += _quote(_FINAL_NAME.get(ae.final.event_type, "Answer"), ae.final, limit)
+        else:
+            out.append("<p>Final content: no result, failure, error or denial recorded.</p>")
+    out.append("</details>")
+    return out
+
+
+# --- the timeline (inline SVG) -----------------------------------------------------------------
+
+W = 1100  # viewBox width
+LABEL_W = 230  # operation ids and targets
+LANE_X = LABEL_W + 10
+LANE_W = W - LANE_X - 30  # room on the right for the severity glyph
+ROW_H = 18
+TOP = 30  # ruler
+
+
+def _rows(ops: Sequence[Operation], findings: Sequence[Finding]) -> tuple[list[int], str]:
+    """Indices (into ``ops``) of the operations drawn, in time order, and a note."""
+    if len(ops) <= MAX_ROWS:
+        return list(range(len(ops))), ""
+    rank = {sev: i for i, sev in enumerate(spec.SEVERITIES)}
+    worst: dict[str, int] = {}
+    for f in findings:
+        if f.operation_id is not None:
+            r = rank.get(f.severity, 3)
+            if r < worst.get(f.operation_id, 9):
+                worst[f.operation_id] = r
+    order = sorted(range(len(ops)), key=lambda i: (worst.get(ops[i].operation_id, 9), i))
+    chosen = sorted(order[:MAX_ROWS])
+    with_f = sum(1 for op in ops if op.operation_id in worst)
+    note = (f"Showing {MAX_ROWS:,} of {len(ops):,} operations: those with findings first "
+            f"({with_f:,} have one; errors, then warnings, then notes), then in time order. "
+            "The density lane above counts every operation by outcome.")
+    return chosen, note
+
+
+class _Axis:
+    def __init__(self, model: Model) -> None:
+        times = [t for t in model.time_span() if t is not None]
+        times += [t for d in model.dialog if (t := dialog_time(d)) is not None]
+        self.t0: datetime | None = min(times) if times else None
+        t1 = max(times) if times else None
+        self.span = max((t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0, 1e-3)
+
+    def x(self, t: datetime | None) -> float | None:
+        if t is None or self.t0 is None:
+            return None
+        return LANE_X + (t - self.t0).total_seconds() / self.span * LANE_W
+
+
+def _fmt_tick(seconds: float) -> str:
+    if seconds < 60:
+        return f"+{seconds:.1f}s".replace(".0s", "s")
+    if seconds < 3600:
+        return f"+{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    return f"+{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
+
+
+def _glyph(x: float, y: float, glyph: str, fill: str, extra: str = "") -> str:
+    return (f'<text x="{x:.1f}" y="{y:.1f}" fill="{fill}" text-anchor="middle"{extra}>'
+            f"{escape(glyph)}</text>")
+
+
+def _timeline(model: Model, ops: Sequence[Operation], findings: Sequence[Finding],
+              ev: Evidence) -> list[str]:
+    out = ['<section id="timeline"><h2>Timeline</h2>']
+    axis = _Axis(model)
+    chosen, note = _rows(ops, findings)
+    legend = " ".join(
+        f'<span><b class="k{i}"></b>{STATE_GLYPH[st]} {st}</span>'
+        for i, st in enumerate(spec.STATES))
+    out.append(f'<p class="legend">{legend}</p>')
+    out.append('<p class="note">Rows: operations × time. Bars: each attempt, coloured by the '
+               "state it was in; glyphs: its events (▶ invoked, ◌ timed out, ✓ result, ✗ "
+               "failure, ! error, ⊘ denied, ■ cancel). A ring marks a late answer, a box an "
+               "out-of-model step; ◇ ◈ ◆ are decisions (allowed, permission required, "
+               "disallowed); » is a dialog turn; the right column is the worst finding.</p>")
+    if note:
+        out.append(f'<p class="note">{escape(note)}</p>')
+    density = len(ops) > MAX_ROWS
+    lanes = 2 + (2 if density else 0)  # context, standing, [density x2]
+    height = TOP + (lanes + len(chosen)) * ROW_H + 10
+    svg = [f'<svg class="tl" viewBox="0 0 {W} {height}" xmlns="http://www.w3.org/2000/svg" '
+           f'font-family="DejaVu Sans Mono, monospace" font-size="12" role="img">']
+    svg.append(f'<title>Timeline of {len(ops):,} operations</title>')
+    svg += _ruler(axis, height)
+    y = TOP
+    svg += _context_lane(model, axis, y)
+    y += ROW_H
+    svg += _standing_lane(model, axis, y)
+    y += ROW_H
+    if density:
+        svg += _density(ops, axis, y, 2 * ROW_H)
+        y += 2 * ROW_H
+    worst = _worst(findings)
+    for i in chosen:
+        svg += _op_row(model, ops[i], axis, y, worst.get(ops[i].operation_id), ev)
+        y += ROW_H
+    svg.append("</svg>")
+    out.append("".join(svg))
+    out.append("</section>")
+    return out
+
+
+def _worst(findings: Sequence[Finding]) -> dict[str, str]:
+    rank = {sev: i for i, sev in enumerate(spec.SEVERITIES)}
+    out: dict[str, str] = {}
+    for f in findings:
+        if f.operation_id is None:
+            continue
+        cur = out.get(f.operation_id)
+        if cur is None or rank[f.severity] < rank[cur]:
+            out[f.operation_id] = f.severity
+    return out
+
+
+def _ruler(axis: _Axis, height: int) -> list[str]:
+    grey = colour("ruler")
+    out = [f'<line x1="{LANE_X}" y1="{TOP - 6}" x2="{LANE_X + LANE_W}" y2="{TOP - 6}" '
+           f'stroke="{grey}"/>',
+           f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool @ server</text>']
+    if axis.t0 is None:
+        return out
+    ticks = 8
+    for k in range(ticks + 1):
+        x = LANE_X + LANE_W * k / ticks
+        out.append(f'<line x1="{x:.1f}" y1="{TOP - 9}" x2="{x:.1f}" y2="{height - 4}" '
+                   f'stroke="{grey}" stroke-opacity="0.25"/>')
+        anchor = "start" if k == 0 else "end" if k == ticks else "middle"
+        label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
+        out.append(f'<text x="{x:.1f}" y="{TOP - 11}" fill="{grey}" '
+                   f'text-anchor="{anchor}">{escape(label)}</text>')
+    return out
+
+
+def _label(y: float, text: str, fill: str) -> str:
+    return f'<text x="8" y="{y + 13:.1f}" fill="{fill}">{text}</text>'
+
+
+def _context_lane(model: Model, axis: _Axis, y: float) -> list[str]:
+    ctx = colour("context")
+    out = [_label(y, f"context: {len(model.dialog):,} dialog, {len(model.context):,} events",
+                  colour("dim"))]
+    seen: set[int] = set()
+    for d in model.dialog:
+        x = axis.x(dialog_time(d))
+        if x is not None and round(x) not in seen:
+            seen.add(round(x))
+            out.append(_glyph(x, y + 13, CONTEXT_GLYPH["dialog"], ctx))
+    for i in model.context[:5000]:
+        e = model.events[i]
+        x = axis.x(e.time)
+        if x is not None and round(x) not in seen:
+            seen.add(round(x))
+            out.append(_glyph(x, y + 13, CONTEXT_GLYPH.get(e.type, UNKNOWN_GLYPH), ctx))
+    return out
+
+
+def _standing_lane(model: Model, axis: _Axis, y: float) -> list[str]:
+    out = [_label(y, f"standing decisions: {len(model.standing):,}", colour("dim"))]
+    for sd in model.standing[:2000]:
+        x = axis.x(sd.time)
+        if x is not None:
+            d = sd.decision if sd.decision in DECISION_GLYPH else None
+            out.append(_glyph(x, y + 13, DECISION_GLYPH.get(d, "?"),
+                              colour(f"decision:{d}" if d else "decision:none")))
+    return out
+
+
+def _density(ops: Sequence[Operation], axis: _Axis, y: float, hgt: float) -> list[str]:
+    """Every operation, bucketed by its first time, stacked by outcome."""
+    buckets = 160
+    counts: list[dict[str, int]] = [{} for _ in range(buckets)]
+    for op in ops:
+        x = axis.x(op.first_time)
+        if x is None:
+            continue
+        b = min(buckets - 1, max(0, int((x - LANE_X) / LANE_W * buckets)))
+        counts[b][op.outcome] = counts[b].get(op.outcome, 0) + 1
+    top = max((sum(c.values()) for c in counts), default=0) or 1
+    out = [_label(y, f"all {len(ops):,} operations (density)", colour("dim")),
+           _label(y + ROW_H, f"tallest bar: {top:,}", colour("dim"))]
+    bw = LANE_W / buckets
+    outcome_state = {spec.outcome_name(s): s for s in spec.STATES}
+    for b, c in enumerate(counts):
+        base = y + hgt - 1
+        for outcome in sorted(c):
+            n = c[outcome]
+            bh = n / top * (hgt - 2)
+            base -= bh
+            st = outcome_state.get(outcome)
+            fill = colour(f"state:{st}" if st else "state:none")
+            out.append(f'<rect x="{LANE_X + b * bw:.1f}" y="{base:.1f}" width="{bw:.2f}" '
+                       f'height="{bh:.2f}" fill="{fill}"/>')
+    return out
+
+
+def _op_row(model: Model, op: Operation, axis: _Axis, y: float, worst: str | None,
+            ev: Evidence) -> list[str]:
+    out: list[str] = []
+    fill = colour(f"severity:{worst}") if worst else "#d0d0d0"
+    text = (f'<text x="8" y="{y + 13:.1f}" fill="{fill}">'
+            f"{_clip(op.operation_id, op)}</text>")
+    pos = ev.anchors.get(op.operation_id)
+    out.append(f'<a href="#op-{pos}">{text}</a>' if pos is not None else text)
+    n = len(op.attempts)
+    for ai, a in enumerate(op.attempts):
+        xs = [axis.x(model.events[s.event].time) if 0 <= s.event < len(model.events) else None
+              for s in a.steps]
+        # several attempts: each on its own sub-lane, so a retry never hides the one before
+        dy = (ai - (n - 1) / 2) * min(5.0, 12 / n) if n > 1 else 0.0
+        yy = y + dy
+        for k, step in enumerate(a.steps):
+            x0 = xs[k]
+            if x0 is None:
+                continue
+            if k + 1 < len(a.steps):
+                x1 = xs[k + 1]
+                dash = ""
+            elif step.after not in spec.FINAL_STATES:
+                x1, dash = LANE_X + LANE_W, ' stroke-dasharray="3 3"'
+            else:
+                continue
+            if x1 is None or x1 <= x0:
+                continue
+            st = colour(f"state:{step.after}" if step.after else "state:none")
+            out.append(f'<line x1="{x0:.1f}" y1="{yy + 9:.1f}" x2="{x1:.1f}" y2="{yy + 9:.1f}" '
+                       f'stroke="{st}" stroke-width="{5 if n == 1 else 3}" '
+                       f'stroke-opacity="0.75"{dash}/>')
+        for k, step in enumerate(a.steps):
+            x = xs[k]
+            if x is None:
+                continue
+            e = model.events[step.event]
+            st = colour(f"state:{step.after}" if step.after else "state:none")
+            if step.out_of_model:
+                out.append(f'<rect x="{x - 6:.1f}" y="{yy + 2:.1f}" width="12" height="14" '
+                           f'fill="none" stroke="{st}"/>')
+            if step.late:
+                out.append(f'<circle cx="{x:.1f}" cy="{yy + 9:.1f}" r="8" fill="none" '
+                           f'stroke="{colour("flag")}" stroke-width="1.5"/>')
+            out.append(_glyph(x, yy + 14, EVENT_GLYPH.get(e.type, UNKNOWN_GLYPH), st,
+                              ' font-weight="bold"'))
+    for idx in op.once_decisions:
+        if not 0 <= idx < len(model.events):
+            continue
+        e = model.events[idx]
+        x = axis.x(e.time)
+        if x is None:
+            continue
+        d = e.raw.get("decision")
+        d = d if isinstance(d, str) and d in DECISION_GLYPH else None
+        out.append(_glyph(x - 4, y + 14, DECISION_GLYPH.get(d, "?"),
+                          colour(f"decision:{d}" if d else "decision:none")))
+    if worst:
+        out.append(_glyph(W - 14, y + 14, SEVERITY_GLYPH[worst], colour(f"severity:{worst}")))
+    return out
+
+
+def _clip(op_id: str, op: Operation) -> str:
+    """The row label: id and tool, cut to fit the label column (about 36 characters)."""
+    text = f"{safe_short(op_id, 60)}  {safe_short(op.tool or '*', 40)}"
+    if len(text) > 36:
+        text = text[:35] + "…"
+    return escape(text)
+
