@@ -30,7 +30,7 @@ ATTRS = {
     "content": r"(?:" + re.escape(CSP) + r"|no-referrer|width=device-width, initial-scale=1)",
     "name": r"referrer|viewport",
     "id": r"op-\d+|timeline|findings|diagnostics|operations|standing|evidence",
-    "class": r"prov|banner|dim|note|mono|legend|tl|k\d|sev-(?:error|warning|info)",
+    "class": r"prov|banner|nw|dim|note|mono|legend|tl|k\d|sev-(?:error|warning|info)",
     "href": r"#op-\d+", "open": r"", "viewbox": r"0 0 \d+ \d+",
     "xmlns": r"http://www\.w3\.org/2000/svg", "font-family": r"DejaVu Sans Mono, monospace",
     "font-size": r"\d+", "role": r"img", "font-weight": r"bold",

@@ -85,7 +85,7 @@ CSS = (
     "pre{background:var(--panel);border:1px solid var(--line);padding:6px 8px;"
     "white-space:pre-wrap;overflow-wrap:anywhere;margin:4px 0 8px}"
     ".banner{background:#a00000;color:#fff;padding:6px 10px;font-weight:bold}"
-    ".dim{color:var(--dim)}.note{color:var(--dim);font-size:13px}"
+    ".nw{white-space:nowrap}.dim{color:var(--dim)}.note{color:var(--dim);font-size:13px}"
     "details{border:1px solid var(--line);margin:8px 0;padding:4px 10px;background:#fff}"
     "details>summary{cursor:pointer;font-weight:600}"
     "ul{margin:4px 0;padding-left:20px}"
@@ -103,7 +103,7 @@ _CSS_HASH = base64.b64encode(hashlib.sha256(CSS.encode()).digest()).decode()
 #: Nothing may load or run: no script, no fetch, no frame, no form, no base; the one style
 #: element is allowed by its hash; images only as data: (none are used today).
 CSP = (f"default-src 'none'; style-src 'sha256-{_CSS_HASH}'; img-src data:; "
-       "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+       "base-uri 'none'; form-action 'none'")
 
 
 def to_html(model: Model, options: ReportOptions | None = None) -> str:
@@ -155,7 +155,7 @@ def _counts(findings: Sequence[Finding], model: Model) -> str:
 
 
 def _sev(sev: str) -> str:
-    return f'<span class="sev-{sev}">{SEVERITY_GLYPH[sev]}</span> {sev}' \
+    return f'<span class="nw"><span class="sev-{sev}">{SEVERITY_GLYPH[sev]}</span> {sev}</span>' \
         if sev in SEVERITY_GLYPH else h(sev)
 
 
