@@ -73,3 +73,9 @@ def test_bad_source_date_epoch_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatc
     assert cli.main(["summary", str(TOUR), "-f", "md"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "SOURCE_DATE_EPOCH" in err
+
+
+@pytest.mark.parametrize("bad", [["--max-chars", "0"], ["--max-chars", "x"],
+                                 ["--evidence", "some"], ["--format", "pdf"]])
+def test_bad_report_options_are_usage_errors(bad: list[str]) -> None:
+    assert cli.main(["summary", str(TOUR), *bad]) == 2

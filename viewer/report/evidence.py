@@ -25,8 +25,20 @@ from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
 from viewer.textsafe import safe
 
-#: Event types whose content is an attempt's final answer (result, failure, error, denial).
-FINAL_TYPES = ("tool-result", "tool-failure", "tool-error", "tool-denied")
+#: Event types whose content is an attempt's final answer, and what a report calls it.
+FINAL_NAME = {"tool-result": "Result", "tool-failure": "Failure", "tool-error": "Error",
+              "tool-denied": "Denial"}
+FINAL_TYPES = tuple(FINAL_NAME)
+#: What the reports say when a piece of evidence is not in the record.
+NO_TURN = "Dialog turn before it: none recorded."
+NO_ARGUMENTS = "Arguments: no tool-invocation recorded."
+NO_FINAL = "Final content: no result, failure, error or denial recorded."
+SCOPE = {"findings": "the operations with a finding", "all": "every operation"}
+
+
+def cut_note(full: int, limit: int) -> str:
+    """' (first 2,000 of 12,518 characters)' for a quote cut at ``limit``, else ''."""
+    return f" (first {limit:,} of {full:,} characters)" if full > limit else ""
 
 
 def signature_status(source: Source) -> str:
@@ -95,6 +107,19 @@ class Quote:
     def label(self) -> str:
         return self.decoded.label
 
+    @property
+    def name(self) -> str:
+        """'Arguments' for an invocation, else the kind of answer ('Result', 'Failure'...)."""
+        return "Arguments" if self.event_type == "tool-invocation" else \
+            FINAL_NAME.get(self.event_type, "Answer")
+
+    def lead(self, full: int, limit: int) -> str:
+        """'Result (event 17, tool-result, late; json, application/json)' and the cut note;
+        not yet escaped (the label and type are recorded text)."""
+        late = ", late" if self.late else ""
+        return (f"{self.name} (event {self.event}, {self.event_type}{late}; {self.label})"
+                + cut_note(full, limit))
+
     def block(self, limit: int) -> tuple[str, int]:
         """(the text as the viewer lays it out, cut to ``limit`` characters; its full length).
         Not yet safe: pass it through ``textsafe.safe_block``."""
@@ -126,6 +151,11 @@ class Turn:
     speaker: str  # safe
     text: str  # safe, one line, cut to the report's quote length
     chars: int  # its full length
+
+    def lead(self, limit: int) -> str:
+        """'Dialog turn before it (dialog 3, 2026-04-02T09:00:18.797Z)' and the cut note."""
+        return (f"Dialog turn before it (dialog {self.index}, {self.time or 'time unknown'})"
+                + cut_note(self.chars, limit))
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,16 @@ from viewer.glyphs import (
 )
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
-from viewer.report.evidence import Evidence, OperationEvidence, Quote, evidence
+from viewer.report.evidence import (
+    NO_ARGUMENTS,
+    NO_FINAL,
+    NO_TURN,
+    SCOPE,
+    Evidence,
+    OperationEvidence,
+    Quote,
+    evidence,
+)
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
 from viewer.textsafe import safe_block, safe_short
@@ -242,18 +251,13 @@ def _standing(model: Model) -> list[str]:
 
 # --- evidence ----------------------------------------------------------------------------------
 
-_FINAL_NAME = {"tool-result": "Result", "tool-failure": "Failure", "tool-error": "Error",
-               "tool-denied": "Denial"}
-
-
 def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
     out = ['<section id="evidence"><h2>Evidence</h2>']
     if opts.evidence == "none":
         return [*out, "<p>Not quoted (--evidence none).</p></section>"]
-    scope = "the operations with a finding" if opts.evidence == "findings" else "every operation"
-    out.append(f'<p class="note">For {scope}: the dialog turn before it, each attempt\'s '
-               "arguments and final content decoded as the viewer shows them, each cut at "
-               f"{opts.max_chars:,} characters, and the gaps in time.</p>")
+    out.append(f'<p class="note">For {SCOPE[opts.evidence]}: the dialog turn before it, '
+               "each attempt's arguments and final content decoded as the viewer shows them, "
+               f"each cut at {opts.max_chars:,} characters, and the gaps in time.</p>")
     if not ev.operations:
         out.append("<p>No operation has a finding.</p>")
     is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
@@ -263,12 +267,9 @@ def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
     return out
 
 
-def _quote(name: str, q: Quote, limit: int) -> list[str]:
+def _quote(q: Quote, limit: int) -> list[str]:
     text, full = q.block(limit)
-    cut = f" (first {limit:,} of {full:,} characters)" if full > limit else ""
-    late = ", late" if q.late else ""
-    return [f"<p>{name} (event {q.event}, {h(q.event_type)}{late}; {h(q.label)}){cut}:</p>",
-            f"<pre>{hblock(text)}</pre>"]
+    return [f"<p>{h(q.lead(full, limit), 4 * limit)}:</p>", f"<pre>{hblock(text)}</pre>"]
 
 
 def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list[str]:
@@ -288,11 +289,9 @@ def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list
     t = oe.turn
     if t is not None:
         who = f"<b>{h(t.speaker)}</b>: " if t.speaker else ""
-        cut = f" (first {limit:,} of {t.chars:,} characters)" if t.chars > limit else ""
-        out.append(f"<li>Dialog turn before it (dialog {t.index}, "
-                   f"{h(t.time) or 'time unknown'}){cut}: {who}{h(t.text, len(t.text) + 1)}</li>")
+        out.append(f"<li>{h(t.lead(limit))}: {who}{h(t.text, len(t.text) + 1)}</li>")
     else:
-        out.append("<li>Dialog turn before it: none recorded.</li>")
+        out.append(f"<li>{NO_TURN}</li>")
     out += [f"<li>{h(g, 2000)}</li>" for g in oe.gaps]
     out.append("</ul>")
     for ae in oe.attempts:
@@ -304,14 +303,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list
         out.append(f"<p>Decision: {_decision(a.decision, a.decision_life, a.decision_event)}"
                    f"{flags} · started {h(rfc3339(a.start)) or 'time unknown'}, "
                    + (f"ended {h(rfc3339(a.end))}" if a.end else "did not end") + "</p>")
-        if ae.invocation is not None:
-            out += _quote("Arguments", ae.invocation, limit)
-        else:
-            out.append("<p>Arguments: no tool-invocation recorded.</p>")
-        if ae.final is not None:
-            out += _quote(_FINAL_NAME.get(ae.final.event_type, "Answer"), ae.final, limit)
-        else:
-            out.append("<p>Final content: no result, failure, error or denial recorded.</p>")
+        for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
+            out += _quote(q, limit) if q is not None else [f"<p>{missing}</p>"]
     out.append("</details>")
     return out
 

@@ -15,7 +15,16 @@ from typing import Any
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
-from viewer.report.evidence import Evidence, OperationEvidence, Quote, evidence
+from viewer.report.evidence import (
+    NO_ARGUMENTS,
+    NO_FINAL,
+    NO_TURN,
+    SCOPE,
+    Evidence,
+    OperationEvidence,
+    Quote,
+    evidence,
+)
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
 from viewer.textsafe import safe_short
@@ -24,7 +33,9 @@ from viewer.textsafe import safe_short
 MD_CHARS = 1000
 
 _MD_SPECIAL = "\\`*_[]<>|~&#!{}"
-_MD_TABLE = str.maketrans({c: "\\" + c for c in _MD_SPECIAL})
+#: Markdown structure characters: a backslash goes before each (a regex: faster than a
+#: translate table, and a value without any is returned as it is).
+_MD_RE = re.compile("[" + re.escape(_MD_SPECIAL) + "]")
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 
 
@@ -50,9 +61,11 @@ def md(value: object, limit: int = MD_CHARS) -> str:
     text = safe_short(value, limit)
     if not text:
         return ""
-    if ":" in text or "www" in text.lower() or "@" in text:
+    # (the scheme alternative needs "://": a bare ":" of a time or a JSON object never
+    # starts an autolink, and skipping the regex for it halves the cost of a big report)
+    if "://" in text or "www" in text.lower() or "@" in text:
         text = _AUTOLINK.sub(_defang, text)
-    return text.translate(_MD_TABLE)
+    return _MD_RE.sub(r"\\\g<0>", text) if _MD_RE.search(text) else text
 
 
 def _row(cells: Iterable[str]) -> str:
@@ -194,18 +207,10 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     return "\n".join(out) + "\n"
 
 
-_EVIDENCE_SCOPE = {
-    "findings": "the operations with a finding",
-    "all": "every operation",
-}
-_FINAL_NAME = {"tool-result": "Result", "tool-failure": "Failure", "tool-error": "Error",
-               "tool-denied": "Denial"}
-
-
 def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
     if opts.evidence == "none":
         return ["Not quoted (--evidence none)."]
-    out = [f"For {_EVIDENCE_SCOPE[opts.evidence]}: the dialog turn before it, each attempt's "
+    out = [f"For {SCOPE[opts.evidence]}: the dialog turn before it, each attempt's "
            "arguments and final content decoded as the viewer shows them (one line, JSON "
            f"compact, a line break as ⏎), each cut at {opts.max_chars:,} characters, and the "
            "gaps in time."]
@@ -216,11 +221,9 @@ def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
     return out
 
 
-def _quote_line(name: str, q: Quote, limit: int) -> str:
+def _quote_line(q: Quote, limit: int) -> str:
     text, full = q.line(limit)
-    where = f"event {q.event}, {md(q.event_type)}" + (", late" if q.late else "")
-    cut = f" (first {limit:,} of {full:,} characters)" if full > limit else ""
-    return f"- {name} ({where}; {md(q.label)}){cut}: {md(text, limit=len(text) + 1)}"
+    return f"- {md(q.lead(full, limit), limit=4 * limit)}: {md(text, limit=len(text) + 1)}"
 
 
 def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
@@ -236,11 +239,9 @@ def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
     t = oe.turn
     if t is not None:
         who = f"{md(t.speaker)}: " if t.speaker else ""
-        cut = f" (first {limit:,} of {t.chars:,} characters)" if t.chars > limit else ""
-        out.append(f"- Dialog turn before it (dialog {t.index}, {md(t.time) or 'time unknown'})"
-                   f"{cut}: {who}{md(t.text, limit=len(t.text) + 1)}")
+        out.append(f"- {md(t.lead(limit))}: {who}{md(t.text, limit=len(t.text) + 1)}")
     else:
-        out.append("- Dialog turn before it: none recorded.")
+        out.append(f"- {NO_TURN}")
     out += [f"- {md(g)}" for g in oe.gaps]
     for ae in oe.attempts:
         a = ae.attempt
@@ -250,15 +251,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
                    + (f" · flags {md(' '.join(sorted(a.flags)))}" if a.flags else ""))
         out.append(f"- Started {md(rfc3339(a.start)) or 'time unknown'}, "
                    + (f"ended {md(rfc3339(a.end))}" if a.end else "did not end"))
-        if ae.invocation is not None:
-            out.append(_quote_line("Arguments", ae.invocation, limit))
-        else:
-            out.append("- Arguments: no tool-invocation recorded.")
-        if ae.final is not None:
-            out.append(_quote_line(_FINAL_NAME.get(ae.final.event_type, "Answer"), ae.final,
-                                   limit))
-        else:
-            out.append("- Final content: no result, failure, error or denial recorded.")
+        for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
+            out.append(_quote_line(q, limit) if q is not None else f"- {missing}")
     return out
 
 

@@ -32,7 +32,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("r", "raw view of the event exactly as recorded"),
     ("a", "in the detail: show all of a long content"),
     ("y", "copy the selected operation (timeline) or event (detail)"),
-    ("e", "export the summary (md, json, csv)"),
+    ("e", "export a report or summary (md, html, json, csv)"),
     ("ctrl+p", "command palette: go to operation, findings, export, theme"),
     ("?", "this help"),
     ("q", "quit"),
