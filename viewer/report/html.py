@@ -330,12 +330,23 @@ def _rows(ops: Sequence[Operation], findings: Sequence[Finding]) -> tuple[list[i
             r = rank.get(f.severity, 3)
             if r < worst.get(f.operation_id, 9):
                 worst[f.operation_id] = r
-    order = sorted(range(len(ops)), key=lambda i: (worst.get(ops[i].operation_id, 9), i))
-    chosen = sorted(order[:MAX_ROWS])
+    tiers: dict[int, list[int]] = {}
+    for i, op in enumerate(ops):
+        tiers.setdefault(worst.get(op.operation_id, 9), []).append(i)
+    chosen: list[int] = []
+    for r in sorted(tiers):
+        tier, room = tiers[r], MAX_ROWS - len(chosen)
+        if len(tier) <= room:
+            chosen += tier
+        else:  # more than fit: spread evenly over the tier, which is in time order
+            chosen += [tier[k * len(tier) // room] for k in range(room)]
+            break
+    chosen.sort()
     with_f = sum(1 for op in ops if op.operation_id in worst)
     note = (f"Showing {MAX_ROWS:,} of {len(ops):,} operations: those with findings first "
-            f"({with_f:,} have one; errors, then warnings, then notes), then in time order. "
-            "The density lane above counts every operation by outcome.")
+            f"({with_f:,} have one; errors, then warnings, then notes, then the rest; where "
+            "a group has more than fit, spread evenly over time). The density lane above "
+            "counts every operation by outcome.")
     return chosen, note
 
 
