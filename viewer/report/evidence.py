@@ -61,6 +61,16 @@ class Provenance:
     sha256: str
 
 
+def counts(findings: Sequence[Finding], model: Model) -> str:
+    """'1 error, 7 warning, 5 info': the findings reported and the file's diagnostics."""
+    by = {k: 0 for k in spec.SEVERITIES}
+    for f in findings:
+        by[f.severity] += 1
+    for d in model.diagnostics:
+        by[d.severity] += 1
+    return ", ".join(f"{n} {sev}" for sev, n in by.items())
+
+
 def provenance(model: Model, opts: ReportOptions) -> Provenance:
     s = model.source
     ops = selected(model, opts.operations)
@@ -81,7 +91,10 @@ def provenance(model: Model, opts: ReportOptions) -> Provenance:
         ("Form", form),
         ("Signatures", signature_status(s)),
         ("UUID", s.uuid or "(none)"),
+        ("Extensions", ", ".join(s.extensions) or "(none)"),
+        ("Critical", ", ".join(s.critical) or "(none)"),
         ("Operations", shown),
+        ("Findings and diagnostics", counts(selected_findings(model, opts.operations), model)),
         ("Made by", f"vcon-view {__version__} ({opts.made_by})"),
         ("Made at", rfc3339(opts.when()) or "?"),
         ("Options", " ".join(opts.command) or "(defaults)"),

@@ -136,13 +136,9 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     if ev.provenance.override_note:
         out.append(f'<p class="banner">WARNING: {h(ev.provenance.override_note)}. Unsupported '
                    f"critical extensions: {h(', '.join(s.unsupported_critical)) or 'none'}.</p>")
-    rows = list(ev.provenance.rows)
-    at = next(i for i, r in enumerate(rows) if r[0] == "Operations")
-    rows[at:at] = [("Extensions", ", ".join(s.extensions) or "(none)"),
-                   ("Critical", ", ".join(s.critical) or "(none)")]
-    rows.insert(at + 3, ("Findings and diagnostics", _counts(findings, model)))
     out.append('<table class="prov">')
-    out += [f"<tr><th>{escape(label)}</th><td>{h(value)}</td></tr>" for label, value in rows]
+    out += [f"<tr><th>{escape(label)}</th><td>{h(value)}</td></tr>"
+            for label, value in ev.provenance.rows]
     out.append("</table></header>")
     out += _timeline(model, ops, findings, ev)
     out += _findings(findings, ev)
@@ -152,15 +148,6 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     out += _evidence(ev, opts)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
-
-
-def _counts(findings: Sequence[Finding], model: Model) -> str:
-    by = {k: 0 for k in spec.SEVERITIES}
-    for f in findings:
-        by[f.severity] += 1
-    for d in model.diagnostics:
-        by[d.severity] += 1
-    return ", ".join(f"{n} {sev}" for sev, n in by.items())
 
 
 def _sev(sev: str) -> str:

@@ -95,15 +95,6 @@ def _attempts_cell(op: Operation) -> str:
     return "; ".join(f"{a.number}: {md(a.final_state) or '-'}" for a in op.attempts)
 
 
-def _counts(findings: Sequence[Finding], model: Model) -> str:
-    by = {k: 0 for k in spec.SEVERITIES}
-    for f in findings:
-        by[f.severity] += 1
-    for d in model.diagnostics:
-        by[d.severity] += 1
-    return ", ".join(f"{n} {sev}" for sev, n in by.items())
-
-
 def _finding_line(f: Finding, anchors: dict[str, int] | None = None) -> str:
     where = []
     if f.operation_id is not None:
@@ -152,14 +143,7 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     if ev.provenance.override_note:
         out += [f"> **WARNING: {md(ev.provenance.override_note)}.** Unsupported critical "
                 f"extensions: {md(', '.join(s.unsupported_critical)) or 'none'}.", ""]
-    rows = [[label, md(value)] for label, value in ev.provenance.rows]
-    at = next(i for i, r in enumerate(rows) if r[0] == "Operations")
-    rows[at:at] = [
-        ["Extensions", md(", ".join(s.extensions)) or "(none)"],
-        ["Critical", md(", ".join(s.critical)) or "(none)"],
-    ]
-    rows.insert(at + 3, ["Findings and diagnostics", _counts(findings, model)])
-    out += _table(["Provenance", ""], rows)
+    out += _table(["Provenance", ""], ([label, md(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
     if ops:
         out += _table(
