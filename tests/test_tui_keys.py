@@ -408,7 +408,7 @@ async def test_copy_falls_back_to_osc52(monkeypatch: pytest.MonkeyPatch) -> None
         assert any("OSC 52" in m for m in messages)
 
 
-@pytest.mark.parametrize("fmt", ["md", "json", "csv"])
+@pytest.mark.parametrize("fmt", ["md", "html", "json", "csv"])
 async def test_export_writes_file_and_leaves_input(tmp_path: Path, fmt: str) -> None:
     src = tmp_path / "in.vcon.json"
     src.write_bytes(SMALL.read_bytes())
@@ -429,6 +429,9 @@ async def test_export_writes_file_and_leaves_input(tmp_path: Path, fmt: str) -> 
     assert out.exists() and out.stat().st_size > 0
     if fmt == "json":
         assert json.loads(out.read_bytes())
+    if fmt in ("md", "html"):  # a report names the file it describes, and the viewer made it
+        assert before.encode() in out.read_bytes() and b"vcon-view 0.1.0 (viewer)" in \
+            out.read_bytes()
     assert hashlib.sha256(src.read_bytes()).hexdigest() == before
 
 

@@ -12,6 +12,7 @@ and escape it their own way. Pure: no rich, no textual.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -263,6 +264,9 @@ def gaps(model: Model, op: Operation) -> list[str]:
         elif then is not None:
             line += f", while attempt {prev.number} was still {safe(then)}"
         out.append(line + ".")
+    starts = sorted((f.order, b.number, f) for b in atts
+                    if b.steps and (f := _event(model, b.steps[0].event)) is not None)
+    orders = [o for o, _, _ in starts]
     for a in atts:
         entered: dict[str, Event] = {}
         for step in a.steps:
@@ -270,7 +274,8 @@ def gaps(model: Model, op: Operation) -> list[str]:
             if e is None:
                 continue
             if step.late:
-                out.append(_late(model, op, a, step.before, e, entered.get(step.before or "")))
+                out.append(_late(a, step.before, e, entered.get(step.before or ""),
+                                 _invoked_before(starts, orders, a.number, e.order)))
             if step.after != step.before and step.after is not None:
                 entered[step.after] = e
             if e.type == "tool-timeout":
@@ -281,8 +286,19 @@ def gaps(model: Model, op: Operation) -> list[str]:
     return out
 
 
-def _late(model: Model, op: Operation, a: Attempt, before: str | None, e: Event,
-          ref: Event | None) -> str:
+def _invoked_before(starts: list[tuple[int, int, Event]], orders: list[int], number: int,
+                    order: int) -> tuple[int, Event] | None:
+    """The later attempt (by number) invoked last before replay position ``order``: a binary
+    search, then a short walk back (bounded: a late answer costs the same at any retry count)."""
+    k = bisect_left(orders, order)
+    for o, n, f in reversed(starts[max(0, k - 64):k]):
+        if n > number and o < order:
+            return n, f
+    return None
+
+
+def _late(a: Attempt, before: str | None, e: Event, ref: Event | None,
+          later: tuple[int, Event] | None) -> str:
     """One late answer in words: how long after the attempt stopped waiting (timed out,
     cancel requested) it came, and after which later attempt's invocation."""
     line = f"Attempt {a.number}'s {safe(e.type)} (event {e.index}) came"
@@ -292,10 +308,8 @@ def _late(model: Model, op: Operation, a: Attempt, before: str | None, e: Event,
                 f"(event {ref.index})"
     else:
         line += " late"
-    later = [(b.number, f) for b in op.attempts if b.number > a.number and b.steps
-             and (f := _event(model, b.steps[0].event)) is not None and f.order < e.order]
-    if later:
-        number, f = later[-1]
+    if later is not None:
+        number, f = later
         g = _gap(f.time, e.time)
         line += f", {g + ' ' if g else ''}after attempt {number} was invoked"
     return line + ": a late answer."
