@@ -99,7 +99,8 @@ def provenance(model: Model, opts: ReportOptions) -> Provenance:
         ("Made by", f"vcon-view {__version__} ({opts.made_by})"),
         ("Made at", rfc3339(opts.when()) or "?"),
         ("Options", " ".join(opts.command) or "(defaults)"),
-        ("Evidence", f"{evidence}; each value quoted up to {opts.max_chars:,} characters"),
+        ("Evidence", evidence if opts.evidence == "none" else
+         f"{evidence}; each value quoted up to {opts.max_chars:,} characters"),
     ]
     note = OVERRIDE_NOTE if s.critical_override else None
     return Provenance(tuple(rows), note, s.sha256)
