@@ -23,6 +23,8 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed448, ed25519, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from viewer import signatures as sigs
 from viewer.cli import main
@@ -708,3 +710,34 @@ async def test_viewer_header_shows_the_status(tmp_path: Path) -> None:
     assert "1 ERROR DIAGNOSTIC: this vCon does not conform" in header
     assert "· signed: invalid (CN=vcon-view demo signer, RS256) ·" in header
     assert "· unsigned ·" in await _header(FIX / "tui_small.vcon.json")
+
+
+# --- hostile certificates (Hypothesis) ------------------------------------------------------
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(which=st.integers(0, 2), pos=st.integers(0, 10_000), byte=st.integers(0, 255),
+       cut=st.booleans())
+def test_mangled_certificates_never_crash(pki: PKI, which: int, pos: int, byte: int,
+                                          cut: bool) -> None:
+    """A byte changed in (or the tail cut off) any certificate of the chain: a status with a
+    reason, never an exception, never 'verified' unless the bytes are unchanged."""
+    signer = pki.signer("p256")
+    ders = [c.public_bytes(serialization.Encoding.DER) for c in signer.chain]
+    der = bytearray(ders[which])
+    pos %= len(der)
+    if cut:
+        del der[pos:]
+    else:
+        der[pos] = byte
+    ders[which] = bytes(der)
+    obj = sign(orjson.dumps(VCON), signer, "ES256",
+               x5c=[base64.b64encode(d).decode() for d in ders])
+    r = one(obj, pki.trust())
+    assert r.verified in sigs.STATUSES
+    if bytes(der) != signer.chain[which].public_bytes(serialization.Encoding.DER):
+        assert r.verified != VERIFIED or which == 2, r  # the root's copy may be ignored
+    else:
+        assert r.verified == VERIFIED
+    assert r.verified == VERIFIED or r.reason

@@ -153,7 +153,17 @@ def check_signature(sig: Signature, obj: dict[str, Any], protected: dict[str, An
 
     ``obj``: the signature object as recorded (``protected``, ``header``, ``signature``);
     ``protected``: its protected header decoded (the loader has refused one that is not JSON);
-    ``payload``: the layer's ``payload`` string as recorded."""
+    ``payload``: the layer's ``payload`` string as recorded. Certificates are hostile input
+    too: whatever a parser raises on one makes the signature ``invalid``, never the load fail."""
+    try:
+        return _check(sig, obj, protected, payload)
+    except Exception as exc:  # a certificate cryptography cannot process (any exception type)
+        return _refuse(sig, f"a certificate or key cannot be processed "
+                            f"({type(exc).__name__}: {safe_short(str(exc), 120)})")
+
+
+def _check(sig: Signature, obj: dict[str, Any], protected: dict[str, Any] | None,
+           payload: str) -> Pending:
     header = obj.get("header")
     unprotected = header if isinstance(header, dict) else {}
     prot = protected or {}
@@ -471,6 +481,15 @@ def describe_time_source(source: str) -> str:
 
 def finish(p: Pending, trust: TrustStore | None, at: datetime, source: str) -> Signature:
     """The signature's final status: ``p`` with the dates at ``at`` and the anchor."""
+    try:
+        return _finish(p, trust, at, source)
+    except Exception as exc:  # as in check_signature: hostile certificates never crash a load
+        return replace(p.sig, verified=INVALID,
+                       reason=f"a certificate cannot be processed ({type(exc).__name__}: "
+                              f"{safe_short(str(exc), 120)})")
+
+
+def _finish(p: Pending, trust: TrustStore | None, at: datetime, source: str) -> Signature:
     sig = p.sig
     if p.header_time is not None and source != "given":
         at, source = p.header_time
