@@ -8,7 +8,9 @@ unwrapped layer by layer), encrypted (JWE, refused: no key) or unsigned. Every r
 Choices the interpretation leaves open:
 
 * ``Source.signatures`` lists the signatures of *every* signed layer, outermost layer first, so
-  a re-signed vCon shows who signed each wrapping.
+  a re-signed vCon shows who signed each wrapping; each is verified (``viewer.signatures``)
+  as its layer is unwrapped, its certificates' dates once the innermost vCon (which gives the
+  signing time) is read. A signature never refuses the file: its status says what is wrong.
 * ``Source.gzip`` is true when any layer was gzip-compressed (the file or a JWS payload).
 * ``Source.uuid`` is the innermost vCon's ``uuid``; a signed vCon without one (the core draft's
   example) falls back to the first signature header's ``uuid``.
