@@ -741,3 +741,25 @@ def test_mangled_certificates_never_crash(pki: PKI, which: int, pos: int, byte: 
     else:
         assert r.verified == VERIFIED
     assert r.verified == VERIFIED or r.reason
+
+
+def test_viewer_and_demo_take_trust(monkeypatch: pytest.MonkeyPatch,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    import viewer.cli as cli
+    import viewer.tui.app as app
+
+    seen: list[Any] = []
+
+    def fake_run(path: str, **kw: Any) -> int:
+        seen.append((Path(path).name, kw.get("trust")))
+        return 0
+
+    monkeypatch.setattr(app, "run", fake_run)
+    monkeypatch.setattr(cli, "need_terminal", lambda: None)
+    assert main([str(DEMO), "--trust", str(DEMO_ROOT)]) == 0
+    assert main(["demo", "10-signed", "--trust", str(DEMO_ROOT)]) == 0
+    assert [(n, len(t.anchors)) for n, t in seen] == [("10-signed.vcon.json", 1)] * 2
+    # a bad --trust is one line and exit 2, before any screen
+    assert main([str(DEMO), "--trust", str(ROOT / "nope.pem")]) == 2
+    assert "nope.pem: no such file or folder" in capsys.readouterr().err
+    assert len(seen) == 2
