@@ -763,3 +763,25 @@ def test_viewer_and_demo_take_trust(monkeypatch: pytest.MonkeyPatch,
     assert main([str(DEMO), "--trust", str(ROOT / "nope.pem")]) == 2
     assert "nope.pem: no such file or folder" in capsys.readouterr().err
     assert len(seen) == 2
+
+
+def test_sha1_signed_certificate_refused(pki: PKI) -> None:
+    """cryptography will not sign a certificate with SHA-1 any more, so one is made by hand:
+    a SHA-256 certificate by the (RSA) root with both algorithm OIDs turned into
+    sha1WithRSAEncryption (same length), and the TBS re-signed with SHA-1."""
+    key = new_key("p256")
+    good = new_cert("SHA-1 signer", key, "Test Root", pki.root_key, ca=False)
+    sha256_rsa = bytes.fromhex("06092a864886f70d01010b")
+    sha1_rsa = bytes.fromhex("06092a864886f70d010105")
+    der = good.public_bytes(serialization.Encoding.DER)
+    assert der.count(sha256_rsa) == 2 and der[-257] == 0  # BIT STRING: 0 unused bits, 256 bytes
+    tbs = good.tbs_certificate_bytes.replace(sha256_rsa, sha1_rsa)
+    sig = pki.root_key.sign(tbs, padding.PKCS1v15(), hashes.SHA1())
+    leaf = x509.load_der_x509_certificate(der.replace(sha256_rsa, sha1_rsa)[:-256] + sig)
+    assert leaf.signature_hash_algorithm.name == "sha1"
+    # (cryptography 50 cannot even check it; older releases could: refused either way)
+    r = one(sign(orjson.dumps(VCON), Signer(key, [leaf, pki.root]), "ES256"), pki.trust())
+    assert r.verified == INVALID and "is signed with SHA-1" in (r.reason or "")
+    # and not anchored through a trust anchor either
+    r = one(sign(orjson.dumps(VCON), Signer(key, [leaf]), "ES256"), pki.trust())
+    assert r.verified == UNTRUSTED

@@ -17,7 +17,8 @@ What is checked, per signature of every layer (RFC 7515, RFC 7518, RFC 5280 in p
   signature verifies with the next one's key; an issuing certificate of version 3 must be a CA
   (basicConstraints) allowed to sign certificates (keyUsage, when present) within its path
   length; version 1 issuers are accepted (RFC 5280 leaves them to the application, and the core
-  draft's example chain has two); a leaf keyUsage, when present, must allow signing;
+  draft's example chain has two); a leaf keyUsage, when present, must allow signing; a
+  certificate signed with MD5 or SHA-1 is refused;
 * the dates of every certificate (and of the anchor) at the signing time (``signing_time``);
 * the anchor: the chain is anchored when one of its certificates is a trust anchor (the same
   certificate, or the same subject and key) or is issued by one; anchors come only from
@@ -409,6 +410,10 @@ def _links(certs: Sequence[Any]) -> str | None:
         why = _issuer_rules(parent, f"x5c[{i + 1}]", intermediates_below=i)
         if why:
             return why
+        weak = _weak_hash(child)
+        if weak:
+            return (f"x5c[{i}] ({_short(child)}) is signed with {weak}, which is broken for "
+                    "signatures: refused")
         try:
             child.verify_directly_issued_by(parent)
         except InvalidSignature:
@@ -418,6 +423,17 @@ def _links(certs: Sequence[Any]) -> str | None:
             return (f"x5c[{i}] ({_short(child)}): its signature by x5c[{i + 1}] cannot be "
                     f"checked ({safe_short(str(exc), 120)})")
     return None
+
+
+def _weak_hash(cert: Any) -> str | None:
+    """"MD5" or "SHA-1" when the certificate's own signature uses one (collisions are
+    practical: a certificate signed so can be forged), else None."""
+    try:
+        h = cert.signature_hash_algorithm
+    except Exception:  # an algorithm cryptography does not know: the link check says so
+        return None
+    name = getattr(h, "name", "")
+    return {"md5": "MD5", "sha1": "SHA-1"}.get(name)
 
 
 def _issuer_rules(cert: Any, where: str, intermediates_below: int) -> str | None:
@@ -529,7 +545,7 @@ def _anchor(certs: Sequence[Any], trust: TrustStore, at: datetime,
             if a == cert or (a.subject == cert.subject and _same_key(a, cert, spki)):
                 return a, None  # the chain itself holds the anchor; its dates are checked
         for a in trust.anchors:
-            if a.subject != cert.issuer:
+            if a.subject != cert.issuer or _weak_hash(cert):
                 continue
             try:
                 cert.verify_directly_issued_by(a)
