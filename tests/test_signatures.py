@@ -785,3 +785,15 @@ def test_sha1_signed_certificate_refused(pki: PKI) -> None:
     # and not anchored through a trust anchor either
     r = one(sign(orjson.dumps(VCON), Signer(key, [leaf]), "ES256"), pki.trust())
     assert r.verified == UNTRUSTED
+
+
+def test_bounds_on_signatures_and_chains(pki: PKI) -> None:
+    obj = sign(orjson.dumps(VCON), pki.signer("p256"), "ES256")
+    obj["signatures"] = obj["signatures"] * (sigs.MAX_PER_LAYER + 2)
+    rs = results(obj, pki.trust())
+    assert [r.verified for r in rs] == [VERIFIED] * sigs.MAX_PER_LAYER + [UNVERIFIABLE] * 2
+    assert "more than 16 signatures on one layer" in (rs[-1].reason or "")
+    obj = sign(orjson.dumps(VCON), pki.signer("p256"), "ES256",
+               x5c=x5c_of(pki.signer("p256").chain) * 6)
+    r = one(obj, pki.trust())
+    assert r.verified == INVALID and "x5c holds 18 certificates" in (r.reason or "")

@@ -72,6 +72,10 @@ _ALGS: Final[dict[str, tuple[str, str, str | None, int]]] = {
 SUPPORTED_ALGS: Final = tuple(_ALGS)
 #: RFC 7518 3.3 and 3.5: "A key of size 2048 bits or larger MUST be used".
 MIN_RSA_BITS: Final = 2048
+#: Bounds that keep a hostile file's cost linear: signatures verified per layer (each hashes
+#: the whole payload), certificates in one x5c chain (each link is a public-key operation).
+MAX_PER_LAYER: Final = 16
+MAX_CHAIN: Final = 16
 #: Reports and the viewer list at most this many signatures one by one (the JSON has all).
 SIGNATURES_SHOWN: Final = 8
 #: Where the time a signature's certificates are checked at comes from, in this order.
@@ -156,6 +160,10 @@ def check_signature(sig: Signature, obj: dict[str, Any], protected: dict[str, An
     ``protected``: its protected header decoded (the loader has refused one that is not JSON);
     ``payload``: the layer's ``payload`` string as recorded. Certificates are hostile input
     too: whatever a parser raises on one makes the signature ``invalid``, never the load fail."""
+    if sig.index >= MAX_PER_LAYER:
+        return Pending(sig, UNVERIFIABLE,
+                       f"more than {MAX_PER_LAYER} signatures on one layer: vcon-view verifies "
+                       f"the first {MAX_PER_LAYER} (each one hashes the whole payload again)")
     try:
         return _check(sig, obj, protected, payload)
     except Exception as exc:  # a certificate cryptography cannot process (any exception type)
@@ -196,6 +204,9 @@ def _check(sig: Signature, obj: dict[str, Any], protected: dict[str, Any] | None
         return Pending(sig, UNVERIFIABLE, _no_key(merged), header_time=header_time)
     if not isinstance(x5c, list) or not x5c:
         return _refuse(sig, "x5c is not a non-empty array of certificates")
+    if len(x5c) > MAX_CHAIN:
+        return _refuse(sig, f"x5c holds {len(x5c)} certificates; vcon-view checks chains of at "
+                            f"most {MAX_CHAIN}")
     certs = []
     for i, c in enumerate(x5c):
         cert, why = _cert(c)
