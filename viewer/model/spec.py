@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
-Severity = Literal["error", "warning", "info"]
+from viewer.model.types import Severity
 
 Cell = Literal["M", "S", "O", "X"]
 
