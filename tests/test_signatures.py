@@ -502,6 +502,9 @@ def test_x5u_only_is_unverifiable_and_never_fetched(monkeypatch: pytest.MonkeyPa
 
 @pytest.mark.parametrize(("mutate", "status", "expect"), [
     (lambda o: o["signatures"][0].update(signature="+/+/"), INVALID, "not base64url"),
+    (lambda o: o["signatures"][0].update(signature="ab!cd"), INVALID, "not base64url"),
+    (lambda o: o["signatures"][0].update(signature=o["signatures"][0]["signature"] + "*"),
+     INVALID, "not base64url"),
     (lambda o: o["signatures"][0]["header"].update(x5c=["a-b_"]), INVALID,
      "x5c[0] is not standard base64"),
     (lambda o: o["signatures"][0]["header"].update(x5c=["AAAA"]), INVALID,

@@ -100,8 +100,12 @@ class TrustStore:
         p = Path(path)
         label = safe(path)
         if p.is_dir():
-            files = sorted(f for f in p.iterdir()
-                           if f.suffix.lower() in (".pem", ".crt", ".cer") and f.is_file())
+            try:
+                files = sorted(f for f in p.iterdir()
+                               if f.suffix.lower() in (".pem", ".crt", ".cer") and f.is_file())
+            except OSError as exc:
+                raise TrustError(f"--trust {label}: cannot read the folder "
+                                 f"({safe(exc.strerror or exc)})") from None
             if not files:
                 raise TrustError(f"--trust {label}: the folder has no .pem, .crt or .cer file")
         elif p.exists():
@@ -185,7 +189,8 @@ def _check(sig: Signature, obj: dict[str, Any], protected: dict[str, Any] | None
         return _refuse(sig, "crit is in the unprotected header (RFC 7515 wants it protected)")
     crit = prot.get("crit")
     if crit is not None:
-        names = ", ".join(_q(c) for c in crit) if isinstance(crit, list) else _q(crit)
+        names = ", ".join(_q(c) for c in crit[:5]) + (", …" if len(crit) > 5 else "") \
+            if isinstance(crit, list) else _q(crit)
         return _refuse(sig, f"crit names header parameter(s) vcon-view does not understand: "
                             f"{names or '(an empty list)'}")
     merged = {**unprotected, **prot}
@@ -281,14 +286,19 @@ def _cert(value: object) -> tuple[Any, str]:
         return None, "is not a DER X.509 certificate"
 
 
+_URL_TO_STD: Final = str.maketrans("-_", "+/")
+
+
 def _b64url(value: object) -> bytes | None:
+    """base64url (padding optional), strictly: any other character is a refusal, not skipped
+    (Python's urlsafe_b64decode would drop it in silence)."""
     if not isinstance(value, str) or "+" in value or "/" in value or "=" in value.rstrip("="):
         return None
     s = value.rstrip("=")
     if len(s) % 4 == 1:
         return None
     try:
-        return base64.urlsafe_b64decode(s + "=" * (-len(s) % 4))
+        return base64.b64decode(s.translate(_URL_TO_STD) + "=" * (-len(s) % 4), validate=True)
     except (binascii.Error, ValueError):
         return None
 
