@@ -554,6 +554,11 @@ class InfoHeader(Static):
             text.append("\n")
         text.append(safe(name), "bold")
         text.append(f" · {src.form}" + (" (gzip)" if src.gzip else ""))
+        if src.signed_layers:  # verified or not, and by whom: the first thing an auditor asks
+            from viewer.signatures import overall, short_status
+
+            text.append(": ")
+            text.append(short_status(src), P.signature_style(overall(src)))
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
