@@ -17,7 +17,7 @@ from reportkit import DEMOS, GOLDEN_MODES, HOSTILE_DEMO, check_golden, demo, gol
 from viewer import cli
 from viewer.report.csv import to_csv
 from viewer.report.evidence import duration, evidence, signature_status
-from viewer.report.markdown import to_markdown
+from viewer.report.markdown import md, to_markdown
 from viewer.textsafe import UNSAFE_TABLE
 
 
@@ -46,15 +46,17 @@ def test_provenance_names_the_file_its_hash_and_how_the_report_was_made() -> Non
     assert f"| Size | {m.source.size:,} bytes |" in head
     assert "| Made at | 2026-04-02T12:00:00Z |" in head
     assert "| Options | summary --format md --evidence findings --max-chars 2000 |" in head
-    assert "| Signatures | unsigned |" in head
+    assert "| Form | unsigned |" in head
     assert "vcon-view 0.1.0" in head
 
 
 def test_signature_status_is_one_helper() -> None:
     m = demo("10-signed.vcon.json")
-    assert signature_status(m.source) == "1 signed layer(s), signature not verified"
-    assert "| Signatures | 1 signed layer(s), signature not verified |" in to_markdown(
-        m, None, opts())
+    status = signature_status(m.source)  # viewer.signatures.describe
+    assert status.startswith("signed, 1 layer: valid-signature-untrusted")
+    out = to_markdown(m, None, opts())
+    assert f"| Form | {md(status)} |" in out
+    assert "| Signature | layer 1, signature 0: valid-signature-untrusted; RS256" in out
 
 
 def test_every_finding_links_to_its_operations_section() -> None:

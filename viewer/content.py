@@ -16,12 +16,13 @@ import binascii
 import contextlib
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
 from viewer.jsonenc import depth, dumps_deep
+from viewer.model.times import parse_time
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
 if TYPE_CHECKING:
@@ -171,16 +172,7 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
 def dialog_time(d: Any) -> datetime | None:
     if not isinstance(d, dict):
         return None
-    v = d.get("start")
-    if not isinstance(v, str):
-        return None
-    try:
-        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if t.tzinfo is None:
-        t = t.replace(tzinfo=UTC)
-    return t
+    return parse_time(d.get("start"))[0]  # the model's one time parser (no offset: UTC)
 
 
 def dialog_text(d: Any, limit: int = 200) -> str:

@@ -24,6 +24,7 @@ from viewer.model import spec
 from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe
 
 #: Event types whose content is an attempt's final answer, and what a report calls it.
@@ -43,13 +44,19 @@ def cut_note(full: int, limit: int) -> str:
 
 
 def signature_status(source: Source) -> str:
-    """The one line about the file's signatures, for every report. (When
-    ``viewer.signatures`` exists, this is the one line to change: ``describe(source)``.)"""
-    if source.form == "encrypted":
-        return "encrypted"
-    if not source.signed_layers:
-        return "unsigned"
-    return f"{source.signed_layers} signed layer(s), signature not verified"
+    """The form and the signature status in one line (``viewer.signatures.describe``):
+    'signed, 1 layer: valid-signature-untrusted (CN=..., RS256)', 'unsigned'."""
+    return describe(source)
+
+
+def signature_rows(source: Source) -> list[tuple[str, str]]:
+    """One provenance row per signature of every signed layer (the first few of many)."""
+    sigs = source.signatures
+    rows = [("Signature", signature_details(g)) for g in sigs[:SIGNATURES_SHOWN]]
+    if len(sigs) > SIGNATURES_SHOWN:
+        rows.append(("Signature", f"… and {len(sigs) - SIGNATURES_SHOWN} more (summary JSON: "
+                                  "source.signatures)"))
+    return rows
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +82,6 @@ def counts(findings: Sequence[Finding], model: Model) -> str:
 def provenance(model: Model, opts: ReportOptions) -> Provenance:
     s = model.source
     ops = selected(model, opts.operations)
-    form = s.form + (", gzip" if s.gzip else "")
     shown = (f"{len(ops)}" if opts.operations is None
              else f"{len(ops)} of {len(model.operations)} (a selection)")
     if model.derivation is not None:
@@ -89,8 +95,8 @@ def provenance(model: Model, opts: ReportOptions) -> Provenance:
         ("File", s.file),
         ("Size", f"{s.size:,} bytes"),
         ("SHA-256", s.sha256),
-        ("Form", form),
-        ("Signatures", signature_status(s)),
+        ("Form", signature_status(s)),
+        *signature_rows(s),
         ("UUID", s.uuid or "(none)"),
         ("Extensions", ", ".join(s.extensions) or "(none)"),
         ("Critical", ", ".join(s.critical) or "(none)"),

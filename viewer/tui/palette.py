@@ -8,6 +8,7 @@ Every state, decision and severity has a glyph *and* a colour: the glyph carries
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Final
 
 from rich.style import Style
 
@@ -25,6 +26,12 @@ from viewer.glyphs import (  # noqa: F401  (the screens read them as palette.NAM
 )
 
 _palette: dict[str, str] = dict(DEFAULT_PALETTE)
+
+#: Signature statuses (``spec.SIGNATURE_STATUSES``) by the palette key they are drawn in.
+SIGNATURE_KEY: Final[dict[str, str]] = {
+    "verified": "decision:allowed", "valid-signature-untrusted": "severity:warning",
+    "invalid": "severity:error", "unverifiable": "severity:warning",
+}
 
 
 def set_palette(overrides: dict[str, str]) -> None:
@@ -44,6 +51,10 @@ def style(key: str) -> Style:
     """The Rich style for a palette key (a null style for unknown keys)."""
     spec_str = _palette.get(key)
     return Style.parse(spec_str) if spec_str else Style.null()
+
+
+def signature_style(status: str | None) -> Style:
+    return style(SIGNATURE_KEY.get(status or "", "dim"))
 
 
 def state_style(state: str | None) -> Style:
