@@ -39,7 +39,7 @@ DEFAULT_PALETTE: Final[dict[str, str]] = {
     "late": "underline",
     "out-of-model": "reverse",
     "selected": "reverse",
-    "selected-attempt": "bold underline",
+    "selected-attempt": "bold reverse",
     "ruler": "#808080",
     "context": "#88c0d0",
     "dim": "#808080",

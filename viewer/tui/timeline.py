@@ -28,12 +28,14 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
 from viewer.model import spec
-from viewer.model.types import Model, Operation, Step
+from viewer.model.types import Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, parse_filter
-from viewer.tui.present import dialog_text, dialog_time, fmt_delta, fmt_time
+from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
+from viewer.tui.lanes import lane_layers as _lane_layers
+from viewer.tui.present import dialog_text, dialog_time, fmt_time
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -42,12 +44,6 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
-# Glyph precedence when two marks fall on one cell and cannot be pushed apart: final states win
-# over progress.
-_PRIORITY = {"tool-progress": 0, "tool-pending": 1, "tool-input": 1, "tool-input-response": 1,
-             "tool-invocation": 2, "tool-timeout": 2, "tool-cancel": 2, "tool-result": 3,
-             "tool-failure": 3, "tool-error": 3, "tool-denied": 3}
-_NUDGE = 2  # cells a mark may be pushed right of its time to stay visible
 NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
 
 
@@ -98,47 +94,6 @@ def short_target(op: Operation) -> str:
     return f"{op.tool or '*'} @ {server}"
 
 
-def _secs(t: datetime | None, t0: datetime | None) -> float | None:
-    if t is None or t0 is None:
-        return None
-    return (t - t0).total_seconds()
-
-
-class Axis:
-    """The shared time axis: model time span, and the visible window given zoom and centre."""
-
-    def __init__(self, model: Model) -> None:
-        times = [t for t in model.time_span() if t is not None]
-        for d in model.dialog:
-            t = dialog_time(d)
-            if t is not None:
-                times.append(t)
-        self.t0: datetime | None = min(times) if times else None
-        self.t1: datetime | None = max(times) if times else None
-        self.span = max(_secs(self.t1, self.t0) or 0.0, 1e-3)
-        self.ws = 0.0
-        self.we = self.span
-
-    def set_window(self, zoom: float, centre: float | None) -> None:
-        width = self.span / max(zoom, 1.0)
-        c = self.span / 2 if centre is None else centre
-        ws = min(max(0.0, c - width / 2), self.span - width)
-        self.ws, self.we = ws, ws + width
-
-    def x(self, t: datetime | None, lane_w: int) -> int | None:
-        s = _secs(t, self.t0)
-        if s is None or s < self.ws - 1e-9 or s > self.we + 1e-9:
-            return None
-        return round((s - self.ws) / (self.we - self.ws) * (lane_w - 1))
-
-    def x_clamped(self, t: datetime | None, lane_w: int) -> int | None:
-        s = _secs(t, self.t0)
-        if s is None:
-            return None
-        pos = (s - self.ws) / (self.we - self.ws) * (lane_w - 1)
-        return round(min(max(pos, -1), lane_w))
-
-
 class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False):
     """Operations × time, drawn line by line."""
 
@@ -168,7 +123,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._cache.clear()
         self._lanes.clear()
         self._base_style = None
-        self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
+        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
         self._update_window()
         self.ensure_visible()
         self.refresh()
@@ -187,8 +142,13 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._lanes.clear()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
+        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
         self.ensure_visible()
+
+    def lane_width(self) -> int:
+        """The width rows are drawn at: the view less a vertical scrollbar's, so no lane ever
+        runs under the scrollbar (its last cells held the latest marks)."""
+        return self.scrollable_content_region.width
 
     def ensure_visible(self) -> None:
         # the rows under the fixed ones, less any scrollbar's (scrollable_content_region)
@@ -209,7 +169,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
     # --- rendering -----------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.lane_width()
         model = self.vapp.model
         base = self._base_style
         if base is None:
@@ -257,58 +217,34 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             head += fit("start", cols.time_w) + " "
         head += "d   n " + fit("outcome", cols.outcome_w) + " " + fit("flags", cols.flags_w) + " "
         text = Text(fit(head, cols.lane_x), style=P.style("dim"))
-        lane = ["─"] * cols.lane_w
-        tick_every = 14
-        for x in range(0, cols.lane_w, tick_every):
-            s = axis.ws + (axis.we - axis.ws) * x / max(1, cols.lane_w - 1)
-            label = self._tick_label(s)
-            lane[x] = "┬"
-            for i, ch in enumerate(label):
-                if x + 1 + i < cols.lane_w and i < tick_every - 2:
-                    lane[x + 1 + i] = ch
-        text.append("".join(lane), style=P.style("ruler"))
+        if self.vapp.time_mode == "absolute" and axis.t0 is not None:
+            date = ruler_date(axis)  # the date once; the ticks say the time of day
+            keep = max(0, cols.lane_x - len(date) - 2)  # the headings it covers matter less
+            text = Text(fit(text.plain[:keep].rstrip(), keep + 1) + fit(date, cols.lane_x - keep
+                                                                        - 1), style=P.style("dim"))
+        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute"),
+                    style=P.style("ruler"))
         return text
-
-    def _tick_label(self, s: float) -> str:
-        axis = self.axis
-        assert axis is not None
-        if axis.t0 is None:  # no event has a parsable time: an axis without labels
-            return ""
-        if self.vapp.time_mode == "absolute":
-            from datetime import timedelta
-
-            t = axis.t0 + timedelta(seconds=s)
-            return t.strftime("%H:%M:%S")
-        return fmt_delta(s).replace(".000s", "s")
 
     def _context_lane(self, model: Model, cols: Columns) -> Text:
         text = self._left_header(cols, f"context: {len(model.dialog)} dialog, "
                                        f"{len(model.context)} events")
-        lane: list[tuple[str, Style]] = [(" ", Style.null())] * cols.lane_w
         assert self.axis is not None
         st = P.style("context")
-        for d in model.dialog:
-            x = self.axis.x(dialog_time(d), cols.lane_w)
-            if x is not None:
-                lane[x] = (P.CONTEXT_GLYPH["dialog"], st)
-        for i in model.context:
-            e = model.events[i]
-            x = self.axis.x(e.time, cols.lane_w)
-            if x is not None:
-                lane[x] = (P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH), st)
-        for ch, style in lane:
+        points = [(dialog_time(d), 1, P.CONTEXT_GLYPH["dialog"], st) for d in model.dialog]
+        points += [(model.events[i].time, 0,
+                    P.CONTEXT_GLYPH.get(model.events[i].type, P.UNKNOWN_GLYPH), st)
+                   for i in model.context]
+        for ch, style in point_lane(points, self.axis, cols.lane_w):
             text.append(ch, style)
         return text
 
     def _standing_lane(self, model: Model, cols: Columns) -> Text:
         text = self._left_header(cols, f"standing decisions: {len(model.standing)}")
-        lane: list[tuple[str, Style]] = [(" ", Style.null())] * cols.lane_w
         assert self.axis is not None
-        for sd in model.standing:
-            x = self.axis.x(sd.time, cols.lane_w)
-            if x is not None:
-                lane[x] = (P.DECISION_GLYPH.get(sd.decision, "?"), P.decision_style(sd.decision))
-        for ch, style in lane:
+        points = [(sd.time, 4, P.DECISION_GLYPH.get(sd.decision, "?"),
+                   P.decision_style(sd.decision)) for sd in model.standing]
+        for ch, style in point_lane(points, self.axis, cols.lane_w):
             text.append(ch, style)
         return text
 
@@ -367,16 +303,12 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         cached = self._lanes.get(key)
         if cached is None or cached[0] is not op:  # (an id may be reused by a later object)
             cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w))
-        chars, styles, owners, parts = cached[1]
+        lane = cached[1]
+        styles = lane.styles
         if selected:
-            sel = self.vapp.attempt_sel
-            emph = P.style("selected-attempt")
-            styles = [
-                _compose(parts[x], emph) if owner == sel else st
-                for x, (owner, st) in enumerate(zip(owners, styles, strict=True))
-            ]
+            styles = lane.with_selection(self.vapp.attempt_sel, P.style("selected-attempt"))
         text = Text()
-        for ch, st in zip(chars, styles, strict=True):
+        for ch, st in zip(lane.chars, styles, strict=True):
             text.append(ch, st)
         return text
 
@@ -389,7 +321,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             return
         same = pos == self.vapp.sel
         self.vapp.sel = pos
-        cols = columns(self.size.width)
+        cols = columns(self.lane_width())
         op = self.vapp.operation
         if op is not None and event.x >= cols.lane_x and self.axis is not None:
             model = self.vapp.model
@@ -411,124 +343,6 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         if same and event.chain >= 2:
             self.screen.action_open_detail()  # type: ignore[attr-defined]
 
-
-
-_Parts = tuple[str | None, bool, bool]  # (state in effect, late, out of model) of one cell
-
-
-def _compose(parts: _Parts, emph: Style) -> Style:
-    """A cell's style: its state's colour, the selection's emphasis, then late, out-of-model."""
-    state, late, oom = parts
-    st = P.state_style(state) + emph
-    if late:
-        st += P.style("late")
-    if oom:
-        st += P.style("out-of-model")
-    return st
-
-
-def _lane_layers(model: Model, op: Operation, axis: Axis, w: int,
-                 ) -> tuple[list[str], list[Style], list[int], list[_Parts]]:
-    """One lane without the selection: each cell's glyph, style, the attempt that drew it
-    (-1: none or a decision) and its style's parts, so the selection is laid on in O(w).
-
-    Segments between an attempt's events take the colour of the state in effect; marks go in
-    replay order, each pushed right past the one before when they share a cell (at most
-    _NUDGE cells, so a mark stays near its time): order is kept and a timeout next to a
-    retry's invocation stays visible on a narrow lane. Beyond that a mark shares the latest
-    cell and precedence decides which shows; a mark never lands left of one that came before
-    it. Once decisions go just before the attempt they govern.
-    """
-    events = model.events
-    chars = [" "] * w
-    parts: list[_Parts] = [(None, False, False)] * w
-    owners = [-1] * w
-    prio = [-1] * w
-    plain = [True] * w  # an untouched cell keeps the null style
-    marks: list[tuple[int, int, int, Step]] = []
-    # Segments as (first cell, end cell, fill, parts, attempt); a later segment paints over an
-    # earlier one, so they are laid from the last, each cell painted once (``free`` skips
-    # painted cells): O(steps + width) where painting every segment was O(steps x width).
-    segments: list[tuple[int, int, str, _Parts, int]] = []
-    finals = spec.FINAL_STATES
-    t0 = axis.t0
-    scale = (w - 1) / (axis.we - axis.ws)
-    ws = axis.ws
-
-    def x_of(t: datetime | None) -> int | None:  # Axis.x_clamped, inlined for 100k attempts
-        if t is None or t0 is None:
-            return None
-        pos = ((t - t0).total_seconds() - ws) * scale
-        return round(min(max(pos, -1), w))
-
-    for ai, attempt in enumerate(op.attempts):
-        steps = attempt.steps
-        xs = [x_of(events[s.event].time) for s in steps]
-        last_k = len(steps) - 1
-        for k, step in enumerate(steps):
-            x0 = xs[k]
-            if x0 is None:
-                continue
-            if 0 <= x0 < w:
-                marks.append((events[step.event].order, x0, ai, step))
-            if k < last_k:
-                x1, fill = xs[k + 1], "─"
-            elif step.after not in finals:
-                x1, fill = w, "┄"  # unterminated: runs off to the end of the record
-            else:
-                continue
-            if x1 is None:
-                continue
-            a, b = max(0, x0 + 1), min(w, x1)
-            if a < b:
-                segments.append((a, b, fill, (step.after, False, False), ai))
-    free = list(range(w + 1))  # free[x]: the first unpainted cell at or after x (w: none)
-
-    def first_free(x: int) -> int:
-        root = x
-        while free[root] != root:
-            root = free[root]
-        while free[x] != root:  # path compression
-            free[x], x = root, free[x]
-        return root
-
-    for a, b, fill, cell, ai in reversed(segments):
-        x = first_free(a)
-        while x < b:
-            chars[x], parts[x], owners[x], plain[x] = fill, cell, ai, False
-            free[x] = x + 1
-            x = first_free(x + 1)
-    marks.sort(key=lambda m: m[0])
-    last = -1
-    shown: list[tuple[int, Step] | None] = [None] * w  # the mark that shows in each cell
-    for _, x, ai, step in marks:
-        p = _PRIORITY.get(events[step.event].type, 0)
-        if x <= last:  # never left of a later mark: its cell, or pushed past it
-            x = last + 1 if last + 1 < w and last + 1 - x <= _NUDGE else last
-        if p < prio[x]:
-            continue
-        prio[x], shown[x] = p, (ai, step)
-        if x > last:
-            last = x
-    for x, mark in enumerate(shown):
-        if mark is not None:
-            ai, step = mark
-            chars[x], owners[x], plain[x] = P.event_glyph(events[step.event].type), ai, False
-            parts[x] = (step.after, step.late, step.out_of_model)
-    null = Style.null()
-    styles = [null if plain[x] else _compose(parts[x], null) for x in range(w)]
-    for idx in op.once_decisions:
-        ev = events[idx]
-        x = axis.x(ev.time, w)
-        if x is None:
-            continue
-        if prio[x] >= 0 and x > 0 and prio[x - 1] < 0:
-            x -= 1
-        decision = ev.raw.get("decision")
-        d = decision if isinstance(decision, str) else None
-        chars[x], styles[x], prio[x], owners[x] = (
-            P.DECISION_GLYPH.get(d, "?"), P.decision_style(d), 5, -1)
-    return chars, styles, owners, parts
 
 
 class InfoHeader(Static):
