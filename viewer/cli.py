@@ -76,6 +76,9 @@ def _tui_parser() -> argparse.ArgumentParser:
                    help="theme name (vcon-dark, vcon-light, vcon-high-contrast, "
                         "vcon-colorblind, your own, or a Textual theme); a theme picked in the "
                         "viewer is remembered")
+    p.add_argument("--goto", metavar="OPERATION_ID",
+                   help="open with this operation selected (its id, or the start of one); an "
+                        "id the file does not have opens it all the same and says so")
     return p
 
 
@@ -392,7 +395,9 @@ def cmd_tui(argv: Sequence[str]) -> int:
     from viewer.tui.app import run
 
     try:
-        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data)
+        extra = {"goto": args.goto} if args.goto is not None else {}
+        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data,
+                   **extra)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

@@ -27,7 +27,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("c", "context: what was said and done, operations in time order"),
     ("/", "filter (tokens below); enter applies, escape cancels"),
     ("t", "time mode: absolute, relative to the start, delta to previous"),
-    ("+ / - / 0", "zoom the time axis in / out / fit"),
+    ("+ / - / 0", "zoom the time axis in / out / fit (a zoom centres on the selected attempt)"),
+    ("H / L, shift+← / →", "pan the zoomed time axis left / right"),
     ("d", "diff the arguments with the previous attempt"),
     ("r", "raw view of the event exactly as recorded"),
     ("a", "in the detail: show all of a long content"),
@@ -74,6 +75,8 @@ def help_text() -> Table:
         grid.add_row(Text(g, style=P.decision_style(d)),
                      f"policy decision {d or 'none observed'}")
     grid.add_row("underlined / reversed", "late response / out-of-model event")
+    grid.add_row("bold reversed", "the selected attempt")
+    grid.add_row("◆2, ·5", "marks sharing one cell: the weightiest shown, then how many")
     for k, g in P.CONTEXT_GLYPH.items():
         grid.add_row(Text(g, style=P.style("context")), f"context: {k}")
     grid.add_row("", "")

@@ -110,6 +110,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self.axis: Axis | None = None
         self._generation = 0
         self._base_style: Style | None = None
+        self._pan: float | None = None  # the window's centre after H/L; None: the selection's
+        self._zoom_seen = 1.0
 
     def on_mount(self) -> None:
         model = self.vapp.model
@@ -131,9 +133,42 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def _update_window(self) -> None:
         if self.axis is None:
             return
-        op = self.vapp.operation
-        centre = _secs(op.first_time, self.axis.t0) if op is not None else None
+        if self.vapp.zoom != self._zoom_seen:  # a zoom centres on the selection again
+            self._zoom_seen, self._pan = self.vapp.zoom, None
+        centre = self._pan if self._pan is not None else self.focus_time()
         self.axis.set_window(self.vapp.zoom, centre)
+
+    def focus_time(self) -> float | None:
+        """Where a zoom centres (seconds from t0): the selected attempt, whole when it fits
+        the window, else from its start; the operation's first time without an attempt."""
+        axis, op, attempt = self.axis, self.vapp.operation, self.vapp.attempt
+        if axis is None or op is None:
+            return None
+        if attempt is None or attempt.start is None:
+            return _secs(op.first_time, axis.t0)
+        start = _secs(attempt.start, axis.t0)
+        times = [self.vapp.model.events[s.event].time for s in attempt.steps]  # type: ignore[union-attr]
+        end = max((_secs(t, axis.t0) for t in times if t is not None), default=start)
+        assert start is not None and end is not None
+        width = axis.span / max(self.vapp.zoom, 1.0)
+        if end - start <= width * 0.9:
+            return (start + end) / 2
+        return start + width * 0.4  # a long attempt: its start a tenth in from the left
+
+    def pan(self, direction: int) -> bool:
+        """Move the window a quarter of its width; False when it cannot move (whole span)."""
+        axis = self.axis
+        if axis is None:
+            return False
+        before = axis.ws
+        self._pan = axis.centre + direction * (axis.we - axis.ws) / 4
+        axis.set_window(self.vapp.zoom, self._pan)
+        self._pan = axis.centre  # kept inside the span
+        if axis.ws == before:
+            return False
+        self._generation += 1
+        self.refresh()
+        return True
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -161,6 +196,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             self.scroll_to(y=sel - body + 1, animate=False, immediate=True)
 
     def selection_moved(self) -> None:
+        self._pan = None  # the window follows the selection again
         if self.vapp.zoom > 1.0:
             self._generation += 1
             self._update_window()
@@ -411,6 +447,9 @@ class StatusLine(Static):
         if model is None or op is None:
             text.append("no operation matches" if model and model.operations else
                         "no tool operations in this vCon", P.style("dim"))
+            if app.note:
+                text.append("\n")
+                text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
             self.update(text)
             return
         text.append(safe(op.operation_id), "bold")
@@ -425,7 +464,10 @@ class StatusLine(Static):
         else:
             text.append(f"no attempt · {op.outcome}")
         said = _said_before(model, op.first_time)
-        if said:
+        if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
+            text.append("\n")
+            text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
+        elif said:
             text.append("\n")
             text.append("asked before: ", P.style("context"))
             text.append(said)
@@ -518,6 +560,8 @@ class TimelineScreen(VappMixin, Screen[None]):
         Binding("plus,equals_sign", "zoom(2)", "Zoom +", id="timeline.zoom_in", show=False),
         Binding("minus", "zoom(0.5)", "Zoom -", id="timeline.zoom_out", show=False),
         Binding("0", "fit", "Fit", id="timeline.fit", show=False),
+        Binding("H,shift+left", "pan(-1)", "Pan ←", id="timeline.pan_left", show=False),
+        Binding("L,shift+right", "pan(1)", "Pan →", id="timeline.pan_right", show=False),
         Binding("d", "diff", "Diff", id="timeline.diff"),
         Binding("y", "copy", "Copy", id="timeline.copy"),
         Binding("e", "export", "Export", id="timeline.export"),
@@ -560,6 +604,7 @@ class TimelineScreen(VappMixin, Screen[None]):
             return
 
     def _moved(self) -> None:
+        self.vapp.set_note("")  # a note says what the last key did: this one moved on
         self.query_one(TimelineView).selection_moved()
         self.query_one(StatusLine).present(self.vapp)
 
@@ -661,6 +706,16 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def action_fit(self) -> None:
         self.vapp.zoom = 1.0
+
+    def action_pan(self, direction: int) -> None:
+        view = self.query_one(TimelineView)
+        if not view.pan(direction):
+            self.vapp.set_note("the whole record is in view: zoom in (+) to pan"
+                               if self.vapp.zoom <= 1 else
+                               "at the " + ("start" if direction < 0 else "end") + " of the record")
+        else:
+            self.vapp.set_note("")
+        self.query_one(StatusLine).present(self.vapp)
 
     def action_diff(self) -> None:
         from viewer.tui.diff import open_diff
