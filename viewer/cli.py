@@ -150,21 +150,21 @@ def _summary_parser() -> argparse.ArgumentParser:
 def _fail_on(value: str) -> frozenset[str]:
     import argparse
 
-    from viewer.model.spec import FINDING_KINDS
+    from viewer.model.spec import FINDING_BY_NAME, FINDING_KINDS
 
-    names = {n.strip() for n in value.split(",") if n.strip()}
+    names = {n.strip().lower() for n in value.split(",") if n.strip()}
     if not names:  # e.g. an unset $KINDS in CI: a gate that checks nothing must not pass
         raise argparse.ArgumentTypeError(
             f"names no finding kind; choose from {', '.join(FINDING_KINDS)} or all")
     if "all" in names:
         return frozenset(FINDING_KINDS)
-    unknown = sorted(names - set(FINDING_KINDS))
+    unknown = sorted(names - set(FINDING_BY_NAME))
     if unknown:
         raise argparse.ArgumentTypeError(
             f"unknown finding kind(s): {', '.join(unknown)}; choose from "
-            f"{', '.join(FINDING_KINDS)} or all"
+            f"{', '.join(FINDING_KINDS)} or all (or their row labels: late, dup, viol...)"
         )
-    return frozenset(names)
+    return frozenset(FINDING_BY_NAME[n] for n in names)  # a row label stands for its kind
 
 
 def _check_parser() -> argparse.ArgumentParser:

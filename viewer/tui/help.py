@@ -44,7 +44,8 @@ FILTER_TOKENS: tuple[tuple[str, str], ...] = (
     ("server:TEXT", "server name contains TEXT"),
     ("outcome:failed", "outcome; alternatives with | (completed|failed)"),
     ("decision:disallowed", "governing decision of any attempt, or none"),
-    ("flag:late", "late, escalation, violation, out-of-model, unterminated, duplicate"),
+    ("flag:late", "a finding, by any name in the table below (late, dup, decided-late, "
+                  "late-response...); alternatives with |"),
     ("attempts:>1", "number of attempts: >, <, >=, <=, ="),
     ("id:TEXT", "operation_id contains TEXT"),
     ("free text", "matched against ids, servers, tools and content"),
@@ -80,9 +81,15 @@ def help_text() -> Table:
     for k, g in P.CONTEXT_GLYPH.items():
         grid.add_row(Text(g, style=P.style("context")), f"context: {k}")
     grid.add_row("", "")
-    grid.add_row(Text("Row labels", style="bold underline"), "")
-    for kind, label in P.FLAG_LABEL.items():
-        grid.add_row(f"{label} ({P.FLAG_SHORT[kind]})", kind)
+    grid.add_row(Text("Findings", style="bold underline"),
+                 "row label: other names (flag: and --fail-on take them all) · severity")
+    for kind in spec.FINDING_TABLE:
+        other = ", ".join(spec.finding_names(kind)[1:])
+        line = Text(f"{other} · " if other else "")
+        line.append(kind.severity, P.style(f"severity:{kind.severity}"))
+        if kind.row is None:
+            line.append(" · findings screen only", P.style("dim"))
+        grid.add_row(kind.label, line)
     return grid
 
 

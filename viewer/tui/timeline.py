@@ -32,7 +32,7 @@ from viewer.model.types import Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
-from viewer.tui.filter import FilterError, parse_filter
+from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
 from viewer.tui.present import dialog_text, dialog_time, fmt_time
@@ -681,14 +681,16 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         model = self.vapp.model
-        if model is not None and len(model.operations) <= BIG_MODEL:
-            err = self.vapp.apply_filter(event.value)  # live on small files; enter on big ones
-        else:
-            try:
-                parse_filter(event.value)
-                err = None
-            except FilterError as exc:
-                err = str(exc)
+        try:
+            parse_filter(event.value)
+            err = None
+        except FilterError as exc:
+            err = str(exc)
+        # live on small files (enter on big ones); a token still being typed, or one the filter
+        # cannot read, leaves the last good result on screen
+        if (err is None and model is not None and len(model.operations) <= BIG_MODEL
+                and not in_progress(event.value)):
+            self.vapp.apply_filter(event.value)
         # what is wrong so far, on the line's lower border (as Text: never read as markup)
         event.input.border_subtitle = Text(err, style="bold") if err else ""
 
