@@ -512,17 +512,37 @@ class VconViewApp(App[int]):
 
     def notify_finding(self, step: tuple[Finding, int, int, bool] | None, direction: int
                        ) -> None:
-        """Say where ``n``/``N`` went: its place among the findings in reach, and a wrap."""
+        """Say where ``n``/``N`` went, in the status line (a toast covered the lanes): its
+        place among the findings in reach, a wrap, its severity, kind and message."""
+        from viewer.tui import palette as P
+
         filtered = not self.filter.empty
+        note = Text()
         if step is None:
-            self.notify("No findings among the operations shown (escape clears the filter)"
-                        if filtered else "No findings", markup=False)
-            return
-        f, k, n, wrapped = step
-        where = " in the filter" if filtered else ""
-        wrap = "" if not wrapped else " (from the top)" if direction > 0 else " (from the end)"
-        self.notify(f"{k + 1}/{n}{where}{wrap} {f.severity} {f.kind}: {safe(f.message)}",
-                    markup=False, timeout=4)
+            note.append("No findings among the operations shown (escape clears the filter)"
+                        if filtered else "No findings", P.style("dim"))
+        else:
+            f, k, n, wrapped = step
+            where = " in the filter" if filtered else ""
+            wrap = "" if not wrapped else " (from the top)" if direction > 0 else \
+                " (from the end)"
+            note.append(f"finding {k + 1}/{n}{where}{wrap} ")
+            note.append(f"{P.SEVERITY_GLYPH.get(f.severity, '')} {f.severity} {f.kind}",
+                        P.style(f"severity:{f.severity}"))
+            note.append(": " + safe(f.message))
+        self.set_note(note)
+        self.present_note()
+
+    def present_note(self) -> None:
+        """Show the note on the screens that have a place for it."""
+        from viewer.tui.detail import DetailScreen
+        from viewer.tui.timeline import StatusLine, TimelineScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TimelineScreen) and screen.is_mounted:
+                screen.query_one(StatusLine).present(self)
+            elif isinstance(screen, DetailScreen) and screen.is_mounted:
+                screen.show()
 
     # --- actions -------------------------------------------------------------------------------
     def action_command_palette(self) -> None:

@@ -158,6 +158,10 @@ class DetailScreen(VappMixin, Screen[None]):
             text.append("\nno attempt recorded")
         mode = "raw (as recorded)" if self.raw else "decoded"
         text.append(f"\nview: {mode} · time {self.vapp.time_mode}", P.style("dim"))
+        note = self.vapp.note
+        if note:  # what n / N did
+            text.append("\n")
+            text.append_text(note if isinstance(note, Text) else Text(note))
         return text
 
     def _table(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
@@ -305,6 +309,7 @@ class DetailScreen(VappMixin, Screen[None]):
 
     def action_attempt(self, delta: int) -> None:
         if self.vapp.step_attempt(delta):
+            self.vapp.set_note("")
             self._pick_initial_row()
             self.full = False
             self.show()
