@@ -35,7 +35,7 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
-from viewer.tui.present import dialog_text, dialog_time, fmt_time
+from viewer.tui.present import attempt_gap, dialog_text, dialog_time, fmt_time
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -467,6 +467,10 @@ class StatusLine(Static):
         if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
             text.append("\n")
             text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
+        elif attempt is not None and app.attempt_sel > 0:  # a retry: how long after, in words
+            text.append("\n")
+            text.append(attempt_gap(model, op.attempts[app.attempt_sel - 1], attempt),
+                        P.style("context"))
         elif said:
             text.append("\n")
             text.append("asked before: ", P.style("context"))
