@@ -28,7 +28,7 @@ from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
 from viewer.model import spec
-from viewer.model.types import Model, Operation
+from viewer.model.types import Model, Operation, Source
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
@@ -381,6 +381,15 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
 
 
+def signature_text(src: Source) -> str:
+    """What the header says of the file's form and signature, in one place: a signed vCon's
+    signature is not verified (yet), and saying only "signed" read as if it were. When
+    viewer/signatures.py verifies, its result goes here."""
+    if src.form == "signed":
+        return "signed · not verified"
+    return src.form
+
+
 class InfoHeader(Static):
     """File, form, uuid, counts, extensions; a banner for overrides and error diagnostics."""
 
@@ -403,7 +412,7 @@ class InfoHeader(Static):
                         "not conform; press f to see them ", P.style("banner"))
             text.append("\n")
         text.append(safe(name), "bold")
-        text.append(f" · {src.form}" + (" (gzip)" if src.gzip else ""))
+        text.append(f" · {signature_text(src)}" + (" (gzip)" if src.gzip else ""))
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")

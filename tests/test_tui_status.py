@@ -1,4 +1,5 @@
-"""Issue 13: n / N say where they went in the status line, not in toasts over the lanes."""
+"""Issue 13: n / N say where they went in the status line, not in toasts over the lanes; the
+header says a signed file is not verified."""
 
 from __future__ import annotations
 
@@ -42,3 +43,33 @@ async def test_next_finding_in_the_detail_is_said_in_its_head() -> None:
         assert not app._notifications
         head = str(app.screen.query_one("#detail-head").render())
         assert "finding 1/" in head
+
+
+async def test_a_signed_files_header_says_it_is_not_verified() -> None:
+    from viewer.tui.timeline import InfoHeader
+
+    signed = TOUR.parent / "10-signed.vcon.json"
+    app = make_app(str(signed))
+    async with app.run_test(size=(160, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "signed · not verified" in str(app.screen.query_one(InfoHeader).render())
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(160, 24)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        header = str(app.screen.query_one(InfoHeader).render())
+        assert "unsigned" in header and "verified" not in header
+
+
+def test_the_signature_text_is_one_function() -> None:
+    from dataclasses import replace
+
+    from test_tui_support import model_of
+
+    from viewer.tui.timeline import signature_text
+
+    src = model_of(TOUR).source
+    assert signature_text(src) == "unsigned"
+    assert signature_text(replace(src, form="signed")) == "signed · not verified"
+    assert signature_text(replace(src, form="encrypted")) == "encrypted"
