@@ -23,38 +23,43 @@ from viewer.tui.lanes import (
 )
 
 
+def _place(marks, w, nudge=2):
+    """place_marks on (x, precedence, mark), keyed by their order."""
+    return place_marks([(i, x, p, m) for i, (x, p, m) in enumerate(marks)], w, nudge=nudge)
+
+
 def _shown(placed) -> list[tuple[int, str, int]]:
     return [(p.x, p.mark, p.count) for p in placed]
 
 
 def test_marks_on_free_cells_stay_where_they_are() -> None:
-    assert _shown(place_marks([(0, 0, "a"), (5, 0, "b")], 10)) == [(0, "a", 1), (5, "b", 1)]
+    assert _shown(_place([(0, 0, "a"), (5, 0, "b")], 10)) == [(0, "a", 1), (5, "b", 1)]
 
 
 def test_a_mark_on_a_taken_cell_is_pushed_right_within_the_nudge() -> None:
-    placed = place_marks([(3, 2, "▶"), (3, 2, "◌"), (3, 2, "▶")], 10)
+    placed = _place([(3, 2, "▶"), (3, 2, "◌"), (3, 2, "▶")], 10)
     assert _shown(placed) == [(3, "▶", 1), (4, "◌", 1), (5, "▶", 1)]
 
 
 def test_marks_that_must_share_a_cell_show_the_first_by_precedence_and_a_count() -> None:
     # five progress marks and a result in one cell of a 3-cell lane: the ✓ shows, with 6
-    placed = place_marks([(0, 2, "▶")] + [(1, 0, "·")] * 5 + [(1, 3, "✓")], 3, nudge=0)
+    placed = _place([(0, 2, "▶")] + [(1, 0, "·")] * 5 + [(1, 3, "✓")], 3, nudge=0)
     assert _shown(placed) == [(0, "▶", 1), (1, "✓", 6)]
     # a later progress mark does not hide the final state
-    placed = place_marks([(0, 3, "✓"), (0, 0, "·")], 1, nudge=0)
+    placed = _place([(0, 3, "✓"), (0, 0, "·")], 1, nudge=0)
     assert _shown(placed) == [(0, "✓", 2)]
 
 
 def test_a_count_keeps_its_cells_free() -> None:
-    placed = place_marks([(0, 0, "·"), (0, 0, "·"), (1, 3, "✓")], 10, nudge=0)
+    placed = _place([(0, 0, "·"), (0, 0, "·"), (1, 3, "✓")], 10, nudge=0)
     # the ✓ at cell 1 would cover the count: it shares the cell instead (nudge 0)...
     assert _shown(placed) == [(0, "✓", 3)]
-    placed = place_marks([(0, 0, "·"), (0, 0, "·"), (1, 3, "✓")], 10, nudge=2)
+    placed = _place([(0, 0, "·"), (0, 0, "·"), (1, 3, "✓")], 10, nudge=2)
     assert _shown(placed) == [(0, "·", 1), (1, "·", 1), (2, "✓", 1)]
 
 
 def test_a_count_at_the_lanes_end_moves_left_to_fit() -> None:
-    placed = place_marks([(9, 4, "◆"), (9, 4, "◆")], 10, nudge=0)
+    placed = _place([(9, 4, "◆"), (9, 4, "◆")], 10, nudge=0)
     assert _shown(placed) == [(8, "◆", 2)]
 
 
@@ -62,7 +67,7 @@ def test_a_count_at_the_lanes_end_moves_left_to_fit() -> None:
        st.integers(0, 3))
 def test_place_marks_keeps_order_and_counts_every_mark(raw, nudge) -> None:
     marks = [(x, p, i) for i, (x, p) in enumerate(raw)]
-    placed = place_marks(marks, 20, nudge=nudge)
+    placed = _place(marks, 20, nudge=nudge)
     assert sum(p.count for p in placed) == len(marks)  # nothing dropped in silence
     xs = [p.x for p in placed]
     assert xs == sorted(set(xs))
