@@ -1,5 +1,5 @@
 """Issue 13: n / N say where they went in the status line, not in toasts over the lanes; the
-header says a signed file is not verified."""
+header says how a signed file's signatures verified, from one function."""
 
 from __future__ import annotations
 
@@ -45,7 +45,9 @@ async def test_next_finding_in_the_detail_is_said_in_its_head() -> None:
         assert "finding 1/" in head
 
 
-async def test_a_signed_files_header_says_it_is_not_verified() -> None:
+async def test_a_signed_files_header_says_how_it_verified() -> None:
+    """Never a bare "signed" (it read as checked): the verification status follows it."""
+    from viewer.model import spec
     from viewer.tui.timeline import InfoHeader
 
     signed = TOUR.parent / "10-signed.vcon.json"
@@ -53,23 +55,22 @@ async def test_a_signed_files_header_says_it_is_not_verified() -> None:
     async with app.run_test(size=(160, 24)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert "signed · not verified" in str(app.screen.query_one(InfoHeader).render())
+        header = str(app.screen.query_one(InfoHeader).render())
+        assert any(f"· signed: {status} (" in header for status in spec.SIGNATURE_STATUSES)
     app = make_app(str(TOUR))
     async with app.run_test(size=(160, 24)) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         header = str(app.screen.query_one(InfoHeader).render())
-        assert "unsigned" in header and "verified" not in header
+        assert "· unsigned ·" in header and "verified" not in header
 
 
 def test_the_signature_text_is_one_function() -> None:
-    from dataclasses import replace
-
     from test_tui_support import model_of
 
+    from viewer.signatures import short_status
     from viewer.tui.timeline import signature_text
 
-    src = model_of(TOUR).source
-    assert signature_text(src) == "unsigned"
-    assert signature_text(replace(src, form="signed")) == "signed · not verified"
-    assert signature_text(replace(src, form="encrypted")) == "encrypted"
+    assert signature_text(model_of(TOUR).source).plain == "unsigned"
+    src = model_of(TOUR.parent / "10-signed.vcon.json").source
+    assert signature_text(src).plain == f"signed: {short_status(src)}"

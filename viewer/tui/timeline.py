@@ -381,13 +381,18 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
 
 
-def signature_text(src: Source) -> str:
-    """What the header says of the file's form and signature, in one place: a signed vCon's
-    signature is not verified (yet), and saying only "signed" read as if it were. When
-    viewer/signatures.py verifies, its result goes here."""
-    if src.form == "signed":
-        return "signed · not verified"
-    return src.form
+def signature_text(src: Source) -> Text:
+    """What the header says of the file's form and signature, in one place: the form, and for
+    a signed vCon how its signatures verified (viewer/signatures.py: ``verified``,
+    ``valid-signature-untrusted``, ``unverifiable``, ``invalid``), never a bare "signed" that
+    reads as if it were checked."""
+    text = Text(src.form)
+    if src.signed_layers:  # verified or not, and by whom: the first thing an auditor asks
+        from viewer.signatures import overall, short_status
+
+        text.append(": ")
+        text.append(short_status(src), P.signature_style(overall(src)))
+    return text
 
 
 class InfoHeader(Static):
@@ -412,7 +417,10 @@ class InfoHeader(Static):
                         "not conform; press f to see them ", P.style("banner"))
             text.append("\n")
         text.append(safe(name), "bold")
-        text.append(f" · {signature_text(src)}" + (" (gzip)" if src.gzip else ""))
+        text.append(" · ")
+        text.append_text(signature_text(src))
+        if src.gzip:
+            text.append(" (gzip)")
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
