@@ -175,7 +175,7 @@ async def test_next_finding_steps_from_the_selected_operation() -> None:
         assert all(o > 0 for o, _ in order)  # the tour's first operation has no finding, so
         await pilot.press("g", "N")  # from the first operation back: wraps to the end
         assert app.finding_pos == _finding_order_last(app)
-        assert any("(from the end)" in n.message for n in app._notifications)
+        assert "(from the end)" in str(app.note)  # said in the status line, not a toast
 
 
 def _finding_order_last(app: VconViewApp) -> int:
@@ -219,12 +219,11 @@ async def test_next_finding_stays_within_the_filter() -> None:
             seen.add(app.finding_pos)
         in_filter = {i for o, i in _finding_ops(app) if o in late_ops}
         assert seen == in_filter  # every finding of the late operations, and only those
-        assert any(" in the filter" in n.message for n in app._notifications)
+        assert " in the filter" in str(app.note)
         assert app.apply_filter("id:no-such-operation") is None
         await pilot.pause()
         await pilot.press("n")
-        assert any("No findings among the operations shown" in n.message
-                   for n in app._notifications)
+        assert "No findings among the operations shown" in str(app.note)
 
 
 async def test_time_mode_zoom_fit() -> None:

@@ -13,6 +13,7 @@ from viewer.tui.timeline import TimelineView, columns
 
 DEMOS = Path(__file__).resolve().parent.parent / "demo_vcons"
 FILLS = set("─┄ ")
+COUNTS = set("0123456789")  # how many marks share the cell before: not a mark
 
 
 def _is_subsequence(small: list[str], big: list[str]) -> bool:
@@ -28,10 +29,10 @@ def _lanes_in_order(app, view) -> dict[str, str]:
     lanes = {}
     for op_index in app.shown:
         op = model.operations[op_index]
-        lane = view._lane(model, op, columns(view.size.width), False).plain
+        lane = view._lane(model, op, columns(view.lane_width()), False).plain
         lanes[op.operation_id] = lane
         # once decisions are drawn over the lane after the marks ("?": an unreadable decision)
-        skip = FILLS | (decision_glyphs | {"?"} if op.once_decisions else set())
+        skip = FILLS | COUNTS | (decision_glyphs | {"?"} if op.once_decisions else set())
         marks = [ch for ch in lane if ch not in skip]
         steps = sorted((model.events[s.event].order, s.event)
                        for a in op.attempts for s in a.steps)
@@ -131,10 +132,10 @@ async def test_moving_between_attempts_repaints_without_redrawing_the_lane(monke
         assert drawn >= 1
         cols = columns(view.size.width)
 
-        def emphasised() -> set[int]:  # cells drawn bold underline: the selected attempt's
+        def emphasised() -> set[int]:  # cells drawn bold reverse: the selected attempt's
             text = view._lane(model, model.operations[0], cols, True)
             styles = [text.get_style_at_offset(app.console, i) for i in range(cols.lane_w)]
-            return {i for i, st in enumerate(styles) if st.underline and st.bold}
+            return {i for i, st in enumerate(styles) if st.reverse and st.bold}
 
         first = emphasised()
         for _ in range(5):
@@ -147,3 +148,52 @@ async def test_moving_between_attempts_repaints_without_redrawing_the_lane(monke
             await pilot.press("h")
         await pilot.pause()
         assert emphasised() == first and len(calls) == drawn
+
+
+def _visible_rows(view) -> dict[str, str]:
+    """Each shown row's text as the user sees it: cut where the vertical scrollbar begins."""
+    width = view.scrollable_content_region.width
+    rows = {}
+    for y in range(view.size.height):
+        text = view.render_line(y).text[:width]
+        if text[:1] in (" ", "›") and text[1:4] == "op-":
+            rows[text[1:].split()[0]] = text
+    return rows
+
+
+async def test_no_lane_runs_under_the_scrollbar_at_120x14() -> None:
+    """Issue 13: with a scrolled list the scrollbar covered the lanes' last two cells, and
+    close_account's ◆ and track_parcel's ▶ vanished."""
+    app = make_app(str(DEMOS / "tour.vcon.json"))
+    async with app.run_test(size=(120, 14)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("G")
+        await pilot.pause()
+        view = app.screen.query_one(TimelineView)
+        assert view.show_vertical_scrollbar and view.scroll_offset.y > 0
+        rows = _visible_rows(view)
+        lane_x = columns(view.scrollable_content_region.width).lane_x
+        assert "◆" in rows["op-11e2"][lane_x:]  # close_account, disallowed
+        assert "▶" in rows["op-12d6"][lane_x:]  # track_parcel, still running
+
+
+async def test_the_last_operations_of_a_generated_file_have_their_lanes(tmp_path) -> None:
+    """bench/generate.py's shape (the issue saw it on 100k operations: the last two hours had
+    no lane): the latest operations' marks fall in the lane's last cells, which must show."""
+    from bench.generate import generate
+
+    path = tmp_path / "gen.vcon.json"
+    generate(path, 400, seed=1)
+    app = make_app(str(path))
+    async with app.run_test(size=(120, 20)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("G")
+        await pilot.pause()
+        view = app.screen.query_one(TimelineView)
+        lane_x = columns(view.scrollable_content_region.width).lane_x
+        width = view.scrollable_content_region.width
+        selected = [view.render_line(y).text[:width] for y in range(view.size.height)]
+        lane = next(t for t in selected if t.startswith("›"))[lane_x:]  # G: the last one
+        assert set(lane) - set("─┄ "), lane  # its marks, not an empty lane

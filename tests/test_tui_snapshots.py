@@ -53,3 +53,16 @@ def test_snapshot_help(snap_compare) -> None:
 
 def test_snapshot_context(snap_compare) -> None:
     assert snap_compare(tour_app(), terminal_size=SIZE, press=["j", "j", "c"])
+
+
+def test_snapshot_timeline_scrolled_120x14(snap_compare) -> None:
+    """Issue 13: a scrolled list; the lanes' last cells (close_account's ◆, track_parcel's ▶)
+    are left of the scrollbar."""
+    assert snap_compare(tour_app(), terminal_size=(120, 14), press=["G"])
+
+
+def test_snapshot_timeline_wide_zoomed_200x50(snap_compare) -> None:
+    """Issue 13: 200 columns, the retry selected and zoomed: the ruler's round ticks, the gap
+    between the attempts in the status line."""
+    assert snap_compare(tour_app(), terminal_size=(200, 50),
+                        press=["j", "j", "l", "plus", "plus"])

@@ -79,6 +79,9 @@ def _tui_parser() -> argparse.ArgumentParser:
                         "vcon-colorblind, your own, or a Textual theme); a theme picked in the "
                         "viewer is remembered")
     _trust_arg(p)
+    p.add_argument("--goto", metavar="OPERATION_ID",
+                   help="open with this operation selected (its id, or the start of one); an "
+                        "id the file does not have opens it all the same and says so")
     return p
 
 
@@ -192,21 +195,21 @@ def _positive(value: str) -> int:
 def _fail_on(value: str) -> frozenset[str]:
     import argparse
 
-    from viewer.model.spec import FINDING_KINDS
+    from viewer.model.spec import FINDING_BY_NAME, FINDING_KINDS
 
-    names = {n.strip() for n in value.split(",") if n.strip()}
+    names = {n.strip().lower() for n in value.split(",") if n.strip()}
     if not names:  # e.g. an unset $KINDS in CI: a gate that checks nothing must not pass
         raise argparse.ArgumentTypeError(
             f"names no finding kind; choose from {', '.join(FINDING_KINDS)} or all")
     if "all" in names:
         return frozenset(FINDING_KINDS)
-    unknown = sorted(names - set(FINDING_KINDS))
+    unknown = sorted(names - set(FINDING_BY_NAME))
     if unknown:
         raise argparse.ArgumentTypeError(
             f"unknown finding kind(s): {', '.join(unknown)}; choose from "
-            f"{', '.join(FINDING_KINDS)} or all"
+            f"{', '.join(FINDING_KINDS)} or all (or their row labels: late, dup, viol...)"
         )
-    return frozenset(names)
+    return frozenset(FINDING_BY_NAME[n] for n in names)  # a row label stands for its kind
 
 
 def _check_parser() -> argparse.ArgumentParser:
@@ -482,8 +485,9 @@ def cmd_tui(argv: Sequence[str]) -> int:
     from viewer.tui.app import run
 
     try:
+        extra = {"goto": args.goto} if args.goto is not None else {}
         return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data,
-                   trust=trust)
+                   trust=trust, **extra)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

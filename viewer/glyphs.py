@@ -37,7 +37,7 @@ DEFAULT_PALETTE: Final[dict[str, str]] = {
     "late": "underline",
     "out-of-model": "reverse",
     "selected": "reverse",
-    "selected-attempt": "bold underline",
+    "selected-attempt": "bold reverse",
     "ruler": "#808080",
     "context": "#88c0d0",
     "dim": "#808080",
@@ -96,27 +96,10 @@ CONTEXT_GLYPH: Final[dict[str, str]] = {
     "keyup": "#",
 }
 
-#: One-word row labels for finding kinds, and the filter's flag names.
-FLAG_LABEL: Final[dict[str, str]] = {
-    "policy-violation": "violation",
-    "late-response": "late",
-    "escalation": "escalation",
-    "out-of-model": "out-of-model",
-    "unterminated": "unterminated",
-    "duplicate-execution-risk": "duplicate",
-    "decision-after-invocation": "decided-late",
-    "standing-conflict": "conflict",
-}
-#: Shorter forms used when the terminal is narrow.
-FLAG_SHORT: Final[dict[str, str]] = {
-    "policy-violation": "viol",
-    "late-response": "late",
-    "escalation": "esc",
-    "out-of-model": "oom",
-    "unterminated": "unterm",
-    "duplicate-execution-risk": "dup",
-    "decision-after-invocation": "dec-late",
-    "standing-conflict": "confl",
-}
-#: Row-label order: the most serious first.
+#: Row labels of finding kinds (one word; shorter on a narrow terminal), in row order (the
+#: most serious first): read from the one table, ``spec.FINDING_TABLE``.
+_ROW_KINDS: Final = sorted((k for k in spec.FINDING_TABLE if k.row is not None),
+                           key=lambda k: k.row or 0)
+FLAG_LABEL: Final[dict[str, str]] = {k.name: k.label for k in _ROW_KINDS}
+FLAG_SHORT: Final[dict[str, str]] = {k.name: k.short for k in _ROW_KINDS}
 FLAG_ORDER: Final = tuple(FLAG_LABEL)

@@ -7,6 +7,7 @@ nothing else, so a change to the draft is a change here.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Final, Literal
 
 from viewer.model.types import Severity
@@ -226,19 +227,43 @@ OUTCOMES: Final = (*(outcome_name(s) for s in STATES), DISALLOWED_OUTCOME, NOT_P
 
 
 # --- Findings (INTERPRETATION 8b) -----------------------------------------------------------
-FINDING_SEVERITY: Final = {
-    "policy-violation": "error",
-    "duplicate-execution-risk": "warning",
-    "late-response": "warning",
-    "out-of-model": "warning",
-    "unterminated": "warning",
-    "decision-after-invocation": "warning",
-    "permission-inferred": "info",
-    "standing-conflict": "info",
-    "retry": "info",
-    "escalation": "info",
-}
+@dataclass(frozen=True, slots=True)
+class FindingKind:
+    """One finding kind and every name it goes by: the rows, the findings screen, the reports,
+    ``--fail-on`` and the filter all read this table, so a label shown is a name accepted."""
+
+    name: str  # the kind itself (findings screen, reports, --fail-on)
+    severity: str
+    label: str  # its row label on the timeline
+    short: str  # the row label on a narrow terminal
+    aliases: tuple[str, ...] = ()  # further names the filter accepts
+    row: int | None = None  # place among the row labels (most serious first); None: not shown
+
+
+FINDING_TABLE: Final = (
+    FindingKind("policy-violation", "error", "violation", "viol", row=0),
+    FindingKind("duplicate-execution-risk", "warning", "duplicate", "dup", row=5),
+    FindingKind("late-response", "warning", "late", "late", row=1),
+    FindingKind("out-of-model", "warning", "out-of-model", "oom", row=3),
+    FindingKind("unterminated", "warning", "unterminated", "unterm", row=4),
+    FindingKind("decision-after-invocation", "warning", "decided-late", "dec-late", row=6),
+    FindingKind("permission-inferred", "info", "permission-inferred", "perm"),
+    FindingKind("standing-conflict", "info", "conflict", "confl", row=7),
+    FindingKind("retry", "info", "retry", "retry"),
+    FindingKind("escalation", "info", "escalation", "esc", row=2),
+)
+FINDING_SEVERITY: Final = {k.name: k.severity for k in FINDING_TABLE}
 FINDING_KINDS: Final = tuple(FINDING_SEVERITY)
+
+
+def finding_names(kind: FindingKind) -> tuple[str, ...]:
+    """Every name of a kind, the label first: label, short label, the kind, aliases."""
+    return tuple(dict.fromkeys((kind.label, kind.short, kind.name, *kind.aliases)))
+
+
+#: Any name of a finding kind (lower case) -> the kind.
+FINDING_BY_NAME: Final = {n: k.name for k in FINDING_TABLE for n in finding_names(k)}
+
 
 # --- Signatures (viewer/signatures.py) ------------------------------------------------------
 #: The one vocabulary of signature verification: each status a signature of a signed layer can

@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from rich.text import Text
 from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
@@ -76,6 +77,7 @@ class VconViewApp(App[int]):
         builder: Builder | None = None,
         user_config: bool = False,
         data: bytes | None = None,
+        goto: str | None = None,
         trust: TrustStore | None = None,
     ) -> None:
         super().__init__()
@@ -113,6 +115,10 @@ class VconViewApp(App[int]):
         self.load_error: LoadError | None = None
         self._totals: tuple[int, dict[str, int]] | None = None
         self._t0: datetime | None = None
+        #: One line in the status line saying what the last key did (``n``, a pan, --goto),
+        #: in place of a toast over the lanes; cleared when the selection moves.
+        self.note: str | Text = ""
+        self.goto: str | None = goto  # --goto OPERATION_ID, applied once the model is shown
 
     # --- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -206,6 +212,8 @@ class VconViewApp(App[int]):
         self.model = model
         self.matcher = Matcher(model)
         self.shown = range(len(model.operations))
+        if self.goto is not None:
+            self._apply_goto(final=not model.pending_operations)
         gc.freeze()  # the model lives for the whole session: keep the collector off it
         if isinstance(self.screen, LoadingScreen):
             self.switch_screen(TimelineScreen())
@@ -262,6 +270,9 @@ class VconViewApp(App[int]):
         self._totals = None
         if grew:
             self.matcher = Matcher(new)
+            if self.goto is not None:  # the id may be among the operations replayed last
+                self.shown = range(len(new.operations))
+                self._apply_goto(final=not new.pending_operations)
             if self.filter.empty:
                 self.shown = range(len(new.operations))
                 self.refresh_views()
@@ -276,6 +287,29 @@ class VconViewApp(App[int]):
                 screen.refresh(recompose=True)
         if new.unchecked is not None and not new.pending_operations:
             self.call_after_refresh(self._check)
+
+    def _apply_goto(self, final: bool) -> None:
+        """Select the operation --goto names: its exact id, else the one id it begins. An id
+        the file does not have opens the file all the same, and the status line says so."""
+        assert self.model is not None and self.goto is not None
+        want = self.goto
+        index = self.model.by_operation.get(want)
+        if index is None:
+            hits = [i for i, op in enumerate(self.model.operations)
+                    if op.operation_id.startswith(want)][:2]
+            index = hits[0] if len(hits) == 1 else None
+        if index is not None:
+            self.goto = None
+            self.sel, self.attempt_sel, self.event_sel = index, 0, None
+            self.set_note("")
+        elif final:
+            self.goto = None
+            self.set_note(Text(f"--goto: no operation {safe(want)!r} in this file "
+                               "(showing the first)", style="bold"))
+
+    def set_note(self, note: str | Text) -> None:
+        """Say what the last key did in the status line (the timeline shows it)."""
+        self.note = note
 
     def totals(self) -> tuple[int, dict[str, int]]:
         """Attempt count and findings by severity, computed once per model."""
@@ -485,17 +519,37 @@ class VconViewApp(App[int]):
 
     def notify_finding(self, step: tuple[Finding, int, int, bool] | None, direction: int
                        ) -> None:
-        """Say where ``n``/``N`` went: its place among the findings in reach, and a wrap."""
+        """Say where ``n``/``N`` went, in the status line (a toast covered the lanes): its
+        place among the findings in reach, a wrap, its severity, kind and message."""
+        from viewer.tui import palette as P
+
         filtered = not self.filter.empty
+        note = Text()
         if step is None:
-            self.notify("No findings among the operations shown (escape clears the filter)"
-                        if filtered else "No findings", markup=False)
-            return
-        f, k, n, wrapped = step
-        where = " in the filter" if filtered else ""
-        wrap = "" if not wrapped else " (from the top)" if direction > 0 else " (from the end)"
-        self.notify(f"{k + 1}/{n}{where}{wrap} {f.severity} {f.kind}: {safe(f.message)}",
-                    markup=False, timeout=4)
+            note.append("No findings among the operations shown (escape clears the filter)"
+                        if filtered else "No findings", P.style("dim"))
+        else:
+            f, k, n, wrapped = step
+            where = " in the filter" if filtered else ""
+            wrap = "" if not wrapped else " (from the top)" if direction > 0 else \
+                " (from the end)"
+            note.append(f"finding {k + 1}/{n}{where}{wrap} ")
+            note.append(f"{P.SEVERITY_GLYPH.get(f.severity, '')} {f.severity} {f.kind}",
+                        P.style(f"severity:{f.severity}"))
+            note.append(": " + safe(f.message))
+        self.set_note(note)
+        self.present_note()
+
+    def present_note(self) -> None:
+        """Show the note on the screens that have a place for it."""
+        from viewer.tui.detail import DetailScreen
+        from viewer.tui.timeline import StatusLine, TimelineScreen
+
+        for screen in self.screen_stack:
+            if isinstance(screen, TimelineScreen) and screen.is_mounted:
+                screen.query_one(StatusLine).present(self)
+            elif isinstance(screen, DetailScreen) and screen.is_mounted:
+                screen.show()
 
     # --- actions -------------------------------------------------------------------------------
     def action_command_palette(self) -> None:
@@ -544,6 +598,7 @@ def make_app(
     builder: Builder | None = None,
     user_config: bool = False,
     data: bytes | None = None,
+    goto: str | None = None,
     trust: TrustStore | None = None,
 ) -> VconViewApp:
     """The one factory for the CLI and the tests.
@@ -551,17 +606,20 @@ def make_app(
     ``user_config`` (the CLI) reads the saved theme and user theme files from the config dir and
     remembers a theme switch there; without it (tests) only the bundled themes are used.
     ``data``: the bytes of ``path`` when already read (stdin). ``trust``: ``--trust``'s anchors.
+    ``goto``: the operation to select first (an operation_id, or the start of one).
     """
     return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
-                       builder=builder, user_config=user_config, data=data, trust=trust)
+                       builder=builder, user_config=user_config, data=data, trust=trust,
+                       goto=goto)
 
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
-        data: bytes | None = None, trust: TrustStore | None = None) -> int:
+        data: bytes | None = None, trust: TrustStore | None = None,
+        goto: str | None = None) -> int:
     """Run the viewer on ``path`` (``data``: its bytes, already read); returns the exit status
     (2/3 for files it could not open)."""
     app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True,
-                   data=data, trust=trust)
+                   data=data, trust=trust, goto=goto)
     for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
         print(f"vcon-view: {message}", file=sys.stderr)
     result: Any = app.run()

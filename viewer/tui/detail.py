@@ -7,6 +7,7 @@ fetched. Long content is shown in part until `a`.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import ClassVar
 
 from rich.console import Group, RenderableType
@@ -25,6 +26,7 @@ from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.present import (
+    attempt_gap,
     copy_text,
     decode_content,
     fmt_time,
@@ -154,10 +156,18 @@ class DetailScreen(VappMixin, Screen[None]):
                 text.append("  flags: ")
                 text.append(" ".join(P.FLAG_LABEL.get(f, f) for f in sorted(attempt.flags)),
                             P.style("flag"))
+            k = self.vapp.attempt_sel
+            if k > 0:  # the gap since the attempt before, in words
+                text.append("\n")
+                text.append(attempt_gap(model, op.attempts[k - 1], attempt), P.style("context"))
         else:
             text.append("\nno attempt recorded")
         mode = "raw (as recorded)" if self.raw else "decoded"
         text.append(f"\nview: {mode} · time {self.vapp.time_mode}", P.style("dim"))
+        note = self.vapp.note
+        if note:  # what n / N did
+            text.append("\n")
+            text.append_text(note if isinstance(note, Text) else Text(note))
         return text
 
     def _table(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
@@ -167,9 +177,17 @@ class DetailScreen(VappMixin, Screen[None]):
         text = Text()
         text.append(f"  {'time':<12} {'delta':<9} {'event':<21} {'state before → after':<28} "
                     "flags\n", P.style("dim"))
-        prev = None
+        # delta: from the previous event of the same attempt (a standing decision or another
+        # row between them is not what the attempt waited for)
+        prev_of: dict[int, datetime | None] = {}
+        last: datetime | None = None
+        for idx in (attempt.events if attempt is not None else ()):
+            prev_of[idx] = last
+            t_ev = model.events[idx].time
+            last = t_ev if t_ev is not None else last
         for r, idx in enumerate(rows):
             ev = model.events[idx]
+            prev = prev_of.get(idx)
             sel = r == self.row
             base = P.style("selected") if sel else None
             text.append("›" if sel else " ", base)
@@ -203,7 +221,6 @@ class DetailScreen(VappMixin, Screen[None]):
                 flags.append("out-of-model")
             text.append(" ".join(flags).ljust(13), P.style("flag"))
             text.append(f" #{idx}\n", P.style("dim"))
-            prev = ev.time if ev.time is not None else prev
         text.rstrip()
         return text
 
@@ -305,6 +322,7 @@ class DetailScreen(VappMixin, Screen[None]):
 
     def action_attempt(self, delta: int) -> None:
         if self.vapp.step_attempt(delta):
+            self.vapp.set_note("")
             self._pick_initial_row()
             self.full = False
             self.show()

@@ -1,9 +1,10 @@
 """The `/` filter: tokens that combine (AND), parsed once, matched against the model.
 
-Tokens: ``tool:NAME`` ``server:TEXT`` ``outcome:VALUE`` ``decision:VALUE``
-``flag:late|escalation|violation|out-of-model|unterminated|duplicate`` ``attempts:>1`` (also
-``<``, ``>=``, ``<=``, ``=``), ``id:TEXT``; anything else is free text matched against ids, tools,
-servers and content. Matching reads the model's fields only: the filter never re-derives a state.
+Tokens: ``tool:NAME`` ``server:TEXT`` ``outcome:VALUE`` ``decision:VALUE`` ``flag:KIND``
+(any name a finding kind goes by: the row label, its short form, the kind itself, from
+``spec.FINDING_TABLE``) ``attempts:>1`` (also ``<``, ``>=``, ``<=``, ``=``), ``id:TEXT``;
+anything else is free text matched against ids, tools, servers and content. Matching reads the
+model's fields only: the filter never re-derives a state.
 """
 
 from __future__ import annotations
@@ -19,20 +20,8 @@ from viewer.model import spec
 from viewer.model.types import Model, Operation
 from viewer.tui.present import content_search_text
 
-#: Filter flag names → finding kinds (the row labels, plus the kinds' own names).
-FLAG_NAMES: Final[dict[str, str]] = {
-    "late": "late-response",
-    "escalation": "escalation",
-    "violation": "policy-violation",
-    "out-of-model": "out-of-model",
-    "oom": "out-of-model",
-    "unterminated": "unterminated",
-    "duplicate": "duplicate-execution-risk",
-    "retry": "retry",
-    "permission-inferred": "permission-inferred",
-    "decision-after-invocation": "decision-after-invocation",
-    "standing-conflict": "standing-conflict",
-}
+#: Filter flag names → finding kinds: every name the rows, findings, reports and --fail-on show.
+FLAG_NAMES: Final[dict[str, str]] = spec.FINDING_BY_NAME
 
 TOKEN_KEYS: Final = ("tool", "server", "outcome", "decision", "flag", "attempts", "id")
 
@@ -64,17 +53,43 @@ class Filter:
 
 
 #: What flag:, outcome: and decision: can match: a typo is an error, not an empty timeline.
-#: (The short flag names of FLAG_NAMES all stand for finding kinds.)
 FLAG_VALUES: Final = frozenset(spec.FINDING_KINDS)
 OUTCOME_VALUES: Final = frozenset(spec.OUTCOMES)
 DECISION_VALUES: Final = frozenset([*spec.DECISIONS, "none"])
 
 
+def flag_vocabulary() -> str:
+    """Every flag name, kind by kind (row label first, then its other names), for help and
+    the error line: ``violation/viol/policy-violation, late/late-response, ...``."""
+    return ", ".join("/".join(spec.finding_names(k)) for k in spec.FINDING_TABLE)
+
+
 def _known(key: str, values: list[str], known: frozenset[str]) -> None:
     unknown = [v for v in values if v not in known]
     if unknown:
-        names = sorted(FLAG_NAMES) if key == "flag" else sorted(known)
-        raise FilterError(f"{key}: {unknown[0]!r} is not one of {', '.join(names)}")
+        names = flag_vocabulary() if key == "flag" else ", ".join(sorted(known))
+        raise FilterError(f"{key}: {unknown[0]!r} is not one of {names}")
+
+
+def in_progress(text: str) -> bool:
+    """True while the last token is still being typed into something the filter cannot read
+    yet (``fla``, ``flag:``, ``flag:la``): live filtering keeps the last good result on screen
+    instead of showing what a half-word matches (nothing)."""
+    if not text or text[-1].isspace():
+        return False
+    last = text.split()[-1].lower()
+    key, sep, value = last.partition(":")
+    if not sep:
+        return any(k.startswith(key) for k in TOKEN_KEYS)
+    if key not in TOKEN_KEYS:
+        return False
+    if not value:
+        return True
+    try:
+        parse_filter(last)
+    except FilterError:
+        return True
+    return False
 
 
 def parse_filter(text: str) -> Filter:

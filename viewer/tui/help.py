@@ -27,7 +27,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("c", "context: what was said and done, operations in time order"),
     ("/", "filter (tokens below); enter applies, escape cancels"),
     ("t", "time mode: absolute, relative to the start, delta to previous"),
-    ("+ / - / 0", "zoom the time axis in / out / fit"),
+    ("+ / - / 0", "zoom the time axis in / out / fit (a zoom centres on the selected attempt)"),
+    ("H / L, shift+← / →", "pan the zoomed time axis left / right"),
     ("d", "diff the arguments with the previous attempt"),
     ("r", "raw view of the event exactly as recorded"),
     ("a", "in the detail: show all of a long content"),
@@ -43,7 +44,8 @@ FILTER_TOKENS: tuple[tuple[str, str], ...] = (
     ("server:TEXT", "server name contains TEXT"),
     ("outcome:failed", "outcome; alternatives with | (completed|failed)"),
     ("decision:disallowed", "governing decision of any attempt, or none"),
-    ("flag:late", "late, escalation, violation, out-of-model, unterminated, duplicate"),
+    ("flag:late", "a finding, by any name in the table below (late, dup, decided-late, "
+                  "late-response...); alternatives with |"),
     ("attempts:>1", "number of attempts: >, <, >=, <=, ="),
     ("id:TEXT", "operation_id contains TEXT"),
     ("free text", "matched against ids, servers, tools and content"),
@@ -74,12 +76,20 @@ def help_text() -> Table:
         grid.add_row(Text(g, style=P.decision_style(d)),
                      f"policy decision {d or 'none observed'}")
     grid.add_row("underlined / reversed", "late response / out-of-model event")
+    grid.add_row("bold reversed", "the selected attempt")
+    grid.add_row("◆2, ·5", "marks sharing one cell: the weightiest shown, then how many")
     for k, g in P.CONTEXT_GLYPH.items():
         grid.add_row(Text(g, style=P.style("context")), f"context: {k}")
     grid.add_row("", "")
-    grid.add_row(Text("Row labels", style="bold underline"), "")
-    for kind, label in P.FLAG_LABEL.items():
-        grid.add_row(f"{label} ({P.FLAG_SHORT[kind]})", kind)
+    grid.add_row(Text("Findings", style="bold underline"),
+                 "row label: other names (flag: and --fail-on take them all) · severity")
+    for kind in spec.FINDING_TABLE:
+        other = ", ".join(spec.finding_names(kind)[1:])
+        line = Text(f"{other} · " if other else "")
+        line.append(kind.severity, P.style(f"severity:{kind.severity}"))
+        if kind.row is None:
+            line.append(" · findings screen only", P.style("dim"))
+        grid.add_row(kind.label, line)
     return grid
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import orjson
@@ -30,7 +30,8 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
     too_deep,
 )
 from viewer.jsonenc import dumps_deep
-from viewer.model.types import Event, Model, Operation
+from viewer.model import spec
+from viewer.model.types import Attempt, Event, Model, Operation
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
 TIME_MODES: Final = ("absolute", "relative", "delta")
@@ -191,3 +192,66 @@ def event_of(model: Model, index: int | None) -> Event | None:
     if index is None or not 0 <= index < len(model.events):
         return None
     return model.events[index]
+
+
+def fmt_secs(seconds: float) -> str:
+    """A duration in words' units: ``0.5 s``, ``15.0 s``, ``2 min 05 s``, ``1 h 02 min``."""
+    s = abs(seconds)
+    if s < 60:
+        return f"{s:.1f} s"
+    if s < 3600:
+        return f"{int(s // 60)} min {int(s % 60):02d} s"
+    return f"{int(s // 3600)} h {int(s % 3600 // 60):02d} min"
+
+
+_ENDED: Final = {"Completed": "completed", "Failed": "failed", "Errored": "errored",
+                 "Denied": "was denied"}
+
+
+def attempt_gap(model: Model, prev: Attempt, cur: Attempt) -> str:
+    """The gap between two attempts in words: when the later one was invoked relative to how
+    the earlier one ended (or gave up), how long the agent had waited, and whether the earlier
+    one answered after all (``attempt 2 invoked 0.5 s after attempt 1 timed out; it had waited
+    15.0 s; attempt 1 answered 5.9 s after its timeout``)."""
+    events = model.events
+    start = cur.start
+    if start is None or prev.start is None:
+        return f"attempt {cur.number}: no time to compare with attempt {prev.number}"
+    gave_up = next((s for s in prev.steps if s.after in spec.LATE_STATES
+                    and events[s.event].type in ("tool-timeout", "tool-cancel")), None)
+    parts = []
+    if gave_up is not None and events[gave_up.event].time is not None:
+        t = events[gave_up.event].time
+        assert t is not None
+        what = "timed out" if events[gave_up.event].type == "tool-timeout" else \
+            "was cancelled"
+        parts.append(f"attempt {cur.number} invoked {_when(start - t)} attempt {prev.number} "
+                     f"{what}")
+        parts.append(f"it had waited {fmt_secs((t - prev.start).total_seconds())}")
+        late = next((s for s in prev.steps if s.late and events[s.event].time is not None), None)
+        if late is not None:
+            lt = events[late.event].time
+            assert lt is not None
+            after = "its timeout" if what == "timed out" else "its cancel"
+            answer = f"attempt {prev.number} answered {fmt_secs((lt - t).total_seconds())} " \
+                     f"after {after}"
+            if lt > start:
+                answer += f", after attempt {cur.number} began"
+            parts.append(answer)
+    elif prev.end is not None and prev.end <= start:
+        ended = _ENDED.get(prev.final_state or "", "ended")
+        parts.append(f"attempt {cur.number} invoked {_when(start - prev.end)} attempt "
+                     f"{prev.number} {ended}")
+        parts.append(f"it had run {fmt_secs((prev.end - prev.start).total_seconds())}")
+    else:
+        state = prev.steps[-1].after if prev.steps else None
+        waited = fmt_secs((start - prev.start).total_seconds())
+        parts.append(f"attempt {cur.number} invoked {waited} after attempt {prev.number} "
+                     "began, while it was still "
+                     f"{(state or 'open').lower()}")
+    return "; ".join(parts)
+
+
+def _when(delta: timedelta) -> str:
+    s = delta.total_seconds()
+    return f"{fmt_secs(s)} after" if s >= 0 else f"{fmt_secs(s)} before"

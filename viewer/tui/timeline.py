@@ -28,12 +28,14 @@ from textual.widgets import Footer, Input, Static
 
 from viewer.content import dialog_text, dialog_time, turn_before, turn_speaker
 from viewer.model import spec
-from viewer.model.types import Model, Operation, Step
+from viewer.model.types import Model, Operation, Source
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
-from viewer.tui.filter import FilterError, parse_filter
-from viewer.tui.present import fmt_delta, fmt_time
+from viewer.tui.filter import FilterError, in_progress, parse_filter
+from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
+from viewer.tui.lanes import lane_layers as _lane_layers
+from viewer.tui.present import attempt_gap, fmt_time
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -42,12 +44,6 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
-# Glyph precedence when two marks fall on one cell and cannot be pushed apart: final states win
-# over progress.
-_PRIORITY = {"tool-progress": 0, "tool-pending": 1, "tool-input": 1, "tool-input-response": 1,
-             "tool-invocation": 2, "tool-timeout": 2, "tool-cancel": 2, "tool-result": 3,
-             "tool-failure": 3, "tool-error": 3, "tool-denied": 3}
-_NUDGE = 2  # cells a mark may be pushed right of its time to stay visible
 NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
 
 
@@ -98,47 +94,6 @@ def short_target(op: Operation) -> str:
     return f"{op.tool or '*'} @ {server}"
 
 
-def _secs(t: datetime | None, t0: datetime | None) -> float | None:
-    if t is None or t0 is None:
-        return None
-    return (t - t0).total_seconds()
-
-
-class Axis:
-    """The shared time axis: model time span, and the visible window given zoom and centre."""
-
-    def __init__(self, model: Model) -> None:
-        times = [t for t in model.time_span() if t is not None]
-        for d in model.dialog:
-            t = dialog_time(d)
-            if t is not None:
-                times.append(t)
-        self.t0: datetime | None = min(times) if times else None
-        self.t1: datetime | None = max(times) if times else None
-        self.span = max(_secs(self.t1, self.t0) or 0.0, 1e-3)
-        self.ws = 0.0
-        self.we = self.span
-
-    def set_window(self, zoom: float, centre: float | None) -> None:
-        width = self.span / max(zoom, 1.0)
-        c = self.span / 2 if centre is None else centre
-        ws = min(max(0.0, c - width / 2), self.span - width)
-        self.ws, self.we = ws, ws + width
-
-    def x(self, t: datetime | None, lane_w: int) -> int | None:
-        s = _secs(t, self.t0)
-        if s is None or s < self.ws - 1e-9 or s > self.we + 1e-9:
-            return None
-        return round((s - self.ws) / (self.we - self.ws) * (lane_w - 1))
-
-    def x_clamped(self, t: datetime | None, lane_w: int) -> int | None:
-        s = _secs(t, self.t0)
-        if s is None:
-            return None
-        pos = (s - self.ws) / (self.we - self.ws) * (lane_w - 1)
-        return round(min(max(pos, -1), lane_w))
-
-
 class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False):
     """Operations × time, drawn line by line."""
 
@@ -155,6 +110,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self.axis: Axis | None = None
         self._generation = 0
         self._base_style: Style | None = None
+        self._pan: float | None = None  # the window's centre after H/L; None: the selection's
+        self._zoom_seen = 1.0
 
     def on_mount(self) -> None:
         model = self.vapp.model
@@ -168,7 +125,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._cache.clear()
         self._lanes.clear()
         self._base_style = None
-        self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
+        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
         self._update_window()
         self.ensure_visible()
         self.refresh()
@@ -176,9 +133,42 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def _update_window(self) -> None:
         if self.axis is None:
             return
-        op = self.vapp.operation
-        centre = _secs(op.first_time, self.axis.t0) if op is not None else None
+        if self.vapp.zoom != self._zoom_seen:  # a zoom centres on the selection again
+            self._zoom_seen, self._pan = self.vapp.zoom, None
+        centre = self._pan if self._pan is not None else self.focus_time()
         self.axis.set_window(self.vapp.zoom, centre)
+
+    def focus_time(self) -> float | None:
+        """Where a zoom centres (seconds from t0): the selected attempt, whole when it fits
+        the window, else from its start; the operation's first time without an attempt."""
+        axis, op, attempt = self.axis, self.vapp.operation, self.vapp.attempt
+        if axis is None or op is None:
+            return None
+        if attempt is None or attempt.start is None:
+            return _secs(op.first_time, axis.t0)
+        start = _secs(attempt.start, axis.t0)
+        times = [self.vapp.model.events[s.event].time for s in attempt.steps]  # type: ignore[union-attr]
+        end = max((_secs(t, axis.t0) for t in times if t is not None), default=start)
+        assert start is not None and end is not None
+        width = axis.span / max(self.vapp.zoom, 1.0)
+        if end - start <= width * 0.9:
+            return (start + end) / 2
+        return start + width * 0.4  # a long attempt: its start a tenth in from the left
+
+    def pan(self, direction: int) -> bool:
+        """Move the window a quarter of its width; False when it cannot move (whole span)."""
+        axis = self.axis
+        if axis is None:
+            return False
+        before = axis.ws
+        self._pan = axis.centre + direction * (axis.we - axis.ws) / 4
+        axis.set_window(self.vapp.zoom, self._pan)
+        self._pan = axis.centre  # kept inside the span
+        if axis.ws == before:
+            return False
+        self._generation += 1
+        self.refresh()
+        return True
 
     def notify_style_update(self) -> None:
         super().notify_style_update()
@@ -187,8 +177,13 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._lanes.clear()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
+        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
         self.ensure_visible()
+
+    def lane_width(self) -> int:
+        """The width rows are drawn at: the view less a vertical scrollbar's, so no lane ever
+        runs under the scrollbar (its last cells held the latest marks)."""
+        return self.scrollable_content_region.width
 
     def ensure_visible(self) -> None:
         # the rows under the fixed ones, less any scrollbar's (scrollable_content_region)
@@ -201,6 +196,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             self.scroll_to(y=sel - body + 1, animate=False, immediate=True)
 
     def selection_moved(self) -> None:
+        self._pan = None  # the window follows the selection again
         if self.vapp.zoom > 1.0:
             self._generation += 1
             self._update_window()
@@ -209,7 +205,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
     # --- rendering -----------------------------------------------------------------------------
     def render_line(self, y: int) -> Strip:
-        width = self.size.width
+        width = self.lane_width()
         model = self.vapp.model
         base = self._base_style
         if base is None:
@@ -257,58 +253,34 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             head += fit("start", cols.time_w) + " "
         head += "d   n " + fit("outcome", cols.outcome_w) + " " + fit("flags", cols.flags_w) + " "
         text = Text(fit(head, cols.lane_x), style=P.style("dim"))
-        lane = ["─"] * cols.lane_w
-        tick_every = 14
-        for x in range(0, cols.lane_w, tick_every):
-            s = axis.ws + (axis.we - axis.ws) * x / max(1, cols.lane_w - 1)
-            label = self._tick_label(s)
-            lane[x] = "┬"
-            for i, ch in enumerate(label):
-                if x + 1 + i < cols.lane_w and i < tick_every - 2:
-                    lane[x + 1 + i] = ch
-        text.append("".join(lane), style=P.style("ruler"))
+        if self.vapp.time_mode == "absolute" and axis.t0 is not None:
+            date = ruler_date(axis)  # the date once; the ticks say the time of day
+            keep = max(0, cols.lane_x - len(date) - 2)  # the headings it covers matter less
+            text = Text(fit(text.plain[:keep].rstrip(), keep + 1) + fit(date, cols.lane_x - keep
+                                                                        - 1), style=P.style("dim"))
+        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute"),
+                    style=P.style("ruler"))
         return text
-
-    def _tick_label(self, s: float) -> str:
-        axis = self.axis
-        assert axis is not None
-        if axis.t0 is None:  # no event has a parsable time: an axis without labels
-            return ""
-        if self.vapp.time_mode == "absolute":
-            from datetime import timedelta
-
-            t = axis.t0 + timedelta(seconds=s)
-            return t.strftime("%H:%M:%S")
-        return fmt_delta(s).replace(".000s", "s")
 
     def _context_lane(self, model: Model, cols: Columns) -> Text:
         text = self._left_header(cols, f"context: {len(model.dialog)} dialog, "
                                        f"{len(model.context)} events")
-        lane: list[tuple[str, Style]] = [(" ", Style.null())] * cols.lane_w
         assert self.axis is not None
         st = P.style("context")
-        for d in model.dialog:
-            x = self.axis.x(dialog_time(d), cols.lane_w)
-            if x is not None:
-                lane[x] = (P.CONTEXT_GLYPH["dialog"], st)
-        for i in model.context:
-            e = model.events[i]
-            x = self.axis.x(e.time, cols.lane_w)
-            if x is not None:
-                lane[x] = (P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH), st)
-        for ch, style in lane:
+        points = [(dialog_time(d), 1, P.CONTEXT_GLYPH["dialog"], st) for d in model.dialog]
+        points += [(model.events[i].time, 0,
+                    P.CONTEXT_GLYPH.get(model.events[i].type, P.UNKNOWN_GLYPH), st)
+                   for i in model.context]
+        for ch, style in point_lane(points, self.axis, cols.lane_w):
             text.append(ch, style)
         return text
 
     def _standing_lane(self, model: Model, cols: Columns) -> Text:
         text = self._left_header(cols, f"standing decisions: {len(model.standing)}")
-        lane: list[tuple[str, Style]] = [(" ", Style.null())] * cols.lane_w
         assert self.axis is not None
-        for sd in model.standing:
-            x = self.axis.x(sd.time, cols.lane_w)
-            if x is not None:
-                lane[x] = (P.DECISION_GLYPH.get(sd.decision, "?"), P.decision_style(sd.decision))
-        for ch, style in lane:
+        points = [(sd.time, 4, P.DECISION_GLYPH.get(sd.decision, "?"),
+                   P.decision_style(sd.decision)) for sd in model.standing]
+        for ch, style in point_lane(points, self.axis, cols.lane_w):
             text.append(ch, style)
         return text
 
@@ -367,16 +339,12 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         cached = self._lanes.get(key)
         if cached is None or cached[0] is not op:  # (an id may be reused by a later object)
             cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w))
-        chars, styles, owners, parts = cached[1]
+        lane = cached[1]
+        styles = lane.styles
         if selected:
-            sel = self.vapp.attempt_sel
-            emph = P.style("selected-attempt")
-            styles = [
-                _compose(parts[x], emph) if owner == sel else st
-                for x, (owner, st) in enumerate(zip(owners, styles, strict=True))
-            ]
+            styles = lane.with_selection(self.vapp.attempt_sel, P.style("selected-attempt"))
         text = Text()
-        for ch, st in zip(chars, styles, strict=True):
+        for ch, st in zip(lane.chars, styles, strict=True):
             text.append(ch, st)
         return text
 
@@ -389,7 +357,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             return
         same = pos == self.vapp.sel
         self.vapp.sel = pos
-        cols = columns(self.size.width)
+        cols = columns(self.lane_width())
         op = self.vapp.operation
         if op is not None and event.x >= cols.lane_x and self.axis is not None:
             model = self.vapp.model
@@ -413,122 +381,18 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
 
 
-_Parts = tuple[str | None, bool, bool]  # (state in effect, late, out of model) of one cell
+def signature_text(src: Source) -> Text:
+    """What the header says of the file's form and signature, in one place: the form, and for
+    a signed vCon how its signatures verified (viewer/signatures.py: ``verified``,
+    ``valid-signature-untrusted``, ``unverifiable``, ``invalid``), never a bare "signed" that
+    reads as if it were checked."""
+    text = Text(src.form)
+    if src.signed_layers:  # verified or not, and by whom: the first thing an auditor asks
+        from viewer.signatures import overall, short_status
 
-
-def _compose(parts: _Parts, emph: Style) -> Style:
-    """A cell's style: its state's colour, the selection's emphasis, then late, out-of-model."""
-    state, late, oom = parts
-    st = P.state_style(state) + emph
-    if late:
-        st += P.style("late")
-    if oom:
-        st += P.style("out-of-model")
-    return st
-
-
-def _lane_layers(model: Model, op: Operation, axis: Axis, w: int,
-                 ) -> tuple[list[str], list[Style], list[int], list[_Parts]]:
-    """One lane without the selection: each cell's glyph, style, the attempt that drew it
-    (-1: none or a decision) and its style's parts, so the selection is laid on in O(w).
-
-    Segments between an attempt's events take the colour of the state in effect; marks go in
-    replay order, each pushed right past the one before when they share a cell (at most
-    _NUDGE cells, so a mark stays near its time): order is kept and a timeout next to a
-    retry's invocation stays visible on a narrow lane. Beyond that a mark shares the latest
-    cell and precedence decides which shows; a mark never lands left of one that came before
-    it. Once decisions go just before the attempt they govern.
-    """
-    events = model.events
-    chars = [" "] * w
-    parts: list[_Parts] = [(None, False, False)] * w
-    owners = [-1] * w
-    prio = [-1] * w
-    plain = [True] * w  # an untouched cell keeps the null style
-    marks: list[tuple[int, int, int, Step]] = []
-    # Segments as (first cell, end cell, fill, parts, attempt); a later segment paints over an
-    # earlier one, so they are laid from the last, each cell painted once (``free`` skips
-    # painted cells): O(steps + width) where painting every segment was O(steps x width).
-    segments: list[tuple[int, int, str, _Parts, int]] = []
-    finals = spec.FINAL_STATES
-    t0 = axis.t0
-    scale = (w - 1) / (axis.we - axis.ws)
-    ws = axis.ws
-
-    def x_of(t: datetime | None) -> int | None:  # Axis.x_clamped, inlined for 100k attempts
-        if t is None or t0 is None:
-            return None
-        pos = ((t - t0).total_seconds() - ws) * scale
-        return round(min(max(pos, -1), w))
-
-    for ai, attempt in enumerate(op.attempts):
-        steps = attempt.steps
-        xs = [x_of(events[s.event].time) for s in steps]
-        last_k = len(steps) - 1
-        for k, step in enumerate(steps):
-            x0 = xs[k]
-            if x0 is None:
-                continue
-            if 0 <= x0 < w:
-                marks.append((events[step.event].order, x0, ai, step))
-            if k < last_k:
-                x1, fill = xs[k + 1], "─"
-            elif step.after not in finals:
-                x1, fill = w, "┄"  # unterminated: runs off to the end of the record
-            else:
-                continue
-            if x1 is None:
-                continue
-            a, b = max(0, x0 + 1), min(w, x1)
-            if a < b:
-                segments.append((a, b, fill, (step.after, False, False), ai))
-    free = list(range(w + 1))  # free[x]: the first unpainted cell at or after x (w: none)
-
-    def first_free(x: int) -> int:
-        root = x
-        while free[root] != root:
-            root = free[root]
-        while free[x] != root:  # path compression
-            free[x], x = root, free[x]
-        return root
-
-    for a, b, fill, cell, ai in reversed(segments):
-        x = first_free(a)
-        while x < b:
-            chars[x], parts[x], owners[x], plain[x] = fill, cell, ai, False
-            free[x] = x + 1
-            x = first_free(x + 1)
-    marks.sort(key=lambda m: m[0])
-    last = -1
-    shown: list[tuple[int, Step] | None] = [None] * w  # the mark that shows in each cell
-    for _, x, ai, step in marks:
-        p = _PRIORITY.get(events[step.event].type, 0)
-        if x <= last:  # never left of a later mark: its cell, or pushed past it
-            x = last + 1 if last + 1 < w and last + 1 - x <= _NUDGE else last
-        if p < prio[x]:
-            continue
-        prio[x], shown[x] = p, (ai, step)
-        if x > last:
-            last = x
-    for x, mark in enumerate(shown):
-        if mark is not None:
-            ai, step = mark
-            chars[x], owners[x], plain[x] = P.event_glyph(events[step.event].type), ai, False
-            parts[x] = (step.after, step.late, step.out_of_model)
-    null = Style.null()
-    styles = [null if plain[x] else _compose(parts[x], null) for x in range(w)]
-    for idx in op.once_decisions:
-        ev = events[idx]
-        x = axis.x(ev.time, w)
-        if x is None:
-            continue
-        if prio[x] >= 0 and x > 0 and prio[x - 1] < 0:
-            x -= 1
-        decision = ev.raw.get("decision")
-        d = decision if isinstance(decision, str) else None
-        chars[x], styles[x], prio[x], owners[x] = (
-            P.DECISION_GLYPH.get(d, "?"), P.decision_style(d), 5, -1)
-    return chars, styles, owners, parts
+        text.append(": ")
+        text.append(short_status(src), P.signature_style(overall(src)))
+    return text
 
 
 class InfoHeader(Static):
@@ -553,12 +417,10 @@ class InfoHeader(Static):
                         "not conform; press f to see them ", P.style("banner"))
             text.append("\n")
         text.append(safe(name), "bold")
-        text.append(f" · {src.form}" + (" (gzip)" if src.gzip else ""))
-        if src.signed_layers:  # verified or not, and by whom: the first thing an auditor asks
-            from viewer.signatures import overall, short_status
-
-            text.append(": ")
-            text.append(short_status(src), P.signature_style(overall(src)))
+        text.append(" · ")
+        text.append_text(signature_text(src))
+        if src.gzip:
+            text.append(" (gzip)")
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
@@ -602,6 +464,9 @@ class StatusLine(Static):
         if model is None or op is None:
             text.append("no operation matches" if model and model.operations else
                         "no tool operations in this vCon", P.style("dim"))
+            if app.note:
+                text.append("\n")
+                text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
             self.update(text)
             return
         text.append(safe(op.operation_id), "bold")
@@ -616,7 +481,14 @@ class StatusLine(Static):
         else:
             text.append(f"no attempt · {op.outcome}")
         said = _said_before(model, op.first_time)
-        if said:
+        if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
+            text.append("\n")
+            text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
+        elif attempt is not None and app.attempt_sel > 0:  # a retry: how long after, in words
+            text.append("\n")
+            text.append(attempt_gap(model, op.attempts[app.attempt_sel - 1], attempt),
+                        P.style("context"))
+        elif said:
             text.append("\n")
             text.append("asked before: ", P.style("context"))
             text.append(said)
@@ -671,6 +543,8 @@ class TimelineScreen(VappMixin, Screen[None]):
         Binding("plus,equals_sign", "zoom(2)", "Zoom +", id="timeline.zoom_in", show=False),
         Binding("minus", "zoom(0.5)", "Zoom -", id="timeline.zoom_out", show=False),
         Binding("0", "fit", "Fit", id="timeline.fit", show=False),
+        Binding("H,shift+left", "pan(-1)", "Pan ←", id="timeline.pan_left", show=False),
+        Binding("L,shift+right", "pan(1)", "Pan →", id="timeline.pan_right", show=False),
         Binding("d", "diff", "Diff", id="timeline.diff"),
         Binding("y", "copy", "Copy", id="timeline.copy"),
         Binding("e", "export", "Export", id="timeline.export"),
@@ -713,6 +587,7 @@ class TimelineScreen(VappMixin, Screen[None]):
             return
 
     def _moved(self) -> None:
+        self.vapp.set_note("")  # a note says what the last key did: this one moved on
         self.query_one(TimelineView).selection_moved()
         self.query_one(StatusLine).present(self.vapp)
 
@@ -789,14 +664,16 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def on_input_changed(self, event: Input.Changed) -> None:
         model = self.vapp.model
-        if model is not None and len(model.operations) <= BIG_MODEL:
-            err = self.vapp.apply_filter(event.value)  # live on small files; enter on big ones
-        else:
-            try:
-                parse_filter(event.value)
-                err = None
-            except FilterError as exc:
-                err = str(exc)
+        try:
+            parse_filter(event.value)
+            err = None
+        except FilterError as exc:
+            err = str(exc)
+        # live on small files (enter on big ones); a token still being typed, or one the filter
+        # cannot read, leaves the last good result on screen
+        if (err is None and model is not None and len(model.operations) <= BIG_MODEL
+                and not in_progress(event.value)):
+            self.vapp.apply_filter(event.value)
         # what is wrong so far, on the line's lower border (as Text: never read as markup)
         event.input.border_subtitle = Text(err, style="bold") if err else ""
 
@@ -814,6 +691,16 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def action_fit(self) -> None:
         self.vapp.zoom = 1.0
+
+    def action_pan(self, direction: int) -> None:
+        view = self.query_one(TimelineView)
+        if not view.pan(direction):
+            self.vapp.set_note("the whole record is in view: zoom in (+) to pan"
+                               if self.vapp.zoom <= 1 else
+                               "at the " + ("start" if direction < 0 else "end") + " of the record")
+        else:
+            self.vapp.set_note("")
+        self.query_one(StatusLine).present(self.vapp)
 
     def action_diff(self) -> None:
         from viewer.tui.diff import open_diff
