@@ -1,0 +1,215 @@
+"""One file's bytes -> rows of the six fleet tables (``viewer.fleet.schema``).
+
+``file_tables`` is the one per-file function every engine runs (the process pool of ``scan``,
+Spark's ``mapInArrow``): it is total, so one bad file among millions is a row, never a failed
+job. The values are the summary JSON's (``viewer.report.summary.summary_dict``), flattened;
+nothing else is read from the vCon but its event times and ``created_at``, and no tool content
+is copied: the tables are an index, the vCon stays the evidence.
+
+This module imports neither pyarrow nor duckdb: ``to_arrow`` imports pyarrow when called.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from datetime import UTC, date, datetime
+from typing import Any
+
+from viewer.fleet.schema import INT64_MAX, INT64_MIN, TABLES, arrow_schema
+
+Rows = dict[str, list[dict[str, Any]]]
+
+#: A URI's scheme (RFC 3986): ``s3://``, ``gs://``, ``file://``; a Windows drive is no scheme.
+_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]+://").match
+
+#: ``summary``'s exit statuses (``viewer.cli``): read, refused (2 or 3), internal error.
+EX_OK, EX_SOFTWARE = 0, 70
+
+
+def canonical_uri(path: str) -> str:
+    """A file's URI as the tables name it: ``file:///abs/path`` for a local path; a URI with
+    a scheme (``s3://bucket/key``, ``gs://``, ``az://``, ``file://``) as given."""
+    if _SCHEME(path):
+        return path
+    from pathlib import Path
+
+    return Path(os.path.abspath(path)).as_uri()
+
+
+def empty_rows() -> Rows:
+    return {name: [] for name in TABLES}
+
+
+def file_tables(data: bytes, uri: str, *, scan_time: datetime | None = None) -> Rows:
+    """The rows of every table for one input file; never raises (but on MemoryError from the
+    caller's side). A file ``summary`` refuses is one ``vcons`` row with its status."""
+    if scan_time is None:
+        scan_time = datetime.now(UTC)
+    try:
+        return _read(data, uri, scan_time)
+    except Exception as exc:  # summary's exit 70: a row says so, the scan goes on
+        from viewer.textsafe import safe
+
+        message = (f"internal error: {type(exc).__name__}: {safe(str(exc))[:300]} "
+                   "(set VCON_VIEW_DEBUG=1 for a traceback)")
+        return _refused(data, uri, scan_time, "failed", EX_SOFTWARE, message)
+
+
+def _refused(data: bytes, uri: str, scan_time: datetime, status: str, code: int,
+             message: str) -> Rows:
+    from viewer import __version__
+
+    rows = empty_rows()
+    form = "encrypted" if "encrypted vCon (JWE)" in message else None
+    row = _blank("vcons")
+    row.update(
+        file=uri, sha256=hashlib.sha256(data).hexdigest(), status=status, exit_status=code,
+        error=message, size=len(data), form=form, gzip=data[:2] == b"\x1f\x8b",
+        scanner_version=__version__, scan_time=scan_time,
+    )
+    rows["vcons"].append(row)
+    return rows
+
+
+def _blank(table: str) -> dict[str, Any]:
+    return dict.fromkeys((c.name for c in TABLES[table]), None)
+
+
+def _time(text: Any) -> datetime | None:
+    """A summary time (RFC 3339 text) as an aware datetime; the instant is the same."""
+    if text is None:
+        return None
+    return datetime.fromisoformat(text)
+
+
+def utc_day(t: datetime | None) -> date | None:
+    """The UTC day of an aware time; None for none, or one at the very edge of the calendar
+    (year 1 with a positive offset has no UTC day that ``date`` can hold)."""
+    if t is None:
+        return None
+    try:
+        return t.astimezone(UTC).date()
+    except OverflowError:
+        return None
+
+
+def _int64(v: int | None) -> int | None:
+    """An integer the 64-bit columns hold; an attempt number past 2^63-1 (the draft stops at
+    2^53-1 and a diagnostic says so) is null."""
+    return v if v is None or INT64_MIN <= v <= INT64_MAX else None
+
+
+def _read(data: bytes, uri: str, scan_time: datetime) -> Rows:
+    from viewer import __version__
+    from viewer.load import LoadError
+    from viewer.model.build import build_model
+    from viewer.model.times import parse_time
+    from viewer.pipeline import open_bytes
+    from viewer.report.summary import summary_dict
+
+    try:
+        model = build_model(open_bytes(data, name=uri))
+    except LoadError as exc:
+        return _refused(data, uri, scan_time, "refused", exc.exit_code, exc.message)
+    doc = summary_dict(model)
+    src = doc["source"]
+    first, last = model.time_span()
+    created, _ = parse_time(model.vcon.get("created_at"))
+    prefix = {"file": uri, "sha256": src["sha256"], "uuid": src["uuid"],
+              "date": utc_day(first or created)}
+    rows = empty_rows()
+
+    ops = rows["operations"]
+    atts = rows["attempts"]
+    targets: dict[str, tuple[Any, Any]] = {}
+    for op in doc["operations"]:
+        server, tool, op_id = op["server"], op["tool"], op["operation_id"]
+        targets[op_id] = (server, tool)
+        attempts = op["attempts"]
+        ops.append({
+            **prefix, "operation_id": op_id, "operation": op["operation"], "server": server,
+            "tool": tool, "decision": op["decision"], "decision_life": op["decision_life"],
+            "decision_event": op["decision_event"], "outcome": op["outcome"],
+            "n_attempts": len(attempts), "retries": op["retries"], "escalated": op["escalated"],
+            "late_responses": op["late_responses"],
+            "unassigned_events": op["unassigned_events"], "once_decisions": op["once_decisions"],
+            "first_time": _time(op["first_time"]), "flags": op["flags"],
+        })
+        for a in attempts:
+            atts.append({
+                **prefix, "operation_id": op_id, "server": server, "tool": tool,
+                "attempt": _int64(a["attempt"]), "start_time": _time(a["start"]),
+                "end_time": _time(a["end"]), "states": a["states"],
+                "final_state": a["final_state"], "events": a["events"], "late": a["late"],
+                "out_of_model": a["out_of_model"], "decision": a["decision"],
+                "decision_life": a["decision_life"], "decision_event": a["decision_event"],
+                "escalated": a["escalated"], "flags": a["flags"],
+            })
+    no_target = (None, None)
+    rows["findings"] = [
+        {**prefix, **f, "attempt": _int64(f["attempt"]),
+         "server": targets.get(f["operation_id"], no_target)[0],
+         "tool": targets.get(f["operation_id"], no_target)[1]}
+        for f in doc["findings"]
+    ]
+    rows["diagnostics"] = [{**prefix, **d} for d in doc["diagnostics"]]
+    rows["standing_decisions"] = [
+        {**prefix, **d, "time": _time(d["time"])} for d in doc["standing_decisions"]
+    ]
+
+    derived = doc.get("derived") or {}
+    by = doc["counts"]["by_severity"]
+    vcon = {
+        **prefix, "status": "read", "exit_status": EX_OK, "error": None,
+        "size": src["size"], "form": src["form"], "gzip": src["gzip"],
+        "extensions": src["extensions"], "critical": src["critical"],
+        "unsupported_critical": src["unsupported_critical"],
+        "critical_override": src["critical_override"], "signed_layers": src["signed_layers"],
+        "signatures": src["signatures"], "derived": bool(derived),
+        "derived_from": derived.get("from", []),
+        **{f"derived_{k}": derived.get(k) for k in
+           ("format", "title", "objects", "unit", "mapped", "ignored", "unmapped", "times")},
+        "n_operations": len(ops), "n_attempts": len(atts),
+        "n_standing_decisions": len(rows["standing_decisions"]),
+        "n_findings": doc["counts"]["findings"], "n_diagnostics": doc["counts"]["diagnostics"],
+        "errors": by.get("error", 0), "warnings": by.get("warning", 0),
+        "infos": by.get("info", 0),
+        "finding_kinds": sorted({f["kind"] for f in doc["findings"]}),
+        "diagnostic_codes": sorted({d["code"] for d in doc["diagnostics"]}),
+        "first_event": first, "last_event": last, "created_at": created,
+        "scanner_version": __version__, "scan_time": scan_time,
+    }
+    rows["vcons"].append(vcon)
+    return rows
+
+
+def merge(into: Rows, rows: Rows) -> Rows:
+    """Append ``rows`` to ``into`` table by table (a chunk of files)."""
+    for name, items in rows.items():
+        into[name].extend(items)
+    return into
+
+
+def to_arrow(rows_by_table: Rows) -> dict[str, Any]:
+    """Each table's rows as a ``pyarrow.Table`` with the schema of ``viewer.fleet.schema``
+    (every table present, empty ones too)."""
+    import pyarrow as pa
+
+    out = {}
+    for name in TABLES:
+        schema = arrow_schema(name)
+        out[name] = pa.Table.from_pylist(rows_by_table.get(name, []), schema=schema)
+    return out
+
+
+def json_value(v: Any) -> Any:
+    """A row value as the ndjson parts write it: times as RFC 3339 UTC text, days as ISO."""
+    if isinstance(v, datetime):
+        from viewer.model.times import format_time
+
+        return format_time(v.astimezone(UTC))
+    if isinstance(v, date):
+        return v.isoformat()
+    return v
