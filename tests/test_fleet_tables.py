@@ -195,7 +195,7 @@ def test_internal_error_is_a_failed_row(monkeypatch: pytest.MonkeyPatch) -> None
     def boom(*a: Any, **k: Any) -> Any:
         raise RuntimeError("boom \u202e")
 
-    monkeypatch.setattr(tables, "model_rows", boom)
+    monkeypatch.setattr(tables, "model_tuples", boom)
     rows = file_tables(DEMOS[0].read_bytes(), "x.json", scan_time=SCAN_TIME)
     (v,) = rows["vcons"]
     assert (v["status"], v["exit_status"]) == ("failed", 70)
@@ -236,3 +236,16 @@ def test_fuzzed_rows_are_the_summary(data: bytes) -> None:
         path = Path(d) / "fuzz.vcon.json"
         path.write_bytes(data)
         check_file(path)
+
+
+def test_lone_surrogate_becomes_replacement_character() -> None:
+    """An importer's Python json reads "\\ud800": the tables write U+FFFD there, as the
+    summary JSON does, instead of failing the chunk."""
+    pytest.importorskip("pyarrow")
+    from viewer.fleet.tables import empty_tuples, tuples_to_arrow
+
+    rows = empty_tuples()
+    rows["diagnostics"].append(("x", "s", "u\ud800", None, "code", "info", "/", "m\udfff"))
+    table = tuples_to_arrow(rows)["diagnostics"]
+    assert table.column("uuid").to_pylist() == ["u\ufffd"]
+    assert table.column("message").to_pylist() == ["m\ufffd"]
