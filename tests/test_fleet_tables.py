@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import sys
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +71,19 @@ def assert_rows_are_summary(rows: dict[str, list[dict[str, Any]]], doc: dict[str
     (v,) = rows["vcons"]
     assert (v["status"], v["exit_status"], v["error"]) == ("read", 0, None)
     for key in ("size", "form", "gzip", "extensions", "critical", "unsupported_critical",
-                "critical_override", "signed_layers", "signatures"):
+                "critical_override", "signed_layers"):
         assert v[key] == src[key], key
+    assert len(v["signatures"]) == len(src["signatures"])
+    for got, want in zip(v["signatures"], src["signatures"], strict=True):
+        assert set(got) == set(want)
+        assert {k: x for k, x in got.items() if k != "checked_at"} == {
+            k: x for k, x in want.items() if k != "checked_at"}
+        if got["time_source"] == "now":  # the clock at each reading: two readings differ
+            assert abs(got["checked_at"] - datetime.fromisoformat(want["checked_at"])
+                       ) < timedelta(minutes=5)
+        else:
+            assert _same_time(got["checked_at"], want["checked_at"])
+    assert v["signature_statuses"] == sorted({g["verified"] for g in src["signatures"]})
     derived = doc.get("derived")
     assert v["derived"] is (derived is not None)
     if derived:

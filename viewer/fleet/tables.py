@@ -181,7 +181,11 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
         "extensions": src["extensions"], "critical": src["critical"],
         "unsupported_critical": src["unsupported_critical"],
         "critical_override": src["critical_override"], "signed_layers": src["signed_layers"],
-        "signatures": src["signatures"], "derived": derived,
+        "signatures": [{**g, "checked_at": sig.checked_at}
+                       for g, sig in zip(src["signatures"], model.source.signatures,
+                                         strict=True)],
+        "signature_statuses": sorted({g["verified"] for g in src["signatures"]}),
+        "derived": derived,
         "derived_from": list(model.derived_from),
         **{f"derived_{k}": getattr(d, k) if derived and d is not None else None for k in
            ("format", "title", "objects", "unit", "mapped", "ignored", "unmapped", "times")},
@@ -256,4 +260,6 @@ def json_value(v: Any) -> Any:
         return format_time(v.astimezone(UTC))
     if isinstance(v, date):
         return v.isoformat()
+    if isinstance(v, list) and v and isinstance(v[0], dict):  # signatures: checked_at
+        return [{k: json_value(x) for k, x in item.items()} for item in v]
     return v
