@@ -65,6 +65,9 @@ def _tui_parser() -> argparse.ArgumentParser:
             "otlp, codex, gemini, copilot, cursor, mcp)\n"
             "  vcon-view import vcon FILE -o OUT   lift an older vCon's tool calls into events\n"
             "  vcon-view demo [NAME]          open a bundled demo incident (--list)\n"
+            "  vcon-view scan PATH... -o OUT  many vCons into fleet tables (Parquet, ndjson)\n"
+            "  vcon-view query OUT \"SQL\"     SQL over the fleet tables (DuckDB)\n"
+            "  vcon-view report OUT           the fleet report (-o fleet.md|fleet.html)\n"
             "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
             "exit: 0 ok, 1 check failed, 2 unreadable/encrypted/usage, 3 unsupported critical"
         ),
@@ -559,6 +562,25 @@ def _parsed(
     return run
 
 
+def _fleet(name: str) -> Callable[[Sequence[str]], int]:
+    """A fleet command (``viewer.fleet.cli``), imported only when it runs."""
+
+    def run(argv: Sequence[str]) -> int:
+        import gc
+
+        from viewer.fleet import cli as fleet
+
+        was_enabled = gc.isenabled()
+        gc.disable()  # as _parsed: the models are acyclic
+        try:
+            return int(getattr(fleet, f"cmd_{name}")(argv))
+        finally:
+            if was_enabled:
+                gc.enable()
+
+    return run
+
+
 #: Subcommands by name; each takes the arguments after its name and returns the exit status.
 #: A file literally named like a subcommand can be opened as ./summary.
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
@@ -566,6 +588,9 @@ SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "check": _parsed(_check_parser, cmd_check),
     "import": _import_hook,
     "demo": cmd_demo,
+    "scan": _fleet("scan"),
+    "query": _fleet("query"),
+    "report": _fleet("report"),
 }
 
 

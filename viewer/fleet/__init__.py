@@ -1,0 +1,1 @@
+"""Fleet triage: many vCons scanned into tables (issue 15)."""
