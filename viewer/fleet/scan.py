@@ -353,7 +353,8 @@ def _results(work: list[list[str]], jobs: int, scan_time: datetime,
 
 def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | None,
                      jobs: int, parts: dict[str, list[str]], result: Result,
-                     scan_time: datetime, started: datetime, seconds: float) -> None:
+                     scan_time: datetime, started: datetime, seconds: float, *,
+                     engine: str = "pool", extra: dict[str, Any] | None = None) -> None:
     from viewer import __version__
     from viewer.model.times import format_time
     from viewer.report.summary import dumps
@@ -362,7 +363,7 @@ def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | 
     doc = {
         "format": FORMAT,
         "scanner": f"vcon-view {__version__}",
-        "engine": "pool",
+        "engine": engine,
         "jobs": jobs,
         "output_format": fmt,
         "partition_by": partition,
@@ -378,6 +379,7 @@ def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | 
         "finished": format_time(datetime.now(UTC)),
         "seconds": round(seconds, 3),
         "cpu_seconds": round(result.cpu, 3),
+        **(extra or {}),
     }
     write_atomic(os.path.join(out, SCAN_JSON), dumps(doc), input_path=None)
 
