@@ -46,9 +46,9 @@ from viewer.fleet.scan import (
     Result,
     ScanError,
     Writer,
+    _write_scan_json,
     prepare_out,
     scan_chunk,
-    _write_scan_json,
 )
 from viewer.fleet.schema import TABLES, arrow_schema
 from viewer.fleet.tables import canonical_uri, empty_rows, file_tables, to_arrow
