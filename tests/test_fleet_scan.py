@@ -271,3 +271,46 @@ def test_plain_vcon_view_imports_neither_pyarrow_nor_duckdb() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          cwd=ROOT, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_out_inside_the_scanned_folder_is_not_read(tmp_path: Path) -> None:
+    shutil.copy(DEMOS / "tour.vcon.json", tmp_path / "a.vcon.json")
+    for fmt in ("ndjson", "parquet"):
+        for _ in range(2):  # the second scan finds the first one's _scan.json under OUT
+            r = run_scan([str(tmp_path)], str(tmp_path / f"out-{fmt}"), jobs=1, fmt=fmt,
+                         scan_time=SCAN_TIME)
+            assert r.files == 1 and not r.refused
+
+
+def test_progress_line_says_files_mb_rate_and_refused() -> None:
+    from viewer.fleet.scan import Progress, Result
+
+    stream = io.StringIO()
+    progress = Progress(stream)
+    result = Result(files=50, bytes=3_000_000)
+    result.refused = [{"file": "x"}] * 2
+    progress(result, 100, 6_000_000, 2.0)
+    progress(result, 100, 6_000_000, 2.1)  # within 0.2 s: not drawn again
+    progress.done()
+    text = stream.getvalue()
+    assert text.count("\r") == 1 and text.endswith("\n")
+    assert "50/100 files" in text and "3.0/6.0 MB" in text and "25 files/s" in text
+    assert "2 refused" in text
+
+
+def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import viewer.fleet.scan as scan
+
+    drawn: list[int] = []
+    real = scan.Progress.__call__
+    monkeypatch.setattr(scan.Progress, "__call__",
+                        lambda self, r, *a: drawn.append(r.files) or real(self, r, *a))
+    err = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", err)
+    assert main(["scan", str(DEMOS / "tour.vcon.json"), "-o", str(tmp_path / "a"),
+                 "-j", "1"]) == 0
+    assert not drawn and "\r" not in err.getvalue()
+    err.isatty = lambda: True  # type: ignore[method-assign]
+    assert main(["scan", str(DEMOS / "tour.vcon.json"), "-o", str(tmp_path / "b"),
+                 "-j", "1"]) == 0
+    assert drawn and "\r[" in err.getvalue()

@@ -190,12 +190,12 @@ def test_six_kinds_of_bad_file() -> None:
 
 
 def test_internal_error_is_a_failed_row(monkeypatch: pytest.MonkeyPatch) -> None:
-    import viewer.report.summary as summary
+    import viewer.fleet.tables as tables
 
     def boom(*a: Any, **k: Any) -> Any:
         raise RuntimeError("boom \u202e")
 
-    monkeypatch.setattr(summary, "summary_dict", boom)
+    monkeypatch.setattr(tables, "model_rows", boom)
     rows = file_tables(DEMOS[0].read_bytes(), "x.json", scan_time=SCAN_TIME)
     (v,) = rows["vcons"]
     assert (v["status"], v["exit_status"]) == ("failed", 70)

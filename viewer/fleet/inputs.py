@@ -38,8 +38,9 @@ class InputError(Exception):
 
 
 def wanted(name: str) -> bool:
-    """A file a folder walk keeps: a vCon suffix (``.gz`` too), not a conserver lookup index."""
-    return name.lower().endswith(_KEEP)
+    """A file a folder walk keeps: a vCon suffix (``.gz`` too), not a conserver lookup index,
+    not the ``_scan.json`` of a scan written inside the folder."""
+    return name.lower().endswith(_KEEP) and name != "_scan.json"
 
 
 def expand(paths: Iterable[str], stdin_lines: Iterable[str] = ()) -> list[Input]:

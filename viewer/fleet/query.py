@@ -52,6 +52,7 @@ def connect(out: str) -> Any:
     con = duckdb.connect(config={"autoinstall_known_extensions": "false",
                                  "autoload_known_extensions": "false"})
     con.execute("SET TimeZone = 'UTC'")
+    con.execute("SET enable_progress_bar = false")  # it would draw on our stderr
     for name, cols in TABLES.items():
         folder = os.path.join(out, name)
         has_parts = any(f.endswith(f".{fmt}") for _, _, files in os.walk(folder) for f in files)

@@ -49,15 +49,14 @@ class Document:
 # --- the queries ----------------------------------------------------------------------------
 
 
-def _period_filter(since: date | None, until: date | None) -> tuple[str, list[Any]]:
-    clauses, params = ["status = 'read'"], []
+def _period_filter(since: date | None, until: date | None, *, read_only: bool = True) -> str:
+    """A WHERE clause for the period (dates are ``date`` objects: their ISO text is safe)."""
+    clauses = ["status = 'read'"] if read_only else ["true"]
     if since is not None:
-        clauses.append("date >= ?")
-        params.append(since)
+        clauses.append(f"date >= DATE '{since.isoformat()}'")
     if until is not None:
-        clauses.append("date <= ?")
-        params.append(until)
-    return " AND ".join(clauses), params
+        clauses.append(f"date <= DATE '{until.isoformat()}'")
+    return " AND ".join(clauses)
 
 
 def build(out: str, *, since: date | None = None, until: date | None = None) -> Document:
@@ -68,12 +67,12 @@ def build(out: str, *, since: date | None = None, until: date | None = None) -> 
 
     con = connect(out)
     scan = read_scan_json(out)
-    where, params = _period_filter(since, until)
-    con.execute(f"CREATE TEMP TABLE s AS SELECT * FROM vcons WHERE {where}", params)
-    con.execute("CREATE TEMP VIEW f AS SELECT findings.* FROM findings "
-                "SEMI JOIN s USING (file)")
-    con.execute("CREATE TEMP VIEW o AS SELECT operations.* FROM operations "
-                "SEMI JOIN s USING (file)")
+    con.execute(f"CREATE TEMP TABLE s AS SELECT * FROM vcons WHERE {_period_filter(since, until)}")
+    # Every row carries its session's date, and only files that were read have operations
+    # and findings: the period filters them without a join.
+    day_where = _period_filter(since, until, read_only=False)
+    con.execute(f"CREATE TEMP VIEW f AS SELECT * FROM findings WHERE {day_where}")
+    con.execute(f"CREATE TEMP VIEW o AS SELECT * FROM operations WHERE {day_where}")
 
     def one(sql: str, p: Sequence[Any] = ()) -> Any:
         return con.execute(sql, list(p)).fetchone()

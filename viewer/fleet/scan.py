@@ -271,6 +271,10 @@ def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parqu
         items = inputs.expand(paths, stdin_lines)
     except inputs.InputError as exc:
         raise ScanError(str(exc)) from None
+    # OUT inside a scanned folder: its own _scan.json (and a previous scan's parts) are not
+    # sessions.
+    own = inputs.canonical_uri(out).rstrip("/") + "/"
+    items = [i for i in items if not i.uri.startswith(own)]
     prepare_out(out)
     try:
         writer = Writer(out, fmt, partition)

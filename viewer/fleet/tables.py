@@ -15,9 +15,12 @@ import hashlib
 import os
 import re
 from datetime import UTC, date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from viewer.fleet.schema import INT64_MAX, INT64_MIN, TABLES, arrow_schema
+
+if TYPE_CHECKING:
+    from viewer.model.types import Model
 
 Rows = dict[str, list[dict[str, Any]]]
 
@@ -77,13 +80,6 @@ def _blank(table: str) -> dict[str, Any]:
     return dict.fromkeys((c.name for c in TABLES[table]), None)
 
 
-def _time(text: Any) -> datetime | None:
-    """A summary time (RFC 3339 text) as an aware datetime; the instant is the same."""
-    if text is None:
-        return None
-    return datetime.fromisoformat(text)
-
-
 def utc_day(t: datetime | None) -> date | None:
     """The UTC day of an aware time; None for none, or one at the very edge of the calendar
     (year 1 with a positive offset has no UTC day that ``date`` can hold)."""
@@ -102,82 +98,97 @@ def _int64(v: int | None) -> int | None:
 
 
 def _read(data: bytes, uri: str, scan_time: datetime) -> Rows:
-    from viewer import __version__
     from viewer.load import LoadError
     from viewer.model.build import build_model
-    from viewer.model.times import parse_time
     from viewer.pipeline import open_bytes
-    from viewer.report.summary import summary_dict
 
     try:
         model = build_model(open_bytes(data, name=uri))
     except LoadError as exc:
         return _refused(data, uri, scan_time, "refused", exc.exit_code, exc.message)
-    doc = summary_dict(model)
-    src = doc["source"]
+    return model_rows(model, uri, scan_time)
+
+
+def model_rows(model: Model, uri: str, scan_time: datetime) -> Rows:
+    """The rows of one model: the summary JSON's values (``summary_dict``), read straight from
+    the model as that function reads them, times as the datetimes its RFC 3339 texts are
+    written from (a third of the per-file cost saved against building the document and
+    parsing its times back; ``tests/test_fleet_tables.py`` holds the two equal)."""
+    from viewer import __version__
+    from viewer.model.times import parse_time
+    from viewer.report.summary import _source
+
+    src = _source(model)
     first, last = model.time_span()
     created, _ = parse_time(model.vcon.get("created_at"))
     prefix = {"file": uri, "sha256": src["sha256"], "uuid": src["uuid"],
               "date": utc_day(first or created)}
     rows = empty_rows()
-
     ops = rows["operations"]
     atts = rows["attempts"]
     targets: dict[str, tuple[Any, Any]] = {}
-    for op in doc["operations"]:
-        server, tool, op_id = op["server"], op["tool"], op["operation_id"]
+    for op in model.operations:
+        (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
+         unassigned, first_time, _, retries, op_escalated, late_responses, op_flags) = op
         targets[op_id] = (server, tool)
-        attempts = op["attempts"]
         ops.append({
-            **prefix, "operation_id": op_id, "operation": op["operation"], "server": server,
-            "tool": tool, "decision": op["decision"], "decision_life": op["decision_life"],
-            "decision_event": op["decision_event"], "outcome": op["outcome"],
-            "n_attempts": len(attempts), "retries": op["retries"], "escalated": op["escalated"],
-            "late_responses": op["late_responses"],
-            "unassigned_events": op["unassigned_events"], "once_decisions": op["once_decisions"],
-            "first_time": _time(op["first_time"]), "flags": op["flags"],
+            **prefix, "operation_id": op_id, "operation": kind, "server": server,
+            "tool": tool, "decision": decision, "decision_life": life,
+            "decision_event": dec_event, "outcome": outcome, "n_attempts": len(op_attempts),
+            "retries": retries, "escalated": op_escalated, "late_responses": late_responses,
+            "unassigned_events": list(unassigned), "once_decisions": list(once),
+            "first_time": first_time, "flags": sorted(op_flags),
         })
-        for a in attempts:
+        for a in op_attempts:
+            (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
+             late, out_of_model, escalated, flags) = a
             atts.append({
                 **prefix, "operation_id": op_id, "server": server, "tool": tool,
-                "attempt": _int64(a["attempt"]), "start_time": _time(a["start"]),
-                "end_time": _time(a["end"]), "states": a["states"],
-                "final_state": a["final_state"], "events": a["events"], "late": a["late"],
-                "out_of_model": a["out_of_model"], "decision": a["decision"],
-                "decision_life": a["decision_life"], "decision_event": a["decision_event"],
-                "escalated": a["escalated"], "flags": a["flags"],
+                "attempt": _int64(number), "start_time": a_start, "end_time": a_end,
+                "states": [st[2] for st in steps], "final_state": final_state,
+                "events": [st[0] for st in steps], "late": list(late),
+                "out_of_model": list(out_of_model), "decision": a_decision,
+                "decision_life": a_life, "decision_event": a_event, "escalated": escalated,
+                "flags": sorted(flags),
             })
     no_target = (None, None)
     rows["findings"] = [
-        {**prefix, **f, "attempt": _int64(f["attempt"]),
-         "server": targets.get(f["operation_id"], no_target)[0],
-         "tool": targets.get(f["operation_id"], no_target)[1]}
-        for f in doc["findings"]
+        {**prefix, "kind": f.kind, "severity": f.severity, "operation_id": f.operation_id,
+         "attempt": _int64(f.attempt), "events": list(f.events), "message": f.message,
+         "server": targets.get(f.operation_id, no_target)[0],  # type: ignore[arg-type]
+         "tool": targets.get(f.operation_id, no_target)[1]}  # type: ignore[arg-type]
+        for f in model.findings
     ]
-    rows["diagnostics"] = [{**prefix, **d} for d in doc["diagnostics"]]
+    rows["diagnostics"] = [
+        {**prefix, "code": d.code, "severity": d.severity, "pointer": d.pointer,
+         "message": d.message}
+        for d in model.diagnostics
+    ]
     rows["standing_decisions"] = [
-        {**prefix, **d, "time": _time(d["time"])} for d in doc["standing_decisions"]
+        {**prefix, "event": d.event, "time": d.time, "operation": d.operation,
+         "server": d.server, "tool": d.tool, "decision": d.decision, "reason": d.reason,
+         "replaced_by": d.replaced_by}
+        for d in model.standing
     ]
-
-    derived = doc.get("derived") or {}
-    by = doc["counts"]["by_severity"]
+    d = model.derivation
+    derived = bool(model.derived_from)
+    by = model.counts()
     vcon = {
         **prefix, "status": "read", "exit_status": EX_OK, "error": None,
         "size": src["size"], "form": src["form"], "gzip": src["gzip"],
         "extensions": src["extensions"], "critical": src["critical"],
         "unsupported_critical": src["unsupported_critical"],
         "critical_override": src["critical_override"], "signed_layers": src["signed_layers"],
-        "signatures": src["signatures"], "derived": bool(derived),
-        "derived_from": derived.get("from", []),
-        **{f"derived_{k}": derived.get(k) for k in
+        "signatures": src["signatures"], "derived": derived,
+        "derived_from": list(model.derived_from),
+        **{f"derived_{k}": getattr(d, k) if derived and d is not None else None for k in
            ("format", "title", "objects", "unit", "mapped", "ignored", "unmapped", "times")},
         "n_operations": len(ops), "n_attempts": len(atts),
         "n_standing_decisions": len(rows["standing_decisions"]),
-        "n_findings": doc["counts"]["findings"], "n_diagnostics": doc["counts"]["diagnostics"],
-        "errors": by.get("error", 0), "warnings": by.get("warning", 0),
-        "infos": by.get("info", 0),
-        "finding_kinds": sorted({f["kind"] for f in doc["findings"]}),
-        "diagnostic_codes": sorted({d["code"] for d in doc["diagnostics"]}),
+        "n_findings": len(model.findings), "n_diagnostics": len(model.diagnostics),
+        "errors": by["error"], "warnings": by["warning"], "infos": by["info"],
+        "finding_kinds": sorted({f.kind for f in model.findings}),
+        "diagnostic_codes": sorted({x.code for x in model.diagnostics}),
         "first_event": first, "last_event": last, "created_at": created,
         "scanner_version": __version__, "scan_time": scan_time,
     }

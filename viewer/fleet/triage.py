@@ -31,11 +31,15 @@ TRIAGE: Final[dict[str, tuple[str, str]]] = {
         "group by all order by week",
     ),
     "retried-tools": (
-        "tools whose calls were retried, and how often a retry ran twice",
-        "select server, tool, count(*) filter (where retries > 0) as retried, "
-        "count(*) filter (where list_contains(flags, 'duplicate-execution-risk')) as twice, "
-        "count(*) as operations from operations group by all "
-        "having retried > 0 order by twice desc, retried desc limit 20",
+        "tools whose calls were retried: operations retried, retries, and attempts that ran "
+        "after a later attempt had been invoked (duplicate executions)",
+        "select o.server, o.tool, o.retried, o.retries, coalesce(d.duplicates, 0) as duplicates "
+        "from (select server, tool, count(*) as retried, sum(retries) as retries "
+        "      from operations where retries > 0 group by all) o "
+        "left join (select server, tool, count(*) as duplicates from findings "
+        "           where kind = 'duplicate-execution-risk' group by all) d "
+        "on o.server is not distinct from d.server and o.tool is not distinct from d.tool "
+        "order by duplicates desc, o.retries desc limit 20",
     ),
     "not-read": (
         "files that could not be read, by exit status, with one example each",

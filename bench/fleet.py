@@ -1,0 +1,283 @@
+"""Fleet triage benchmark (issue 15): ``scan`` against one ``summary`` process per file, and
+the triage queries on tables of 100k sessions.
+
+Run from the repository root::
+
+    .venv/bin/python bench/fleet.py                 # 2,000 files (+ bad ones), loop of 200
+    .venv/bin/python bench/fleet.py --files 200 --loop 50 --sessions 20000   # a smoke run
+
+The corpus is made with ``bench/generate.py`` (seeded, 5-200 operations per file) in the
+layout of a vcon-server file store (``YYYY/MM/DD/<uuid>.json``, every fifth file gzipped,
+``lookup/*.txt`` indexes), plus bad files of six kinds; it goes to ``bench/out/fleet/`` and is
+reused while it exists. Each engine runs as a fresh child process; its CPU is the children's
+``getrusage`` delta, so the workers of ``-j 2`` count too. The loop of ``summary`` processes
+runs on an evenly spaced sample of the files (``--loop``) and is reported per file.
+
+Engines are a registry (``ENGINES``): another engine (Spark ``local[2]``) adds itself with
+``register`` and gets a column in the same table, measured on the same corpus.
+
+The triage queries (``viewer.fleet.triage``, the README's) run on tables of ``--sessions``
+sessions made cheaply: the scanned corpus's rows repeated, each copy with its own file, uuid
+and date (spread over the last 12 weeks, so "this week" finds rows).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+OUT = ROOT / "bench" / "out" / "fleet"
+VENV = ROOT / ".venv" / "bin"
+VCON_VIEW = str(VENV / "vcon-view") if (VENV / "vcon-view").exists() else "vcon-view"
+
+
+@dataclass
+class Measure:
+    name: str
+    files: int
+    wall: float
+    cpu: float
+
+    @property
+    def cpu_per_file_ms(self) -> float:
+        return 1000 * self.cpu / self.files
+
+    @property
+    def files_per_s(self) -> float:
+        return self.files / self.wall
+
+    @property
+    def files_per_cpu_s(self) -> float:
+        return self.files / self.cpu
+
+
+#: name -> callable(corpus, files, workdir) -> Measure. Another engine registers itself here.
+ENGINES: dict[str, Callable[[Path, int, Path], Measure]] = {}
+
+
+def register(name: str, run: Callable[[Path, int, Path], Measure]) -> None:
+    ENGINES[name] = run
+
+
+# --- corpus ---------------------------------------------------------------------------------
+
+
+def make_corpus(n: int, seed: int = 15) -> Path:
+    """``n`` generated vCons in a conserver layout, plus bad files; reused when present."""
+    from bench.generate import generate
+
+    corpus = OUT / f"corpus-{n}-{seed}"
+    if (corpus / ".complete").exists():
+        return corpus
+    shutil.rmtree(corpus, ignore_errors=True)
+    rng = random.Random(seed)
+    t0 = time.perf_counter()
+    tmp = OUT / "gen.tmp.json"
+    OUT.mkdir(parents=True, exist_ok=True)
+    for i in range(n):
+        day = date(2026, 1, 1) + timedelta(days=rng.randrange(90))
+        folder = corpus / f"{day.year:04d}" / f"{day.month:02d}" / f"{day.day:02d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        generate(tmp, rng.randint(5, 200), seed=seed * 100_000 + i)
+        data = tmp.read_bytes()
+        name = f"{i:08x}-0000-4000-8000-{seed:012x}"
+        if i % 5 == 0:
+            (folder / f"{name}.json.gz").write_bytes(gzip.compress(data, 6, mtime=0))
+        else:
+            (folder / f"{name}.json").write_bytes(data)
+        if i % 500 == 0:
+            print(f"  corpus {i}/{n} ({time.perf_counter() - t0:.0f} s)", file=sys.stderr)
+    tmp.unlink(missing_ok=True)
+    bad = corpus / "2026" / "bad"
+    bad.mkdir(parents=True, exist_ok=True)
+    sample = next(corpus.rglob("*.json")).read_bytes()
+    for k in range(max(1, n // 200)):
+        (bad / f"truncated-{k}.json").write_bytes(sample[: len(sample) // 2])
+        (bad / f"not-json-{k}.json").write_bytes(b"this is not JSON\n")
+        (bad / f"not-a-vcon-{k}.json").write_bytes(b'{"hello": "world"}\n')
+        (bad / f"encrypted-{k}.json").write_bytes(
+            b'{"unprotected": {"cty": "application/vcon+json", "enc": "A256CBC-HS512", '
+            b'"uuid": "x"}, "recipients": [{"header": {"alg": "RSA-OAEP"}, '
+            b'"encrypted_key": "AA"}], "iv": "AA", "ciphertext": "AA", "tag": "AA"}')
+        (bad / f"array-{k}.json").write_bytes(b"[1, 2, 3]\n")
+        (bad / f"empty-{k}.json").write_bytes(b"")
+    (corpus / "lookup").mkdir(exist_ok=True)
+    (corpus / "lookup" / "uuid.txt").write_text("index\n")
+    (corpus / ".complete").write_text("ok\n")
+    print(f"  corpus ready in {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    return corpus
+
+
+def corpus_files(corpus: Path) -> list[Path]:
+    from viewer.fleet.inputs import expand, local_path
+
+    return [Path(local_path(i.uri)) for i in expand([str(corpus)])]
+
+
+# --- engines --------------------------------------------------------------------------------
+
+
+def _children_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _timed(name: str, files: int, argv: list[str]) -> Measure:
+    cpu0, t0 = _children_cpu(), time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return Measure(name, files, time.perf_counter() - t0, _children_cpu() - cpu0)
+
+
+def scan_engine(jobs: int) -> Callable[[Path, int, Path], Measure]:
+    def run(corpus: Path, files: int, work: Path) -> Measure:
+        out = work / f"scan-j{jobs}"
+        shutil.rmtree(out, ignore_errors=True)
+        return _timed(f"scan -j {jobs}", files, [VCON_VIEW, "scan", str(corpus), "-o", str(out),
+                                                 "-j", str(jobs)])
+    return run
+
+
+register("scan -j 1", scan_engine(1))
+register("scan -j 2", scan_engine(2))
+
+
+def summary_loop(paths: list[Path]) -> Measure:
+    """One ``vcon-view summary --format json FILE`` process per file, one after another."""
+    cpu0, t0 = _children_cpu(), time.perf_counter()
+    for p in paths:
+        subprocess.run([VCON_VIEW, "summary", "--format", "json", str(p)],
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    return Measure("summary loop", len(paths), time.perf_counter() - t0, _children_cpu() - cpu0)
+
+
+# --- triage queries on 100k sessions --------------------------------------------------------
+
+
+def big_tables(scan_out: Path, sessions: int, dest: Path) -> dict[str, int]:
+    """Tables of ``sessions`` sessions: the scan's rows repeated, each copy its own session."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from viewer.fleet.schema import TABLES, arrow_schema
+
+    shutil.rmtree(dest, ignore_errors=True)
+    base = {name: pq.read_table(scan_out / name) for name in TABLES}
+    n = base["vcons"].num_rows
+    copies = -(-sessions // n)
+    today = datetime.now(UTC).date()
+    rows = {}
+    for name in TABLES:
+        t = base[name]
+        parts = []
+        for c in range(copies):
+            day = pa.scalar(today - timedelta(days=(c * 7919) % 84), pa.date32())
+            part = t.set_column(t.schema.get_field_index("file"), "file",
+                                pc.binary_join_element_wise(t.column("file"),
+                                                            pa.scalar(f"#{c}"), ""))
+            part = part.set_column(part.schema.get_field_index("uuid"), "uuid",
+                                   pc.binary_join_element_wise(
+                                       pc.fill_null(part.column("uuid"), ""),
+                                       pa.scalar(f"-{c}"), ""))
+            part = part.set_column(part.schema.get_field_index("date"), "date",
+                                   pa.array([day.as_py()] * part.num_rows, pa.date32()))
+            parts.append(part)
+        table = pa.concat_tables(parts)
+        if name == "vcons":
+            table = table.slice(0, sessions)
+        folder = dest / name
+        folder.mkdir(parents=True)
+        pq.write_table(table.cast(arrow_schema(name)), folder / "part-00000.parquet",
+                       compression="zstd")
+        rows[name] = table.num_rows
+    (dest / "_scan.json").write_text('{"format": "vcon-view-tables/1", '
+                                     '"output_format": "parquet"}\n')
+    return rows
+
+
+def time_queries(dest: Path, repeat: int = 3) -> dict[str, float]:
+    from viewer.fleet.query import run_query
+    from viewer.fleet.triage import TRIAGE
+
+    out = {}
+    for name, (_, sql) in TRIAGE.items():
+        best = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            run_query(str(dest), sql)
+            best = min(best, time.perf_counter() - t0)
+        out[name] = best
+    t0 = time.perf_counter()
+    from viewer.fleet.report import build, to_markdown
+
+    to_markdown(build(str(dest)))
+    out["report (whole)"] = time.perf_counter() - t0
+    return out
+
+
+# --- main -----------------------------------------------------------------------------------
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--files", type=int, default=2000, help="generated vCons (default 2000)")
+    p.add_argument("--loop", type=int, default=200,
+                   help="files in the summary-process loop (an even sample; default 200)")
+    p.add_argument("--sessions", type=int, default=100_000,
+                   help="sessions in the tables the triage queries run on (default 100000)")
+    p.add_argument("--engines", default=",".join(ENGINES),
+                   help=f"comma-separated, of: {', '.join(ENGINES)}")
+    args = p.parse_args(argv)
+
+    corpus = make_corpus(args.files)
+    files = corpus_files(corpus)
+    work = OUT / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    size = sum(f.stat().st_size for f in files)
+    print(f"corpus: {len(files):,} files ({args.files:,} generated + bad), "
+          f"{size / 1e6:,.1f} MB, {os.cpu_count()} CPUs")
+
+    results: list[Measure] = []
+    for name in [e for e in args.engines.split(",") if e]:
+        results.append(ENGINES[name](corpus, len(files), work))
+    step = max(1, len(files) // args.loop)
+    results.append(summary_loop(files[::step][: args.loop]))
+    loop = results[-1]
+
+    print()
+    print("| engine | files | wall s | CPU s | CPU per file | files/s | files per CPU-s | "
+          "vs summary loop |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for m in results:
+        print(f"| {m.name} | {m.files:,} | {m.wall:,.1f} | {m.cpu:,.1f} | "
+              f"{m.cpu_per_file_ms:,.1f} ms | {m.files_per_s:,.0f} | {m.files_per_cpu_s:,.0f} | "
+              f"{m.files_per_cpu_s / loop.files_per_cpu_s:,.1f}x |")
+
+    scan_out = work / "scan-j1" if (work / "scan-j1").exists() else work / "scan-j2"
+    if args.sessions and scan_out.exists():
+        dest = work / f"big-{args.sessions}"
+        t0 = time.perf_counter()
+        rows = big_tables(scan_out, args.sessions, dest)
+        print(f"\ntriage tables: {', '.join(f'{k} {v:,}' for k, v in rows.items())} "
+              f"(made in {time.perf_counter() - t0:.0f} s)")
+        print("| query | best of 3 |\n|---|---:|")
+        for name, s in time_queries(dest).items():
+            print(f"| {name} | {s * 1000:,.0f} ms |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
