@@ -154,6 +154,54 @@ register("scan -j 1", scan_engine(1))
 register("scan -j 2", scan_engine(2))
 
 
+def spark_engine(master: str) -> Callable[[Path, int, Path], Measure]:
+    """``scan --engine spark`` in a fresh process on ``master``, Spark's defaults but the UI
+    off and bound to 127.0.0.1. Its CPU is every process it starts (the driver's Python, the
+    JVM, Spark's Python daemon and workers): this process becomes their subreaper, so the
+    ones the JVM leaves behind are reaped here and counted in the children's ``getrusage``."""
+    def run(corpus: Path, files: int, work: Path) -> Measure:
+        out = work / f"spark-{master}"
+        shutil.rmtree(out, ignore_errors=True)
+        _subreaper()
+        env = {**os.environ, "PYSPARK_PYTHON": str(VENV / "python"),
+               "SPARK_LOCAL_IP": "127.0.0.1",
+               "PYSPARK_SUBMIT_ARGS": f"--master {master} --conf spark.ui.enabled=false "
+                                      "--conf spark.driver.host=127.0.0.1 pyspark-shell"}
+        cpu0, t0 = _children_cpu(), time.perf_counter()
+        subprocess.run([VCON_VIEW, "scan", "--engine", "spark", str(corpus), "-o", str(out)],
+                       check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                       env=env)
+        _reap()
+        return Measure(f"spark {master}", files, time.perf_counter() - t0,
+                       _children_cpu() - cpu0)
+    return run
+
+
+def _subreaper() -> None:
+    """Orphaned descendants (Spark's Python daemon) become this process's children."""
+    import ctypes
+
+    pr_set_child_subreaper = 36
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_child_subreaper, 1, 0, 0, 0)
+
+
+def _reap() -> None:
+    """Wait for every descendant left (their CPU then counts in RUSAGE_CHILDREN)."""
+    while True:
+        try:
+            os.wait()
+        except ChildProcessError:
+            return
+
+
+try:
+    import pyspark  # noqa: F401  (the spark extra)
+except ImportError:
+    pass
+else:
+    register("spark local[2]", spark_engine("local[2]"))
+
+
 def summary_loop(paths: list[Path]) -> Measure:
     """One ``vcon-view summary --format json FILE`` process per file, one after another."""
     cpu0, t0 = _children_cpu(), time.perf_counter()

@@ -174,6 +174,21 @@ def test_cli_engine_spark_uses_the_active_session(spark: Any, corpus: Path, pool
     assert read_scan_json(str(out))["rows"] == read_scan_json(str(pool))["rows"]
 
 
+def test_spark_submit_runs_this_module(spark: Any, corpus: Path, pool: Path, tmp_path: Path,
+                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``spark-submit viewer/fleet/spark.py PATH -o OUT`` (the README's) is a scan."""
+    import runpy
+
+    import viewer.fleet.spark as module
+
+    out = tmp_path / "submitted"
+    monkeypatch.setattr(sys, "argv", [module.__file__, str(corpus), "-o", str(out)])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(module.__file__, run_name="__main__")
+    assert done.value.code == 0
+    assert read_scan_json(str(out))["rows"] == read_scan_json(str(pool))["rows"]
+
+
 def test_cli_engine_spark_usage(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                 capsys: pytest.CaptureFixture[str]) -> None:
     import importlib.util

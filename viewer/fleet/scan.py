@@ -260,6 +260,19 @@ def prepare_out(out: str) -> None:
         raise ScanError(f"cannot write {safe(out)}: permission denied")
 
 
+def listing(paths: Sequence[str], out: str,
+            stdin_lines: Sequence[str] = ()) -> list[inputs.Input]:
+    """The files a scan into ``out`` reads (every engine's): ``paths`` expanded, less OUT's
+    own files when OUT is inside a scanned folder (its _scan.json, a previous scan's parts
+    are not sessions). Raises ScanError for a PATH that cannot be listed."""
+    try:
+        items = inputs.expand(paths, stdin_lines)
+    except inputs.InputError as exc:
+        raise ScanError(str(exc)) from None
+    own = inputs.canonical_uri(out).rstrip("/") + "/"
+    return [i for i in items if not i.uri.startswith(own)]
+
+
 def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parquet",
              partition: str | None = None, stdin_lines: Sequence[str] = (),
              scan_time: datetime | None = None, progress: Any = None) -> Result:
@@ -267,14 +280,7 @@ def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parqu
     started = datetime.now(UTC)
     scan_time = scan_time or started
     wall0 = time.perf_counter()
-    try:
-        items = inputs.expand(paths, stdin_lines)
-    except inputs.InputError as exc:
-        raise ScanError(str(exc)) from None
-    # OUT inside a scanned folder: its own _scan.json (and a previous scan's parts) are not
-    # sessions.
-    own = inputs.canonical_uri(out).rstrip("/") + "/"
-    items = [i for i in items if not i.uri.startswith(own)]
+    items = listing(paths, out, stdin_lines)
     prepare_out(out)
     try:
         writer = Writer(out, fmt, partition)

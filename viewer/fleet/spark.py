@@ -47,6 +47,7 @@ from viewer.fleet.scan import (
     ScanError,
     Writer,
     _write_scan_json,
+    listing,
     prepare_out,
     scan_chunk,
 )
@@ -230,10 +231,7 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
     scan_time = scan_time or started
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
-    try:
-        items = inputs.expand(paths, stdin_lines)
-    except inputs.InputError as exc:
-        raise ScanError(str(exc)) from None
+    items = listing(paths, out, stdin_lines)
     prepare_out(out)
     try:
         writer = Writer(out, fmt, partition)
@@ -401,3 +399,16 @@ def _decode(table: str) -> Any:
                     yield from r
 
     return run
+
+
+def submit_main(argv: Sequence[str] | None = None) -> int:
+    """``scan --engine spark`` with ``argv`` (spark-submit's arguments after this file)."""
+    import sys
+
+    from viewer.cli import main
+
+    return main(["scan", "--engine", "spark", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":  # spark-submit .../viewer/fleet/spark.py PATH... -o OUT
+    raise SystemExit(submit_main())
