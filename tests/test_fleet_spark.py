@@ -152,6 +152,20 @@ def test_spark_scan_partitioned_by_date(spark: Any, corpus: Path, tmp_path: Path
         assert read(tmp_path / "spark", name).equals(read(tmp_path / "pool", name)), name
 
 
+def test_files_spark_cannot_read_are_the_pools_rows(spark: Any, tmp_path: Path) -> None:
+    """A file named but missing, and an empty one, are never given to Spark: the driver makes
+    their rows with the pool's function."""
+    paths = [str(DEMOS / "tour.vcon.json"), str(BAD / "empty.vcon.json"),
+             str(tmp_path / "no-such.vcon.json")]
+    run_scan(paths, str(tmp_path / "pool"), jobs=1, scan_time=SCAN_TIME)
+    result = run_spark_scan(spark, paths, str(tmp_path / "spark"), scan_time=SCAN_TIME)
+    assert result.files == 3 and len(result.refused) == 2
+    for name in TABLES:
+        assert read(tmp_path / "spark", name).equals(read(tmp_path / "pool", name)), name
+    errors = read(tmp_path / "spark", "vcons").column("error").to_pylist()
+    assert any("no such file" in (e or "") for e in errors)
+
+
 def test_scan_tables_dataframes_hold_the_pools_rows(spark: Any, corpus: Path,
                                                     pool: Path) -> None:
     frames = scan_tables(spark, [str(corpus)], scan_time=SCAN_TIME)

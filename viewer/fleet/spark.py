@@ -84,9 +84,11 @@ def uri_of(path: str) -> str:
 
 
 def _binary_files(spark: Any, items: Sequence[inputs.Input]) -> Any:
-    """The listed files as Spark's ``binaryFile`` rows (``path``, ``content``), a file removed
-    since the listing skipped rather than failing the job (the driver finds it missing)."""
-    reader = spark.read.format("binaryFile").option("ignoreMissingFiles", "true")
+    """The listed files as Spark's ``binaryFile`` rows (``path``, ``content``). A file removed
+    since the listing, or that cannot be read (permission denied), is skipped rather than
+    failing the job: the driver finds it missing and gives it the pool's refused row."""
+    reader = (spark.read.format("binaryFile").option("ignoreMissingFiles", "true")
+              .option("ignoreCorruptFiles", "true"))
     return reader.load([spark_path(i.uri) for i in items]).select("path", "content")
 
 
@@ -241,7 +243,7 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
     try:
         reports: list[Any] = []
         n_parts = 0
-        present = [i for i in items if i.size != 0]
+        present = [i for i in items if i.size]  # Spark reads no empty file
         if present:
             df = _binary_files(spark, present)
             n_parts = df.rdd.getNumPartitions()
@@ -336,13 +338,13 @@ def scan_tables(spark: Any, paths: Sequence[str], *,
 
     scan_time = scan_time or datetime.now(UTC)
     items = inputs.expand(paths)
-    present = [i for i in items if i.size != 0]
+    present = [i for i in items if i.size]  # Spark reads no empty file
     blobs = None
     if present:
         blobs = _binary_files(spark, present).mapInArrow(_encode_partition(scan_time),
                                                         BLOB_SCHEMA)
-    empty = [i.uri for i in items if i.size == 0]
-    if empty:  # Spark never reads an empty file: its row comes from here
+    empty = [i.uri for i in items if not i.size]
+    if empty:  # empty (or gone at listing time): Spark would not read it; its row is made here
         chunk = scan_chunk(empty, scan_time, "parquet")
         local = spark.createDataFrame(
             [(name, _ipc(chunk.tables[name])) for name in TABLES], BLOB_SCHEMA)
