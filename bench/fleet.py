@@ -323,6 +323,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\ngoal: scan >= 20x the summary loop in files per CPU-second: "
           + ", ".join(f"{m.name} {m.files_per_cpu_s / loop.files_per_cpu_s:.1f}x"
                       for m in results[:-1]))
+    pools = [m for m in results if m.name.startswith("scan")]
+    for m in (m for m in results if m.name.startswith("spark") and pools):
+        print(f"goal: Spark within 2x the pool's CPU: {m.name} used "
+              + ", ".join(f"{m.cpu / p.cpu:.2f}x the CPU of {p.name}" for p in pools))
     scan_out = work / "scan-j1" if (work / "scan-j1").exists() else work / "scan-j2"
     if args.sessions and scan_out.exists():
         dest = work / f"big-{args.sessions}"
