@@ -293,27 +293,52 @@ def big_tables(scan_out: Path, sessions: int, dest: Path) -> dict[str, int]:
     return rows
 
 
-def time_queries(dest: Path, repeat: int = 3) -> dict[str, float]:
+def time_queries(dest: Path, repeat: int = 3) -> dict[str, tuple[float, float]]:
+    """(wall, CPU) of each triage query, the least of ``repeat`` runs each, through
+    ``vcon-view query``'s own path (views over the Parquet parts, rows fetched). The CPU time
+    is the process's, DuckDB's threads included: the figure a loaded machine moves least."""
     from viewer.fleet.query import run_query
     from viewer.fleet.triage import TRIAGE
 
     out = {}
     for name, (_, sql) in TRIAGE.items():
-        best = float("inf")
+        wall = cpu = float("inf")
         for _ in range(repeat):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             run_query(str(dest), sql)
-            best = min(best, time.perf_counter() - t0)
-        out[name] = best
-    t0 = time.perf_counter()
+            wall = min(wall, time.perf_counter() - t0)
+            cpu = min(cpu, time.process_time() - c0)
+        out[name] = (wall, cpu)
     from viewer.fleet.report import build, to_markdown
 
+    t0, c0 = time.perf_counter(), time.process_time()
     to_markdown(build(str(dest)))
-    out["report (whole)"] = time.perf_counter() - t0
+    out["report (whole, once)"] = (time.perf_counter() - t0, time.process_time() - c0)
     return out
 
 
 # --- main -----------------------------------------------------------------------------------
+
+
+def _table(results: list[Measure]) -> None:
+    """The engines side by side; the last is the loop of summary processes."""
+    loop = results[-1]
+    print()
+    print("| engine | files | wall s | CPU s | CPU per file | files/s | files per CPU-s | "
+          "vs summary loop |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    for m in results:
+        print(f"| {m.name} | {m.files:,} | {m.wall:,.1f} | {m.cpu:,.1f} | "
+              f"{m.cpu_per_file_ms:,.1f} ms | {m.files_per_s:,.0f} | {m.files_per_cpu_s:,.0f} | "
+              f"{m.files_per_cpu_s / loop.files_per_cpu_s:,.1f}x |")
+    print(f"\nload average {os.getloadavg()[0]:.1f}; goal: scan >= 20x the summary loop in "
+          "files per CPU-second: "
+          + ", ".join(f"{m.name} {m.files_per_cpu_s / loop.files_per_cpu_s:.1f}x"
+                      for m in results[:-1]))
+    pools = [m for m in results if m.name.startswith("scan")]
+    for m in (m for m in results if m.name.startswith("spark") and pools):
+        print(f"goal: Spark within 2x the pool's CPU: {m.name} used "
+              + ", ".join(f"{m.cpu / p.cpu:.2f}x the CPU of {p.name}" for p in pools))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -323,12 +348,16 @@ def main(argv: list[str] | None = None) -> int:
                    help="files in the summary-process loop (an even sample; default 200)")
     p.add_argument("--sessions", type=int, default=100_000,
                    help="sessions in the tables the triage queries run on (default 100000)")
+    p.add_argument("--queries-only", action="store_true",
+                   help="only the triage queries, on the tables of an earlier run when present")
     p.add_argument("--repeat", type=int, default=2,
                    help="runs of each engine; the least CPU and the least wall are kept")
     p.add_argument("--engines", default=",".join(ENGINES),
                    help=f"comma-separated, of: {', '.join(ENGINES)}")
     args = p.parse_args(argv)
 
+    if args.queries_only:
+        args.engines, args.loop = "", 0
     corpus = make_corpus(args.files)
     files = corpus_files(corpus)
     work = OUT / "work"
@@ -343,36 +372,28 @@ def main(argv: list[str] | None = None) -> int:
         best = min(runs, key=lambda m: m.cpu)
         best.wall = min(m.wall for m in runs)
         results.append(best)
-    step = max(1, len(files) // args.loop)
-    results.append(summary_loop(files[::step][: args.loop]))
-    loop = results[-1]
+    if args.loop:
+        step = max(1, len(files) // args.loop)
+        results.append(summary_loop(files[::step][: args.loop]))
+        _table(results)
 
-    print()
-    print("| engine | files | wall s | CPU s | CPU per file | files/s | files per CPU-s | "
-          "vs summary loop |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
-    for m in results:
-        print(f"| {m.name} | {m.files:,} | {m.wall:,.1f} | {m.cpu:,.1f} | "
-              f"{m.cpu_per_file_ms:,.1f} ms | {m.files_per_s:,.0f} | {m.files_per_cpu_s:,.0f} | "
-              f"{m.files_per_cpu_s / loop.files_per_cpu_s:,.1f}x |")
-
-    print("\ngoal: scan >= 20x the summary loop in files per CPU-second: "
-          + ", ".join(f"{m.name} {m.files_per_cpu_s / loop.files_per_cpu_s:.1f}x"
-                      for m in results[:-1]))
-    pools = [m for m in results if m.name.startswith("scan")]
-    for m in (m for m in results if m.name.startswith("spark") and pools):
-        print(f"goal: Spark within 2x the pool's CPU: {m.name} used "
-              + ", ".join(f"{m.cpu / p.cpu:.2f}x the CPU of {p.name}" for p in pools))
     scan_out = work / "scan-j1" if (work / "scan-j1").exists() else work / "scan-j2"
     if args.sessions and scan_out.exists():
         dest = work / f"big-{args.sessions}"
-        t0 = time.perf_counter()
-        rows = big_tables(scan_out, args.sessions, dest)
-        print(f"\ntriage tables: {', '.join(f'{k} {v:,}' for k, v in rows.items())} "
-              f"(made in {time.perf_counter() - t0:.0f} s)")
-        print("| query | best of 3 |\n|---|---:|")
-        for name, s in time_queries(dest).items():
-            print(f"| {name} | {s * 1000:,.0f} ms |")
+        if not (args.queries_only and (dest / "_scan.json").exists()):
+            t0 = time.perf_counter()
+            big_tables(scan_out, args.sessions, dest)
+            print(f"\n(triage tables made in {time.perf_counter() - t0:.0f} s)")
+        import pyarrow.parquet as pq
+
+        from viewer.fleet.schema import TABLES
+
+        rows = {n: pq.read_metadata(dest / n / "part-00000.parquet").num_rows for n in TABLES}
+        print(f"\ntriage tables: {', '.join(f'{k} {v:,}' for k, v in rows.items())}; "
+              f"load average {os.getloadavg()[0]:.1f}")
+        print("| query | wall (best of 3) | CPU (best of 3) |\n|---|---:|---:|")
+        for name, (wall, cpu) in time_queries(dest).items():
+            print(f"| {name} | {wall * 1000:,.0f} ms | {cpu * 1000:,.0f} ms |")
     return 0
 
 

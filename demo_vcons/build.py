@@ -842,18 +842,128 @@ def content_variety() -> Story:
     return s
 
 
+#: Demo signing keys for 10-signed, published here on purpose: anyone can sign with them, so
+#: never trust the demo root for anything but the demo (``--trust demo_vcons/10-signed.root.pem``).
+DEMO_ROOT_KEY = (
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIIEvAIBADANBgkqhkiG9w0BAQEFAASCBKYwggSiAgEAAoIBAQDD+kToUY4Gn5LZ\n"
+    "ptjXHcoj47BmK0qfidecD7wWRq0pGMalArDU883eeTfLupvRIcx8CSEOw0A6s9AU\n"
+    "JGIA3eTI9aEb0FPH4aqjzkoVY3MoTWqvxnIOpA3/7WCmHlW/khewHSIkZzHnWdw3\n"
+    "Gyx4/PQfiuez+rzWVHEFpOt4naoXCR31WunxnNTxM1ITfxZ6MXISbokctlEhutZx\n"
+    "SaP2gztPPKv1rZUavHDoFrjh10rGNM3hzcKCvMntsSS8DgzOqm1Dx7Uw41yiQwhT\n"
+    "X26JKAUfIanvw5ziXp3GjZIKnYj6pytFI+4NCkTWXa4CNmPUzNvjUkN+ZEMHwz5L\n"
+    "EEWbpq1lAgMBAAECggEADLtan1kvspXKsuHYXolXPjj8QcxNicspEGt5RbKLwgq+\n"
+    "WllavEr730Myxm/g0EJeMtoI+sOL4wRsNT1z3H3jRNGoXifiTtmwqKRYmHEgjx1l\n"
+    "xqD20fqt1NL1dMqtuXINSz9pSMInh3yFW6h5SCxEKTRwqcxVWPtIExzMFhxFa5Tq\n"
+    "ZPYy3qlYViyDm2YnlMnvZZV/2b2s+QqmId3xgfRxBu1GhOhdcCxnHwi43tJtMmeu\n"
+    "I+QzughwZDhs+sAA8s4M4Fl1Vn2Ylzm0QsTIliRyHJTKrifqpEelM0jZ7nuXBv+Y\n"
+    "7PtCtXXMxPWqD4BvhpvI1uWTmcDHqcz96b/bRzDq4QKBgQD9D4Ub4aTJuYCc3MGp\n"
+    "/zhb02TBWjWWyI8rpa+TqQZ/jp367hfgELr4160X12C3luHl4Qf4eJuqn0pcDxsC\n"
+    "1RuTUDhrs2RoUkJk2Hlk+WpsTHCPxreCPq3z8jSVrQlEf+M8QbyXPNcL5T68p0+9\n"
+    "9JieODMSabH9sSXl8vm5f5p7LQKBgQDGQQMM7GGGxF0e14NsLuGqlodrVJRTkYg7\n"
+    "Y62VFsE9Lu828OyHkiR3E2iIUOn6LBWar4VLzJbyAtplUMGDONoCUAPAYlKTazjj\n"
+    "WK8KP1Q9TvCPc22peApxp7r6wxoehjEmCN0vsABr51/RhJliIVfE2kvgSmgmRymo\n"
+    "gjsVLQL+GQKBgFDnHU8EnIJBY/TCPsfyaDozIwsNpARIqjzyA2fZqdIt7iPC6q8f\n"
+    "qibUDOqKWMlY2296uemd5WZu9n7n9WK6bs5x3xfPilIvujozWtwFQRjOd03/4bsp\n"
+    "/sL2tAkGAOh9WlBxU7GmKboL2DrH4p6ADCrJHMrOL7FDaTJSs7OyL9khAoGAPt65\n"
+    "B+0iVGmLGk+/1pvbZoyL70aILyQ0rpjCoEfyCeQLakHm0GtQ8w4NlUULnhFC3KYS\n"
+    "wGHl8GNlPMHqTCHISPl05xqHE0bqaHZkM/y3SyXwdZ1mRlrR/Q7y5bjfXJSzm1su\n"
+    "QYQv7ggWw8uoFI18VunfLAaMlq70kAKUl/eJPmkCgYBYVDF4u+hJ05BvAKKC7lUH\n"
+    "e6l14UZwGZ6JO1ZIdVVQddwirlu4L++OoPXYWcONQezJlqQp0ty9gkCLmUWVMjjj\n"
+    "AcLmblPf2GsqmviVuszNy0to9+2sPy+EBQiMsiaqF9/3/Yz1G0kysbKsmLBHKY6e\n"
+    "3h+qsA757sieT0URqNLoaw==\n"
+    "-----END PRIVATE KEY-----\n"
+)
+DEMO_SIGNER_KEY = (
+    "-----BEGIN PRIVATE KEY-----\n"
+    "MIIEvwIBADANBgkqhkiG9w0BAQEFAASCBKkwggSlAgEAAoIBAQCetgm0rkLwmItL\n"
+    "vvIyuUi9oAzauNZ/jh3J3Y9jWHFG2bBzGv8RfVsPz1xS4Uats8rSvBv5G/dsU5lr\n"
+    "qEtCnLRIlq8FbgTUk5zwAIKhpy4z3d47XjGCyZrhK0Si89uOyYibiRXnSm7mcMQy\n"
+    "R9WJJs/AizsdtjlDTHPMRdtp7xCZGQnvNC7Dm8kMbl+YmzHXWk4tiM2CpPe+fUx3\n"
+    "P2tZFUe/iER3jJIKfw2fwmsrN+cywaNMnSXqn1sv+6mIQT/Kv2ZmM5aETTQ9ZM79\n"
+    "FZNsUqLO5rou1hhg0767OyWqhygHWD6Rfa6xoNnfpEJJcRVyxiyu5n/m4MWy3IOV\n"
+    "2SzCI4YvAgMBAAECggEAKudyCz56iRjruw/E4JJ3CA/+uZfzIGtWQS5cZ1JO2QTb\n"
+    "Ltqy7lLxbX40apFMroNmhn5kn3yAb+/PjythIQJEuETHzpN1ydOXvseciL+tfUby\n"
+    "nyDxCHagoFM2jEiY52oyvD0cRzi3byM33pHNt3RfACGDWx5aL4e43BVcYbBHT+No\n"
+    "CnfiViR5WlIIcQPiDEVufwQ0jVtDeC1Qhr3KYdaNzbhvHUMPdoE7qTpyMEtvXEwu\n"
+    "lPdWqscdokEMEO85FROvK2R3ON4VeDJslWGhaL0k/0Rl3Rv2tiqDExFhFyDIcfvT\n"
+    "/kMCIb8N9Ioo1pvd6fk6yD9FOjqOttaJOL0nFShyKQKBgQDbpQ9vyBEHgG1hIU66\n"
+    "vbmFKnDzi6J0AKoslPtxYuj1nkVeSK7PmEkmAyG9a4HInFqzeZpovXp1kBhnpeRg\n"
+    "jl+mp/KWNSl0pDaGAfantU6xszAHB4ZFEnKRsaDBwOMFBXuRM4bjlY9DG0VkOTcB\n"
+    "5/qQ6pBDDgU6/mxrtdRfsnaGeQKBgQC4+w25G70qDQVIJRbMOMDUvSVeRDQO7EMk\n"
+    "y8UTkJeHc/YbqLKANRA5dpvRSrswaksfZ8PwLN2RGFa06YS7R8c9/0w6IA7Iu9rK\n"
+    "QHDNuelsS0xkBOM82lgrk7F+RN1XrEdyeb5nkYdLTTVl8+UiAGLDomEKDli+NJjI\n"
+    "dlH64mHn5wKBgQCBunfnmc8VEzGHUNjjSvOsR2j3L93/jfT05/mq+rSFfbmS+nLl\n"
+    "ghiSLv9alYjOKCsaHhSpEGCn1zfS4BSHQxATqtaJCVU241agx8AbReb45dDUFgmj\n"
+    "+kVY8AT26yoq6RYWqMxe1xMKm6zciT6IDa/cr+4M7NcCBQucgoSxEQMYYQKBgQC3\n"
+    "lhqpk5krKd8LGhxFNTJUMSDsLL6J7Pw6ga4nW8K34WPpUYVO7tsaXNgKYKPlSiki\n"
+    "kyaIsM55mXE8feKIyJU6t6zcp0JlAOQFBO2vkArVuumm/p7Un1MQdLWcvxX6VHZY\n"
+    "a/GH8owXNRqBBA1tsHpU9Uxf4Zs7sxHLKnr0h0dqEwKBgQCWsGur/lgKnF+gTFqs\n"
+    "spz0ByXtmBHecv58fQSTRpMwpNhowc0Bx0PA3GVMTm6jEJeUgIGwS+vicxVTH6ON\n"
+    "PfeViC0hUUf7uU5TE9tkM4uaLaZu8l/jknY0efPLcS+eQSH6IheJ0RIkOgCw2SPA\n"
+    "+RdIES9bNsa3BHV3QJrfcWp8TA==\n"
+    "-----END PRIVATE KEY-----\n"
+)
+
+
+def demo_chain() -> tuple[Any, list[Any]]:
+    """The demo signer's private key and its chain [signer, root]: RSA PKCS#1 v1.5 signatures
+    are deterministic, so the certificates (fixed serials and dates) are the same bytes on
+    every build."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.x509.oid import NameOID
+
+    root_key = serialization.load_pem_private_key(DEMO_ROOT_KEY.encode(), None)
+    signer_key = serialization.load_pem_private_key(DEMO_SIGNER_KEY.encode(), None)
+
+    def name(cn: str) -> x509.Name:
+        return x509.Name([x509.NameAttribute(NameOID.ORGANIZATION_NAME, "vcon-view demo"),
+                          x509.NameAttribute(NameOID.COMMON_NAME, cn)])
+
+    def cert(subject: str, key: Any, issuer: str, signer: Any, serial: int, ca: bool,
+             years: int) -> x509.Certificate:
+        start = datetime(2026, 1, 1, tzinfo=UTC)
+        usage = dict(digital_signature=not ca, content_commitment=False,
+                     key_encipherment=False, data_encipherment=False, key_agreement=False,
+                     key_cert_sign=ca, crl_sign=ca, encipher_only=False, decipher_only=False)
+        return (x509.CertificateBuilder().subject_name(name(subject)).issuer_name(name(issuer))
+                .public_key(key.public_key()).serial_number(serial)
+                .not_valid_before(start).not_valid_after(start.replace(year=2026 + years))
+                .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+                .add_extension(x509.KeyUsage(**usage), critical=True)
+                .sign(signer, hashes.SHA256()))
+
+    root = cert("vcon-view demo root CA", root_key, "vcon-view demo root CA", root_key, 1,
+                True, 10)
+    leaf = cert("vcon-view demo signer", signer_key, "vcon-view demo root CA", root_key, 2,
+                False, 5)
+    return signer_key, [leaf, root]
+
+
 def signed(v: dict) -> dict:
-    """A JWS General JSON copy of ``v`` (signature bytes are fake; never verified)."""
-    fake_cert = base64.b64encode(hashlib.sha512(b"vcon-view demo certificate").digest() * 6)
-    x5c = [fake_cert.decode("ascii")]
+    """A JWS General JSON copy of ``v``, RS256-signed with the demo signer's key (x5c: the
+    signer's certificate, then the demo root's)."""
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import padding
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    key, chain = demo_chain()
+    x5c = [base64.b64encode(c.public_bytes(Encoding.DER)).decode("ascii") for c in chain]
     protected = b64url(orjson.dumps({"alg": "RS256", "x5c": x5c}))
     payload = b64url(orjson.dumps(v))
-    sig = b64url(b"".join(hashlib.sha256(payload.encode() + bytes([i])).digest()
-                          for i in range(8)))
+    sig = key.sign(f"{protected}.{payload}".encode("ascii"), padding.PKCS1v15(), hashes.SHA256())
     return {"payload": payload, "signatures": [{
         "protected": protected,
         "header": {"alg": "RS256", "x5c": x5c, "uuid": v["uuid"]},
-        "signature": sig}]}
+        "signature": b64url(sig)}]}
+
+
+def demo_root_pem() -> bytes:
+    """The demo root certificate, for ``--trust``."""
+    from cryptography.hazmat.primitives.serialization import Encoding
+
+    return demo_chain()[1][1].public_bytes(Encoding.PEM)
 
 
 def conformance_errors() -> Story:
@@ -1081,6 +1191,9 @@ def build(out_dir: Path = HERE) -> list[Path]:
         written.append(path)
     path = out_dir / "10-signed.vcon.json"
     path.write_bytes(dump(signed(built["04-double-refund"])))
+    written.append(path)
+    path = out_dir / "10-signed.root.pem"
+    path.write_bytes(demo_root_pem())
     written.append(path)
     path = out_dir / "10-gzip.vcon.json.gz"
     path.write_bytes(gzip.compress(dump(built["05-step-up-consent"]), compresslevel=9, mtime=0))

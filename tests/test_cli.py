@@ -378,10 +378,12 @@ def test_file_argument_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
     import viewer.tui.app as app
 
     calls: list[tuple[str, bool, str | None, bytes | None]] = []
+    trusts: list[object] = []
 
     def fake_run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
-                 data: bytes | None = None) -> int:
+                 data: bytes | None = None, trust: object = None) -> int:
         calls.append((path, ignore_critical, theme, data))
+        trusts.append(trust)
         return 0
 
     checked: list[int] = []
@@ -394,6 +396,7 @@ def test_file_argument_opens_the_tui(monkeypatch: pytest.MonkeyPatch) -> None:
     # stdin is read whole before the viewer starts, then the terminal takes its place
     assert calls == [(SMALL, False, None, None), ("-", True, "nord", b'{"vcon": "0.3.0"}')]
     assert checked == [1, 1]
+    assert trusts == [None, None]  # no --trust: no anchors (and cryptography not needed)
 
 
 def test_viewer_without_a_terminal_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -118,7 +118,7 @@ EXPECTED["10-gzip"] = EXPECTED["05-step-up-consent"]
 
 #: Diagnostic codes per demo (all others: none). 11-conformance-errors: README's table.
 EXPECTED_CODES: dict[str, Counter[str]] = {
-    "10-signed": Counter({"signature-not-verified": 1}),
+    "10-signed": Counter({"signature-untrusted": 1}),  # signed by the demo key, no --trust
     "11-no-extension": Counter({"extension-not-listed": 1}),
     "11-conformance-errors": Counter({
         "missing-required": 1,  # E1
@@ -216,7 +216,8 @@ def _import(path: Path, name: str) -> ModuleType:
 def test_builder_is_deterministic_and_committed(tmp_path: Path) -> None:
     builder = _import(DEMOS / "build.py", "demo_vcons_build")
     written = builder.build(tmp_path)
-    assert sorted(p.name for p in written) == [f for f in DEMO_FILES if f not in IMPORTED]
+    assert sorted(p.name for p in written) == sorted(
+        [f for f in DEMO_FILES if f not in IMPORTED] + ["10-signed.root.pem"])
     for p in written:
         assert p.read_bytes() == (DEMOS / p.name).read_bytes(), p.name
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import io
 import sys
 import tempfile
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +71,19 @@ def assert_rows_are_summary(rows: dict[str, list[dict[str, Any]]], doc: dict[str
     (v,) = rows["vcons"]
     assert (v["status"], v["exit_status"], v["error"]) == ("read", 0, None)
     for key in ("size", "form", "gzip", "extensions", "critical", "unsupported_critical",
-                "critical_override", "signed_layers", "signatures"):
+                "critical_override", "signed_layers"):
         assert v[key] == src[key], key
+    assert len(v["signatures"]) == len(src["signatures"])
+    for got, want in zip(v["signatures"], src["signatures"], strict=True):
+        assert set(got) == set(want)
+        assert {k: x for k, x in got.items() if k != "checked_at"} == {
+            k: x for k, x in want.items() if k != "checked_at"}
+        if got["time_source"] == "now":  # the clock at each reading: two readings differ
+            assert abs(got["checked_at"] - datetime.fromisoformat(want["checked_at"])
+                       ) < timedelta(minutes=5)
+        else:
+            assert _same_time(got["checked_at"], want["checked_at"])
+    assert v["signature_statuses"] == sorted({g["verified"] for g in src["signatures"]})
     derived = doc.get("derived")
     assert v["derived"] is (derived is not None)
     if derived:
@@ -195,7 +206,7 @@ def test_internal_error_is_a_failed_row(monkeypatch: pytest.MonkeyPatch) -> None
     def boom(*a: Any, **k: Any) -> Any:
         raise RuntimeError("boom \u202e")
 
-    monkeypatch.setattr(tables, "model_rows", boom)
+    monkeypatch.setattr(tables, "model_tuples", boom)
     rows = file_tables(DEMOS[0].read_bytes(), "x.json", scan_time=SCAN_TIME)
     (v,) = rows["vcons"]
     assert (v["status"], v["exit_status"]) == ("failed", 70)
@@ -236,3 +247,16 @@ def test_fuzzed_rows_are_the_summary(data: bytes) -> None:
         path = Path(d) / "fuzz.vcon.json"
         path.write_bytes(data)
         check_file(path)
+
+
+def test_lone_surrogate_becomes_replacement_character() -> None:
+    """An importer's Python json reads "\\ud800": the tables write U+FFFD there, as the
+    summary JSON does, instead of failing the chunk."""
+    pytest.importorskip("pyarrow")
+    from viewer.fleet.tables import empty_tuples, tuples_to_arrow
+
+    rows = empty_tuples()
+    rows["diagnostics"].append(("x", "s", "u\ud800", None, "code", "info", "/", "m\udfff"))
+    table = tuples_to_arrow(rows)["diagnostics"]
+    assert table.column("uuid").to_pylist() == ["u\ufffd"]
+    assert table.column("message").to_pylist() == ["m\ufffd"]

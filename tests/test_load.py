@@ -339,8 +339,10 @@ def test_signed_core_draft_example() -> None:
     assert loaded.vcon["uuid"] == SIGNED_UUID
     assert src.uuid == SIGNED_UUID
     assert "parties" in loaded.vcon and "payload" not in loaded.vcon
+    # the signature and its x5c chain verify; no --trust anchor, so not "verified"
+    assert (sig.verified, sig.layer, sig.index) == ("valid-signature-untrusted", 1, 0)
     assert [(d.code, d.severity) for d in loaded.diagnostics] == [
-        ("signature-not-verified", "info")
+        ("signature-untrusted", "info")
     ]
 
 
@@ -389,8 +391,12 @@ def test_nested_resigning() -> None:
         ("RS256", "middle"),
         ("ES256", "inner"),
     ]
-    assert [d.code for d in loaded.diagnostics] == ["signature-not-verified"]
-    assert "3 layer(s)" in loaded.diagnostics[0].message
+    # no key material in any layer: one "not verified" warning per signature, each naming it
+    assert [(d.code, d.severity) for d in loaded.diagnostics] == [
+        ("signature-not-verified", "warning")] * 3
+    assert [d.message.split(":")[0] for d in loaded.diagnostics] == [
+        f"signed layer {n}, signature 0" for n in (1, 2, 3)]
+    assert {s.verified for s in loaded.source.signatures} == {"unverifiable"}
 
 
 def test_protected_header_wins_and_x5c_counted() -> None:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from viewer.model.types import Model
+    from viewer.signatures import TrustStore
 
 PROG = "vcon-view"
 EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
@@ -79,7 +80,28 @@ def _tui_parser() -> argparse.ArgumentParser:
                    help="theme name (vcon-dark, vcon-light, vcon-high-contrast, "
                         "vcon-colorblind, your own, or a Textual theme); a theme picked in the "
                         "viewer is remembered")
+    _trust_arg(p)
     return p
+
+
+def _trust_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--trust", metavar="PEM",
+                   help="trust anchors for signed vCons: a PEM file of one or more "
+                        "certificates, or a folder of .pem/.crt files; a signature whose x5c "
+                        "chain reaches one is 'verified' (without: at best "
+                        "'valid-signature-untrusted')")
+
+
+def _trust(path: str | None) -> TrustStore | None:
+    """``--trust``'s anchors (cryptography is imported only then); a bad path: exit 2."""
+    if not path:
+        return None
+    from viewer.signatures import TrustError, TrustStore
+
+    try:
+        return TrustStore.load(path)
+    except TrustError as exc:
+        raise _Exit(str(exc), EX_USAGE) from None
 
 
 def _version() -> str:
@@ -111,6 +133,7 @@ def cmd_demo(argv: Sequence[str]) -> int:
                    help="demo name or number prefix, e.g. 04 or double-refund")
     p.add_argument("--list", action="store_true", help="list the demos and exit")
     p.add_argument("--theme", metavar="NAME", help="theme name")
+    _trust_arg(p)
     args = p.parse_args(argv)
     files = sorted(f for f in demo_dir().iterdir() if ".vcon.json" in f.name)
     if args.list:
@@ -121,7 +144,8 @@ def cmd_demo(argv: Sequence[str]) -> int:
             or [f for f in files if args.name in f.name])
     if not hits:
         raise _Exit(f"no demo named {args.name!r}; try 'vcon-view demo --list'", EX_USAGE)
-    return cmd_tui([str(hits[0])] + (["--theme", args.theme] if args.theme else []))
+    return cmd_tui([str(hits[0])] + (["--theme", args.theme] if args.theme else [])
+                   + (["--trust", args.trust] if args.trust else []))
 
 
 def _common(p: argparse.ArgumentParser) -> None:
@@ -129,6 +153,7 @@ def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ignore-critical", action="store_true",
                    help="process a vCon whose 'critical' names unsupported extensions; every "
                         "output is then marked as produced under this override")
+    _trust_arg(p)
 
 
 def _summary_parser() -> argparse.ArgumentParser:
@@ -180,20 +205,24 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--fail-on", metavar="KINDS", type=_fail_on, default=frozenset(),
                    help="comma-separated finding kinds that also fail the check "
                         "(e.g. policy-violation,duplicate-execution-risk), or all")
+    p.add_argument("--require-signature", action="store_true",
+                   help="also fail (exit 1) when the vCon is unsigned or any signature of any "
+                        "layer is not 'verified' (use with --trust)")
     return p
 
 
 # --- shared pipeline ------------------------------------------------------------------------
 
 
-def _load_model(path: str, ignore_critical: bool) -> Model:
+def _load_model(path: str, ignore_critical: bool, trust: str | None = None) -> Model:
     """Load and build the model; a LoadError becomes a one-line refusal with its status."""
     from viewer.load import LoadError
     from viewer.model.build import build_model
     from viewer.pipeline import open_path
 
+    anchors = _trust(trust)
     try:
-        return build_model(open_path(path, ignore_critical=ignore_critical))
+        return build_model(open_path(path, ignore_critical=ignore_critical, trust=anchors))
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 
@@ -273,7 +302,7 @@ def _finish(status: int) -> int:
 
 
 def cmd_summary(args: argparse.Namespace) -> int:
-    model = _load_model(args.file, args.ignore_critical)
+    model = _load_model(args.file, args.ignore_critical, args.trust)
     fmt = args.format
     if fmt == "json":
         from viewer.report.summary import iter_json
@@ -312,13 +341,32 @@ def cmd_summary(args: argparse.Namespace) -> int:
     return _finish(EX_OK)
 
 
-def check_status(model: Model, fail_on: frozenset[str]) -> int:
-    """1 when an error diagnostic exists or a finding of a kind in ``fail_on``; else 0."""
+def check_status(model: Model, fail_on: frozenset[str], require_signature: bool = False) -> int:
+    """1 when an error diagnostic exists, a finding of a kind in ``fail_on``, or (with
+    ``require_signature``) a signature requirement not met; else 0."""
     if any(d.severity == "error" for d in model.diagnostics):
         return EX_FAIL
     if any(f.kind in fail_on for f in model.findings):
         return EX_FAIL
+    if require_signature and signature_unmet(model) is not None:
+        return EX_FAIL
     return EX_OK
+
+
+def signature_unmet(model: Model) -> str | None:
+    """Why ``--require-signature`` fails for ``model`` (None: every signature verified)."""
+    from viewer.signatures import all_verified, overall
+
+    src = model.source
+    if not src.signed_layers:
+        return f"the vCon is {src.form}: no signature to verify"
+    if all_verified(src):
+        return None
+    bad = [s for s in src.signatures if s.verified != "verified"]
+    first = bad[0]
+    more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+    return (f"not every signature is verified ({overall(src)}): signed layer {first.layer}, "
+            f"signature {first.index} is {first.verified}{more}")
 
 
 def check_lines(model: Model) -> list[str]:
@@ -345,8 +393,9 @@ def check_lines(model: Model) -> list[str]:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    model = _load_model(args.file, args.ignore_critical)
-    status = check_status(model, args.fail_on)
+    model = _load_model(args.file, args.ignore_critical, args.trust)
+    status = check_status(model, args.fail_on, args.require_signature)
+    unmet = signature_unmet(model) if args.require_signature else None
     if args.format == "json":
         from viewer.report.summary import dumps, summary_dict
 
@@ -359,12 +408,20 @@ def cmd_check(args: argparse.Namespace) -> int:
             source=doc["source"], diagnostics=doc["diagnostics"], findings=doc["findings"],
             counts=doc["counts"], fail_on=sorted(args.fail_on), exit=status,
         )
+        if args.require_signature:
+            out["require_signature"] = {"met": unmet is None, "reason": unmet}
         _emit(dumps(out), None, args.file)
         return _finish(status)
     lines = []
     if model.source.critical_override:
         lines.append("warning  produced-under-override  -  critical extensions ignored "
                      "(--ignore-critical); the core draft says this vCon must not be processed")
+    if unmet is not None:
+        from viewer.model.spec import SIGNATURE_REQUIRED
+        from viewer.textsafe import safe
+
+        lines.append(f"{'error':<7}  {SIGNATURE_REQUIRED}  -  --require-signature: "
+                     f"{safe(unmet)}")
     lines += check_lines(model)
     counts = model.counts()
     lines.append(
@@ -391,11 +448,13 @@ def cmd_tui(argv: Sequence[str]) -> int:
             check_path(args.file)  # a missing file or a folder: one line here, no screen
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
+    trust = _trust(args.trust)
     need_terminal()
     from viewer.tui.app import run
 
     try:
-        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data)
+        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data,
+                   trust=trust)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

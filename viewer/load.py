@@ -8,7 +8,9 @@ unwrapped layer by layer), encrypted (JWE, refused: no key) or unsigned. Every r
 Choices the interpretation leaves open:
 
 * ``Source.signatures`` lists the signatures of *every* signed layer, outermost layer first, so
-  a re-signed vCon shows who signed each wrapping.
+  a re-signed vCon shows who signed each wrapping; each is verified (``viewer.signatures``)
+  as its layer is unwrapped, its certificates' dates once the innermost vCon (which gives the
+  signing time) is read. A signature never refuses the file: its status says what is wrong.
 * ``Source.gzip`` is true when any layer was gzip-compressed (the file or a JWS payload).
 * ``Source.uuid`` is the innermost vCon's ``uuid``; a signed vCon without one (the core draft's
   example) falls back to the first signature header's ``uuid``.
@@ -24,13 +26,18 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from viewer.signatures import Pending, TrustStore
 
 #: Keys of which an unsigned vCon has at least one (INTERPRETATION 1).
 UNSIGNED_KEYS: Final = frozenset(
@@ -123,16 +130,22 @@ def read_input(path: str) -> bytes:
             return f.read()
 
 
-def load_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+def load_path(path: str, *, ignore_critical: bool = False, trust: TrustStore | None = None,
+              at: datetime | None = None) -> Loaded:
     """Read ``path`` (``"-"``: stdin) read-only and load it."""
-    return load_bytes(read_input(path), name=path, ignore_critical=ignore_critical)
+    return load_bytes(read_input(path), name=path, ignore_critical=ignore_critical, trust=trust,
+                      at=at)
 
 
-def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:
-    """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only."""
+def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
+               trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
+    """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only.
+
+    The signatures of a signed vCon are verified (``viewer.signatures``) against the anchors
+    of ``trust``, the certificates' dates at ``at`` (default: the time the vCon gives)."""
     label = label_of(name)
     try:
-        return _load(data, name, label, ignore_critical)
+        return _load(data, name, label, ignore_critical, trust, at)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
     except RecursionError:  # defensive: orjson limits depth itself
@@ -162,7 +175,8 @@ def _sha256(data: bytes) -> Callable[[], str]:
     return result
 
 
-def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
+def _load(data: bytes, name: str, label: str, ignore_critical: bool,
+          trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
     diags: list[Diagnostic] = []
     digest = _sha256(data)
     size = len(data)
@@ -176,7 +190,8 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool) -> Loaded:
         gz = True
     obj = _parse(body, label, "", diags)
     del body
-    return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated)
+    return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated,
+                   trust, at)
 
 
 def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
@@ -189,17 +204,18 @@ def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
 
 def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
             digest: Callable[[], str], size: int, gz: bool, ignore_critical: bool,
-            inflated: int = 0) -> Loaded:
+            inflated: int = 0, trust: TrustStore | None = None,
+            at: datetime | None = None) -> Loaded:
     """The vCon inside ``obj`` (signed layers unwrapped), its Source and the loader's checks.
 
     ``inflated``: bytes already inflated from gzip; the guard bounds the total over every
     layer (a gzipped file whose signed payload is gzipped again), not each stream alone."""
-    signatures: list[Signature] = []
+    pending: list[Any] = []  # viewer.signatures.Pending, one per signature, outermost first
     layers = 0
     while _is_signed(obj):
         layers += 1
         where = "signed vCon (JWS)" if layers == 1 else f"signed vCon (JWS, layer {layers})"
-        signatures.extend(_signatures(obj, label, where))
+        pending.extend(_signatures(obj, label, where, layers))
         payload = _b64url(obj["payload"], label, f"{where} payload")
         if payload[:2] == GZIP_MAGIC:
             payload = gunzip(payload, label, f"{where} payload: ",
@@ -222,6 +238,12 @@ def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
                         foreign=not layers)
 
     vcon = obj
+    signatures: list[Signature] = []
+    if layers:
+        from viewer import signatures as sigs
+
+        signatures = sigs.finish_all(pending, vcon, trust, at)
+    del pending
     uuid = vcon.get("uuid")
     if not isinstance(uuid, str):
         uuid = next((s.uuid for s in signatures if s.uuid is not None), None)
@@ -263,17 +285,7 @@ def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
                 "must_support is the legacy name of critical: reported, not enforced",
             )
         )
-    if layers:
-        diags.append(
-            Diagnostic(
-                "signature-not-verified",
-                "info",
-                "",
-                f"signed vCon ({layers} layer(s), {len(signatures)} signature(s)): "
-                "the signature is not verified by vcon-view",
-            )
-        )
-
+    diags.extend(signature_diagnostics(signatures))
     source = Source(
         file=name,
         sha256=digest(),
@@ -466,33 +478,60 @@ def _header_json(value: Any, label: str, what: str) -> dict[str, Any]:
     return obj
 
 
-def _signatures(obj: dict[str, Any], label: str, where: str) -> list[Signature]:
-    """Headers of each signature: the protected header wins over the unprotected ``header``."""
+def _signatures(obj: dict[str, Any], label: str, where: str, layer: int) -> list[Pending]:
+    """Each signature of one layer, checked as far as it can be before the signing time is
+    known: headers (the protected header wins over the unprotected ``header``), alg, key,
+    signature, chain links. A layer without a signature object gets one ``invalid`` entry, so
+    it can never pass for verified."""
+    from viewer import signatures as sigmod
+
     sigs = obj.get("signatures")
-    out: list[Signature] = []
-    if not isinstance(sigs, list):
+    payload = obj.get("payload")
+    out: list[Pending] = []
+    if not isinstance(sigs, list) or not any(isinstance(s, dict) for s in sigs):
+        what = "an empty array" if sigs == [] else "not an array of signature objects"
+        out.append(sigmod.Pending(Signature(None, None, 0, None, None, layer=layer),
+                                  sigmod.INVALID, f"signatures is {what}: nothing is signed"))
         return out
     for i, sig in enumerate(sigs):
         if not isinstance(sig, dict):
+            out.append(sigmod.Pending(Signature(None, None, 0, None, None, layer=layer, index=i),
+                                      sigmod.INVALID, "the signature is not a JSON object"))
             continue
         merged: dict[str, Any] = {}
         header = sig.get("header")
         if isinstance(header, dict):
             merged.update(header)
+        protected = None
         if sig.get("protected") is not None:
-            merged.update(
-                _header_json(sig["protected"], label, f"{where} signature {i} protected header")
-            )
+            protected = _header_json(sig["protected"], label,
+                                     f"{where} signature {i} protected header")
+            merged.update(protected)
         x5c = merged.get("x5c")
-        out.append(
-            Signature(
-                alg=_str(merged.get("alg")),
-                kid=_str(merged.get("kid")),
-                x5c=len(x5c) if isinstance(x5c, list) else 0,
-                x5u=_str(merged.get("x5u")),
-                uuid=_str(merged.get("uuid")),
-            )
+        entry = Signature(
+            alg=_str(merged.get("alg")),
+            kid=_str(merged.get("kid")),
+            x5c=len(x5c) if isinstance(x5c, list) else 0,
+            x5u=_str(merged.get("x5u")),
+            uuid=_str(merged.get("uuid")),
+            layer=layer,
+            index=i,
         )
+        out.append(sigmod.check_signature(entry, sig, protected, payload))
+    return out
+
+
+def signature_diagnostics(signatures: list[Signature]) -> list[Diagnostic]:
+    """One diagnostic per signature, its code and severity from ``spec.SIGNATURE_STATUSES``."""
+    from viewer import signatures as sigmod
+    from viewer.model.spec import SIGNATURE_STATUSES
+
+    out = []
+    for s in signatures:
+        code, severity, _meaning = SIGNATURE_STATUSES[s.verified]
+        out.append(Diagnostic(code, severity, "",
+                              f"signed layer {s.layer}, signature {s.index}: "
+                              f"{sigmod.signature_line(s)}"))
     return out
 
 

@@ -9,6 +9,8 @@ derived: the CLI, the viewer and every report show the same derived operations, 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from viewer.load import (
     GZIP_MAGIC,
     Loaded,
@@ -22,17 +24,23 @@ from viewer.load import (
 from viewer.model.types import Derivation, Diagnostic
 from viewer.textsafe import safe
 
+if TYPE_CHECKING:
+    from viewer.signatures import TrustStore
 
-def open_path(path: str, *, ignore_critical: bool = False) -> Loaded:
+
+def open_path(path: str, *, ignore_critical: bool = False,
+              trust: TrustStore | None = None) -> Loaded:
     """Read ``path`` (``"-"``: stdin) read-only and open it."""
-    return open_bytes(read_input(path), name=path, ignore_critical=ignore_critical)
+    return open_bytes(read_input(path), name=path, ignore_critical=ignore_critical, trust=trust)
 
 
-def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False) -> Loaded:
-    """A vCon as loaded, or a recognised recording imported; else the loader's LoadError,
-    or one line naming the formats that were tried."""
+def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
+               trust: TrustStore | None = None) -> Loaded:
+    """A vCon as loaded (its signatures verified against ``trust``), or a recognised
+    recording imported; else the loader's LoadError, or one line naming the formats that were
+    tried."""
     try:
-        return load_bytes(data, name=name, ignore_critical=ignore_critical)
+        return load_bytes(data, name=name, ignore_critical=ignore_critical, trust=trust)
     except LoadError as exc:
         if not exc.foreign:
             raise

@@ -28,7 +28,15 @@ import orjson
 
 from viewer.fleet import inputs
 from viewer.fleet.schema import FORMAT, TABLES
-from viewer.fleet.tables import Rows, empty_rows, file_tables, to_arrow
+from viewer.fleet.tables import (
+    NAMES,
+    Tuples,
+    empty_rows,
+    empty_tuples,
+    file_tuples,
+    to_arrow,
+    tuples_to_arrow,
+)
 
 SCAN_JSON = "_scan.json"
 #: Null partition value, as Hive and Spark write it (they read it back as null).
@@ -61,7 +69,7 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
     from viewer.load import LoadError
 
     cpu0 = time.process_time()
-    rows = empty_rows()
+    rows = empty_tuples()
     size = 0
     for uri in uris:
         try:
@@ -70,21 +78,23 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
             data = b""
             got = _unreadable(uri, scan_time, exc)
         else:
-            got = file_tables(data, uri, scan_time=scan_time)
+            got = file_tuples(data, uri, scan_time=scan_time)
         size += len(data)
         for name, items in got.items():
             rows[name].extend(items)
         del data, got
-    refused = [{k: v[k] for k in ("file", "status", "exit_status", "error")}
-               for v in rows["vcons"] if v["status"] != "read"]
-    kinds = {k for v in rows["vcons"] for k in (v["finding_kinds"] or ())}
+    col = {c: i for i, c in enumerate(NAMES["vcons"])}
+    status, kinds_at = col["status"], col["finding_kinds"]
+    refused = [{k: v[col[k]] for k in ("file", "status", "exit_status", "error")}
+               for v in rows["vcons"] if v[status] != "read"]
+    kinds = {k for v in rows["vcons"] for k in (v[kinds_at] or ())}
     counts = {name: len(items) for name, items in rows.items()}
-    tables = to_arrow(rows) if fmt == "parquet" else ndjson_tables(rows)
+    tables = tuples_to_arrow(rows) if fmt == "parquet" else ndjson_tables(rows)
     return Chunk(tables, counts, len(uris), size, refused, kinds,
                  time.process_time() - cpu0)
 
 
-def _unreadable(uri: str, scan_time: datetime, exc: Exception) -> Rows:
+def _unreadable(uri: str, scan_time: datetime, exc: Exception) -> Tuples:
     """A file that could not be read at all: the row summary's refusal would give."""
     from viewer.fleet.tables import _refused
 
@@ -92,7 +102,7 @@ def _unreadable(uri: str, scan_time: datetime, exc: Exception) -> Rows:
     return _refused(b"", uri, scan_time, "refused", code, str(exc))
 
 
-def ndjson_tables(rows: Rows) -> dict[str, bytes]:
+def ndjson_tables(rows: Tuples) -> dict[str, bytes]:
     """Each table as JSON lines: times RFC 3339 in UTC, days ISO, unsafe characters escaped
     (as the summary JSON escapes them: the values decode back exactly)."""
     from viewer.fleet.tables import json_value
@@ -101,7 +111,9 @@ def ndjson_tables(rows: Rows) -> dict[str, bytes]:
 
     out = {}
     for name, items in rows.items():
-        lines = [dumps({k: json_value(v) for k, v in r.items()}) for r in items]
+        names = NAMES[name]
+        lines = [dumps({k: json_value(v) for k, v in zip(names, r, strict=True)})
+                 for r in items]
         out[name] = _escaped(b"".join(line + b"\n" for line in lines))
     return out
 

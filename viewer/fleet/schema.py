@@ -47,7 +47,11 @@ _VCONS: tuple[Column, ...] = (
     Column("critical_override", "bool", "source.critical_override"),
     Column("signed_layers", "int64", "source.signed_layers"),
     Column("signatures", "list<signature>",
-           "source.signatures: alg, kid, x5c, x5u, uuid, verified (always false)"),
+           "source.signatures: layer, index, alg, kid, x5c, x5u, uuid, verified (the status), "
+           "reason, subject, chain, anchor, checked_at (a time), time_source"),
+    Column("signature_statuses", "list<string>",
+           "distinct signatures[].verified, sorted (verified, valid-signature-untrusted, "
+           "invalid, unverifiable); empty when unsigned"),
     Column("derived", "bool", "the operations were derived (lifted or imported), not recorded"),
     Column("derived_from", "list<string>", "derived.from"),
     Column("derived_format", "string", "derived.format (claude-code, otlp, ...)"),
@@ -172,8 +176,12 @@ def arrow_type(name: str) -> Any:
         return scalar[name]
     if name == "list<signature>":
         return pa.list_(pa.struct([
-            ("alg", pa.string()), ("kid", pa.string()), ("x5c", pa.int64()),
-            ("x5u", pa.string()), ("uuid", pa.string()), ("verified", pa.bool_()),
+            ("layer", pa.int64()), ("index", pa.int64()), ("alg", pa.string()),
+            ("kid", pa.string()), ("x5c", pa.int64()), ("x5u", pa.string()),
+            ("uuid", pa.string()), ("verified", pa.string()), ("reason", pa.string()),
+            ("subject", pa.string()), ("chain", pa.list_(pa.string())),
+            ("anchor", pa.string()), ("checked_at", pa.timestamp("us", tz="UTC")),
+            ("time_source", pa.string()),
         ]))
     if name.startswith("list<") and name.endswith(">"):
         return pa.list_(scalar[name[5:-1]])
@@ -197,6 +205,8 @@ def duckdb_type(name: str) -> str:
     if name in scalar:
         return scalar[name]
     if name == "list<signature>":
-        return ("STRUCT(alg VARCHAR, kid VARCHAR, x5c BIGINT, x5u VARCHAR, uuid VARCHAR, "
-                "verified BOOLEAN)[]")
+        return ("STRUCT(layer BIGINT, \"index\" BIGINT, alg VARCHAR, kid VARCHAR, x5c BIGINT, "
+                "x5u VARCHAR, uuid VARCHAR, verified VARCHAR, reason VARCHAR, subject VARCHAR, "
+                "chain VARCHAR[], anchor VARCHAR, checked_at TIMESTAMPTZ, "
+                "time_source VARCHAR)[]")
     return scalar[name[5:-1]] + "[]"

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Final, Literal
 
+from viewer.model.types import Severity
+
 Cell = Literal["M", "S", "O", "X"]
 
 EXTENSION_NAME: Final = "tool-invocation"
@@ -238,6 +240,31 @@ FINDING_SEVERITY: Final = {
 }
 FINDING_KINDS: Final = tuple(FINDING_SEVERITY)
 
+# --- Signatures (viewer/signatures.py) ------------------------------------------------------
+#: The one vocabulary of signature verification: each status a signature of a signed layer can
+#: have -> (the diagnostic code it is reported under, its severity, what it means). The summary
+#: JSON's ``source.signatures[].verified``, the reports, the viewer and ``check`` all use it.
+SIGNATURE_STATUSES: Final[dict[str, tuple[str, Severity, str]]] = {
+    "verified": (
+        "signature-verified", "info",
+        "signature good, and its x5c chain reaches a trust anchor given with --trust"),
+    "valid-signature-untrusted": (
+        "signature-untrusted", "info",
+        "signature good and its x5c chain consistent, but the chain reaches no trust anchor "
+        "given with --trust (or none was given)"),
+    "invalid": (
+        "signature-invalid", "error",
+        "the signature, its algorithm, or its x5c chain (a link, a date) fails: the signed "
+        "bytes or the certificates are not what was signed, or are not acceptable"),
+    "unverifiable": (
+        "signature-not-verified", "warning",
+        "a signature vcon-view could not verify: no key material in the file (x5u only is "
+        "never fetched)"),
+}
+#: ``check --require-signature`` failed: the vCon is unsigned or a signature is not verified.
+SIGNATURE_REQUIRED: Final = "signature-required"
+VERIFIED: Final = "verified"
+
 # --- Diagnostics (INTERPRETATION 8) ----------------------------------------------------------
 #: Stable diagnostic codes and what each means. Codes never change meaning once released.
 DIAGNOSTIC_CODES: Final = {
@@ -264,7 +291,7 @@ DIAGNOSTIC_CODES: Final = {
     "legacy-parameter": "a parameter name from an older vCon generation",
     "critical-unsupported": "critical names an extension vcon-view does not support",
     "invalid-structure": "a top-level vCon member has the wrong shape",
-    "signature-not-verified": "a signed vCon whose signature vcon-view did not verify",
+    **{code: meaning for code, _sev, meaning in SIGNATURE_STATUSES.values()},
     "derived-events": "no tool-invocation events: operations were lifted from an older shape",
     "derived-warning": "something in the older shape could not be lifted",
     "derived-failed": "operations could not be lifted from the older shape",

@@ -135,13 +135,29 @@ class Operation(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Signature:
-    """Headers of one JWS signature (never verified by vcon-view)."""
+    """One JWS signature of one signed layer: its headers and what verifying it found
+    (``viewer.signatures``). ``verified`` is one of ``spec.SIGNATURE_STATUSES``; strings taken
+    from the certificates (``subject``, ``chain``, ``anchor``) are as recorded, not sanitised."""
 
     alg: str | None
     kid: str | None
     x5c: int  # number of certificates in the chain
     x5u: str | None
     uuid: str | None
+    layer: int = 1  # 1: the outermost signed layer
+    index: int = 0  # position in the layer's ``signatures`` array
+    verified: str = "unverifiable"  # verified | valid-signature-untrusted | invalid | unverifiable
+    reason: str | None = None  # why not verified (None when verified)
+    subject: str | None = None  # the x5c leaf's subject (RFC 4514)
+    chain: tuple[str, ...] = ()  # subjects of the x5c certificates, leaf first
+    anchor: str | None = None  # subject of the trust anchor the chain reached
+    checked_at: datetime | None = None  # the time the certificates' dates were checked at
+    time_source: str | None = None  # where that time came from (see viewer.signatures)
+
+    @property
+    def status(self) -> str:
+        """The verification status (the same as ``verified``)."""
+        return self.verified
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from typing import Any
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe_short
 
 #: A report cell quotes at most this much of one recorded value.
@@ -80,13 +81,18 @@ def _attempts_cell(op: Operation) -> str:
 
 
 def _form(model: Model) -> str:
-    s = model.source
-    parts = [md(s.form)]
-    if s.gzip:
-        parts.append("gzip")
-    if s.signed_layers:
-        parts.append(f"{s.signed_layers} signed layer(s), signature not verified")
-    return ", ".join(parts)
+    """The form and the signature status (``viewer.signatures.describe``)."""
+    return md(describe(model.source))
+
+
+def _signature_rows(model: Model) -> list[list[str]]:
+    """One header row per signature of every signed layer (the first few of many)."""
+    sigs = model.source.signatures
+    rows = [["Signature", md(signature_details(g))] for g in sigs[:SIGNATURES_SHOWN]]
+    if len(sigs) > SIGNATURES_SHOWN:
+        rows.append(["Signature", f"… and {len(sigs) - SIGNATURES_SHOWN} more (summary JSON: "
+                                  "source.signatures)"])
+    return rows
 
 
 def _counts(findings: Sequence[Finding], model: Model) -> str:
@@ -135,6 +141,7 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None) -> 
             ["File", md(s.file)],
             ["SHA-256", md(s.sha256)],
             ["Form", _form(model)],
+            *_signature_rows(model),
             ["UUID", md(s.uuid) or "(none)"],
             ["Extensions", md(", ".join(s.extensions)) or "(none)"],
             ["Critical", md(", ".join(s.critical)) or "(none)"],

@@ -164,8 +164,11 @@ def _source(model: Model) -> dict[str, Any]:
         "critical_override": s.critical_override,
         "signed_layers": s.signed_layers,
         "signatures": [
-            {"alg": g.alg, "kid": g.kid, "x5c": g.x5c, "x5u": g.x5u, "uuid": g.uuid,
-             "verified": False}
+            {"layer": g.layer, "index": g.index, "alg": g.alg, "kid": g.kid, "x5c": g.x5c,
+             "x5u": g.x5u, "uuid": g.uuid, "verified": g.verified, "reason": g.reason,
+             "subject": g.subject, "chain": list(g.chain), "anchor": g.anchor,
+             "checked_at": rfc3339(g.checked_at) if g.checked_at else None,
+             "time_source": g.time_source}
             for g in s.signatures
         ],
     }

@@ -18,9 +18,13 @@ from rich.text import Text
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+#: Signature statuses (``spec.SIGNATURE_STATUSES``) as colours.
+STATUS_STYLE = {"verified": "green", "valid-signature-untrusted": "yellow", "invalid": "bold red",
+                "unverifiable": "yellow"}
 OUTCOME_STYLE = {
     "completed": "green", "failed": "red", "errored": "red", "denied": "magenta",
     "disallowed": "bold red", "not-performed": "dim",
@@ -65,17 +69,27 @@ def _attempts(op: Operation) -> Text:
     return out
 
 
+def _signature_rows(model: Model) -> list[tuple[str, Text]]:
+    """One row per signature of every signed layer (the first few of many), by status colour."""
+    sigs = model.source.signatures
+    rows = [("Signature", t(signature_details(g), STATUS_STYLE.get(g.verified, "")))
+            for g in sigs[:SIGNATURES_SHOWN]]
+    if len(sigs) > SIGNATURES_SHOWN:
+        rows.append(("Signature", Text(f"… and {len(sigs) - SIGNATURES_SHOWN} more (summary "
+                                       "JSON: source.signatures)", style="dim")))
+    return rows
+
+
 def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding]) -> Text:
     s = model.source
     out = Text()
     if s.critical_override:
         out.append(f"WARNING: {OVERRIDE_NOTE}\n", style="bold white on red")
-    rows: list[tuple[str, str]] = [
+    rows: list[tuple[str, str | Text]] = [
         ("File", s.file),
         ("SHA-256", s.sha256),
-        ("Form", s.form + (", gzip" if s.gzip else "")
-         + (f", {s.signed_layers} signed layer(s), signature not verified"
-            if s.signed_layers else "")),
+        ("Form", describe(s)),
+        *_signature_rows(model),
         ("UUID", s.uuid or "(none)"),
         ("Extensions", ", ".join(s.extensions) or "(none)"),
     ]
@@ -87,7 +101,7 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
     rows.append(("Operations", shown))
     for label, value in rows:
         out.append(f"{label + ':':<12}", style="bold")
-        out.append_text(t(value))
+        out.append_text(value if isinstance(value, Text) else t(value))
         if label == "Operations" and model.derivation is not None:  # not the file's events
             out.append(", ")
             out.append_text(t(model.derivation.line(), "yellow"))

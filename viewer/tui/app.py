@@ -14,7 +14,7 @@ import threading
 from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import work
 from textual.app import App
@@ -28,6 +28,9 @@ from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.present import TIME_MODES
+
+if TYPE_CHECKING:
+    from viewer.signatures import TrustStore
 
 Builder = Callable[[Loaded], Model]
 
@@ -73,6 +76,7 @@ class VconViewApp(App[int]):
         builder: Builder | None = None,
         user_config: bool = False,
         data: bytes | None = None,
+        trust: TrustStore | None = None,
     ) -> None:
         super().__init__()
         from viewer.tui import themes
@@ -82,6 +86,7 @@ class VconViewApp(App[int]):
         self.path = path
         self._data = data  # the input already read (stdin, before the terminal took its place)
         self.ignore_critical = ignore_critical
+        self.trust = trust  # --trust: the anchors signatures are verified against
         self._user_config = user_config
         self._remember_theme = False  # set once the start-up theme is applied
         dirs = [themes.bundled_dir()] + ([themes.user_themes_dir()] if user_config else [])
@@ -142,9 +147,11 @@ class VconViewApp(App[int]):
         try:
             data, self._data = self._data, None
             if data is None:
-                loaded = open_path(self.path, ignore_critical=self.ignore_critical)
+                loaded = open_path(self.path, ignore_critical=self.ignore_critical,
+                                   trust=self.trust)
             else:
-                loaded = open_bytes(data, name=self.path, ignore_critical=self.ignore_critical)
+                loaded = open_bytes(data, name=self.path, ignore_critical=self.ignore_critical,
+                                    trust=self.trust)
                 del data
             if worker.is_cancelled:
                 return
@@ -537,23 +544,24 @@ def make_app(
     builder: Builder | None = None,
     user_config: bool = False,
     data: bytes | None = None,
+    trust: TrustStore | None = None,
 ) -> VconViewApp:
     """The one factory for the CLI and the tests.
 
     ``user_config`` (the CLI) reads the saved theme and user theme files from the config dir and
     remembers a theme switch there; without it (tests) only the bundled themes are used.
-    ``data``: the bytes of ``path`` when already read (stdin).
+    ``data``: the bytes of ``path`` when already read (stdin). ``trust``: ``--trust``'s anchors.
     """
     return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
-                       builder=builder, user_config=user_config, data=data)
+                       builder=builder, user_config=user_config, data=data, trust=trust)
 
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
-        data: bytes | None = None) -> int:
+        data: bytes | None = None, trust: TrustStore | None = None) -> int:
     """Run the viewer on ``path`` (``data``: its bytes, already read); returns the exit status
     (2/3 for files it could not open)."""
     app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True,
-                   data=data)
+                   data=data, trust=trust)
     for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
         print(f"vcon-view: {message}", file=sys.stderr)
     result: Any = app.run()

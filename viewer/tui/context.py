@@ -16,6 +16,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from viewer.model.times import EARLIEST
 from viewer.model.types import Model
 from viewer.textsafe import safe
 from viewer.tui import palette as P
@@ -39,8 +40,8 @@ def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
         rows.append((model.events[i].time, model.events[i].order, "event", i))
     for i, op in enumerate(model.operations):
         rows.append((op.first_time, op.first_order, "operation", i))
-    far = datetime.max.replace(tzinfo=None)
-    rows.sort(key=lambda r: ((r[0].replace(tzinfo=None) if r[0] else far), r[1]))
+    # By the instant (offsets kept: 10:00+01:00 is before 09:30Z), untimed rows last.
+    rows.sort(key=lambda r: (r[0] is None, r[0] or EARLIEST, r[1]))
     return rows
 
 

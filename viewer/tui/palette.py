@@ -91,6 +91,16 @@ DECISION_GLYPH: Final[dict[str | None, str]] = {
 
 SEVERITY_GLYPH: Final[dict[str, str]] = {"error": "✗", "warning": "⚠", "info": "i"}
 
+#: Signature statuses (``spec.SIGNATURE_STATUSES``) by the palette key they are drawn in.
+SIGNATURE_KEY: Final[dict[str, str]] = {
+    "verified": "decision:allowed", "valid-signature-untrusted": "severity:warning",
+    "invalid": "severity:error", "unverifiable": "severity:warning",
+}
+
+
+def signature_style(status: str | None) -> Style:
+    return style(SIGNATURE_KEY.get(status or "", "dim"))
+
 #: Context-lane glyphs: what the person said and core events.
 CONTEXT_GLYPH: Final[dict[str, str]] = {
     "dialog": "»",

@@ -305,18 +305,9 @@ def event_of(model: Model, index: int | None) -> Event | None:
 def dialog_time(d: Any) -> datetime | None:
     if not isinstance(d, dict):
         return None
-    v = d.get("start")
-    if not isinstance(v, str):
-        return None
-    try:
-        t = datetime.fromisoformat(v.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    if t.tzinfo is None:
-        from datetime import UTC
+    from viewer.model.times import parse_time
 
-        t = t.replace(tzinfo=UTC)
-    return t
+    return parse_time(d.get("start"))[0]  # the model's one time parser (no offset: UTC)
 
 
 def dialog_text(d: Any, limit: int = 200) -> str:

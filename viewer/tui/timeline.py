@@ -149,6 +149,9 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self._cache: LRUCache[tuple, Strip] = LRUCache(maxsize=2000)
+        # Each lane's picture without the selection, so moving between attempts of an
+        # operation with 100k attempts repaints in O(width), not O(attempts).
+        self._lanes: LRUCache[tuple, tuple] = LRUCache(maxsize=2000)
         self.axis: Axis | None = None
         self._generation = 0
         self._base_style: Style | None = None
@@ -163,6 +166,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         """The filter, zoom or palette changed: drop caches, resize, keep the selection seen."""
         self._generation += 1
         self._cache.clear()
+        self._lanes.clear()
         self._base_style = None
         self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
         self._update_window()
@@ -180,6 +184,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         super().notify_style_update()
         self._base_style = None
         self._cache.clear()
+        self._lanes.clear()
 
     def on_resize(self) -> None:
         self.virtual_size = Size(self.size.width, len(self.vapp.shown) + FIXED_ROWS)
@@ -353,71 +358,23 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         return text
 
     def _lane(self, model: Model, op: Operation, cols: Columns, selected: bool) -> Text:
+        """The operation's lane: the cached picture of all its attempts, with the selected
+        attempt's cells emphasised on top (O(width) per key, whatever the attempt count)."""
         axis = self.axis
         assert axis is not None
         w = cols.lane_w
-        chars = [" "] * w
-        styles: list[Style] = [Style.null()] * w
-        prio = [-1] * w
-        marks: list[tuple[int, int, Step, Style]] = []
-        for ai, attempt in enumerate(op.attempts):
-            emph = P.style("selected-attempt") if selected and ai == self.vapp.attempt_sel \
-                else Style.null()
-            xs = [axis.x_clamped(model.events[s.event].time, w) for s in attempt.steps]
-            # Segments between events, coloured by the state in effect.
-            for k, step in enumerate(attempt.steps):
-                x0 = xs[k]
-                if x0 is None:
-                    continue
-                if k + 1 < len(attempt.steps):
-                    x1 = xs[k + 1]
-                    fill = "─"
-                elif step.after not in spec.FINAL_STATES:
-                    x1, fill = w, "┄"  # unterminated: runs off to the end of the record
-                else:
-                    continue
-                if x1 is None:
-                    continue
-                st = P.state_style(step.after) + emph
-                for x in range(max(0, x0 + 1), min(w, x1)):
-                    if prio[x] < 0:
-                        chars[x], styles[x] = fill, st
-            for k, step in enumerate(attempt.steps):
-                x = xs[k]
-                if x is not None and 0 <= x < w:
-                    marks.append((model.events[step.event].order, x, step, emph))
-        # Marks in replay order, each pushed right past the one before when they share a cell
-        # (at most _NUDGE cells, so a mark stays near its time): order is kept and a timeout
-        # next to a retry's invocation stays visible on a narrow lane. Beyond that a mark shares
-        # the latest cell and precedence decides which shows; a mark never lands left of one
-        # that came before it.
-        marks.sort(key=lambda m: m[0])
-        last = -1
-        for _, x, step, emph in marks:
-            ev = model.events[step.event]
-            p = _PRIORITY.get(ev.type, 0)
-            if x <= last:  # never left of a later mark: its cell, or pushed past it
-                x = last + 1 if last + 1 < w and last + 1 - x <= _NUDGE else last
-            if p < prio[x]:
-                continue
-            st = P.state_style(step.after) + emph
-            if step.late:
-                st += P.style("late")
-            if step.out_of_model:
-                st += P.style("out-of-model")
-            chars[x], styles[x], prio[x] = P.event_glyph(ev.type), st, p
-            last = max(last, x)
-        # Once decisions: on the lane just before the attempt they govern.
-        for idx in op.once_decisions:
-            ev = model.events[idx]
-            x = axis.x(ev.time, w)
-            if x is None:
-                continue
-            if prio[x] >= 0 and x > 0 and prio[x - 1] < 0:
-                x -= 1
-            decision = ev.raw.get("decision")
-            d = decision if isinstance(decision, str) else None
-            chars[x], styles[x], prio[x] = P.DECISION_GLYPH.get(d, "?"), P.decision_style(d), 5
+        key = (id(op), w, axis.ws, axis.we, self._generation)
+        cached = self._lanes.get(key)
+        if cached is None or cached[0] is not op:  # (an id may be reused by a later object)
+            cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w))
+        chars, styles, owners, parts = cached[1]
+        if selected:
+            sel = self.vapp.attempt_sel
+            emph = P.style("selected-attempt")
+            styles = [
+                _compose(parts[x], emph) if owner == sel else st
+                for x, (owner, st) in enumerate(zip(owners, styles, strict=True))
+            ]
         text = Text()
         for ch, st in zip(chars, styles, strict=True):
             text.append(ch, st)
@@ -455,6 +412,125 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             self.screen.action_open_detail()  # type: ignore[attr-defined]
 
 
+
+_Parts = tuple[str | None, bool, bool]  # (state in effect, late, out of model) of one cell
+
+
+def _compose(parts: _Parts, emph: Style) -> Style:
+    """A cell's style: its state's colour, the selection's emphasis, then late, out-of-model."""
+    state, late, oom = parts
+    st = P.state_style(state) + emph
+    if late:
+        st += P.style("late")
+    if oom:
+        st += P.style("out-of-model")
+    return st
+
+
+def _lane_layers(model: Model, op: Operation, axis: Axis, w: int,
+                 ) -> tuple[list[str], list[Style], list[int], list[_Parts]]:
+    """One lane without the selection: each cell's glyph, style, the attempt that drew it
+    (-1: none or a decision) and its style's parts, so the selection is laid on in O(w).
+
+    Segments between an attempt's events take the colour of the state in effect; marks go in
+    replay order, each pushed right past the one before when they share a cell (at most
+    _NUDGE cells, so a mark stays near its time): order is kept and a timeout next to a
+    retry's invocation stays visible on a narrow lane. Beyond that a mark shares the latest
+    cell and precedence decides which shows; a mark never lands left of one that came before
+    it. Once decisions go just before the attempt they govern.
+    """
+    events = model.events
+    chars = [" "] * w
+    parts: list[_Parts] = [(None, False, False)] * w
+    owners = [-1] * w
+    prio = [-1] * w
+    plain = [True] * w  # an untouched cell keeps the null style
+    marks: list[tuple[int, int, int, Step]] = []
+    # Segments as (first cell, end cell, fill, parts, attempt); a later segment paints over an
+    # earlier one, so they are laid from the last, each cell painted once (``free`` skips
+    # painted cells): O(steps + width) where painting every segment was O(steps x width).
+    segments: list[tuple[int, int, str, _Parts, int]] = []
+    finals = spec.FINAL_STATES
+    t0 = axis.t0
+    scale = (w - 1) / (axis.we - axis.ws)
+    ws = axis.ws
+
+    def x_of(t: datetime | None) -> int | None:  # Axis.x_clamped, inlined for 100k attempts
+        if t is None or t0 is None:
+            return None
+        pos = ((t - t0).total_seconds() - ws) * scale
+        return round(min(max(pos, -1), w))
+
+    for ai, attempt in enumerate(op.attempts):
+        steps = attempt.steps
+        xs = [x_of(events[s.event].time) for s in steps]
+        last_k = len(steps) - 1
+        for k, step in enumerate(steps):
+            x0 = xs[k]
+            if x0 is None:
+                continue
+            if 0 <= x0 < w:
+                marks.append((events[step.event].order, x0, ai, step))
+            if k < last_k:
+                x1, fill = xs[k + 1], "─"
+            elif step.after not in finals:
+                x1, fill = w, "┄"  # unterminated: runs off to the end of the record
+            else:
+                continue
+            if x1 is None:
+                continue
+            a, b = max(0, x0 + 1), min(w, x1)
+            if a < b:
+                segments.append((a, b, fill, (step.after, False, False), ai))
+    free = list(range(w + 1))  # free[x]: the first unpainted cell at or after x (w: none)
+
+    def first_free(x: int) -> int:
+        root = x
+        while free[root] != root:
+            root = free[root]
+        while free[x] != root:  # path compression
+            free[x], x = root, free[x]
+        return root
+
+    for a, b, fill, cell, ai in reversed(segments):
+        x = first_free(a)
+        while x < b:
+            chars[x], parts[x], owners[x], plain[x] = fill, cell, ai, False
+            free[x] = x + 1
+            x = first_free(x + 1)
+    marks.sort(key=lambda m: m[0])
+    last = -1
+    shown: list[tuple[int, Step] | None] = [None] * w  # the mark that shows in each cell
+    for _, x, ai, step in marks:
+        p = _PRIORITY.get(events[step.event].type, 0)
+        if x <= last:  # never left of a later mark: its cell, or pushed past it
+            x = last + 1 if last + 1 < w and last + 1 - x <= _NUDGE else last
+        if p < prio[x]:
+            continue
+        prio[x], shown[x] = p, (ai, step)
+        if x > last:
+            last = x
+    for x, mark in enumerate(shown):
+        if mark is not None:
+            ai, step = mark
+            chars[x], owners[x], plain[x] = P.event_glyph(events[step.event].type), ai, False
+            parts[x] = (step.after, step.late, step.out_of_model)
+    null = Style.null()
+    styles = [null if plain[x] else _compose(parts[x], null) for x in range(w)]
+    for idx in op.once_decisions:
+        ev = events[idx]
+        x = axis.x(ev.time, w)
+        if x is None:
+            continue
+        if prio[x] >= 0 and x > 0 and prio[x - 1] < 0:
+            x -= 1
+        decision = ev.raw.get("decision")
+        d = decision if isinstance(decision, str) else None
+        chars[x], styles[x], prio[x], owners[x] = (
+            P.DECISION_GLYPH.get(d, "?"), P.decision_style(d), 5, -1)
+    return chars, styles, owners, parts
+
+
 class InfoHeader(Static):
     """File, form, uuid, counts, extensions; a banner for overrides and error diagnostics."""
 
@@ -478,6 +554,11 @@ class InfoHeader(Static):
             text.append("\n")
         text.append(safe(name), "bold")
         text.append(f" · {src.form}" + (" (gzip)" if src.gzip else ""))
+        if src.signed_layers:  # verified or not, and by whom: the first thing an auditor asks
+            from viewer.signatures import overall, short_status
+
+            text.append(": ")
+            text.append(short_status(src), P.signature_style(overall(src)))
         text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
         text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
         text.append("\n")
