@@ -166,6 +166,18 @@ def test_files_spark_cannot_read_are_the_pools_rows(spark: Any, tmp_path: Path) 
     assert any("no such file" in (e or "") for e in errors)
 
 
+def test_spark_scan_ndjson_lines_are_the_pools(spark: Any, tmp_path: Path) -> None:
+    paths = [str(DEMOS / "04-double-refund.vcon.json"), str(DEMOS / "tour.vcon.json"),
+             str(BAD / "empty.vcon.json")]
+    run_scan(paths, str(tmp_path / "pool"), jobs=1, fmt="ndjson", scan_time=SCAN_TIME)
+    run_spark_scan(spark, paths, str(tmp_path / "spark"), fmt="ndjson", scan_time=SCAN_TIME)
+    for name in TABLES:
+        lines = {engine: sorted(line for part in sorted((tmp_path / engine / name).rglob("*"))
+                                for line in part.read_bytes().splitlines())
+                 for engine in ("pool", "spark")}
+        assert lines["spark"] == lines["pool"], name
+
+
 def test_scan_tables_dataframes_hold_the_pools_rows(spark: Any, corpus: Path,
                                                     pool: Path) -> None:
     frames = scan_tables(spark, [str(corpus)], scan_time=SCAN_TIME)

@@ -83,6 +83,11 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
         for name, items in got.items():
             rows[name].extend(items)
         del data, got
+    return make_chunk(rows, len(uris), size, fmt, cpu0)
+
+
+def make_chunk(rows: Tuples, files: int, size: int, fmt: str, cpu0: float) -> Chunk:
+    """A chunk's rows as a worker returns them (also a Spark task's, viewer.fleet.spark)."""
     col = {c: i for i, c in enumerate(NAMES["vcons"])}
     status, kinds_at = col["status"], col["finding_kinds"]
     refused = [{k: v[col[k]] for k in ("file", "status", "exit_status", "error")}
@@ -90,8 +95,7 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
     kinds = {k for v in rows["vcons"] for k in (v[kinds_at] or ())}
     counts = {name: len(items) for name, items in rows.items()}
     tables = tuples_to_arrow(rows) if fmt == "parquet" else ndjson_tables(rows)
-    return Chunk(tables, counts, len(uris), size, refused, kinds,
-                 time.process_time() - cpu0)
+    return Chunk(tables, counts, files, size, refused, kinds, time.process_time() - cpu0)
 
 
 def _unreadable(uri: str, scan_time: datetime, exc: Exception) -> Tuples:

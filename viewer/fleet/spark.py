@@ -1,8 +1,9 @@
 """The fleet scan on Apache Spark: the same per-file function, the same tables, many machines.
 
 Where the vCons are millions (Databricks, EMR, Glue, Dataproc), Spark already runs. This module
-takes the active ``SparkSession`` and runs ``viewer.fleet.tables.file_tables`` in Spark's Python
-workers through ``mapInArrow`` over ``binaryFile``:
+takes the active ``SparkSession`` and runs the per-file function
+(``viewer.fleet.tables.file_tuples``) in Spark's Python workers through ``mapInArrow`` over
+``binaryFile``:
 
 - The files are listed once, on the driver, by ``viewer.fleet.inputs.expand``: the pool's
   listing and suffix filter, so both engines read the same files. Spark is handed that list.
@@ -48,11 +49,12 @@ from viewer.fleet.scan import (
     Writer,
     _write_scan_json,
     listing,
+    make_chunk,
     prepare_out,
     scan_chunk,
 )
 from viewer.fleet.schema import TABLES, arrow_schema
-from viewer.fleet.tables import canonical_uri, empty_rows, file_tables, to_arrow
+from viewer.fleet.tables import canonical_uri, empty_tuples, file_tuples
 
 #: Files tabulated together in a task (one row group per table), as the pool's chunks.
 CHUNK = 64
@@ -128,23 +130,13 @@ def _pairs(batches: Iterable[Any]) -> Iterator[list[tuple[str, bytes]]]:
 def tabulate(pairs: Sequence[tuple[str, bytes]], scan_time: datetime, fmt: str) -> Chunk:
     """A chunk of files already read (a Spark task's): ``scan_chunk``'s result for them."""
     cpu0 = time.process_time()
-    rows = empty_rows()
+    rows = empty_tuples()
     size = 0
     for uri, data in pairs:
         size += len(data)
-        for name, items in file_tables(data, uri, scan_time=scan_time).items():
+        for name, items in file_tuples(data, uri, scan_time=scan_time).items():
             rows[name].extend(items)
-    refused = [{k: v[k] for k in ("file", "status", "exit_status", "error")}
-               for v in rows["vcons"] if v["status"] != "read"]
-    kinds = {k for v in rows["vcons"] for k in (v["finding_kinds"] or ())}
-    counts = {name: len(items) for name, items in rows.items()}
-    if fmt == "parquet":
-        tables = to_arrow(rows)
-    else:
-        from viewer.fleet.scan import ndjson_tables
-
-        tables = ndjson_tables(rows)
-    return Chunk(tables, counts, len(pairs), size, refused, kinds, time.process_time() - cpu0)
+    return make_chunk(rows, len(pairs), size, fmt, cpu0)
 
 
 # --- one task's parts -----------------------------------------------------------------------
