@@ -11,17 +11,18 @@ import argparse
 import importlib.util
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 from viewer.cli import EX_FAIL, EX_OK, EX_USAGE, PROG, _Exit, _fail_on
 
 #: Which extra brings which module.
-EXTRAS = {"pyarrow": "fleet", "duckdb": "fleet"}
+EXTRAS = {"pyarrow": "fleet", "duckdb": "fleet", "pyspark": "spark", "pandas": "spark"}
 
 
-def require(module: str, what: str) -> None:
+def require(module: str, what: str, extra: str | None = None) -> None:
     """One line and exit 2 when ``module`` (of an optional extra) is not installed."""
     if importlib.util.find_spec(module) is None:
-        extra = EXTRAS.get(module, "fleet")
+        extra = extra or EXTRAS.get(module, "fleet")
         raise _Exit(f"{what} needs {module}: pip install 'vcon-view[{extra}]'", EX_USAGE)
 
 
@@ -46,6 +47,9 @@ def _scan_parser() -> argparse.ArgumentParser:
                    help="folder for the tables (empty, or a previous scan's: replaced)")
     p.add_argument("-j", "--jobs", type=_jobs, default=None, metavar="N",
                    help="worker processes (default: the CPUs; 1 runs in this process)")
+    p.add_argument("--engine", choices=("pool", "spark"), default="pool",
+                   help="pool: processes on this machine; spark: the active SparkSession "
+                        "(spark-submit, a cluster; needs the spark extra)")
     p.add_argument("--format", choices=FORMATS, default="parquet",
                    help="parquet (zstd; needs the fleet extra) or ndjson (no extra)")
     p.add_argument("--partition-by", choices=("date",), default=None,
@@ -70,6 +74,12 @@ def cmd_scan(argv: Sequence[str]) -> int:
     import os
 
     args = _scan_parser().parse_args(argv)
+    if args.engine == "spark":
+        if args.jobs is not None:
+            raise _Exit("scan --engine spark: -j is the pool's; Spark's parallelism is its "
+                        "master's (local[N], the cluster)", EX_USAGE)
+        for module in ("pyspark", "pandas", "pyarrow"):
+            require(module, "scan --engine spark", "spark")
     if args.format == "parquet":
         require("pyarrow", "scan --format parquet")
     if any(p != "-" and "://" in p and not p.lower().startswith("file://")
@@ -85,6 +95,16 @@ def cmd_scan(argv: Sequence[str]) -> int:
                             else (os.cpu_count() or 1))
     from viewer.fleet.scan import Progress, ScanError, run_scan
 
+    if args.engine == "spark":
+        from viewer.fleet.spark import active_session, run_spark_scan
+
+        try:
+            result = run_spark_scan(active_session(), args.paths, args.output,
+                                    fmt=args.format, partition=args.partition_by,
+                                    stdin_lines=stdin_lines)
+        except ScanError as exc:
+            raise _Exit(str(exc), EX_USAGE) from None
+        return _scanned(args, result)
     progress = Progress() if sys.stderr is not None and sys.stderr.isatty() else None
     try:
         result = run_scan(args.paths, args.output, jobs=jobs, fmt=args.format,
@@ -95,6 +115,11 @@ def cmd_scan(argv: Sequence[str]) -> int:
     finally:
         if progress is not None:
             progress.done()
+    return _scanned(args, result)
+
+
+def _scanned(args: argparse.Namespace, result: Any) -> int:
+    """The closing line on stderr, and the exit status (1: --fail-on matched)."""
     if sys.stderr is not None:
         sys.stderr.write(
             f"{PROG}: scanned {result.files:,} files ({len(result.refused):,} not read), "

@@ -83,6 +83,11 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
         for name, items in got.items():
             rows[name].extend(items)
         del data, got
+    return make_chunk(rows, len(uris), size, fmt, cpu0)
+
+
+def make_chunk(rows: Tuples, files: int, size: int, fmt: str, cpu0: float) -> Chunk:
+    """A chunk's rows as a worker returns them (also a Spark task's, viewer.fleet.spark)."""
     col = {c: i for i, c in enumerate(NAMES["vcons"])}
     status, kinds_at = col["status"], col["finding_kinds"]
     refused = [{k: v[col[k]] for k in ("file", "status", "exit_status", "error")}
@@ -90,8 +95,7 @@ def scan_chunk(uris: Sequence[str], scan_time: datetime, fmt: str) -> Chunk:
     kinds = {k for v in rows["vcons"] for k in (v[kinds_at] or ())}
     counts = {name: len(items) for name, items in rows.items()}
     tables = tuples_to_arrow(rows) if fmt == "parquet" else ndjson_tables(rows)
-    return Chunk(tables, counts, len(uris), size, refused, kinds,
-                 time.process_time() - cpu0)
+    return Chunk(tables, counts, files, size, refused, kinds, time.process_time() - cpu0)
 
 
 def _unreadable(uri: str, scan_time: datetime, exc: Exception) -> Tuples:
@@ -272,6 +276,19 @@ def prepare_out(out: str) -> None:
         raise ScanError(f"cannot write {safe(out)}: permission denied")
 
 
+def listing(paths: Sequence[str], out: str,
+            stdin_lines: Sequence[str] = ()) -> list[inputs.Input]:
+    """The files a scan into ``out`` reads (every engine's): ``paths`` expanded, less OUT's
+    own files when OUT is inside a scanned folder (its _scan.json, a previous scan's parts
+    are not sessions). Raises ScanError for a PATH that cannot be listed."""
+    try:
+        items = inputs.expand(paths, stdin_lines)
+    except inputs.InputError as exc:
+        raise ScanError(str(exc)) from None
+    own = inputs.canonical_uri(out).rstrip("/") + "/"
+    return [i for i in items if not i.uri.startswith(own)]
+
+
 def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parquet",
              partition: str | None = None, stdin_lines: Sequence[str] = (),
              scan_time: datetime | None = None, progress: Any = None) -> Result:
@@ -279,14 +296,7 @@ def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parqu
     started = datetime.now(UTC)
     scan_time = scan_time or started
     wall0 = time.perf_counter()
-    try:
-        items = inputs.expand(paths, stdin_lines)
-    except inputs.InputError as exc:
-        raise ScanError(str(exc)) from None
-    # OUT inside a scanned folder: its own _scan.json (and a previous scan's parts) are not
-    # sessions.
-    own = inputs.canonical_uri(out).rstrip("/") + "/"
-    items = [i for i in items if not i.uri.startswith(own)]
+    items = listing(paths, out, stdin_lines)
     prepare_out(out)
     try:
         writer = Writer(out, fmt, partition)
@@ -369,7 +379,8 @@ def _results(work: list[list[str]], jobs: int, scan_time: datetime,
 
 def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | None,
                      jobs: int, parts: dict[str, list[str]], result: Result,
-                     scan_time: datetime, started: datetime, seconds: float) -> None:
+                     scan_time: datetime, started: datetime, seconds: float, *,
+                     engine: str = "pool", extra: dict[str, Any] | None = None) -> None:
     from viewer import __version__
     from viewer.model.times import format_time
     from viewer.report.summary import dumps
@@ -378,7 +389,7 @@ def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | 
     doc = {
         "format": FORMAT,
         "scanner": f"vcon-view {__version__}",
-        "engine": "pool",
+        "engine": engine,
         "jobs": jobs,
         "output_format": fmt,
         "partition_by": partition,
@@ -394,6 +405,7 @@ def _write_scan_json(out: str, paths: Sequence[str], fmt: str, partition: str | 
         "finished": format_time(datetime.now(UTC)),
         "seconds": round(seconds, 3),
         "cpu_seconds": round(result.cpu, 3),
+        **(extra or {}),
     }
     write_atomic(os.path.join(out, SCAN_JSON), dumps(doc), input_path=None)
 
