@@ -118,3 +118,33 @@ def test_import_with_lone_surrogates_is_written(tmp_path: Path) -> None:
     if r.returncode == 0:
         assert "\ufffd" in out.read_text("utf-8")
         assert run(["check", str(out)]).returncode in (0, 1)
+
+
+def test_sigterm_just_after_the_temporary_file_is_made_leaves_no_tmp(tmp_path: Path,
+                                                                    monkeypatch) -> None:
+    """The window the test above can only hit by luck: a SIGTERM that arrives as mkstemp
+    returns (before the writer's ``try``) left the temporary file behind. It is held until
+    the writer can remove the file."""
+    import tempfile
+
+    from viewer.report.write import write_atomic
+
+    real = tempfile.mkstemp
+
+    def mkstemp_then_term(*args, **kwargs):
+        made = real(*args, **kwargs)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return made
+
+    def handler(signum, frame):
+        raise SystemExit(128 + signum)
+
+    monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_term)
+    old = signal.signal(signal.SIGTERM, handler)
+    try:
+        with pytest.raises(SystemExit):
+            write_atomic(tmp_path / "out.json", b"{}", input_path=None)
+    finally:
+        signal.signal(signal.SIGTERM, old)
+    assert not list(tmp_path.glob(".out.json.*.tmp"))
+    assert not (tmp_path / "out.json").exists()

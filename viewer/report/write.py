@@ -73,8 +73,16 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
             fh.write(payload)
         return
     directory = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    # SIGTERM (SystemExit in the CLI) is held while the temporary file is made: between its
+    # creation and the ``try`` below nothing could remove it. Released inside the ``try``.
+    held = _hold_sigterm()
     try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except BaseException:
+        _release_sigterm(held)  # no file was made: nothing to remove
+        raise
+    try:
+        _release_sigterm(held)
         with os.fdopen(fd, "wb") as fh:
             fh.write(payload)
             fh.flush()
@@ -97,3 +105,23 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
     finally:
         os.close(dfd)
 
+
+def _hold_sigterm() -> set | None:
+    """Block SIGTERM in this thread (where the platform can); the previous mask, or None."""
+    import signal
+
+    block = getattr(signal, "pthread_sigmask", None)
+    if block is None:
+        return None
+    try:
+        return set(block(signal.SIG_BLOCK, {signal.SIGTERM}))
+    except (OSError, ValueError):
+        return None
+
+
+def _release_sigterm(held: set | None) -> None:
+    """Restore the mask ``_hold_sigterm`` changed; a SIGTERM that came meanwhile runs now."""
+    if held is not None:
+        import signal
+
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
