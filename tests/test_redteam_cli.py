@@ -139,12 +139,20 @@ def test_sigterm_just_after_the_temporary_file_is_made_leaves_no_tmp(tmp_path: P
     def handler(signum, frame):
         raise SystemExit(128 + signum)
 
+    import threading
+
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp_then_term)
     old = signal.signal(signal.SIGTERM, handler)
+    # another thread alive, as in a long test session or summary's hashing thread: a process
+    # signal blocked in the main thread would be taken by it
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait, daemon=True)
+    other.start()
     try:
         with pytest.raises(SystemExit):
             write_atomic(tmp_path / "out.json", b"{}", input_path=None)
     finally:
         signal.signal(signal.SIGTERM, old)
+        stop.set()
     assert not list(tmp_path.glob(".out.json.*.tmp"))
     assert not (tmp_path / "out.json").exists()

@@ -106,22 +106,30 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
         os.close(dfd)
 
 
-def _hold_sigterm() -> set | None:
-    """Block SIGTERM in this thread (where the platform can); the previous mask, or None."""
+def _hold_sigterm() -> tuple[object, list[int]] | None:
+    """Record a SIGTERM instead of acting on it (main thread only: elsewhere Python cannot
+    take signals); the previous handler and what was recorded, or None. A handler, not a
+    signal mask: another thread would take a masked process signal for the main thread."""
     import signal
 
-    block = getattr(signal, "pthread_sigmask", None)
-    if block is None:
-        return None
+    got: list[int] = []
     try:
-        return set(block(signal.SIG_BLOCK, {signal.SIGTERM}))
-    except (OSError, ValueError):
+        old = signal.signal(signal.SIGTERM, lambda signum, frame: got.append(signum))
+    except (ValueError, OSError):
         return None
+    return old, got
 
 
-def _release_sigterm(held: set | None) -> None:
-    """Restore the mask ``_hold_sigterm`` changed; a SIGTERM that came meanwhile runs now."""
-    if held is not None:
-        import signal
+def _release_sigterm(held: tuple[object, list[int]] | None) -> None:
+    """Put the previous handler back; a SIGTERM that came meanwhile is acted on now."""
+    if held is None:
+        return
+    import signal
 
-        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+    old, got = held
+    signal.signal(signal.SIGTERM, old)  # type: ignore[arg-type]
+    if got:
+        if callable(old):
+            old(signal.SIGTERM, None)  # the CLI's: SystemExit(143), inside the writer's try
+        elif old == signal.SIG_DFL:
+            os.kill(os.getpid(), signal.SIGTERM)
