@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from viewer.cli import main
 from viewer.importers.lift import convert_vcon, derived_view, lift
-from viewer.load import load_bytes
 from viewer.model.build import build_model
+from viewer.pipeline import open_bytes
 from viewer.report.summary import summary_dict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -31,7 +31,7 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def summary(path: Path) -> dict[str, Any]:
-    return summary_dict(build_model(load_bytes(path.read_bytes(), name=path.name)))
+    return summary_dict(build_model(open_bytes(path.read_bytes(), name=path.name)))
 
 
 CASES = {
@@ -79,7 +79,7 @@ def test_no_lifting_when_the_file_has_lifecycle_events() -> None:
     v = load(AGENT)
     v["events"] = [{"type": "tool-result", "time": "2026-05-14T15:20:00Z"}]
     assert derived_view(v) is None
-    assert build_model(load_bytes(json.dumps(v).encode())).derived_from == ()
+    assert build_model(open_bytes(json.dumps(v).encode())).derived_from == ()
 
 
 def test_agent_session_is_a_supported_critical_extension(capsys: Any) -> None:
@@ -122,7 +122,7 @@ def test_import_vcon_round_trip(path: Path, tmp_path: Path) -> None:
     written = load(out)
     assert written["uuid"] != load(path).get("uuid")
     assert written["attachments"][-1]["purpose"] == "import-provenance"
-    model = build_model(load_bytes(out.read_bytes()))
+    model = build_model(open_bytes(out.read_bytes()))
     assert model.derived_from == ()  # now the file's own events
     assert [d for d in model.diagnostics if d.severity == "error"] == []
     assert len(model.operations) == len(CASES[path][2])
@@ -158,7 +158,7 @@ AGENT_SERVER_OPS = [
 
 
 def _model(v: dict[str, Any]) -> Any:
-    return build_model(load_bytes(json.dumps(v).encode(), name="proxy.vcon.json"))
+    return build_model(open_bytes(json.dumps(v).encode(), name="proxy.vcon.json"))
 
 
 def _no_parties(v: dict[str, Any]) -> dict[str, Any]:

@@ -135,3 +135,22 @@ def test_junk_never_crashes_the_way_in(lines: list[bytes]) -> None:
         assert "\n" not in exc.message
         return
     build_model(loaded)
+
+
+def test_the_pipeline_lifts_a_pre_draft_vcon_and_the_model_does_not() -> None:
+    """load -> lift when needed -> build: the model builds what it is given (a proxy capture's
+    own events are none), the pipeline hands it the lifted vCon."""
+    from viewer.pipeline import lifted
+
+    data = (FIX / "import_proxy.vcon.json").read_bytes()
+    raw = load_bytes(data, name="p.vcon.json")
+    assert build_model(raw).derivation is None and not build_model(raw).operations
+    opened = open_bytes(data, name="p.vcon.json")
+    assert opened.derivation is not None and opened.derivation.format == "vcon-mcp-proxy"
+    assert opened.derived_from[0] == "/dialog/0"
+    assert "derived-events" in [d.code for d in opened.diagnostics]
+    assert [o.tool for o in build_model(opened).operations] == ["get_forecast", "get_weather"]
+    assert lifted(opened) is opened  # lifted once; an imported or draft vCon as it is
+    draft = load_bytes((FIX / "report_small.vcon.json").read_bytes())
+    assert lifted(draft) is draft
+    assert raw.vcon == orjson.loads(data)  # the file's vCon is never changed

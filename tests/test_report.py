@@ -473,7 +473,7 @@ def _derived_models() -> dict[str, Model]:
     """A lifted proxy vCon with 2 stray responses, and an imported MCP transcript."""
     import json
 
-    from viewer.pipeline import open_path
+    from viewer.pipeline import open_bytes, open_path
 
     v = json.loads((FIXTURES / "import_proxy_agent_server.vcon.json").read_bytes())
     for k in range(2):
@@ -481,7 +481,7 @@ def _derived_models() -> dict[str, Model]:
                             "body": json.dumps({"jsonrpc": "2.0", "id": 900 + k, "result": {}}),
                             "encoding": "none", "meta": {"mcp_type": "response"}})
     return {
-        "lifted": build_model(load_bytes(json.dumps(v).encode(), name="proxy.vcon.json")),
+        "lifted": build_model(open_bytes(json.dumps(v).encode(), name="proxy.vcon.json")),
         "imported": build_model(open_path(str(FIXTURES / "import_partial.jsonl"))),
     }
 

@@ -240,12 +240,11 @@ def _check_parser() -> argparse.ArgumentParser:
 def _load_model(path: str, ignore_critical: bool, trust: str | None = None) -> Model:
     """Load and build the model; a LoadError becomes a one-line refusal with its status."""
     from viewer.load import LoadError
-    from viewer.model.build import build_model
-    from viewer.pipeline import open_path
+    from viewer.pipeline import open_model
 
     anchors = _trust(trust)
     try:
-        return build_model(open_path(path, ignore_critical=ignore_critical, trust=anchors))
+        return open_model(path, ignore_critical=ignore_critical, trust=anchors)
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

@@ -1,7 +1,9 @@
 """One way in: a file's bytes -> a ``Loaded`` the model builds from, whatever the file is.
 
-A vCon is loaded as it is (``viewer.load``); a vCon in a pre-draft agent shape is lifted when
-the model is built. A file that is not a vCon at all (a Claude Code transcript, an OTLP export,
+load -> lift when needed -> build. A vCon is loaded as it is (``viewer.load``); a vCon in a
+pre-draft agent shape, with no tool-lifecycle events of its own, is lifted here
+(``viewer.importers.lift``), so the model reads an already-lifted ``Loaded`` and imports
+nothing above itself. A file that is not a vCon at all (a Claude Code transcript, an OTLP export,
 a Codex or Gemini session, an MCP transcript...) is recognised by its content
 (``viewer.importers.formats``), imported, and loaded as the vCon the importer wrote, marked as
 derived: the CLI, the viewer and every report show the same derived operations, and say so.
@@ -9,7 +11,8 @@ derived: the CLI, the viewer and every report show the same derived operations, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from viewer.load import (
     GZIP_MAGIC,
@@ -21,10 +24,12 @@ from viewer.load import (
     load_object,
     read_input,
 )
+from viewer.model import spec
 from viewer.model.types import Derivation, Diagnostic
 from viewer.textsafe import safe
 
 if TYPE_CHECKING:
+    from viewer.model.types import Model
     from viewer.signatures import TrustStore
 
 
@@ -40,12 +45,44 @@ def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
     recording imported; else the loader's LoadError, or one line naming the formats that were
     tried."""
     try:
-        return load_bytes(data, name=name, ignore_critical=ignore_critical, trust=trust)
+        return lifted(load_bytes(data, name=name, ignore_critical=ignore_critical, trust=trust))
     except LoadError as exc:
         if not exc.foreign:
             raise
         refusal = exc
     return import_bytes(data, name=name, refusal=refusal)
+
+
+def open_model(path: str, *, ignore_critical: bool = False,
+               trust: TrustStore | None = None) -> Model:
+    """The whole way: ``path`` opened (loaded, lifted or imported) and its model built."""
+    from viewer.model.build import build_model
+
+    return build_model(open_path(path, ignore_critical=ignore_critical, trust=trust))
+
+
+def has_lifecycle_events(vcon: Any) -> bool:
+    """Whether the vCon records any of the draft's tool-lifecycle events: then its own events
+    are the operations, and nothing is lifted."""
+    evs = vcon.get("events") if isinstance(vcon, dict) else None
+    return isinstance(evs, list) and any(
+        isinstance(e, dict) and isinstance(e.get("type"), str)
+        and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
+
+
+def lifted(loaded: Loaded) -> Loaded:
+    """``loaded`` with the operations derived from a pre-draft shape (an MCP proxy's dialogs,
+    an ``mcp_session`` dialog, an ``agent_trace`` analysis) when it has no lifecycle events of
+    its own and was not imported; else ``loaded`` itself. The file is never changed."""
+    if loaded.derivation is not None or has_lifecycle_events(loaded.vcon):
+        return loaded
+    from viewer.importers.lift import derived_view  # imported only for a vCon that needs it
+
+    view = derived_view(loaded.vcon)
+    if view is None:
+        return loaded
+    return replace(loaded, vcon=view.vcon, diagnostics=(*loaded.diagnostics, *view.diagnostics),
+                   derived_from=view.derived_from, derivation=view.derivation)
 
 
 def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = None,

@@ -10,8 +10,9 @@
   tool-result, or tool-failure when their status is not a success.
 
 ``lift(vcon)`` is pure: it returns the derived events and where they came from, and never
-touches the vCon. ``derived_view`` gives ``build_model`` a copy of the vCon with those events
-(plus a session or agent party when the vCon has none) for a vCon without tool-lifecycle events;
+touches the vCon. ``derived_view`` gives the pipeline (``viewer.pipeline.lifted``) a copy of
+the vCon with those events (plus a session or agent party when the vCon has none) for a vCon
+without tool-lifecycle events;
 ``convert_vcon`` writes that copy as a new vCon (``vcon-view import vcon``).
 """
 
@@ -36,6 +37,7 @@ from viewer.importers.common import (
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
 from viewer.model import spec
 from viewer.model.types import Derivation, Diagnostic
+from viewer.pipeline import has_lifecycle_events
 
 _SERVER_ROLES: Final = frozenset({"server", "tool-server", "tool_server", "tool_provider",
                                   "mcp_server", "mcp-server"})
@@ -59,13 +61,6 @@ class Provenance:
     add_parties: list[dict[str, Any]] = field(default_factory=list)
     add_session: dict[str, Any] | None = None
     report: Report = field(default_factory=Report)
-
-
-def has_lifecycle_events(vcon: dict[str, Any]) -> bool:
-    evs = vcon.get("events")
-    return isinstance(evs, list) and any(
-        isinstance(e, dict) and isinstance(e.get("type"), str)
-        and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
 
 
 def _list(vcon: dict[str, Any], key: str) -> list[Any]:
@@ -580,7 +575,7 @@ def derived_vcon(vcon: dict[str, Any], events: list[dict[str, Any]],
 
 @dataclass(frozen=True)
 class DerivedView:
-    """What ``build_model`` uses for a vCon whose operations are derived."""
+    """What the pipeline hands ``build_model`` for a vCon whose operations are derived."""
 
     vcon: dict[str, Any]
     derived_from: tuple[str, ...]

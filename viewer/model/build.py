@@ -240,13 +240,6 @@ class _Builder:
         return tuple(events)
 
 
-def _has_lifecycle(vcon: Any) -> bool:
-    evs = vcon.get("events") if isinstance(vcon, dict) else None
-    return isinstance(evs, list) and any(  # importers.lift.has_lifecycle_events, same test
-        isinstance(e, dict) and isinstance(e.get("type"), str)
-        and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
-
-
 def build_model(loaded: Any, *, check_events: bool = True) -> Model:
     """The model of a loaded vCon (``viewer.load.Loaded``). Pure: reads, never writes.
 
@@ -284,17 +277,9 @@ def build_stages(loaded: Any, *, first: int, above: int = 0) -> Iterator[Model]:
 def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             ) -> Iterator[Model]:
     vcon, diagnostics = loaded.vcon, loaded.diagnostics
-    # Imported recordings (viewer.pipeline) arrive with their derivation; a vCon in a
-    # pre-draft shape is lifted here.
+    # Imported and lifted vCons (viewer.pipeline) arrive with their derivation.
     derived_from = getattr(loaded, "derived_from", ())
     derivation = getattr(loaded, "derivation", None)
-    if derivation is None and not _has_lifecycle(vcon):  # the lifter costs ~15 ms to import
-        from ..importers.lift import derived_view
-
-        view = derived_view(vcon)
-        if view is not None:
-            vcon, diagnostics = view.vcon, (*diagnostics, *view.diagnostics)
-            derived_from, derivation = view.derived_from, view.derivation
     source = loaded.source
     b = _Builder(vcon, diagnostics, check_events)
     events = b.parse_events()
