@@ -210,7 +210,7 @@ def model_of(data: bytes) -> Any:
 
 def exports(model: Any) -> None:
     """Every export of a built model: summary JSON, Markdown, CSV, check lines."""
-    from viewer.cli import check_lines
+    from viewer.report.check import check_lines
     from viewer.report.csv import to_csv
     from viewer.report.markdown import to_markdown
     from viewer.report.summary import iter_json

@@ -132,10 +132,10 @@ def _clean(name: str, text: str) -> None:
 def exercise(data: bytes, name: str = "mutant.json") -> str:
     """Every headless path on ``data``; returns what happened ("refused", "imported",
     "vcon"). Raises AssertionError (or the unexpected exception) on a failure."""
-    from viewer.cli import check_lines
     from viewer.load import LoadError
     from viewer.model.build import build_model
     from viewer.pipeline import open_bytes
+    from viewer.report.check import check_lines
     from viewer.report.csv import to_csv
     from viewer.report.markdown import to_markdown
     from viewer.report.summary import to_json

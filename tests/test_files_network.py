@@ -75,7 +75,7 @@ def url_vcon() -> bytes:
 
 
 def all_exports(model: Model) -> dict[str, bytes]:
-    from viewer.cli import check_lines
+    from viewer.report.check import check_lines
 
     return {
         "json": to_json(model),

@@ -81,7 +81,7 @@ def check_exports(model: Model) -> None:
         to_markdown(model, half)
         to_csv(model, half)
         to_text(model, half)
-    from viewer.cli import check_lines
+    from viewer.report.check import check_lines
 
     for line in check_lines(model):
         assert "\n" not in line and _unsafe_chars(line) == set()

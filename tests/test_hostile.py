@@ -206,7 +206,7 @@ def test_plain_text_export_is_inert(model: Model) -> None:
 
 
 def test_check_lines_are_inert(model: Model) -> None:
-    from viewer.cli import check_lines
+    from viewer.report.check import check_lines
 
     lines = check_lines(model)
     assert lines

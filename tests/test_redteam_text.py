@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.modelkit import model_of, standing, tool
-from viewer.cli import check_lines
+from viewer.report.check import check_lines
 from viewer.report.csv import to_csv
 from viewer.report.markdown import to_markdown
 from viewer.report.summary import to_json

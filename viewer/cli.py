@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 PROG = "vcon-view"
 EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
-CHECK_FORMATS = ("text", "json")
 
 
 #: Set by ``console_main``: a headless command ends the process with ``os._exit`` as soon as its
@@ -223,8 +222,10 @@ def _check_parser() -> argparse.ArgumentParser:
         description="List conformance diagnostics and findings. Exits 1 when an error "
                     "diagnostic exists or a finding of a kind named in --fail-on.",
     )
+    from viewer.report.check import CHECK_FORMATS
+
     _common(p)
-    p.add_argument("--format", "-f", choices=CHECK_FORMATS, default="text")
+    p.add_argument("--format", "-f", choices=tuple(CHECK_FORMATS), default="text")
     p.add_argument("--fail-on", metavar="KINDS", type=_fail_on, default=frozenset(),
                    help="comma-separated finding kinds that also fail the check "
                         "(e.g. policy-violation,duplicate-execution-risk), or all")
@@ -403,67 +404,14 @@ def signature_unmet(model: Model) -> str | None:
             f"signature {first.index} is {first.verified}{more}")
 
 
-def check_lines(model: Model) -> list[str]:
-    """One safe line per diagnostic then per finding, errors first within each."""
-    from viewer.model.spec import SEVERITY_RANK
-    from viewer.textsafe import safe, safe_short
-
-    def rank(item: Any) -> int:
-        return SEVERITY_RANK.get(item.severity, 9)
-
-    lines = [
-        f"{d.severity:<7}  {safe(d.code)}  {safe(d.pointer) or '/'}  {safe(d.message)}"
-        for d in sorted(model.diagnostics, key=rank)
-    ]
-    for f in sorted(model.findings, key=rank):
-        where = [f"operation={safe_short(f.operation_id)}" if f.operation_id is not None else ""]
-        if f.attempt is not None:
-            where.append(f"attempt={f.attempt}")
-        if f.events:
-            where.append("events=" + ",".join(map(str, f.events)))
-        loc = " ".join(w for w in where if w) or "-"
-        lines.append(f"{f.severity:<7}  {safe(f.kind)}  {loc}  {safe(f.message)}")
-    return lines
-
-
 def cmd_check(args: argparse.Namespace) -> int:
+    from viewer.report.check import CHECK_FORMATS, CheckOutcome
+
     model = _load_model(args.file, args.ignore_critical, args.trust)
     status = check_status(model, args.fail_on, args.require_signature)
     unmet = signature_unmet(model) if args.require_signature else None
-    if args.format == "json":
-        from viewer.report.summary import dumps, summary_dict
-
-        doc = summary_dict(model)
-        out: dict[str, Any] = {}
-        if model.source.critical_override:
-            out["produced_under_override"] = True
-            out["note"] = doc["note"]
-        out.update(
-            source=doc["source"], diagnostics=doc["diagnostics"], findings=doc["findings"],
-            counts=doc["counts"], fail_on=sorted(args.fail_on), exit=status,
-        )
-        if args.require_signature:
-            out["require_signature"] = {"met": unmet is None, "reason": unmet}
-        _emit(dumps(out), None, args.file)
-        return _finish(status)
-    lines = []
-    if model.source.critical_override:
-        lines.append("warning  produced-under-override  -  critical extensions ignored "
-                     "(--ignore-critical); the core draft says this vCon must not be processed")
-    if unmet is not None:
-        from viewer.model.spec import SIGNATURE_REQUIRED
-        from viewer.textsafe import safe
-
-        lines.append(f"{'error':<7}  {SIGNATURE_REQUIRED}  -  --require-signature: "
-                     f"{safe(unmet)}")
-    lines += check_lines(model)
-    counts = model.counts()
-    lines.append(
-        f"{len(model.diagnostics)} diagnostics, {len(model.findings)} findings: "
-        f"{counts['error']} error, {counts['warning']} warning, {counts['info']} info"
-        f" -> exit {status}"
-    )
-    _emit("\n".join(lines) + "\n", None, args.file)
+    outcome = CheckOutcome(status, args.fail_on, args.require_signature, unmet)
+    _emit(CHECK_FORMATS[args.format](model, outcome), None, args.file)
     return _finish(status)
 
 
