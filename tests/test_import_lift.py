@@ -116,6 +116,39 @@ def test_agent_trace_failure_status_and_mcp_names() -> None:
 
 
 @pytest.mark.parametrize("path", list(CASES), ids=lambda p: p.name)
+def test_import_vcon_writes_the_golden_bytes(path: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """What ``import vcon`` writes is the serialisation of the golden vCon, byte for byte: the
+    derived vCon is written as built (no deep copy: it is only serialised), and its members
+    shared with the parsed input are never changed on the way."""
+    from viewer.report.summary import dumps
+
+    monkeypatch.chdir(path.parent)
+    out = tmp_path / "out.vcon.json"
+    assert main(["import", "vcon", path.name, "-o", str(out), "-q"]) == 0
+    golden = GOLDEN / f"lifted-{path.name.split('.')[0]}.vcon.json"
+    assert out.read_bytes() == dumps(json.loads(golden.read_bytes()))
+
+
+def test_convert_vcon_writes_the_derived_vcon_without_copying_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deep copy of the derived vCon protected nothing (it is only serialised) and cost
+    ``import vcon`` time: the vCon returned is the one ``derived_vcon`` built."""
+    from viewer.importers import lift as lift_module
+
+    built: list[dict[str, Any]] = []
+    original = lift_module.derived_vcon
+
+    def recording(*args: Any) -> dict[str, Any]:
+        built.append(original(*args))
+        return built[-1]
+
+    monkeypatch.setattr(lift_module, "derived_vcon", recording)
+    vcon, _ = convert_vcon(PROXY.read_bytes(), source_name=PROXY.name)
+    assert vcon is built[0]
+
+
+@pytest.mark.parametrize("path", list(CASES), ids=lambda p: p.name)
 def test_import_vcon_round_trip(path: Path, tmp_path: Path) -> None:
     out = tmp_path / "out.vcon.json"
     assert main(["import", "vcon", str(path), "-o", str(out), "-q"]) == 0
