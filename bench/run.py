@@ -32,6 +32,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from pycache import warn_if_recompiling
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "bench"
 OUT = BENCH / "out"
@@ -281,6 +285,8 @@ def main(argv: list[str] | None = None) -> int:
     files += [(f.name, f) for f in args.file]
     trees = dict(t.split("=", 1) for t in args.tree)
     trees = {k: Path(v).resolve() for k, v in trees.items()}
+    # the children inherit the environment (not a -B of this process)
+    warn_if_recompiling([ROOT, *trees.values()], not os.environ.get("PYTHONDONTWRITEBYTECODE"))
     load_before = os.getloadavg()[0]
 
     rows = []

@@ -24,6 +24,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 _TREE = next((a.split("=", 1)[1] for a in sys.argv if a.startswith("--tree=")), None)
 sys.path.insert(0, str(Path(_TREE).resolve() if _TREE else ROOT))
+sys.path.insert(1, str(ROOT / "bench"))
+
+from pycache import warn_if_recompiling  # noqa: E402 (after the path of the tree measured)
 
 
 def rss_mib() -> float:
@@ -40,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--memory", action="store_true", help="show the RSS after each stage")
     p.add_argument("--tree", help="--tree=DIR: profile the viewer package of checkout DIR")
     args = p.parse_args(argv)
+    warn_if_recompiling([Path(args.tree).resolve() if args.tree else ROOT],
+                        not sys.dont_write_bytecode)
 
     t_imp = time.process_time()
     import orjson
