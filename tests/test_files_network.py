@@ -452,7 +452,7 @@ URL_DEMOS = [p for p in DEMO_FILES if p.suffix == ".json" and b'"url"' in p.read
 
 
 # One demo with url content and our own fixture in the normal suite (a session with every key
-# takes about 7 s); every demo and corpus file in the slow test below.
+# takes seconds); every demo and corpus file in the slow test below.
 @pytest.mark.parametrize("path", [*URL_DEMOS[:1], "own-url-fixture"], ids=str)
 async def test_no_network_while_viewing(path: Path | str, no_network: list[str],
                                         no_clipboard: list[str], tmp_path: Path,

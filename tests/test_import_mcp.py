@@ -545,7 +545,7 @@ def test_pairing_is_linear() -> None:
 
     def cpu(n: int) -> float:
         # Collector paused, as the CLI runs: in a long test session a full collection of the
-        # session's whole heap could land in one run and pass for a square (0.11 s -> 1.94 s).
+        # session's whole heap could land in one run and pass for a square.
         data = _big_transcript(n)
         gc.collect()
         gc.disable()

@@ -1,4 +1,4 @@
-"""The loader (INTERPRETATION 1): every input form, every refusal, never a traceback."""
+"""The loader (README, *Input forms*): every input form, every refusal, never a traceback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The model: INTERPRETATION.md sections 2-6, and every transition of both state tables."""
+"""The model: the rules of the README's *How vcon-view reads the drafts*, and every transition
+of both state tables."""
 
 from __future__ import annotations
 

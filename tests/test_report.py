@@ -228,7 +228,7 @@ def test_json_keeps_exact_values_but_no_raw_unsafe_bytes() -> None:
     assert doc["source"]["file"] == "in" + HOSTILE
 
 
-# --- override marking (INTERPRETATION 1: mark every output) --------------------------------------
+# --- override marking (--ignore-critical: every output says so) -----------------------------
 
 
 def test_override_marks_every_format() -> None:

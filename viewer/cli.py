@@ -2,8 +2,9 @@
 
 ``vcon-view FILE`` opens the TUI; ``summary`` and ``check`` are headless and import only what
 their format needs (``--format json`` never imports rich or textual), so scripts start fast.
-Exit statuses (INTERPRETATION 8b): 0 fine, 1 ``check`` found errors, 2 unusable input or usage,
-3 unsupported critical extension without ``--ignore-critical``, 70 internal error.
+Exit statuses (the README's exit table under *Headless: summary and check*): 0 fine, 1
+``check`` found errors, 2 unusable input or usage, 3 unsupported critical extension without
+``--ignore-critical``, 70 internal error.
 """
 
 from __future__ import annotations
@@ -29,9 +30,9 @@ EX_OK, EX_FAIL, EX_USAGE, EX_CRITICAL, EX_SOFTWARE = 0, 1, 2, 3, 70
 
 
 #: Set by ``console_main``: a headless command ends the process with ``os._exit`` as soon as its
-#: output is written and flushed, skipping the release of the model (millions of objects:
-#: about half a second on a 220k-event file) and the interpreter teardown. In-process callers
-#: (tests, the TUI) go through ``main`` and never set it.
+#: output is written and flushed, skipping the release of the model (millions of objects on
+#: a big file) and the interpreter teardown. In-process callers (tests, the TUI) go through
+#: ``main`` and never set it.
 _FAST_EXIT = False
 
 
@@ -490,7 +491,7 @@ def _parsed(
     """Parse, then run the headless command with the cyclic collector paused.
 
     The model is acyclic and built in one go: collector passes over its millions of young
-    objects tripled load and export time on large files and free nothing. Reference counting
+    objects cost load and export time on large files and free nothing. Reference counting
     still frees everything; the collector is restored for in-process callers (tests, the TUI).
     """
 

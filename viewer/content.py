@@ -1,7 +1,8 @@
 """Recorded content decoded to text, and the dialog turn before a moment: one rule for the
 viewer and every report.
 
-An event's or attachment's body is decoded per its ``encoding`` (INTERPRETATION 7): JSON is
+An event's or attachment's body is decoded per its ``encoding`` (``json``, ``none``,
+``base64url``; README, *How vcon-view reads the drafts*, Content): JSON is
 pretty-printed, base64url text is decoded, binary becomes a hex preview, external content is
 its url and hash (never fetched). The viewer (``viewer.tui.present``) and the reports
 (``viewer.report.evidence``) both start from ``decode_text``. Pure: no rich, no textual.
@@ -130,7 +131,8 @@ def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:
 
 
 def decode_text(obj: dict[str, Any]) -> DecodedText:
-    """Decode the content of an event or attachment per its encoding (INTERPRETATION 7)."""
+    """Decode the content of an event or attachment per its ``encoding``: inline ``body``
+    (json, none, base64url) decoded; external ``url`` shown with its hash, never fetched."""
     mediatype = obj.get("mediatype")
     mt = safe(mediatype) if mediatype is not None else "no mediatype"
     if "url" in obj and "body" not in obj:

@@ -1,4 +1,4 @@
-"""Read one vCon from a file or stdin and unwrap it (INTERPRETATION 1).
+"""Read one vCon from a file or stdin and unwrap it (README, *Input forms*).
 
 The loader turns bytes into the innermost unsigned vCon plus a filled ``Source``: gunzip (with a
 bomb guard), UTF-8 BOM, JSON (orjson only, straight from the bytes), then the form: signed (JWS,
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from viewer.signatures import Pending, TrustStore
 
-#: Keys of which an unsigned vCon has at least one (INTERPRETATION 1).
+#: Keys of which an unsigned vCon has at least one: an object with none of them is not a vCon.
 UNSIGNED_KEYS: Final = frozenset(
     {
         "vcon", "uuid", "created_at", "subject", "parties", "dialog", "analysis", "attachments",
@@ -377,8 +377,8 @@ def _maybe_duplicate_keys(raw: bytes, obj: Any) -> bool:
     value in silence), cheaply: each key-value pair has one structural colon, every other colon
     is inside a string. Without an escaped colon (\\u003a) in ``raw``, the colons inside strings
     are the same in ``raw`` and in orjson's re-serialisation of ``obj``, so the counts of colons
-    differ exactly when a pair was dropped, that is when a key was repeated. A few tens of
-    milliseconds on a 67 MB file (C-speed count and dumps); the exact scan runs only then."""
+    differ exactly when a pair was dropped, that is when a key was repeated. The count and the
+    dumps run at C speed; the exact scan, in Python, runs only then."""
     if _ESCAPED_COLON.search(raw):
         return True
     from viewer.jsonenc import dumps

@@ -100,8 +100,8 @@ def safe(value: Any) -> str:
 
 
 #: How much of a recorded identifier a message quotes: the exact value is in its own field of
-#: the summary JSON; a message repeats it once per finding, and escaping multiplies it (90 MB of
-#: bidi characters in one id made 4.3 GiB of summary JSON).
+#: the summary JSON; a message repeats it once per finding, and escaping multiplies it (one
+#: long id of bidi characters would make the summary JSON many times the size of the file).
 QUOTE_CHARS: Final = 200
 
 

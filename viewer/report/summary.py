@@ -1,4 +1,4 @@
-"""The summary JSON (INTERPRETATION section 9): the stable interface users script against.
+"""The summary JSON (README, *The summary JSON*): the stable interface users script against.
 
 Values are exact (ids are not sanitised, so scripts can match them), yet the bytes carry no raw
 control, C1, bidi or invisible character: orjson escapes C0 and ``json_escape_unsafe`` the rest,
@@ -67,7 +67,7 @@ def _operations(model: Model, ops: Sequence[Operation]) -> list[dict[str, Any]]:
 def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[str, Any]]:
     """The dict of each operation in turn, with the times written cheaply.
 
-    Formatting a datetime costs ~1.5 us and a large summary writes ~3 per operation. Every
+    Formatting a datetime is dear and a large summary writes a few per operation. Every
     time in an operation is the parsed ``time`` of one of its events (first event, first and
     last step of an attempt); when the recorded string is already canonical (``_CANONICAL``)
     and the value is that very datetime object, the string is written as recorded. Anything
@@ -94,7 +94,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
     step_event = itemgetter(0)
     step_after = itemgetter(2)
     # Operations and attempts are unpacked, not read field by field: a NamedTuple field is a
-    # descriptor call, and a big summary reads ~30 per operation.
+    # descriptor call, and a big summary reads dozens per operation.
     for op in ops:
         (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
          unassigned, first_time, fo, retries, op_escalated, late_responses, op_flags) = op
@@ -266,8 +266,8 @@ _BATCH_TAIL = b"\n  ]\n}"
 
 def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
     """``to_json`` in pieces, byte for byte: the operations are built, dumped and released
-    ``BATCH`` at a time, so the document never exists whole (on a big file ~1M dicts and lists
-    fewer at once, and the memory of one batch is reused for the next).
+    ``BATCH`` at a time, so the document never exists whole (on a big file, millions of dicts
+    and lists fewer at once, and the memory of one batch is reused for the next).
 
     The rest of the document is dumped with an empty "operations" array, which is then opened.
     Each batch is dumped as ``{"operations": [...]}``, which puts its operations at their depth

@@ -117,8 +117,8 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
     return out
 
 
-#: Operations in the text table: a terminal overview, not the record (Rich draws ~2 ms a row;
-#: 100k rows took two minutes). The other formats list every operation.
+#: Operations in the text table: a terminal overview, not the record (Rich draws each row, so
+#: a table of every operation of a big file takes minutes). The other formats list every one.
 TABLE_MAX = 500
 #: Findings and diagnostics listed in the text, likewise (severity order: errors come first).
 LIST_MAX = 2000

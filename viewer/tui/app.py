@@ -144,7 +144,7 @@ class VconViewApp(App[int]):
         worker = get_current_worker()
         self.call_from_thread(self._progress, 1, "reading and parsing")
         # The parse and the build make millions of long-lived objects: with the collector on,
-        # they take ~3x longer (measured: 1.55 s vs 0.46 s to load a 50 MB file).
+        # they take several times longer (README, *Performance*: how big files open).
         gc_was_enabled = gc.isenabled()
         gc.disable()
         # The loading screen needs little: let the worker keep the GIL longer between switches.

@@ -1,8 +1,8 @@
 """Attempt / event detail: the attempt's events as a table, the selected event decoded.
 
-The decoded view follows the event's encoding (INTERPRETATION 7); `r` shows the event exactly as
-recorded; attachments are decoded the same way; external content is url + content_hash, never
-fetched. Long content is shown in part until `a`.
+The decoded view follows the event's encoding (``viewer.content.decode_text``); `r` shows the
+event exactly as recorded; attachments are decoded the same way; external content is url +
+content_hash, never fetched. Long content is shown in part until `a`.
 """
 
 from __future__ import annotations

@@ -39,7 +39,7 @@ TIME_MODES: Final = ("absolute", "relative", "delta")
 #: Content above this many characters is shown in part until the user asks for all of it.
 PREVIEW_CHARS: Final = 4000
 #: ``a`` (show all) shows the content in parts of this many characters, ``a`` again the next
-#: part: a 200 MB body laid out and highlighted at once froze the viewer for minutes.
+#: part: a very large body laid out and highlighted at once would freeze the viewer.
 PART_CHARS: Final = 200_000
 
 
