@@ -249,6 +249,12 @@ def test_no_override_no_mark(small: Model) -> None:
     assert all(r["produced_under_override"] == "" for r in rows)
 
 
+def test_csv_says_an_unsigned_file_is_unsigned(small: Model) -> None:
+    rows = list(csv.DictReader(io.StringIO(to_csv(small))))
+    assert COLUMNS[-1] == "signature" and rows
+    assert all(r["signature"] == "unsigned" for r in rows)
+
+
 # --- hostile text: nothing acts, in any format ------------------------------------------------
 
 

@@ -636,6 +636,21 @@ def test_demo_signed_verifies_with_its_root(capsys: pytest.CaptureFixture[str]) 
     assert "signature-verified" in out and "CN=vcon-view demo root CA" in out
 
 
+def test_csv_rows_carry_the_files_signature_status() -> None:
+    """The CSV's file-level provenance (as produced_under_override): each row names the
+    weakest signature status of the file, so a spreadsheet of many files can be sorted on it."""
+    import csv
+    import io
+
+    from viewer.report.csv import to_csv
+
+    for trust, status in ((TrustStore.load(str(DEMO_ROOT)), "verified"),
+                          (None, "valid-signature-untrusted")):
+        rows = list(csv.DictReader(io.StringIO(to_csv(build_model(
+            load_path(str(DEMO), trust=trust))))))
+        assert rows and {r["signature"] for r in rows} == {status}
+
+
 def test_reports_carry_the_status() -> None:
     model = build_model(load_path(str(SIGNED), trust=TrustStore.load(str(SIGNED_ROOT))))
     md = to_markdown(model)

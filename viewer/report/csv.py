@@ -1,5 +1,9 @@
 """CSV export: one row per attempt, for spreadsheets and quick scripting.
 
+Each row also carries the file's provenance that a row of a spreadsheet of many files needs:
+``produced_under_override`` and ``signature`` (``unsigned``, or the weakest status of every
+signature of every layer, as ``--require-signature`` reads it).
+
 Every cell is untrusted text made safe twice: ``textsafe.safe`` escapes control, bidi and
 invisible characters visibly, and a cell that a spreadsheet would read as a formula (starting
 with ``=``, ``+``, ``-`` or ``@``) gets a leading ``'`` so it stays text (raw tabs and CRs,
@@ -15,13 +19,14 @@ from collections.abc import Sequence
 
 from viewer.model.types import Attempt, Model, Operation
 from viewer.report.summary import rfc3339, selected
+from viewer.signatures import overall
 from viewer.textsafe import safe
 
 COLUMNS = (
     "operation_id", "operation", "server", "tool", "decision", "decision_life",
     "decision_event", "outcome", "attempt", "start", "end", "final_state", "states", "events",
     "late", "out_of_model", "attempt_decision", "attempt_decision_life",
-    "attempt_decision_event", "escalated", "flags", "produced_under_override",
+    "attempt_decision_event", "escalated", "flags", "produced_under_override", "signature",
 )
 _FORMULA_START = "=+-@"
 
@@ -45,7 +50,7 @@ def _ints(values: Sequence[int]) -> str:
     return " ".join(str(v) for v in values)
 
 
-def _row(model: Model, op: Operation, a: Attempt | None) -> list[str]:
+def _row(model: Model, op: Operation, a: Attempt | None, signature: str) -> list[str]:
     row: list[object] = [
         op.operation_id, op.operation, op.server, op.tool, op.decision, op.decision_life,
         op.decision_event, op.outcome,
@@ -59,7 +64,7 @@ def _row(model: Model, op: Operation, a: Attempt | None) -> list[str]:
             _ints(a.out_of_model), a.decision, a.decision_life, a.decision_event, a.escalated,
             " ".join(sorted(a.flags)),
         ]
-    row.append(True if model.source.critical_override else None)
+    row += [True if model.source.critical_override else None, signature]
     return [cell(v) for v in row]
 
 
@@ -68,9 +73,11 @@ def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(COLUMNS)
+    # file-level provenance on every row: the weakest status of every signature of every layer
+    signature = overall(model.source) or "unsigned"
     for op in selected(model, operations):
         if not op.attempts:
-            w.writerow(_row(model, op, None))
+            w.writerow(_row(model, op, None, signature))
         for a in op.attempts:
-            w.writerow(_row(model, op, a))
+            w.writerow(_row(model, op, a, signature))
     return buf.getvalue()
