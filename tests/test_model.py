@@ -519,7 +519,6 @@ def test_escalation_message_names_the_previous_attempt() -> None:
     assert "denied attempt 1" in f.message
 
 
-# --- the fast lane for common operations is the general path, only faster -----------------------
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from tests import strategies as S  # noqa: E402
@@ -529,54 +528,6 @@ def _model_tuple(m):  # everything but frozenset iteration order
     return ([(o._replace(flags=sorted(o.flags),
                          attempts=tuple(a._replace(flags=sorted(a.flags)) for a in o.attempts)))
              for o in m.operations], m.findings, m.diagnostics, m.standing)
-
-
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(S.vcon_doc())
-def test_fast_lane_equals_general_path(doc: dict) -> None:
-    from viewer.load import LoadError, load_bytes
-    from viewer.model import build
-
-    try:
-        loaded = load_bytes(S.dumps(doc))
-    except LoadError:
-        return
-    fast = build.build_model(loaded)
-    original = build._fast_operation
-    build._fast_operation = lambda *a: None
-    try:
-        general = build.build_model(loaded)
-    finally:
-        build._fast_operation = original
-    assert _model_tuple(fast) == _model_tuple(general)
-
-
-def test_fast_lane_equals_general_path_on_every_demo() -> None:
-    from pathlib import Path
-
-    from viewer.load import load_path
-    from viewer.model import build
-
-    used = 0
-    original = build._fast_operation
-
-    def counting(*a):
-        nonlocal used
-        o = original(*a)
-        used += o is not None
-        return o
-
-    for f in sorted((Path(__file__).resolve().parent.parent / "demo_vcons").glob("*.vcon.json*")):
-        loaded = load_path(str(f))
-        build._fast_operation = counting
-        try:
-            fast = build.build_model(loaded)
-            build._fast_operation = lambda *a: None
-            general = build.build_model(loaded)
-        finally:
-            build._fast_operation = original
-        assert _model_tuple(fast) == _model_tuple(general), f.name
-    assert used > 20  # the lane is exercised
 
 
 def test_time_span_is_first_and_last_timed_event() -> None:

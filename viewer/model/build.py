@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from datetime import datetime
 from itertools import islice, repeat
-from operator import le
+from operator import itemgetter, le
 from typing import Any
 
 from ..textsafe import safe, safe_short, suspicious_char
@@ -24,19 +24,8 @@ from .policy import (
     StandingIndex,
     decision_value,
     later,
-    once_governing,
 )
-from .replay import (  # the draft's transition table as the replay loops read it
-    _FINAL,
-    _INPUT_RETURN,
-    _LATE_STATES,
-    _RESPONSES,
-    _RETURN,
-    _RUNNING,
-    _TRANSITIONS,
-    _UNCHANGED,
-    replay_operation,
-)
+from .replay import Shape, shape_of
 from .times import EARLIEST, RFC3339, parse_time, parse_times
 from .types import (
     Attempt,
@@ -49,7 +38,7 @@ from .types import (
 )
 from .validate import Ctx, check_event, check_vcon
 
-_TOOL = spec.TOOL_EVENT_SET
+_FINAL = spec.FINAL_STATES
 _SEVERITY = spec.FINDING_SEVERITY
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
 _NO_FLAGS: frozenset[str] = frozenset()
@@ -322,15 +311,12 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
 
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
-    fast = _fast_operation
     pairs = iter(ops.items())
+    shapes = _Shapes()
 
     def replay_operations(n: int | None) -> None:
         for op_id, op in pairs if n is None else islice(pairs, n):
-            o = fast(op_id, op, standing, events, findings)
-            if o is None:
-                o = _operation(op_id, op, standing, events, diags, findings)
-            operations.append(o)
+            operations.append(_operation(op_id, op, standing, events, diags, findings, shapes))
 
     def model() -> Model:
         return Model(
@@ -435,132 +421,64 @@ def _str(v: Any) -> str | None:
 
 
 
-def _fast_operation(
-    op_id: str,
-    op: tuple[Event, list[Event], list[Event], list[int]],
-    standing: StandingIndex,
-    events: tuple[Event, ...],
-    findings: list[Finding],
-) -> Operation | None:
-    """``_operation`` for the common operation, or None to take the general path.
+#: Findings replay alone decides, per attempt of a shape: (kind, event positions, message
+#: after the operation id).
+_Static = tuple[tuple[str, tuple[int, ...], str], ...]
 
-    Common: no unassigned event, one attempt numbered 1 whose first event is
-    its only tool-invocation, and every step in the draft's model. Then there is no target
-    mismatch, no attempt gap or order, no duplicate, no out-of-model step, no retry or
-    escalation, and a response is late only while timed out or cancel-requested: what is left of
-    ``_operation`` is the replay, the governing standing decision, late responses and whether
-    the attempt ended. The result is the same Operation, field for field.
-    """
-    if op[3]:
-        return None
-    tool_events: list[Event] = op[1]
-    if not tool_events:
-        return None
-    inv = tool_events[0]
-    if inv.type != "tool-invocation" or inv.attempt != 1:
-        return None
-    new = tuple.__new__
-    transitions = _TRANSITIONS
-    steps: list[Step] = []
-    append = steps.append
-    state: str | None = None
-    input_from: str | None = None
-    late: list[tuple[int, str, str | None]] | None = None  # (event, type, state it came in)
-    for ev in tool_events:
-        typ = ev.type
-        if ev.attempt != 1 or (typ == "tool-invocation" and ev is not inv):
-            return None
-        allowed_from, to = transitions[typ]
-        if state not in allowed_from:
-            return None
-        is_late = typ in _RESPONSES and state in _LATE_STATES
-        if is_late:
-            if late is None:
-                late = []
-            late.append((ev.index, typ, state))
-        if to == _UNCHANGED:
-            after = state
-        elif to == _RETURN:
-            after = input_from or _RUNNING
-            input_from = None
-        else:
-            after = to
-        if typ == "tool-input":
-            input_from = state if state in _INPUT_RETURN else None
-        append(new(Step, (ev.index, state, after, False, is_late)))
-        state = after
 
-    raw = inv.raw
-    server = raw.get("server")
-    if not isinstance(server, str):
-        server = None
-    tool = raw.get("tool")
-    if not isinstance(tool, str):
-        tool = None
-    once_events = op[2]
-    kind = "tool-invocation"
-    after_inv: list[Event] = []  # once decisions for attempt 1 recorded after its invocation
-    gov = NONE
-    if once_events:  # every one names an attempt (op[3], the unassigned, is empty)
-        k = once_events[0].raw.get("operation")
-        if isinstance(k, str):
-            kind = k
-        once = [(ev.attempt or 0, ev) for ev in once_events]
-        after_inv = [dec for n, dec in once if n == 1 and later(dec, inv)]
-        gov = once_governing(once, 1)
-    if gov is NONE:
-        gov = standing.governing(kind, server, tool, inv)
-    final = state
-    op_flags = flags = _NO_FLAGS
-    if gov is NONE and final in _FINAL and late is None and not after_inv:  # nothing to find
-        found: list[Finding] = []
-    else:
-        flag_set: set[str] = set()
-        found = [
-            Finding("decision-after-invocation", _SEVERITY["decision-after-invocation"], op_id,
-                    1, (dec.index, inv.index), safe_short(op_id)
-                    + " attempt 1: the once decision was recorded after the tool-invocation")
-            for dec in after_inv
-        ]
+def _static_findings(shape: Shape, key: tuple[tuple[int | None, str], ...]
+                     ) -> tuple[_Static, ...]:
+    """The findings each attempt of ``shape`` has whatever the operation's data: out of the
+    model, late, unterminated, retry, escalation and duplicate execution, in that order."""
+    out: list[_Static] = []
+    prev_final: str | None = None
+    prev_number = 0
+    for a in shape.attempts:
+        n = a.number
+        found: list[tuple[str, tuple[int, ...], str]] = []
+        for p, before, _after, oom, late in a.steps if a.late or a.out_of_model else ():
+            typ = safe(key[p][1])
+            if oom:
+                found.append(("out-of-model", (p,),
+                              f" attempt {n}: {typ} from {before or 'the start of the attempt'} "
+                              "is not a transition of the draft's state model"))
+            if late:
+                found.append(("late-response", (p,), f" attempt {n}: {typ} arrived "
+                              + (f"while {before}" if before in spec.LATE_STATES
+                                 else "after a later attempt was invoked")))
+        if a.state not in spec.FINAL_STATES:
+            found.append(("unterminated", (a.steps[-1][0],),
+                          f" attempt {n} never ended (last state {a.state or 'none'})"))
+        if n > 1:
+            found.append(("retry", (a.steps[0][0],), f": attempt {n} is a retry"))
+        if prev_final == spec.DENIED:
+            found.append(("escalation", (a.steps[0][0],),
+                          f": attempt {n} retried after the tool denied attempt {prev_number}"))
+        if a.duplicate is not None:
+            later_inv, completing = a.duplicate
+            found.append(("duplicate-execution-risk", (later_inv, completing),
+                          f": attempt {n} completed after attempt {key[later_inv][0]} was "
+                          "invoked: the operation may have run twice"))
+        out.append(tuple(found))
+        prev_final = a.state
+        prev_number = n
+    return tuple(out)
 
-        def add(kind_: str, evs: tuple[int, ...], msg: str) -> None:
-            flag_set.add(kind_)
-            found.append(Finding(kind_, _SEVERITY[kind_], op_id, 1, evs, safe_short(op_id) + msg))
 
-        if gov.conflict is not None:
-            add("standing-conflict", tuple(gov.conflict),
-                " attempt 1: a tool-level and a server-level standing decision both "
-                "apply and disagree; the tool-level one governs")
-        if gov.decision == "disallowed":
-            add("policy-violation", (gov.event, inv.index),
-                f" attempt 1 was invoked although its {gov.life} decision is disallowed")
-        elif gov.decision == "permission-required":
-            add("permission-inferred", (gov.event,),
-                " attempt 1 ran under permission-required: the grant is not recorded")
-        for index, typ, before in late or ():
-            add("late-response", (index,), f" attempt 1: {safe(typ)} arrived while {before}")
-        if final not in _FINAL:
-            add("unterminated", (steps[-1][0],),
-                f" attempt 1 never ended (last state {final or 'none'})")
-        if after_inv:
-            flag_set.add("decision-after-invocation")
-        op_flags = flags = frozenset(flag_set) if flag_set else _NO_FLAGS
-    attempt = new(Attempt, (
-        1, tuple(steps), inv.time, tool_events[-1].time if final in _FINAL else None, final,
-        inv.index, server, tool, gov.decision, gov.life, gov.event,
-        tuple([e[0] for e in late]) if late else (), (), False, flags,
-    ))
-    if found:
-        if len(found) > 1:  # by the replay position of the first event named (as _operation)
-            found.sort(key=lambda f: min((events[e].order for e in f.events), default=-1))
-        findings.extend(found)
-    first: Event = op[0]
-    return new(Operation, (
-        op_id, kind, server, tool, gov.decision, gov.life, gov.event,
-        _OUTCOME.get(final, spec.UNKNOWN_OUTCOME), (attempt,),
-        tuple([ev.index for ev in once_events]) if once_events else (), (), first.time,
-        first.order, 0, False, len(late) if late else 0, op_flags,
-    ))
+class _Shapes(dict):
+    """Shape key -> (``Shape``, its static findings per attempt), filled as shapes are met."""
+
+    def add(self, key: tuple[tuple[int | None, str], ...], tool_events: list[Event]
+            ) -> tuple[Shape, tuple[_Static, ...]]:
+        shape = shape_of(tool_events)
+        got = self[key] = (shape, _static_findings(shape, key))
+        return got
+
+
+#: What replay reads of each tool event, the key of its operation's ``Shape``: (Event.attempt,
+#: Event.type), by position (a NamedTuple field is a descriptor call).
+_KEY_OF = itemgetter(6, 1)
+_INDEX_OF = itemgetter(0)
 
 
 def _operation(
@@ -570,16 +488,24 @@ def _operation(
     events: tuple[Event, ...],
     diags: list[Diagnostic],
     findings: list[Finding],
+    shapes: _Shapes,
 ) -> Operation:
+    """One operation: its replay (by shape), target, attempts under their decisions, and what
+    is found about it."""
     new = tuple.__new__
-    sid = safe_short(op_id)
     tool_events: list[Event] = op[1]
     once_events: list[Event] = op[2]
-    run = replay_operation(tool_events)
+    key = tuple(map(_KEY_OF, tool_events))
+    got = shapes.get(key)
+    shape, static = got if got is not None else shapes.add(key, tool_events)
+    index = list(map(_INDEX_OF, tool_events))
+    sid = ""
 
     # Target: the first tool-invocation (replayed or not: an invocation with a bad attempt
-    # number still names the tool), else the once decision (INTERPRETATION 3).
-    first_inv = run.invocations[0] if run.invocations else None
+    # number still names the tool), else the once decision (the README: How vcon-view reads
+    # the drafts).
+    invocations = shape.invocations
+    first_inv = tool_events[invocations[0]] if invocations else None
     src_ev = first_inv
     for i in op[3]:
         ev = events[i]
@@ -592,158 +518,158 @@ def _operation(
     if once_events and isinstance(once_events[0].raw.get("operation"), str):
         kind = once_events[0].raw["operation"]
 
-    seen_first = False
-    for inv in run.invocations if len(run.invocations) > 1 else ():
-        if inv.attempt == 1:
-            if seen_first:
+    if len(invocations) > 1:
+        sid = safe_short(op_id)
+        seen_first = False
+        for p in invocations:
+            inv = tool_events[p]
+            if inv.attempt == 1:
+                if seen_first:
+                    diags.append(Diagnostic(
+                        "operation-id-not-unique", "error", f"/events/{inv.index}/operation_id",
+                        f"operation_id {sid} has a second attempt-1 tool-invocation: "
+                        "operation_id MUST be unique among the operations in the vCon"))
+                seen_first = True
+            if inv is not first_inv and (
+                _str(inv.raw.get("server")) != server or _str(inv.raw.get("tool")) != tool
+            ):
                 diags.append(Diagnostic(
-                    "operation-id-not-unique", "error", f"/events/{inv.index}/operation_id",
-                    f"operation_id {sid} has a second attempt-1 tool-invocation: operation_id "
-                    "MUST be unique among the operations in the vCon"))
-            seen_first = True
-        if inv is not first_inv and (
-            _str(inv.raw.get("server")) != server or _str(inv.raw.get("tool")) != tool
-        ):
-            diags.append(Diagnostic(
-                "operation-target-mismatch", "error", f"/events/{inv.index}",
-                f"operation {sid}: this tool-invocation names "
-                f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
-                f"the first names {safe_short(server)} / {safe_short(tool)}"))
+                    "operation-target-mismatch", "error", f"/events/{inv.index}",
+                    f"operation {sid}: this tool-invocation names "
+                    f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
+                    f"the first names {safe_short(server)} / {safe_short(tool)}"))
 
-    numbers = sorted(run.attempts)
-    if numbers and numbers[-1] != len(numbers):  # distinct and >= 1: a gap somewhere
+    shaped = shape.attempts
+    if shaped and shaped[-1].number != len(shaped):  # distinct and >= 1: a gap somewhere
+        sid = sid or safe_short(op_id)
         # Never materialise range(1, highest): a recorded attempt may be 2**63.
         missing: list[int] = []
         prev = 0
-        for n in numbers:
-            missing.extend(range(prev + 1, min(n, prev + 12 - len(missing))))
-            prev = n
-        first_after = run.attempts[min(n for n in numbers if n > missing[0])].steps[0].event
+        for a in shaped:
+            missing.extend(range(prev + 1, min(a.number, prev + 12 - len(missing))))
+            prev = a.number
+        after_gap = next(a for a in shaped if a.number > missing[0])
+        first_after = tool_events[after_gap.steps[0][0]].index
         shown = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
         diags.append(Diagnostic(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
             f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
-    prev_inv: Event | None = None
-    for n in numbers if len(numbers) > 1 else ():
-        inv = run.attempts[n].invocation
-        if inv is None:
-            continue
-        if prev_inv is not None and later(prev_inv, inv):
-            diags.append(Diagnostic(
-                "attempt-order", "warning", f"/events/{inv.index}/time",
-                f"operation {sid}: attempt {n} was invoked before attempt {prev_inv.attempt}"))
-        prev_inv = inv
+    if len(shaped) > 1:
+        prev_inv: Event | None = None
+        for a in shaped:
+            if a.invocation is None:
+                continue
+            inv = tool_events[a.invocation]
+            if prev_inv is not None and later(prev_inv, inv):
+                sid = sid or safe_short(op_id)
+                diags.append(Diagnostic(
+                    "attempt-order", "warning", f"/events/{inv.index}/time",
+                    f"operation {sid}: attempt {a.number} was invoked before attempt "
+                    f"{prev_inv.attempt}"))
+            prev_inv = inv
 
     once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
-
-    op_kinds: set[str] = set()
     found: list[Finding] = []
-
-    def add(kind_: str, attempt: int | None, evs: Iterable[int], msg: str) -> None:
-        op_kinds.add(kind_)
-        found.append(Finding(kind_, _SEVERITY[kind_], op_id, attempt, tuple(evs), msg))
+    severity = _SEVERITY
 
     # decision-after-invocation
     decided_late: set[int] = set()
-    for n, dec in once:
-        a = run.attempts.get(n)
-        if a is not None and a.invocation is not None and later(dec, a.invocation):
-            decided_late.add(n)
-            add("decision-after-invocation", n, (dec.index, a.invocation.index),
-                f"{sid} attempt {n}: the once decision was recorded after the tool-invocation")
+    if once:
+        by_number = {a.number: a for a in shaped}
+        for n, dec in once:
+            a = by_number.get(n)
+            if a is not None and a.invocation is not None:
+                inv = tool_events[a.invocation]
+                if later(dec, inv):
+                    sid = sid or safe_short(op_id)
+                    decided_late.add(n)
+                    found.append(Finding(
+                        "decision-after-invocation", severity["decision-after-invocation"],
+                        op_id, n, (dec.index, inv.index),
+                        f"{sid} attempt {n}: the once decision was recorded after the "
+                        "tool-invocation"))
 
     attempts: list[Attempt] = []
     first_gov: Governing = NONE
-    prev_final: str | None = None
-    prev_number = 0
     late_total = 0
     retries = 0
     any_escalated = False
-    dup_by_attempt = {d.earlier: d for d in run.duplicates} if run.duplicates else {}
-    once_index = OnceIndex(once)  # numbers ascend: one pass over the once decisions
-    for n in numbers:
-        a = run.attempts[n]
+    once_index = OnceIndex(once) if once else None  # numbers ascend: one pass
+    first_number = shaped[0].number if shaped else 0
+    for a, fixed in zip(shaped, static, strict=True):
+        n = a.number
         flags: set[str] = {"decision-after-invocation"} if n in decided_late else set()
-        when = a.invocation or events[a.steps[0].event]
-        gov = once_index.governing(n)
+        steps = a.steps
+        inv = None if a.invocation is None else tool_events[a.invocation]
+        first_ev = tool_events[steps[0][0]]
+        gov = NONE if once_index is None else once_index.governing(n)
         if gov is NONE:
-            gov = standing.governing(kind, server, tool, when)
+            gov = standing.governing(kind, server, tool, inv or first_ev)
             if gov.conflict is not None:
+                sid = sid or safe_short(op_id)
                 flags.add("standing-conflict")
-                add("standing-conflict", n, gov.conflict,
-                    f"{sid} attempt {n}: a tool-level and a server-level standing decision both "
-                    "apply and disagree; the tool-level one governs")
-        if n == numbers[0]:
+                found.append(Finding(
+                    "standing-conflict", severity["standing-conflict"], op_id, n, gov.conflict,
+                    f"{sid} attempt {n}: a tool-level and a server-level standing decision "
+                    "both apply and disagree; the tool-level one governs"))
+        if n == first_number:
             first_gov = gov
         if gov.decision == "disallowed":
+            sid = sid or safe_short(op_id)
             flags.add("policy-violation")
-            add("policy-violation", n,
-                (gov.event, a.invocation.index if a.invocation else a.steps[0].event),
-                f"{sid} attempt {n} was invoked although its {gov.life} decision is disallowed")
+            found.append(Finding(
+                "policy-violation", severity["policy-violation"], op_id, n,
+                (gov.event, inv.index if inv else first_ev.index),
+                f"{sid} attempt {n} was invoked although its {gov.life} decision is "
+                "disallowed"))
         elif gov.decision == "permission-required":
+            sid = sid or safe_short(op_id)
             flags.add("permission-inferred")
-            add("permission-inferred", n, (gov.event,),
-                f"{sid} attempt {n} ran under permission-required: the grant is not recorded")
-        late = tuple(a.late)
-        oom = tuple(a.out_of_model)
-        for s in a.steps if late or oom else ():
-            if s.out_of_model:
-                add("out-of-model", n, (s.event,),
-                    f"{sid} attempt {n}: {safe(events[s.event].type)} from "
-                    f"{s.before or 'the start of the attempt'} is not a transition of the "
-                    "draft's state model")
-            if s.late:
-                add("late-response", n, (s.event,),
-                    f"{sid} attempt {n}: {safe(events[s.event].type)} arrived "
-                    + (f"while {s.before}" if s.before in spec.LATE_STATES
-                       else "after a later attempt was invoked"))
+            found.append(Finding(
+                "permission-inferred", severity["permission-inferred"], op_id, n, (gov.event,),
+                f"{sid} attempt {n} ran under permission-required: the grant is not recorded"))
+        if fixed:
+            sid = sid or safe_short(op_id)
+            for kind_, at, msg in fixed:
+                flags.add(kind_)
+                found.append(Finding(kind_, severity[kind_], op_id, n,
+                                     tuple([index[p] for p in at]), sid + msg))
+        late = tuple([index[p] for p in a.late]) if a.late else ()
+        oom = tuple([index[p] for p in a.out_of_model]) if a.out_of_model else ()
         late_total += len(late)
-        if oom:
-            flags.add("out-of-model")
-        if late:
-            flags.add("late-response")
         final = a.state
-        if final not in spec.FINAL_STATES:
-            flags.add("unterminated")
-            add("unterminated", n, (a.steps[-1].event,),
-                f"{sid} attempt {n} never ended (last state {final or 'none'})")
-        if n > 1:
-            flags.add("retry")
-            add("retry", n, (a.steps[0].event,), f"{sid}: attempt {n} is a retry")
-        escalated = prev_final == spec.DENIED
-        if escalated:
-            flags.add("escalation")
-            add("escalation", n, (a.steps[0].event,),
-                f"{sid}: attempt {n} retried after the tool denied attempt {prev_number}")
-        d = dup_by_attempt.get(n)
-        if d is not None:
-            flags.add("duplicate-execution-risk")
-            add("duplicate-execution-risk", n, (d.later_invocation, d.completing_event),
-                f"{sid}: attempt {n} completed after attempt "
-                f"{events[d.later_invocation].attempt} was invoked: the operation may have run "
-                "twice")
-        inv = a.invocation
-        steps = a.steps
+        escalated = "escalation" in flags
         if inv is None:
             a_server = a_tool = None
         elif inv is first_inv:  # the operation's target was read from it
             a_server, a_tool = server, tool
         else:
             a_server, a_tool = _str(inv.raw.get("server")), _str(inv.raw.get("tool"))
+        # By position, in the order of Attempt's fields (named beside each): a NamedTuple's
+        # keyword __new__ is a Python call, ~9x the cost of tuple.__new__, paid per attempt.
         attempts.append(new(Attempt, (
-            n, tuple(steps), events[steps[0][0]].time,
-            events[steps[-1][0]].time if final in _FINAL else None, final,
-            inv.index if inv else None, a_server, a_tool,
-            gov.decision, gov.life, gov.event, late, oom, escalated,
-            frozenset(flags) if flags else _NO_FLAGS,
+            n,  # number
+            tuple([new(Step, (index[p], before, after, o, lt))
+                   for p, before, after, o, lt in steps]),  # steps
+            first_ev.time,  # start
+            tool_events[steps[-1][0]].time if final in _FINAL else None,  # end
+            final,  # final_state
+            inv.index if inv else None,  # invocation
+            a_server,  # server
+            a_tool,  # tool
+            gov.decision,  # decision
+            gov.life,  # decision_life
+            gov.event,  # decision_event
+            late,  # late
+            oom,  # out_of_model
+            escalated,  # escalated
+            frozenset(flags) if flags else _NO_FLAGS,  # flags
         )))
         if n > 1:
             retries += 1
         if escalated:
             any_escalated = True
-        prev_final = final
-        prev_number = n
 
     if attempts:
         outcome = _OUTCOME.get(attempts[-1].final_state, spec.UNKNOWN_OUTCOME)
@@ -762,10 +688,22 @@ def _operation(
                                       min((events[e].order for e in f.events), default=-1)))
         findings.extend(found)
     first: Event = op[0]
-    return new(Operation, (
-        op_id, kind, server, tool, decision, life, dec_event, outcome, tuple(attempts),
-        tuple([ev.index for ev in once_events]) if once_events else (),
-        tuple(op[3]), first.time,
-        first.order, retries, any_escalated, late_total,
-        frozenset(op_kinds) if op_kinds else _NO_FLAGS,
+    return new(Operation, (  # by position, as the attempts above
+        op_id,  # operation_id
+        kind,  # operation
+        server,  # server
+        tool,  # tool
+        decision,  # decision
+        life,  # decision_life
+        dec_event,  # decision_event
+        outcome,  # outcome
+        tuple(attempts),  # attempts
+        tuple([ev.index for ev in once_events]) if once_events else (),  # once_decisions
+        tuple(op[3]),  # unassigned_events
+        first.time,  # first_time
+        first.order,  # first_order
+        retries,  # retries
+        any_escalated,  # escalated
+        late_total,  # late_responses
+        frozenset([f.kind for f in found]) if found else _NO_FLAGS,  # flags
     ))

@@ -121,3 +121,54 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
                 duplicates.append(DuplicateRisk(n, later_invocation, ev.index))
                 watch[n] = -1  # reported: once per attempt
     return OperationRun(attempts, duplicates, invocations)
+
+
+#: One step of a shape: (position in the operation's tool events, state before, state after,
+#: out of model, late).
+ShapeStep = tuple[int, str | None, str | None, bool, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptShape:
+    """One attempt of a ``Shape``: its replay, events named by their position among the
+    operation's tool events."""
+
+    number: int
+    steps: tuple[ShapeStep, ...]
+    state: str | None  # the state it ended in
+    invocation: int | None  # position of its first tool-invocation
+    late: tuple[int, ...]  # positions
+    out_of_model: tuple[int, ...]
+    duplicate: tuple[int, int] | None  # (later invocation, completing event) positions
+
+
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """``replay_operation``'s answer for every operation whose tool events have one sequence
+    of (attempt, type): replay reads nothing else, so the builder replays each sequence once
+    and reuses the answer (a generated file of 88,000 operations has a few dozen)."""
+
+    attempts: tuple[AttemptShape, ...]  # by attempt number
+    invocations: tuple[int, ...]  # positions of every tool-invocation, replay order
+
+
+def shape_of(events: Sequence[Event]) -> Shape:
+    """The ``Shape`` of ``events`` (as ``replay_operation`` takes them), by replaying them."""
+    run = replay_operation(events)
+    pos = {ev.index: p for p, ev in enumerate(events)}
+    dups = {d.earlier: (pos[d.later_invocation], pos[d.completing_event])
+            for d in run.duplicates}
+    attempts = tuple(
+        AttemptShape(
+            number=n,
+            steps=tuple((pos[s.event], s.before, s.after, s.out_of_model, s.late)
+                        for s in a.steps),
+            state=a.state,
+            invocation=None if a.invocation is None else pos[a.invocation.index],
+            late=tuple(pos[i] for i in a.late),
+            out_of_model=tuple(pos[i] for i in a.out_of_model),
+            duplicate=dups.get(n),
+        )
+        for n, a in sorted(run.attempts.items())
+    )
+    return Shape(attempts, tuple(pos[ev.index] for ev in run.invocations))
