@@ -202,7 +202,15 @@ def test_target_mismatch_on_later_attempt() -> None:
                   tool("tool-invocation", 2, attempt=2, tool="other"),
                   tool("tool-result", 3, attempt=2)])
     d = next(d for d in m.diagnostics if d.code == "operation-target-mismatch")
-    assert (d.severity, d.pointer) == ("error", "/events/2")
+    assert (d.severity, d.pointer) == ("error", "/events/2/tool")  # at the member that differs
+
+
+def test_target_mismatch_points_at_the_server_when_both_differ() -> None:
+    m = model_of([tool("tool-invocation", 0), tool("tool-error", 1),
+                  tool("tool-invocation", 2, attempt=2, server="other", tool="x"),
+                  tool("tool-result", 3, attempt=2)])
+    d = next(d for d in m.diagnostics if d.code == "operation-target-mismatch")
+    assert d.pointer == "/events/2/server"
 
 
 def test_two_attempt_one_invocations_not_unique() -> None:
@@ -356,6 +364,18 @@ def test_late_only_after_the_higher_invocation() -> None:
                   tool("tool-invocation", 2, attempt=2), tool("tool-result", 3, attempt=2)])
     assert all(not a.late for a in m.operations[0].attempts)
     assert "duplicate-execution-risk" not in [f.kind for f in m.findings]
+
+
+def test_attempt_without_invocation_is_open_for_duplicate_risk() -> None:
+    """Attempt 1's invocation has no attempt number: its progress still shows it running, so
+    its result after attempt 2 was invoked is a duplicate-execution risk (as it counts as
+    run for policy)."""
+    inv = tool("tool-invocation", 0)
+    del inv["attempt"]
+    m = model_of([inv, tool("tool-progress", 1), tool("tool-invocation", 2, attempt=2),
+                  tool("tool-result", 3), tool("tool-result", 4, attempt=2)])
+    dup = [f for f in m.findings if f.kind == "duplicate-execution-risk"]
+    assert [(f.attempt, f.events) for f in dup] == [(1, (2, 3))]
 
 
 def test_no_duplicate_risk_when_earlier_never_completes() -> None:

@@ -530,11 +530,12 @@ def _operation(
                         f"operation_id {sid} has a second attempt-1 tool-invocation: "
                         "operation_id MUST be unique among the operations in the vCon"))
                 seen_first = True
-            if inv is not first_inv and (
-                _str(inv.raw.get("server")) != server or _str(inv.raw.get("tool")) != tool
-            ):
+            other_server = _str(inv.raw.get("server")) != server
+            if inv is not first_inv and (other_server or _str(inv.raw.get("tool")) != tool):
+                # at the member that differs (the server when both do)
+                member = "server" if other_server else "tool"
                 diags.append(Diagnostic(
-                    "operation-target-mismatch", "error", f"/events/{inv.index}",
+                    "operation-target-mismatch", "error", f"/events/{inv.index}/{member}",
                     f"operation {sid}: this tool-invocation names "
                     f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
                     f"the first names {safe_short(server)} / {safe_short(tool)}"))

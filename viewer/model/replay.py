@@ -102,7 +102,9 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
         oom = before not in allowed_from
         run.state = after
         if n not in watch:
-            if after is not None and after not in _FINAL:
+            # Open until final: an attempt whose first events are not its tool-invocation
+            # (progress with no state yet) has run as far as anyone knows, as for policy.
+            if after not in _FINAL:
                 if n not in active:
                     active.add(n)
                     heappush(heap, n)
