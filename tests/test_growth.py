@@ -92,7 +92,7 @@ def _old_duplicates(events: list[Event]) -> list[tuple[int, int, int]]:
         state.setdefault(n, None)
         if ev.type == "tool-invocation":
             for m, st in state.items():
-                if m < n and m not in watch and st is not None and st not in spec.FINAL_STATES:
+                if m < n and m not in watch and st not in spec.FINAL_STATES:  # open once begun
                     watch[m] = ev.index
         before, after = steps[ev.index].before, steps[ev.index].after
         state[n] = after

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
+from .columns import unclean
 from .policy import (
     NONE,
     Governing,
@@ -45,27 +46,10 @@ _NO_FLAGS: frozenset[str] = frozenset()
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
-def _uint(v: Any) -> int | None:
-    return v if type(v) is int and v >= 0 else None
-
-
-def _attempt(v: Any) -> int | None:
-    return v if type(v) is int and v >= 1 else None
-
-
-def _sessions(ev: dict[str, Any]) -> tuple[int, ...]:
-    v = ev.get("sessions")
-    if v is None:
-        v = ev.get("session")
-    if type(v) is int:
-        return (v,) if v >= 0 else ()
-    if isinstance(v, list):
-        return tuple(x for x in v if type(x) is int and x >= 0)
-    return ()
-
-
-def _op_id(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
+def _flagged(events: list[Any], ctx: Ctx) -> bytearray:
+    """Per event, 1 when ``check_event`` may report something about it (``columns.unclean``)."""
+    att = ctx.attachments
+    return unclean(events, ctx.n_parties, ctx.n_sessions, None if att is None else len(att))
 
 
 def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
@@ -99,6 +83,8 @@ class _Builder:
             raw = []
         ctx = Ctx.of(self.vcon)
         diags = self.diags
+        # check_event only for the events their column does not pass (viewer/model/columns.py)
+        flagged = _flagged(raw, ctx) if self.check is check_event else bytes(len(raw))
         times = None
         if raw and set(map(type, raw)) == {dict}:
             times = parse_times(list(map(dict.get, raw, repeat("time"))))
@@ -123,7 +109,8 @@ class _Builder:
         one_session: dict[int, tuple[int, ...]] = {}
         check = self.check
         for i, ev in enumerate(raw):
-            check(i, ev, ctx, diags)
+            if flagged[i]:
+                check(i, ev, ctx, diags)
             if type(ev) is not dict:
                 if keys is None:
                     keys = [(e.time, j, 0) for j, e in enumerate(events)]
@@ -188,7 +175,8 @@ class _Builder:
                     run = 0
                     if keys is not None:
                         keys.append((t, i, 0))
-            # _uint(party), _sessions(ev), _op_id and _attempt, inlined.
+            # party, sessions, operation_id and attempt when usable (their diagnostics say
+            # what is wrong otherwise)
             party = get("party")
             if type(party) is not int or party < 0:
                 party = None
@@ -399,7 +387,10 @@ def complete_checks(model: Model) -> Model:
         if isinstance(raw, list):
             ctx = Ctx.of(model.vcon)
             out: list[Diagnostic] = []
+            flagged = _flagged(raw, ctx)
             for i, ev in enumerate(raw):
+                if not flagged[i]:
+                    continue
                 check_event(i, ev, ctx, out)
                 if out:
                     found.extend((i, 0, d) for d in out)

@@ -149,7 +149,6 @@ _POLICY_PLANS: Final[dict[tuple[str | None, bool], _Plan]] = {
     for known in (True, False)
 }
 
-_FAST_POLICY: Final = {life: _POLICY_PLANS[(life, True)] for life in spec.POLICY_LIVES}
 _CONTENT_KEYS: Final = frozenset(spec.CONTENT_PARAMS)
 _DECISIONS: Final = frozenset(spec.DECISIONS)
 _POLICY_LIVES: Final = frozenset(spec.POLICY_LIVES)
@@ -240,16 +239,8 @@ def check_event(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
             _diag(out, "invalid-type", "error", base + "/type",
                   f"event: type must be a string, found {_json_type(etype)} (core §Event Object)")
         return
-    plan = _TOOL_PLANS.get(etype)
-    if plan is None:
-        if etype != spec.POLICY_DECISION:
-            return  # context event: nothing more is ours to check
-        life = ev.get("policy_life")
-        op = ev.get("operation")
-        if type(life) is str and type(op) is str and op in _OPERATIONS:
-            plan = _FAST_POLICY.get(life)
-    if plan is not None and _clean(ev, plan, ctx):
-        return
+    if etype not in _TOOL_PLANS and etype != spec.POLICY_DECISION:
+        return  # context event: nothing more is ours to check
     _full_check(index, ev, etype, ctx, out)
 
 
@@ -260,156 +251,6 @@ def _full_check(index: int, ev: dict[str, Any], etype: str, ctx: Ctx,
         ev = {k: v for k, v in ev.items() if v is not None}
     plan = _TOOL_PLANS.get(etype) or _policy_plan(index, ev, out)
     _check_plan(index, ev, plan, ctx, out)
-
-
-#: Value conditions of ``_clean_general``, on ``v``, as source for the per-shape checks.
-_VALUE_COND: Final = {
-    "operation_id": 'type(v) is str and v != ""',
-    "attempt": "type(v) is int and 1 <= v <= _MAX_UINT",
-    "party": "type(v) is int and 0 <= v <= _MAX_UINT and (np is None or v < np)",
-    "server": "type(v) is str and (v[:1] != '!' or v == _HOST)",
-    "decision": "type(v) is str and v in _DECISIONS",
-    "operation": "type(v) is str and v in _OPERATIONS",
-    "tool": "type(v) is str",
-    "reason": "type(v) is str",
-    "attachment": "type(v) is int and 0 <= v <= _MAX_UINT and (att is None or v < len(att))",
-}
-_SHAPE_LIMIT: Final = 8  # shapes remembered per plan; past that, _clean_general
-#: id(plan) -> [(key set, check of the values or None: never clean)], filled as shapes are met
-_SHAPES: dict[int, list[tuple[frozenset[str], Any]]] = {}
-
-
-def _shape_check(plan: _Plan, ks: frozenset[str]) -> Any:
-    """For events of ``plan`` with exactly the keys ``ks``: a function (ev, ctx) -> bool that
-    is True only when ``_clean_general`` is, checking just the values; None when no event of
-    that shape is clean. Any null among the values it reads makes it False (the full check
-    then decides), so key presence stands for ``get(k) is not None``."""
-    if plan.recommended or not ks.isdisjoint(plan.forbidden):
-        return None
-    if any(p not in ks for p in plan.required_list):
-        return None
-    if plan.sessions == "X" or "session" in ks or "sessions" not in ks:
-        return None
-    lines = [
-        "s = ev['sessions']",
-        "ns = ctx.n_sessions",
-        "if not (type(s) is int and ns is not None and 0 <= s < ns): return False",
-    ]
-    if "body" in ks:
-        if (plan.content == "X" or "url" in ks or "content_hash" in ks
-                or "encoding" not in ks or "mediatype" not in ks):
-            return None
-        lines += [
-            "if ev['body'] is None or ev['encoding'] != 'json': return False",
-            "mt = ev['mediatype']",
-            "if type(mt) is not str or '/' not in mt: return False",
-        ]
-    elif (plan.content != "O" and plan.content != "X") or not ks.isdisjoint(_CONTENT_KEYS):
-        return None
-    for p in plan.required_list:
-        if p not in plan.checked:
-            lines.append(f"if ev[{p!r}] is None: return False")
-    for k in plan.checked:
-        if k not in ks:
-            continue
-        cond = _VALUE_COND.get(k)
-        if cond is None:
-            return None
-        if k == "party":
-            lines.append("np = ctx.n_parties")
-        elif k == "attachment":
-            lines.append("att = ctx.attachments")
-        lines += [f"v = ev[{k!r}]", f"if not ({cond}): return False"]
-    lines.append("return True")
-    src = "def check(ev, ctx):\n" + "".join(f"    {line}\n" for line in lines)
-    names: dict[str, Any] = {
-        "_MAX_UINT": _MAX_UINT, "_DECISIONS": _DECISIONS, "_OPERATIONS": _OPERATIONS,
-        "_HOST": spec.HOST_SERVER,
-    }
-    exec(compile(src, f"<clean check {plan.type}>", "exec"), names)  # source built above
-    return names["check"]
-
-
-def _clean(ev: dict[str, Any], plan: _Plan, ctx: Ctx) -> bool:
-    """``_clean_general``, with the structural part decided once per key set (``_SHAPES``)."""
-    keys = ev.keys()
-    shapes = _SHAPES.get(id(plan))
-    if shapes is None:
-        shapes = _SHAPES[id(plan)] = []
-    for ks, check in shapes:
-        if keys == ks:
-            return check is not None and check(ev, ctx)
-    if len(shapes) >= _SHAPE_LIMIT:
-        return _clean_general(ev, plan, ctx)
-    ks = frozenset(keys)
-    check = _shape_check(plan, ks)
-    shapes.append((ks, check))
-    return check is not None and check(ev, ctx)
-
-
-def _clean_general(ev: dict[str, Any], plan: _Plan, ctx: Ctx) -> bool:
-    """True only when the full check would find nothing: the fast path for valid events.
-
-    Sound, not complete: anything unusual (a null, a forbidden key, an unexpected shape)
-    returns False and the full check decides.
-    """
-    get = ev.get
-    _, _, _, required_list, forbidden, _, recommended, sessions_cell, content_cell, checked = plan
-    for p in required_list:
-        if get(p) is None:
-            return False
-    if recommended:
-        return False  # no plain S cell in the draft's tables today: let the full check decide
-    keys = ev.keys()
-    if not keys.isdisjoint(forbidden):
-        return False
-    s = get("sessions")
-    ns = ctx.n_sessions
-    if not (type(s) is int and ns is not None and 0 <= s < ns and sessions_cell != "X"
-            and "session" not in ev):
-        return False
-    body = get("body")
-    if body is not None:
-        if (content_cell == "X" or get("encoding") != "json" or "url" in ev
-                or "content_hash" in ev):
-            return False
-        mt = get("mediatype")
-        if type(mt) is not str or "/" not in mt:
-            return False
-    elif (content_cell != "O" and content_cell != "X") or not keys.isdisjoint(_CONTENT_KEYS):
-        return False
-    np = ctx.n_parties
-    for k in checked:
-        v = get(k)
-        if v is None:
-            continue
-        if k == "operation_id":
-            if type(v) is str and v != "":
-                continue
-        elif k == "attempt":
-            if type(v) is int and 1 <= v <= _MAX_UINT:
-                continue
-        elif k == "party":
-            if type(v) is int and 0 <= v <= _MAX_UINT and (np is None or v < np):
-                continue
-        elif k == "server":
-            if type(v) is str and (v[:1] != "!" or v == spec.HOST_SERVER):
-                continue
-        elif k == "decision":
-            if type(v) is str and v in _DECISIONS:
-                continue
-        elif k == "operation":
-            if type(v) is str and v in _OPERATIONS:
-                continue
-        elif k == "tool" or k == "reason":
-            if type(v) is str:
-                continue
-        elif k == "attachment":
-            att = ctx.attachments
-            if type(v) is int and 0 <= v <= _MAX_UINT and (att is None or v < len(att)):
-                continue
-        return False
-    return True
 
 
 def _policy_plan(index: int, ev: dict[str, Any], out: list[Diagnostic]) -> _Plan:
