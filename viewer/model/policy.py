@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
+
+import msgspec
 
 from . import spec
 from .times import EARLIEST
@@ -19,8 +20,7 @@ from .types import Event, StandingDecision
 TargetKey = tuple[str | None, str | None, str | None]  # (operation kind, server, tool or None)
 
 
-@dataclass(frozen=True, slots=True)
-class Governing:
+class Governing(msgspec.Struct, frozen=True):
     decision: str | None
     life: str | None  # "once" | "standing"
     event: int | None

@@ -9,35 +9,33 @@ duplicate-execution risk need the attempts side by side, so one operation is rep
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from heapq import heappop, heappush
+
+import msgspec
 
 from . import spec
 from .types import Event, Step
 
 
-@dataclass(slots=True)
-class AttemptRun:
+class AttemptRun(msgspec.Struct):
     """Mutable replay state of one attempt; frozen into an ``Attempt`` by the builder."""
 
     number: int
     state: str | None = None
     input_from: str | None = None
-    steps: list[Step] = field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
     invocation: Event | None = None
-    late: list[int] = field(default_factory=list)
-    out_of_model: list[int] = field(default_factory=list)
+    late: list[int] = msgspec.field(default_factory=list)
+    out_of_model: list[int] = msgspec.field(default_factory=list)
 
 
-@dataclass(slots=True)
-class DuplicateRisk:
+class DuplicateRisk(msgspec.Struct):
     earlier: int  # attempt number that completed after a later attempt was invoked
     later_invocation: int  # event index
     completing_event: int  # event index
 
 
-@dataclass(slots=True)
-class OperationRun:
+class OperationRun(msgspec.Struct):
     attempts: dict[int, AttemptRun]
     duplicates: list[DuplicateRisk]
     invocations: list[Event]  # every tool-invocation, replay order
@@ -130,8 +128,7 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
 ShapeStep = tuple[int, str | None, str | None, bool, bool]
 
 
-@dataclass(frozen=True, slots=True)
-class AttemptShape:
+class AttemptShape(msgspec.Struct, frozen=True):
     """One attempt of a ``Shape``: its replay, events named by their position among the
     operation's tool events."""
 
@@ -144,8 +141,7 @@ class AttemptShape:
     duplicate: tuple[int, int] | None  # (later invocation, completing event) positions
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
+class Shape(msgspec.Struct, frozen=True):
     """``replay_operation``'s answer for every operation whose tool events have one sequence
     of (attempt, type): replay reads nothing else, so the builder replays each sequence once
     and reuses the answer (a generated file of 88,000 operations has a few dozen)."""

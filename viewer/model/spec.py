@@ -7,8 +7,9 @@ nothing else, so a change to the draft is a change here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Final, Literal
+
+import msgspec
 
 from viewer.model.types import Severity
 
@@ -227,8 +228,7 @@ OUTCOMES: Final = (*(outcome_name(s) for s in STATES), DISALLOWED_OUTCOME, NOT_P
 
 
 # --- Findings (INTERPRETATION 8b) -----------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class FindingKind:
+class FindingKind(msgspec.Struct, frozen=True):
     """One finding kind and every name it goes by: the rows, the findings screen, the reports,
     ``--fail-on`` and the filter all read this table, so a label shown is a name accepted."""
 

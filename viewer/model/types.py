@@ -1,6 +1,8 @@
 """The immutable model of one vCon: what the TUI and every export present.
 
-Events and replay steps are NamedTuples (cheap to build by the hundred thousand); the rest are
+Events and replay steps are NamedTuples (cheap to build by the hundred thousand); diagnostics,
+findings, standing decisions and derivations frozen msgspec Structs (built by the ten thousand:
+a Struct is made in C, a frozen dataclass sets each field through object.__setattr__); the rest
 frozen, slotted dataclasses. Nothing here is mutated after ``build_model`` returns, so the TUI
 and the exports share one model without copying. String values are exactly as recorded (not
 sanitised): presenters pass them through ``viewer.textsafe`` before showing them.
@@ -11,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
+
+import msgspec
 
 Severity = Literal["error", "warning", "info"]
 EventKind = Literal["decision", "tool", "context"]
@@ -41,8 +45,7 @@ class Step(NamedTuple):
     late: bool  # a tool response after the agent stopped waiting or moved on
 
 
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
+class Diagnostic(msgspec.Struct, frozen=True):
     """A conformance problem in the input, pointing into it with a JSON Pointer."""
 
     code: str
@@ -51,8 +54,7 @@ class Diagnostic:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(msgspec.Struct, frozen=True):
     """Something a reviewer should look at, derived by replay (INTERPRETATION 4-5)."""
 
     kind: str
@@ -63,8 +65,7 @@ class Finding:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
-class StandingDecision:
+class StandingDecision(msgspec.Struct, frozen=True):
     """A policy-decision with policy_life "standing"."""
 
     event: int
@@ -178,8 +179,7 @@ class Source:
     signed_layers: int = 0
 
 
-@dataclass(frozen=True, slots=True)
-class Derivation:
+class Derivation(msgspec.Struct, frozen=True):
     """How the operations shown were derived when the file's own events are not
     tool-invocation events: lifted from a pre-draft vCon shape, or imported from an agent
     recording (a Claude Code transcript, an OTLP export, ...). Every view says so."""

@@ -22,8 +22,9 @@ Decisions the draft leaves open (documented here and in the README):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any, Final, NamedTuple
+
+import msgspec
 
 from viewer.model import spec
 from viewer.model.times import parse_time
@@ -188,8 +189,7 @@ def _present(value: Any) -> bool:
     return value is not None and value != {} and value != []
 
 
-@dataclass(frozen=True, slots=True)
-class Ctx:
+class Ctx(msgspec.Struct, frozen=True):
     """What event checks need from the rest of the vCon, computed once per vCon."""
 
     n_parties: int | None  # None: parties absent or not a list (top-level check reports it)
