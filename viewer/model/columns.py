@@ -187,23 +187,29 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
            for v in set(map(_SERVER, structs))):
         flag(lambda st: type(st.server) is str and st.server[:1] == "!"
              and st.server != spec.HOST_SERVER)
-    kinds = set(map(type, structs))
-    if kinds.isdisjoint(_SPECIAL):
-        return
-    for j, st in enumerate(structs):
-        cls = type(st)
-        if cls is _POLICY:
-            for name, cell in LIFE_CELLS[st.policy_life].items():
-                v = getattr(st, name)
-                if (v is UNSET or v is None) if cell == "M" else v is not UNSET and v is not None:
-                    flags[at + j] = 1
-                    break
-        elif cls in _OPTIONAL_CONTENT:
-            body = st.body
-            if body is UNSET:  # then no content member at all
-                ok = st.encoding is UNSET and st.mediatype is UNSET
-            else:  # a body (not null) with its encoding and mediatype
-                ok = (body is not None and st.encoding is not UNSET and st.encoding is not None
-                      and st.mediatype is not UNSET and st.mediatype is not None)
-            if not ok:
+    kinds = list(map(type, structs))
+    for cls in _SPECIAL.intersection(kinds):
+        j = -1
+        while True:  # each Struct of this class, found by list.index (in C)
+            try:
+                j = kinds.index(cls, j + 1)
+            except ValueError:
+                break
+            if not _special_ok(structs[j]):
                 flags[at + j] = 1
+
+
+def _special_ok(st: Any) -> bool:
+    """A policy-decision's cells by its life; optional content that comes together."""
+    if type(st) is _POLICY:
+        for name, cell in LIFE_CELLS[st.policy_life].items():
+            v = getattr(st, name)
+            if (v is UNSET or v is None) if cell == "M" else v is not UNSET and v is not None:
+                return False
+        return True
+    body = st.body
+    if body is UNSET:  # then no content member at all
+        return st.encoding is UNSET and st.mediatype is UNSET
+    # a body (not null) with its encoding and mediatype
+    return (body is not None and st.encoding is not UNSET and st.encoding is not None
+            and st.mediatype is not UNSET and st.mediatype is not None)
