@@ -17,7 +17,7 @@ from typing import Any
 
 from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
-from .columns import unclean
+from .columns import TAGS, unclean
 from .policy import (
     NONE,
     Governing,
@@ -46,10 +46,12 @@ _NO_FLAGS: frozenset[str] = frozenset()
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
-def _flagged(events: list[Any], ctx: Ctx) -> bytearray:
-    """Per event, 1 when ``check_event`` may report something about it (``columns.unclean``)."""
+def _flagged(events: list[Any], ctx: Ctx, structs: list[Any] | None = None) -> bytearray:
+    """Per event, 1 when ``check_event`` may report something about it (``columns.unclean``,
+    which fills ``structs``)."""
     att = ctx.attachments
-    return unclean(events, ctx.n_parties, ctx.n_sessions, None if att is None else len(att))
+    return unclean(events, ctx.n_parties, ctx.n_sessions, None if att is None else len(att),
+                   structs)
 
 
 def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
@@ -75,8 +77,10 @@ class _Builder:
         the sorted positions.
 
         Most files also have an RFC 3339 time with an offset on every event: those are parsed
-        in bulk first (``parse_times``, in C); else each event's time is
-        parsed here, with a diagnostic for what is wrong with it.
+        in bulk first (``parse_times``, in C); else each event's time is parsed here, with a
+        diagnostic for what is wrong with it. When, besides, every event passed its column
+        (``columns.unclean``), each Event is read from its Struct, whose types already hold
+        what the general loop checks of each member.
         """
         raw = self.vcon.get("events")
         if not isinstance(raw, list):
@@ -84,7 +88,9 @@ class _Builder:
         ctx = Ctx.of(self.vcon)
         diags = self.diags
         # check_event only for the events their column does not pass (viewer/model/columns.py)
-        flagged = _flagged(raw, ctx) if self.check is check_event else bytes(len(raw))
+        structs: list[Any] = [None] * len(raw)
+        flagged = (_flagged(raw, ctx, structs) if self.check is check_event
+                   else bytes(len(raw)))
         times = None
         if raw and set(map(type, raw)) == {dict}:
             times = parse_times(list(map(dict.get, raw, repeat("time"))))
@@ -106,88 +112,102 @@ class _Builder:
         new = tuple.__new__
         one_session: dict[int, tuple[int, ...]] = {}
         check = self.check
-        for i, ev in enumerate(raw):
-            if flagged[i]:
-                check(i, ev, ctx, diags)
-            if type(ev) is not dict:
-                if keys is None:
-                    keys = [(e.time, j, 0) for j, e in enumerate(events)]
-                run += 1
-                in_order = False
-                keys.append((anchor[0], anchor[1], run))
-                append(new(Event, (i, "", "context", None, i, None, None, None, (), ev)))
-                continue
-            get = ev.get
-            typ = get("type")
-            if type(typ) is not str:
-                typ = ""
-            kind = kinds.get(typ, "context")
-            if times is not None:  # parsed in bulk, none missing
-                t = times[i]
-            else:
-                tv = get("time")
-                t, naive = parse_time(tv)
-                if t is None:
-                    if tv is None:
-                        diags.append(Diagnostic(
-                            "missing-required", "error", f"/events/{i}",
-                            f"{safe(typ) or 'event'}: time MUST be present"))
-                    elif type(tv) is not str:
-                        diags.append(Diagnostic(
-                            "invalid-type", "error", f"/events/{i}/time",
-                            f"time is {type(tv).__name__}, expected an RFC 3339 date-time string; "
-                            "placed after the previous event in the array"))
-                    else:
-                        diags.append(Diagnostic(
-                            "time-unparsable", "error", f"/events/{i}/time",
-                            f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed after the "
-                            "previous event in the array"))
+        if times is not None and not any(flagged) and None not in structs:
+            # Every event passed its column (viewer/model/columns.py): its Struct holds usable
+            # values of what the loop below reads from the dict, and nothing is reported.
+            tags = TAGS
+            for i, (st, ev) in enumerate(zip(structs, self.vcon["events"], strict=True)):
+                typ = tags[type(st)]
+                s = st.sessions
+                sessions = one_session.get(s)
+                if sessions is None:
+                    sessions = one_session[s] = (s,)
+                append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
+                                   st.attempt or None, st.party, sessions, ev)))
+            has_lifecycle = bool(events)
+        else:
+            for i, ev in enumerate(raw):
+                if flagged[i]:
+                    check(i, ev, ctx, diags)
+                if type(ev) is not dict:
                     if keys is None:
                         keys = [(e.time, j, 0) for j, e in enumerate(events)]
                     run += 1
                     in_order = False
                     keys.append((anchor[0], anchor[1], run))
+                    append(new(Event, (i, "", "context", None, i, None, None, None, (), ev)))
+                    continue
+                get = ev.get
+                typ = get("type")
+                if type(typ) is not str:
+                    typ = ""
+                kind = kinds.get(typ, "context")
+                if times is not None:  # parsed in bulk, none missing
+                    t = times[i]
                 else:
-                    if naive:
-                        diags.append(Diagnostic(
-                            "time-no-offset", "warning", f"/events/{i}/time",
-                            f"time {safe(tv)} has no zone offset; read as UTC"))
-                    if in_order:
-                        if t < last_t:
-                            in_order = False
+                    tv = get("time")
+                    t, naive = parse_time(tv)
+                    if t is None:
+                        if tv is None:
+                            diags.append(Diagnostic(
+                                "missing-required", "error", f"/events/{i}",
+                                f"{safe(typ) or 'event'}: time MUST be present"))
+                        elif type(tv) is not str:
+                            diags.append(Diagnostic(
+                                "invalid-type", "error", f"/events/{i}/time",
+                                f"time is {type(tv).__name__}, expected an RFC 3339 date-time "
+                                "string; placed after the previous event in the array"))
+                        else:
+                            diags.append(Diagnostic(
+                                "time-unparsable", "error", f"/events/{i}/time",
+                                f"time {safe(tv)!s:.60} is not an RFC 3339 date-time; placed "
+                                "after the previous event in the array"))
+                        if keys is None:
                             keys = [(e.time, j, 0) for j, e in enumerate(events)]
-                        last_t = t
-                    anchor = (t, i)
-                    run = 0
-                    if keys is not None:
-                        keys.append((t, i, 0))
-            # party, sessions, operation_id and attempt when usable (their diagnostics say
-            # what is wrong otherwise)
-            party = get("party")
-            if type(party) is not int or party < 0:
-                party = None
-            sv = get("sessions")
-            if sv is None:
-                sv = get("session")
-            if type(sv) is int:
-                sessions = one_session.get(sv)
-                if sessions is None:
-                    sessions = one_session[sv] = (sv,) if sv >= 0 else ()
-            elif isinstance(sv, list):
-                sessions = tuple(x for x in sv if type(x) is int and x >= 0)
-            else:
-                sessions = ()
-            if kind == "context":
-                append(new(Event, (i, typ, kind, t, i, None, None, party, sessions, ev)))
-            else:
-                has_lifecycle = True
-                oid = get("operation_id")
-                if not (isinstance(oid, str) and oid):
-                    oid = None
-                att = get("attempt")
-                if type(att) is not int or att < 1:
-                    att = None
-                append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, ev)))
+                        run += 1
+                        in_order = False
+                        keys.append((anchor[0], anchor[1], run))
+                    else:
+                        if naive:
+                            diags.append(Diagnostic(
+                                "time-no-offset", "warning", f"/events/{i}/time",
+                                f"time {safe(tv)} has no zone offset; read as UTC"))
+                        if in_order:
+                            if t < last_t:
+                                in_order = False
+                                keys = [(e.time, j, 0) for j, e in enumerate(events)]
+                            last_t = t
+                        anchor = (t, i)
+                        run = 0
+                        if keys is not None:
+                            keys.append((t, i, 0))
+                # party, sessions, operation_id and attempt when usable (their diagnostics say
+                # what is wrong otherwise)
+                party = get("party")
+                if type(party) is not int or party < 0:
+                    party = None
+                sv = get("sessions")
+                if sv is None:
+                    sv = get("session")
+                if type(sv) is int:
+                    sessions = one_session.get(sv)
+                    if sessions is None:
+                        sessions = one_session[sv] = (sv,) if sv >= 0 else ()
+                elif isinstance(sv, list):
+                    sessions = tuple(x for x in sv if type(x) is int and x >= 0)
+                else:
+                    sessions = ()
+                if kind == "context":
+                    append(new(Event, (i, typ, kind, t, i, None, None, party, sessions, ev)))
+                else:
+                    has_lifecycle = True
+                    oid = get("operation_id")
+                    if not (isinstance(oid, str) and oid):
+                        oid = None
+                    att = get("attempt")
+                    if type(att) is not int or att < 1:
+                        att = None
+                    append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, ev)))
         self.n_parsed = len(diags)
         check_vcon(self.vcon, has_lifecycle, diags)
         if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order

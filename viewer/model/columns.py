@@ -98,6 +98,8 @@ COLUMNS: Final[dict[str, type[msgspec.Struct]]] = {
     **{t: _struct(t, col) for t, col in spec.TOOL_EVENT_PARAMS.items()},
     spec.POLICY_DECISION: _struct(spec.POLICY_DECISION, _agreed(*_LIVES.values())),
 }
+#: A Struct's class -> its event type (the tag).
+TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
 _EVENTS: Final = list[Union[tuple(COLUMNS.values())]]  # type: ignore[misc]  # noqa: UP007
 #: Types whose content is optional: a body brings its encoding and mediatype, and no body
 #: leaves no content member (which fields alone cannot say).
@@ -110,18 +112,21 @@ _FAILS: Final = 16  # failed events in a chunk before the rest of it takes the f
 
 
 def unclean(events: list[Any], n_parties: int | None, n_sessions: int | None,
-            attachments: int | None) -> bytearray:
+            attachments: int | None, structs: list[Any] | None = None) -> bytearray:
     """One byte per event: 1 when ``check_event`` may have something to say about it (run it),
     0 when it passes its column and the index checks (it has nothing to say). ``n_parties``,
-    ``n_sessions``, ``attachments``: the lengths of those arrays (None: not an array)."""
+    ``n_sessions``, ``attachments``: the lengths of those arrays (None: not an array).
+    ``structs``, a list as long as ``events`` (of None), gets each converted event's Struct."""
     n = len(events)
     flags = bytearray(n)
     if n_sessions is None:  # sessions not an array: every index into it is reported
         return bytearray(b"\x01") * n
     for start in range(0, n, _CHUNK):
         chunk = events[start:start + _CHUNK]
-        for at, structs in _converted(chunk, flags, start):
-            _after(structs, at, flags, n_parties, n_sessions, attachments)
+        for at, converted in _converted(chunk, flags, start):
+            _after(converted, at, flags, n_parties, n_sessions, attachments)
+            if structs is not None:
+                structs[at:at + len(converted)] = converted
     return flags
 
 
