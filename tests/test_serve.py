@@ -1,17 +1,25 @@
 """``vcon-view serve FILE``: the viewer in a browser through textual-serve, on 127.0.0.1 only.
 
 The refusals (missing extra, bad file, busy port) come before anything is served; the command
-textual-serve runs is quoted word by word for its shell.
+textual-serve runs is quoted word by word for its shell. Then the real thing: the server on a
+free port, headless Chromium (Debian's ``chromium``, installed by ``.ci/run``) driven over its
+DevTools protocol by ``scripts/serve_screenshot.py``: the rows appear, ``j`` moves the
+selection, a screenshot. Skipped only where Chromium is missing outside CI (CI=true fails).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shlex
+import shutil
 import socket
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import Any
 
 import pytest
 
@@ -25,12 +33,26 @@ HOSTILE_NAME = "my tour; touch PWNED $(touch PWNED2) `touch PWNED3`.vcon.json"
 
 @pytest.fixture
 def never_served(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """textual-serve's Server.serve replaced by a recorder: nothing listens."""
+    """The textual-serve servers made; aiohttp's run_app replaced by a recorder that says the
+    URL line as when listening: nothing listens."""
+    from aiohttp import web
     from textual_serve.server import Server
 
-    served: list[object] = []
-    monkeypatch.setattr(Server, "serve", lambda self, debug=False: served.append(self))
-    return served
+    made: list[object] = []
+    init = Server.__init__
+
+    def record(self: Server, *args: object, **kwargs: object) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    def run_app(app: Any, **kwargs: Any) -> None:
+        app.close()  # the coroutine that would make the aiohttp app
+        assert (kwargs["host"], kwargs["port"]) == (made[-1].host, made[-1].port)
+        kwargs["print"]("aiohttp's own banner")
+
+    monkeypatch.setattr(Server, "__init__", record)
+    monkeypatch.setattr(web, "run_app", run_app)
+    return made
 
 
 def _one_line(err: str) -> str:
@@ -58,11 +80,18 @@ def test_a_relative_file_is_served_by_its_absolute_name(monkeypatch: pytest.Monk
     assert shlex.split(serve.app_command(args))[3] == str(tmp_path / "summary")
 
 
-def free_port() -> int:
-    """A port nothing listens on now (the OS's pick on loopback)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "serve_screenshot", ROOT / "scripts" / "serve_screenshot.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up there
+    spec.loader.exec_module(mod)
+    return mod
+
+
+SS = _script()
+free_port = SS.free_port
 
 
 def test_serves_the_file_on_loopback_only(never_served: list[object],
@@ -76,7 +105,8 @@ def test_serves_the_file_on_loopback_only(never_served: list[object],
     assert shlex.split(server.command)[1:] == [  # type: ignore[attr-defined]
         "-m", "viewer", str(TOUR)]
     assert server.title == "vcon-view tour.vcon.json"  # type: ignore[attr-defined]
-    assert "0.0.0.0" not in capsys.readouterr().out
+    assert capsys.readouterr().out == (f"vcon-view: serving tour.vcon.json at http://127.0.0.1:"
+                                       f"{port}/ (this machine only; Ctrl+C stops)\n")
 
 
 def test_default_port(never_served: list[object], capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,3 +177,102 @@ def test_the_served_viewer_draws_on_its_pipes(monkeypatch: pytest.MonkeyPatch) -
     finally:
         os.close(read)
         os.close(write)
+
+
+def test_the_page_template_asks_nothing_of_the_network(tmp_path: Path) -> None:
+    import textual_serve
+
+    shipped = Path(textual_serve.__file__).parent
+    page = serve.local_page(shipped, tmp_path) / "app_index.html"
+    original = (shipped / "templates" / "app_index.html").read_text(encoding="utf-8")
+    assert "fonts.googleapis.com" in original  # what is replaced (else this test is moot)
+    text = page.read_text(encoding="utf-8")
+    assert "googleapis" not in text and "https://" not in text
+    assert (shipped / "static" / "fonts" / "RobotoMono-VariableFont_wght.ttf").is_file()
+    assert "fonts/RobotoMono-VariableFont_wght.ttf" in text
+
+
+# --- in a browser ---------------------------------------------------------------------------
+
+
+def _listening(port: int) -> set[str]:
+    """The local addresses of the sockets listening on ``port`` (Linux's /proc/net)."""
+    found = set()
+    for table in ("tcp", "tcp6"):
+        path = Path("/proc/net") / table
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            address, hex_port = fields[1].split(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                raw = bytes.fromhex(address)
+                found.add(socket.inet_ntoa(raw[::-1]) if table == "tcp" else
+                          socket.inet_ntop(socket.AF_INET6, b"".join(
+                              raw[i:i + 4][::-1] for i in range(0, 16, 4))))
+    return found
+
+
+@dataclass
+class Browsed:
+    run: object  # serve_screenshot.Served
+    seen: object  # serve_screenshot.Tour
+    listening: set[str]
+    cwd: Path
+    shot: Path
+
+
+@pytest.fixture(scope="module")
+def browsed(tmp_path_factory: pytest.TempPathFactory) -> Browsed:
+    """The tour, copied under a name a shell would run, served and opened in Chromium."""
+    if SS.chromium() is None:
+        if os.environ.get("CI") == "true":
+            pytest.fail("chromium is not installed, and CI must run the browser test "
+                        "(.ci/run installs it)")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    work = tmp_path_factory.mktemp("serve")
+    file = work / HOSTILE_NAME
+    shutil.copyfile(TOUR, file)
+    cwd = work / "cwd"  # where a shell-read file name would create PWNED
+    cwd.mkdir()
+    shot = work / "serve-tour.png"
+    with SS.served(file, cwd) as run:
+        listening = _listening(run.port)
+        seen = SS.tour(run.url, shot, work / "chromium")
+    return Browsed(run, seen, listening, cwd, shot)
+
+
+def test_the_browser_shows_the_rows_and_j_moves_the_selection(browsed: Browsed) -> None:
+    seen = browsed.seen
+    for text in ("op-01a7", "lookup_order", "op-03f1", "issue_refund", "op-12d6"):
+        assert text in seen.before, f"{text!r} not in the page's terminal:\n{seen.before}"
+    assert seen.selected_before == ["op-01a7"]
+    assert seen.selected_after == ["op-02c4"]
+    data = browsed.shot.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) > 20_000  # drawn, not blank
+
+
+def test_the_file_name_reaches_the_viewer_as_one_word(browsed: Browsed) -> None:
+    assert HOSTILE_NAME[:40] in browsed.seen.before  # the header names the file
+    assert not list(browsed.cwd.parent.rglob("PWNED*"))  # no shell ran any part of it
+
+
+def test_it_listens_on_loopback_only(browsed: Browsed) -> None:
+    assert browsed.listening == {"127.0.0.1"}
+
+
+def test_the_page_asks_nothing_beyond_the_server(browsed: Browsed) -> None:
+    port = browsed.run.port
+    requested = browsed.seen.requested
+    assert f"ws://127.0.0.1:{port}/ws" in {u.split("?")[0] for u in requested}
+    outside = [u for u in requested
+               if not u.startswith((f"http://127.0.0.1:{port}/", f"ws://127.0.0.1:{port}/"))]
+    assert outside == []
+
+
+def test_one_line_with_the_url_then_a_clean_stop(browsed: Browsed) -> None:
+    run = browsed.run
+    assert run.first_line == (f"vcon-view: serving {HOSTILE_NAME} at "
+                              f"http://127.0.0.1:{run.port}/ (this machine only; Ctrl+C stops)\n")
+    assert run.rest == ""  # nothing more on stdout, up to Ctrl+C
+    assert run.returncode == 0

@@ -4,19 +4,24 @@ textual-serve (the ``serve`` extra) is Textual's own web front end: for each bro
 starts the command below with Textual's web driver and relays the terminal over a websocket,
 so there is no terminal emulation of ours to keep. The command is ``python -m viewer FILE``
 with every word quoted (textual-serve hands it to ``/bin/sh``): a file name is never read by a
-shell. The server listens on 127.0.0.1 only; the recording stays on this machine.
+shell. The server listens on 127.0.0.1 only, and its page asks for nothing elsewhere (the web
+font textual-serve's page would fetch is the copy it ships): the recording stays here.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import os
+import re
 import shlex
+import signal
 import socket
 import sys
+import tempfile
 from collections.abc import Sequence
-from typing import Any
+from pathlib import Path
 
 from viewer.cli import EX_OK, EX_USAGE, PROG, _Exit, _load_model, _trust_arg
 from viewer.textsafe import safe
@@ -25,6 +30,24 @@ from viewer.textsafe import safe
 HOST = "127.0.0.1"
 #: The default port (textual-serve's own default); ``--port`` picks another.
 PORT = 8000
+
+
+#: textual-serve's page fetches Roboto Mono from a web font service, a font it also ships: the
+#: page is served with that link replaced by the shipped font, so it asks nothing of the network.
+WEB_FONT = re.compile(r'<link\s+rel="stylesheet"\s+href="https://fonts\.googleapis\.com/[^"]*"\s*/?>')
+FONT = "{{ config.static.url }}fonts/RobotoMono-VariableFont_wght.ttf"
+LOCAL_FONT = (f'<link rel="preload" as="font" type="font/ttf" href="{FONT}" crossorigin />\n'
+              '    <style>@font-face { font-family: "Roboto Mono"; '
+              f'src: url("{FONT}"); }}</style>')
+
+
+def local_page(textual_serve_dir: Path, dest: Path) -> Path:
+    """A copy of textual-serve's templates in ``dest``, the page's web font made local."""
+    for template in (textual_serve_dir / "templates").iterdir():
+        text = template.read_text(encoding="utf-8")
+        (dest / template.name).write_text(WEB_FONT.sub(lambda _: LOCAL_FONT, text),
+                                          encoding="utf-8")
+    return dest
 
 
 def _port(value: str) -> int:
@@ -84,6 +107,7 @@ def cmd_serve(argv: Sequence[str]) -> int:
     """Check the extra, the file and the port, then serve until Ctrl+C."""
     args = _parser().parse_args(argv)
     try:
+        import textual_serve
         from textual_serve.server import Server
     except ImportError:
         raise _Exit("serve needs textual-serve: pip install 'vcon-view[serve]'",
@@ -94,21 +118,41 @@ def cmd_serve(argv: Sequence[str]) -> int:
     _load_model(args.file, args.ignore_critical, args.trust)  # a bad FILE: one line, here
     _check_port(args.port)
     command = app_command(args)
+    name = safe(os.path.basename(args.file))
 
     class ViewerServer(Server):  # type: ignore[misc]
-        """textual-serve, saying one line (the URL) and logging only warnings."""
+        """textual-serve, logging only warnings and saying one line: the URL, once the port
+        listens (aiohttp's ``print`` hook, which textual-serve's ``serve`` silences)."""
 
         def initialize_logging(self) -> None:
             logging.basicConfig(level=logging.WARNING, format=f"{PROG} serve: %(message)s")
 
-        async def on_startup(self, app: Any) -> None:
-            print(f"{PROG}: serving {safe(os.path.basename(args.file))} at {self.public_url}/ "
-                  "(this machine only; Ctrl+C stops)", flush=True)
+        async def on_startup(self, app: object) -> None:
+            """No banner."""
 
-    server = ViewerServer(command, host=HOST, port=args.port,
-                          title=f"vcon-view {safe(os.path.basename(args.file))}")
+        def serve(self, debug: bool = False) -> None:
+            from aiohttp import web
+
+            self.debug = debug
+            self.initialize_logging()
+            loop = asyncio.new_event_loop()
+            try:
+                for signum in (signal.SIGINT, signal.SIGTERM):
+                    loop.add_signal_handler(signum, self.request_exit)
+                web.run_app(self._make_app(), host=self.host, port=self.port, loop=loop,
+                            handle_signals=False, print=lambda _: print(
+                                f"{PROG}: serving {name} at {self.public_url}/ (this machine "
+                                "only; Ctrl+C stops)", flush=True))
+            finally:
+                loop.close()  # and with it, its signal handlers
+
     try:
-        server.serve()
+        with tempfile.TemporaryDirectory(prefix="vcon-view-serve-") as pages:
+            server = ViewerServer(
+                command, host=HOST, port=args.port,
+                title=f"vcon-view {name}",
+                templates_path=local_page(Path(textual_serve.__file__).parent, Path(pages)))
+            server.serve()
     except OSError as exc:
         raise _Exit(f"serve: cannot listen on {HOST}:{args.port}: {exc.strerror or exc}",
                     EX_USAGE) from None
