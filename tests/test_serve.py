@@ -192,6 +192,38 @@ def test_the_page_template_asks_nothing_of_the_network(tmp_path: Path) -> None:
     assert "fonts/RobotoMono-VariableFont_wght.ttf" in text
 
 
+async def _handshake(port: int, origin: str | None) -> int:
+    """The websocket handshake's status with this Origin (a browser always sends one)."""
+    import aiohttp
+
+    headers = {"Origin": origin} if origin else {}
+    async with aiohttp.ClientSession() as http:
+        try:
+            async with http.ws_connect(f"http://127.0.0.1:{port}/ws?width=80&height=24",
+                                       headers=headers) as ws:
+                await ws.receive(timeout=30)  # the viewer's first output
+                return 101
+        except aiohttp.WSServerHandshakeError as exc:
+            return exc.status
+
+
+def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
+    """A page of another site in the same browser could otherwise open the websocket, read the
+    recording and type keys (an export writes files)."""
+    import asyncio
+
+    with SS.served(TOUR, tmp_path) as run:
+        port = run.port
+        statuses = {origin: asyncio.run(_handshake(port, origin)) for origin in (
+            "http://evil.example", f"http://evil.example:{port}", "null",
+            f"http://127.0.0.1:{port + 1}", f"https://127.0.0.1:{port}",
+            f"http://127.0.0.1:{port}", f"http://localhost:{port}")}
+    assert statuses == {
+        "http://evil.example": 403, f"http://evil.example:{port}": 403, "null": 403,
+        f"http://127.0.0.1:{port + 1}": 403, f"https://127.0.0.1:{port}": 403,
+        f"http://127.0.0.1:{port}": 101, f"http://localhost:{port}": 101}
+
+
 # --- in a browser ---------------------------------------------------------------------------
 
 

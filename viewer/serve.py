@@ -22,6 +22,7 @@ import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from viewer.cli import EX_OK, EX_USAGE, PROG, _Exit, _load_model, _trust_arg
 from viewer.textsafe import safe
@@ -119,6 +120,7 @@ def cmd_serve(argv: Sequence[str]) -> int:
     _check_port(args.port)
     command = app_command(args)
     name = safe(os.path.basename(args.file))
+    own = (f"http://{HOST}:{args.port}", f"http://localhost:{args.port}")  # the page's origins
 
     class ViewerServer(Server):  # type: ignore[misc]
         """textual-serve, logging only warnings and saying one line: the URL, once the port
@@ -129,6 +131,16 @@ def cmd_serve(argv: Sequence[str]) -> int:
 
         async def on_startup(self, app: object) -> None:
             """No banner."""
+
+        async def handle_websocket(self, request: Any) -> Any:
+            """Only this server's own page may start a viewer: browsers let a page of any site
+            open a websocket to 127.0.0.1, which could then read the recording and type keys.
+            A browser always names the page's origin; other local programs are not stopped."""
+            if request.headers.get("Origin", own[0]) not in own:
+                from aiohttp import web
+
+                raise web.HTTPForbidden(text=f"{PROG} serve: only its own page may connect")
+            return await super().handle_websocket(request)
 
         def serve(self, debug: bool = False) -> None:
             from aiohttp import web
