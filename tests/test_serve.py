@@ -207,6 +207,19 @@ async def _handshake(port: int, origin: str | None) -> int:
             return exc.status
 
 
+def _get_page(port: int, host: str) -> int:
+    """The status of GET / under this Host header."""
+    import urllib.error
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Host": host})
+    try:
+        with urllib.request.urlopen(request, timeout=30) as reply:
+            return int(reply.status)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
 def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
     """A page of another site in the same browser could otherwise open the websocket, read the
     recording and type keys (an export writes files)."""
@@ -218,6 +231,11 @@ def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
             "http://evil.example", f"http://evil.example:{port}", "null",
             f"http://127.0.0.1:{port + 1}", f"https://127.0.0.1:{port}",
             f"http://127.0.0.1:{port}", f"http://localhost:{port}")}
+        pages = {host: _get_page(port, host) for host in (
+            f"evil.example:{port}", f"127.0.0.1:{port}", f"localhost:{port}")}
+    # a site's name rebound to 127.0.0.1 does not get the page (nor the file name in it)
+    assert pages == {f"evil.example:{port}": 403, f"127.0.0.1:{port}": 200,
+                     f"localhost:{port}": 200}
     assert statuses == {
         "http://evil.example": 403, f"http://evil.example:{port}": 403, "null": 403,
         f"http://127.0.0.1:{port + 1}": 403, f"https://127.0.0.1:{port}": 403,

@@ -120,7 +120,18 @@ def cmd_serve(argv: Sequence[str]) -> int:
     _check_port(args.port)
     command = app_command(args)
     name = safe(os.path.basename(args.file))
-    own = (f"http://{HOST}:{args.port}", f"http://localhost:{args.port}")  # the page's origins
+    hosts = (f"{HOST}:{args.port}", f"localhost:{args.port}")
+
+    def refuse_other_sites(request: Any) -> None:
+        """Only this server's own page may start a viewer: browsers let a page of any site
+        open a websocket to 127.0.0.1 (Origin: that site), or reach it under the site's own
+        name (Host: a name rebound to 127.0.0.1), and read the recording and type keys. A
+        browser always says both; other local programs are not stopped (no login)."""
+        origin = request.headers.get("Origin", f"http://{request.host}")
+        if request.host not in hosts or origin not in {f"http://{h}" for h in hosts}:
+            from aiohttp import web
+
+            raise web.HTTPForbidden(text=f"{PROG} serve: only its own page may connect")
 
     class ViewerServer(Server):  # type: ignore[misc]
         """textual-serve, logging only warnings and saying one line: the URL, once the port
@@ -132,14 +143,12 @@ def cmd_serve(argv: Sequence[str]) -> int:
         async def on_startup(self, app: object) -> None:
             """No banner."""
 
-        async def handle_websocket(self, request: Any) -> Any:
-            """Only this server's own page may start a viewer: browsers let a page of any site
-            open a websocket to 127.0.0.1, which could then read the recording and type keys.
-            A browser always names the page's origin; other local programs are not stopped."""
-            if request.headers.get("Origin", own[0]) not in own:
-                from aiohttp import web
+        async def handle_index(self, request: Any) -> Any:
+            refuse_other_sites(request)
+            return await super().handle_index(request)
 
-                raise web.HTTPForbidden(text=f"{PROG} serve: only its own page may connect")
+        async def handle_websocket(self, request: Any) -> Any:
+            refuse_other_sites(request)
             return await super().handle_websocket(request)
 
         def serve(self, debug: bool = False) -> None:
