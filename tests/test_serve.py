@@ -192,6 +192,24 @@ def test_the_page_template_asks_nothing_of_the_network(tmp_path: Path) -> None:
     assert "fonts/RobotoMono-VariableFont_wght.ttf" in text
 
 
+def _listening(port: int) -> set[str]:
+    """The local addresses of the sockets listening on ``port`` (Linux's /proc/net)."""
+    found = set()
+    for table in ("tcp", "tcp6"):
+        path = Path("/proc/net") / table
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            address, hex_port = fields[1].split(":")
+            if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                raw = bytes.fromhex(address)
+                found.add(socket.inet_ntoa(raw[::-1]) if table == "tcp" else
+                          socket.inet_ntop(socket.AF_INET6, b"".join(
+                              raw[i:i + 4][::-1] for i in range(0, 16, 4))))
+    return found
+
+
 async def _handshake(port: int, origin: str | None) -> int:
     """The websocket handshake's status with this Origin (a browser always sends one)."""
     import aiohttp
@@ -227,6 +245,7 @@ def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
 
     with SS.served(TOUR, tmp_path) as run:
         port = run.port
+        assert _listening(port) == {"127.0.0.1"}  # (also without Chromium)
         statuses = {origin: asyncio.run(_handshake(port, origin)) for origin in (
             "http://evil.example", f"http://evil.example:{port}", "null",
             f"http://127.0.0.1:{port + 1}", f"https://127.0.0.1:{port}",
@@ -245,28 +264,10 @@ def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
 # --- in a browser ---------------------------------------------------------------------------
 
 
-def _listening(port: int) -> set[str]:
-    """The local addresses of the sockets listening on ``port`` (Linux's /proc/net)."""
-    found = set()
-    for table in ("tcp", "tcp6"):
-        path = Path("/proc/net") / table
-        if not path.exists():
-            continue
-        for line in path.read_text().splitlines()[1:]:
-            fields = line.split()
-            address, hex_port = fields[1].split(":")
-            if fields[3] == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
-                raw = bytes.fromhex(address)
-                found.add(socket.inet_ntoa(raw[::-1]) if table == "tcp" else
-                          socket.inet_ntop(socket.AF_INET6, b"".join(
-                              raw[i:i + 4][::-1] for i in range(0, 16, 4))))
-    return found
-
-
 @dataclass
 class Browsed:
-    run: object  # serve_screenshot.Served
-    seen: object  # serve_screenshot.Tour
+    run: Any  # serve_screenshot.Served
+    seen: Any  # serve_screenshot.Tour
     listening: set[str]
     cwd: Path
     shot: Path
