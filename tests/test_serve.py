@@ -27,8 +27,9 @@ from viewer import cli, serve
 
 ROOT = Path(__file__).resolve().parent.parent
 TOUR = ROOT / "demo_vcons" / "tour.vcon.json"
-#: A file name a shell would split and run: it must reach the viewer as one word.
-HOSTILE_NAME = "my tour; touch PWNED $(touch PWNED2) `touch PWNED3`.vcon.json"
+#: A file name a shell would split and run, with markup: it reaches the viewer as one word, and
+#: the page names it as text.
+HOSTILE_NAME = "my tour; touch PWNED $(touch PWNED2) `touch PWNED3` <b>x.vcon.json"
 
 
 @pytest.fixture
@@ -228,14 +229,20 @@ async def _handshake(port: int, origin: str | None) -> int:
 def _get_page(port: int, host: str) -> int:
     """The status of GET / under this Host header."""
     import urllib.error
-    import urllib.request
 
-    request = urllib.request.Request(f"http://127.0.0.1:{port}/", headers={"Host": host})
     try:
-        with urllib.request.urlopen(request, timeout=30) as reply:
-            return int(reply.status)
+        return _page(port, host)[0]
     except urllib.error.HTTPError as exc:
         return exc.code
+
+
+def _page(port: int, host: str | None = None) -> tuple[int, str]:
+    import urllib.request
+
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/",
+                                     headers={"Host": host} if host else {})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return int(reply.status), reply.read().decode("utf-8")
 
 
 def test_only_its_own_page_may_open_the_viewer(tmp_path: Path) -> None:
@@ -269,6 +276,7 @@ class Browsed:
     run: Any  # serve_screenshot.Served
     seen: Any  # serve_screenshot.Tour
     listening: set[str]
+    html: str  # the page as served
     cwd: Path
     shot: Path
 
@@ -289,8 +297,9 @@ def browsed(tmp_path_factory: pytest.TempPathFactory) -> Browsed:
     shot = work / "serve-tour.png"
     with SS.served(file, cwd) as run:
         listening = _listening(run.port)
+        html = _page(run.port)[1]
         seen = SS.tour(run.url, shot, work / "chromium")
-    return Browsed(run, seen, listening, cwd, shot)
+    return Browsed(run, seen, listening, html, cwd, shot)
 
 
 def test_the_browser_shows_the_rows_and_j_moves_the_selection(browsed: Browsed) -> None:
@@ -304,8 +313,9 @@ def test_the_browser_shows_the_rows_and_j_moves_the_selection(browsed: Browsed) 
 
 
 def test_the_file_name_reaches_the_viewer_as_one_word(browsed: Browsed) -> None:
-    assert HOSTILE_NAME[:40] in browsed.seen.before  # the header names the file
+    assert HOSTILE_NAME in browsed.seen.before  # the header names the file, whole
     assert not list(browsed.cwd.parent.rglob("PWNED*"))  # no shell ran any part of it
+    assert "&lt;b&gt;x" in browsed.html and "<b>" not in browsed.html  # named as text
 
 
 def test_it_listens_on_loopback_only(browsed: Browsed) -> None:
