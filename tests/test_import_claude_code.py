@@ -810,3 +810,75 @@ def test_a_hook_log_without_tool_calls_is_named_not_refused_blindly() -> None:
     assert "\n" not in msg and exc.value.exit_code == 2
     assert "hook log of Notification events: it records no tool call" in msg
     assert "278a2245-9881-4e57-8176-beb93e3d7fd3.jsonl" in msg
+
+
+# --- sub-agents written into the session file (isSidechain, no agentId: Claude Code 1.0.x) -----
+
+
+def _side_thread(k: int, t0: int) -> list[dict[str, Any]]:
+    """One sub-agent thread as 1.0.x wrote it into the session file: the Task's prompt, a
+    call, its result, the answer; chained by parentUuid, no agentId."""
+    def side(r: dict[str, Any], uid: str, parent: str | None) -> dict[str, Any]:
+        return {**r, "uuid": uid, "parentUuid": parent, "isSidechain": True}
+    return [side(prompt(t0, f"find thing {k}"), f"r{k}", None),
+            side(use(t0 + 1, f"g{k}", "Grep", {"pattern": str(k)}), f"c{k}", f"r{k}"),
+            side(res(t0 + 2, f"g{k}", f"hit {k}"), f"o{k}", f"c{k}"),
+            side({"type": "assistant", "sessionId": "s", "timestamp": _t(t0 + 3),
+                  "message": {"role": "assistant", "content": [
+                      {"type": "text", "text": f"thing {k} is here"}]}}, f"e{k}", f"o{k}")]
+
+
+def _parallel_tasks(n: int, order: list[int]) -> list[dict[str, Any]]:
+    """n Task calls launched together, their sidechain records interleaved record by record
+    in ``order`` (a thread index per step), then the n Task results."""
+    tasks = [use(1, f"task{k}", "Task", {"description": f"job {k}", "prompt": f"find thing {k}",
+                                         "subagent_type": "general-purpose"})
+             for k in range(n)]
+    threads = [_side_thread(k, 10 + 10 * k) for k in range(n)]
+    side: list[dict[str, Any]] = []
+    pos = [0] * n
+    for k in order + [k for k in range(n) for _ in range(4)]:
+        if pos[k] < 4:
+            side.append(threads[k][pos[k]])
+            pos[k] += 1
+    done = [res(90 + k, f"task{k}", [{"type": "text", "text": f"thing {k} is here"}])
+            for k in range(n)]
+    return tasks + side + done
+
+
+def test_parallel_sidechain_subagents_each_get_their_task() -> None:
+    """Two Tasks launched in parallel, their sub-agents' records interleaved in the session
+    file with no agentId: each sub-agent is its own party, linked to the Task whose prompt
+    began its thread (before: one unlinked 'sub-agent sidechain' party for both, and a warning
+    that the launching Task is not in the input although it is)."""
+    vcon, rep, m = conv(_parallel_tasks(2, [1, 0, 1, 0, 1, 0, 1, 0]))
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed")] * 2 + [
+        ("Grep", "completed")] * 2
+    by_tool_input = {e.raw["body"]["input"]["pattern"]: e.raw["party"] for e in m.events
+                     if e.raw.get("type") == "tool-invocation" and e.raw.get("tool") == "Grep"}
+    p0, p1 = by_tool_input["0"], by_tool_input["1"]
+    assert p0 != p1 and 0 not in (p0, p1)
+    assert vcon["parties"][p0]["meta"]["launched_by"]["tool_use_id"] == "task0"
+    assert vcon["parties"][p1]["meta"]["launched_by"]["tool_use_id"] == "task1"
+    assert not any("launching Task" in w for w in rep.warnings)
+    said = {(d["parties"][0], d["parties"][1], d["body"]) for d in vcon["dialog"]}
+    assert (0, p1, "find thing 1") in said and (p0, 0, "thing 0 is here") in said
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=1, max_value=4).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.integers(min_value=0, max_value=n - 1),
+                                             max_size=4 * n))))
+def test_sidechain_threads_never_merge_whatever_the_interleaving(case: tuple[int, list[int]],
+                                                                 ) -> None:
+    """Property: n parallel sidechain threads, interleaved in any order, give n sub-agent
+    parties, each holding exactly its own thread's call and linked to its own Task."""
+    n, order = case
+    vcon, _rep, m = conv(_parallel_tasks(n, order))
+    no_errors(m)
+    party = {e.raw["body"]["input"]["pattern"]: e.raw["party"] for e in m.events
+             if e.raw.get("type") == "tool-invocation" and e.raw.get("tool") == "Grep"}
+    assert len(set(party.values())) == n and 0 not in party.values()
+    for k in range(n):
+        assert vcon["parties"][party[str(k)]]["meta"]["launched_by"]["tool_use_id"] == f"task{k}"

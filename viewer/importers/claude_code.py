@@ -155,6 +155,19 @@ def _text(content: Any) -> str:
     return ""
 
 
+def _prompt_text(r: dict[str, Any]) -> str | None:
+    """The text of a user record (a sub-agent thread's first record is the Task's prompt)."""
+    if r.get("type") != "user":
+        return None
+    msg = r.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, list):
+        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                 and isinstance(b.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    return content if isinstance(content, str) else None
+
+
 _COMMAND_RE: Final = re.compile(r"<command-name>(.*?)</command-name>", re.S)
 _COMMAND_ARGS_RE: Final = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 _BASH_INPUT_RE: Final = re.compile(r"<bash-input>(.*?)</bash-input>", re.S)
@@ -322,6 +335,7 @@ class Mapper:
     sessions: set[str] = field(default_factory=set)
     unpaired: bool = False
     said: set[str] = field(default_factory=set)  # uuid#block of the turns written
+    side_root: dict[str, str] = field(default_factory=dict)  # sidechain uuid -> thread's first
 
     # -- helpers ----------------------------------------------------------------------------
     def fired(self, rule: str) -> None:
@@ -467,6 +481,9 @@ class Mapper:
         if isinstance(r.get("hook_event_name"), str):
             self.hook_payload(r, where)
             return
+        if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
+            # every record of a sidechain thread (results too) names the thread's first record
+            self.side_root[uid] = self.side_root.get(_s(r.get("parentUuid")) or "") or uid
         affected = False
         mode = r.get("permissionMode")
         if mode is not None and t in ("user", "permission-mode", "system", None):
@@ -504,15 +521,35 @@ class Mapper:
             return self.party_for(parent, task, None)
         if r.get("isSidechain") is True:
             aid = _s(r.get("agentId"))
-            task = self.ops.get(self.agent_of_task.get(aid, "")) if aid else None
-            if task is None and aid is None:
-                open_tasks = [o for o in self.ops.values() if o.is_task and not o.ended]
-                task = open_tasks[-1] if len(open_tasks) == 1 else None
-                if task is not None:
-                    self.fired("a sidechain record without agentId linked to the one open Task")
-            key = aid or (task.tool_use_id if task and task.tool_use_id else "sidechain")
-            return self.party_for(key, task, aid)
+            if aid is None:
+                return self._thread_party(r)
+            task = self.ops.get(self.agent_of_task.get(aid, ""))
+            return self.party_for(aid, task, aid)
         return None
+
+    def _thread_party(self, r: dict[str, Any]) -> int:
+        """The party of a sidechain record without agentId (older versions wrote sub-agents
+        into the session file): one party per sidechain thread (its parentUuid chain up to the
+        thread's first record), linked to the Task whose prompt began the thread, else to the
+        only open Task no thread has claimed. Parallel Tasks are not merged into one."""
+        uid = _s(r.get("uuid"))
+        root = self.side_root.get(uid or "") or uid
+        key = f"sidechain:{root}" if root else "sidechain"
+        if key in self.agents:
+            return self.agents[key].party
+        claimed = {id(a.task) for a in self.agents.values() if a.task is not None}
+        free = [o for o in self.ops.values() if o.is_task and not o.ended
+                and id(o) not in claimed]
+        prompt = _prompt_text(r)
+        task = next((o for o in free if prompt is not None and isinstance(o.body, dict)
+                     and isinstance(o.body.get("input"), dict)
+                     and o.body["input"].get("prompt") == prompt), None)
+        if task is not None:
+            self.fired("a sidechain without agentId linked to the Task whose prompt began it")
+        elif len(free) == 1:
+            task = free[0]
+            self.fired("a sidechain without agentId linked to the one open Task")
+        return self.party_for(key, task, None)
 
     def assistant(self, r: dict[str, Any], where: str, party_key: str | None) -> bool:
         msg = r.get("message")
