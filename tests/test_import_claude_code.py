@@ -882,3 +882,15 @@ def test_sidechain_threads_never_merge_whatever_the_interleaving(case: tuple[int
     assert len(set(party.values())) == n and 0 not in party.values()
     for k in range(n):
         assert vcon["parties"][party[str(k)]]["meta"]["launched_by"]["tool_use_id"] == f"task{k}"
+
+
+def test_sidechain_written_after_its_task_ended_is_linked_by_its_prompt() -> None:
+    """A sidechain thread whose records come after its Task's result (the file is written as
+    records arrive) still names that Task: the thread's first record is the Task's prompt."""
+    lines = _parallel_tasks(1, [])
+    task_use, thread, done = lines[0], lines[1:5], lines[5]
+    vcon, rep, m = conv([task_use, done, *thread])
+    no_errors(m)
+    p = party_of(m, "op-0002")
+    assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task0"
+    assert not any("launching Task" in w for w in rep.warnings)

@@ -530,19 +530,21 @@ class Mapper:
     def _thread_party(self, r: dict[str, Any]) -> int:
         """The party of a sidechain record without agentId (older versions wrote sub-agents
         into the session file): one party per sidechain thread (its parentUuid chain up to the
-        thread's first record), linked to the Task whose prompt began the thread, else to the
-        only open Task no thread has claimed. Parallel Tasks are not merged into one."""
+        thread's first record), linked to the Task whose prompt began the thread (open ones
+        first), else to the only open Task no thread has claimed. Parallel Tasks are not
+        merged into one."""
         uid = _s(r.get("uuid"))
         root = self.side_root.get(uid or "") or uid
         key = f"sidechain:{root}" if root else "sidechain"
         if key in self.agents:
             return self.agents[key].party
         claimed = {id(a.task) for a in self.agents.values() if a.task is not None}
-        free = [o for o in self.ops.values() if o.is_task and not o.ended
-                and id(o) not in claimed]
+        unclaimed = [o for o in self.ops.values() if o.is_task and id(o) not in claimed]
+        free = [o for o in unclaimed if not o.ended]
         prompt = _prompt_text(r)
-        task = next((o for o in free if prompt is not None and isinstance(o.body, dict)
-                     and isinstance(o.body.get("input"), dict)
+        # the prompt decides, even for a Task whose result was written before its thread
+        task = next((o for o in free + unclaimed[::-1] if prompt is not None
+                     and isinstance(o.body, dict) and isinstance(o.body.get("input"), dict)
                      and o.body["input"].get("prompt") == prompt), None)
         if task is not None:
             self.fired("a sidechain without agentId linked to the Task whose prompt began it")
