@@ -894,3 +894,26 @@ def test_sidechain_written_after_its_task_ended_is_linked_by_its_prompt() -> Non
     p = party_of(m, "op-0002")
     assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task0"
     assert not any("launching Task" in w for w in rep.warnings)
+
+
+def test_project_directory_links_a_subagent_through_its_meta_json(tmp_path: Path) -> None:
+    """A sub-agent whose Task call never returned (interrupted: no result, so no agentId in
+    the main transcript) is linked to that call by ``agent-<id>.meta.json``'s toolUseId, as
+    Claude Code writes it beside the sub-agent file."""
+    proj = tmp_path / "-home-me-proj"
+    (proj / "sess1" / "subagents").mkdir(parents=True)
+    main_lines = [_task(1, "task1"), _task(2, "task2"),
+                  {**prompt(9, "[Request interrupted by user for tool use]"), "uuid": "i9"}]
+    side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
+            {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]
+    (proj / "sess1.jsonl").write_text("\n".join(json.dumps(x) for x in main_lines))
+    (proj / "sess1" / "subagents" / "agent-ab12.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in side))
+    (proj / "sess1" / "subagents" / "agent-ab12.meta.json").write_text(json.dumps(
+        {"agentType": "Explore", "description": "look around", "toolUseId": "task2"}))
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    p = party_of(m, "op-0003")
+    assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task2"
+    assert not any("launching Task" in w for w in rep.warnings)

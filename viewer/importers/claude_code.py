@@ -1090,7 +1090,10 @@ def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
 
 
 def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
-                   otel: list[dict[str, Any]] | None) -> tuple[dict[str, Any], Report]:
+                   otel: list[dict[str, Any]] | None,
+                   links: dict[str, str] | None = None) -> tuple[dict[str, Any], Report]:
+    """``links``: agentId -> the tool_use id of the Task/Agent call that launched it (from
+    the sub-agent files' ``agent-<id>.meta.json``)."""
     report = Report()
     all_recs: list[Rec] = []
     forms: set[str] = set()
@@ -1118,6 +1121,7 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
     dialogs = Dialogs(parties)
     m = Mapper(events, report, parties, *_prescan_tools(all_recs), dialogs,
                _otel_index(otel, report))
+    m.agent_of_task.update(links or {})
     if not any(parse_ts(o.get("timestamp"))[0] for o in good):
         report.times = "order-only"
         base = EPOCH
@@ -1205,7 +1209,27 @@ def convert_path(path: str, *, source_name: str | None = None,
     if not files:
         raise ImportInputError("the directory holds no session file (*.jsonl)")
     name = source_name or os.path.basename(os.path.normpath(path))
-    return _convert_files(files, name, h.hexdigest(), otel)
+    return _convert_files(files, name, h.hexdigest(), otel, _meta_links(path, files))
+
+
+def _meta_links(path: str, files: list[tuple[str, bytes]]) -> dict[str, str]:
+    """agentId -> launching tool_use id, from each sub-agent file's ``agent-<id>.meta.json``
+    (``toolUseId``): it links a sub-agent whose Task/Agent result names no agentId (the call
+    was interrupted, still running, or written by a version that does not say)."""
+    out: dict[str, str] = {}
+    for label, _ in files:
+        if "/subagents/agent-" not in "/" + label or not label.endswith(".jsonl"):
+            continue
+        meta = os.path.join(path, label[:-len(".jsonl")] + ".meta.json")
+        try:
+            with open(meta, "rb") as f:
+                doc = orjson.loads(f.read(1 << 20))
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        tid = _s(doc.get("toolUseId")) if isinstance(doc, dict) else None
+        if tid is not None:
+            out[label.rsplit("/agent-", 1)[1][:-len(".jsonl")]] = tid
+    return out
 
 
 def _add_arguments(p: Any) -> None:
