@@ -917,3 +917,25 @@ def test_project_directory_links_a_subagent_through_its_meta_json(tmp_path: Path
     p = party_of(m, "op-0003")
     assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task2"
     assert not any("launching Task" in w for w in rep.warnings)
+
+
+def test_an_interrupt_cancels_only_its_own_sessions_calls(tmp_path: Path) -> None:
+    """A project directory: session A left a call open (the terminal was closed while it
+    ran); two days later session B's Esc cancels B's open call. A's call stays unterminated at
+    its own time, not 'cancelled' by B's interrupt (before: both were cancelled at B's time)."""
+    proj = tmp_path / "-home-me-proj"
+    proj.mkdir()
+    a = [{**use(1, "tA", "Bash", {"command": "make"}), "sessionId": "A",
+          "timestamp": "2025-11-01T10:00:01.000Z"}]
+    b = [{**use(2, "tB", "Bash", {"command": "ls"}), "sessionId": "B",
+          "timestamp": "2025-11-03T09:00:01.000Z"},
+         {**prompt(3, "[Request interrupted by user for tool use]"), "sessionId": "B",
+          "timestamp": "2025-11-03T09:00:05.000Z"}]
+    (proj / "A.jsonl").write_text("\n".join(json.dumps(x) for x in a))
+    (proj / "B.jsonl").write_text("\n".join(json.dumps(x) for x in b))
+    vcon, _rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "running"), ("Bash", "cancel-requested")]
+    cancels = [e.raw for e in m.events if e.raw.get("type") == "tool-cancel"]
+    assert [c["operation_id"] for c in cancels] == ["op-0002"]

@@ -301,6 +301,7 @@ class _Op:
     progress: int = 0
     hook: bool = False
     bg: str | None = None  # background task / shell id once pending
+    session: str | None = None  # the sessionId of the record that made the call
     is_task: bool = False
     description: str | None = None
 
@@ -335,6 +336,7 @@ class Mapper:
     sessions: set[str] = field(default_factory=set)
     unpaired: bool = False
     said: set[str] = field(default_factory=set)  # uuid#block of the turns written
+    session: str | None = None  # the sessionId of the record being read
     side_root: dict[str, str] = field(default_factory=dict)  # sidechain uuid -> thread's first
 
     # -- helpers ----------------------------------------------------------------------------
@@ -478,6 +480,7 @@ class Mapper:
             sid = _s(r.get("sessionId")) or _s(r.get("session_id"))
             if sid:
                 self.sessions.add(sid)
+            self.session = sid
         if isinstance(r.get("hook_event_name"), str):
             self.hook_payload(r, where)
             return
@@ -645,6 +648,7 @@ class Mapper:
         op.is_task = name in ("Task", "Agent")
         if op.is_task and isinstance(inp, dict):
             op.description = _s(inp.get("description")) or _s(inp.get("subagent_type"))
+        op.session = self.session
         self.ops[tid or f"#{op.id}"] = op
         o = self.otel.get(tid or "")
         if o is not None:  # a call the host may still refuse is invoked when it shows it ran
@@ -694,7 +698,10 @@ class Mapper:
         return did
 
     def interrupt(self, when: datetime, where: str, why: str) -> bool:
-        open_ops = [o for o in self.ops.values() if not o.ended and o.bg is None]
+        """Cancel the calls still open in this session (a call another session of a project
+        directory left open was not interrupted by this Esc, possibly days later)."""
+        open_ops = [o for o in self.ops.values() if not o.ended and o.bg is None and (
+            o.session is None or self.session is None or o.session == self.session)]
         for op in open_ops:
             self.end(op, "tool-cancel", when, where, body={"reason": why},
                      inferred="the user interrupted while the call was open")
