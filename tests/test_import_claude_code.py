@@ -939,3 +939,61 @@ def test_an_interrupt_cancels_only_its_own_sessions_calls(tmp_path: Path) -> Non
     assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "running"), ("Bash", "cancel-requested")]
     cancels = [e.raw for e in m.events if e.raw.get("type") == "tool-cancel"]
     assert [c["operation_id"] for c in cancels] == ["op-0002"]
+
+
+# --- background work ended by a <task-notification> (no poll) ----------------------------------
+
+
+def _note(task_id: str, status: str, tool: str | None = None) -> str:
+    return ("<task-notification>\n<task-id>" + task_id + "</task-id>\n"
+            + (f"<tool-use-id>{tool}</tool-use-id>\n" if tool else "")
+            + f"<output-file>/tmp/t/{task_id}.output</output-file>\n<status>{status}</status>\n"
+            "<summary>Background command \"make test\" finished</summary>\n"
+            "</task-notification>")
+
+
+def test_task_notification_ends_background_work_nobody_polled() -> None:
+    """Claude Code tells the model that background work stopped with a <task-notification>
+    (queued when it stopped, delivered later as a user message); the model need not poll. A
+    command that failed was shown Pending, never ended (before). The queued time is its end;
+    the delivery does not end it twice; the notification is not a dialog."""
+    q = {"type": "queue-operation", "operation": "enqueue", "sessionId": "s",
+         "timestamp": _t(30), "content": _note("bg1", "failed", "t1")}
+    delivered = {**prompt(40, _note("bg1", "failed", "t1")), "uuid": "n40"}
+    vcon, rep, m = conv([
+        use(1, "t1", "Bash", {"command": "make test", "run_in_background": True}),
+        res(2, "t1", "Command running in background with ID: bg1", False,
+            {**BG_TUR, "backgroundTaskId": "bg1"}),
+        q, delivered,
+        use(50, "t2", "Bash", {"command": "sleep 9", "run_in_background": True}),
+        res(51, "t2", "Command running in background with ID: bg2", False,
+            {**BG_TUR, "backgroundTaskId": "bg2"}),
+        {**prompt(60, _note("bg2", "killed")), "uuid": "n60"},
+        use(70, "t3", "Bash", {"command": "npm run dev", "run_in_background": True}),
+        res(71, "t3", "Command running in background with ID: bg3", False,
+            {**BG_TUR, "backgroundTaskId": "bg3"}),
+        {**prompt(80, _note("bg3", "completed")), "uuid": "n80"},
+    ])
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "failed"), ("Bash", "cancel-requested"),
+                                              ("Bash", "completed")]
+    fail = next(e.raw for e in m.events if e.raw.get("type") == "tool-failure")
+    assert fail["time"] == _t(30) and "status failed" in fail["inferred"]
+    assert not any("task-notification" in str(d.get("body")) for d in vcon.get("dialog", []))
+    counted(rep, 10)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["completed", "failed", "killed", "running"]), st.booleans())
+def test_task_notification_status_decides(status: str, by_tool_id: bool) -> None:
+    """Property: the notification's status decides the end, whether it names the work by its
+    task id or (task id unknown) by the tool_use id; a status that is not an end is progress."""
+    note = _note("bg1" if not by_tool_id else "other", status, "t1" if by_tool_id else None)
+    _, _rep, m = conv([
+        use(1, "t1", "Bash", {"command": "x", "run_in_background": True}),
+        res(2, "t1", "Command running in background with ID: bg1", False,
+            {**BG_TUR, "backgroundTaskId": "bg1"}),
+        {**prompt(9, note), "uuid": "n9"}])
+    want = {"completed": "completed", "failed": "failed", "killed": "cancel-requested",
+            "running": "pending"}[status]
+    assert [o[3] for o in ops(m)] == [want]

@@ -86,6 +86,10 @@ _BG_TEXT: Final = re.compile(
     r"running in background with ID:\s*([A-Za-z0-9_.-]+)|shell ID:\s*([A-Za-z0-9_.-]+)|"
     r"agentId:\s*([A-Za-z0-9_.-]+)", re.I)
 _STATUS_TEXT: Final = re.compile(r"<status>\s*([a-z_]+)\s*</status>", re.I)
+_NOTE_TASK: Final = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
+_NOTE_TOOL: Final = re.compile(r"<tool-use-id>\s*([^<\s]+)\s*</tool-use-id>")
+_NOTE_SUMMARY: Final = re.compile(r"<summary>(.*?)</summary>", re.S)
+NOTIFICATION: Final = "<task-notification>"
 _POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
 _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
@@ -503,6 +507,8 @@ class Mapper:
             affected = self.result_record(r, where) or affected
         elif t == "attachment":
             affected = self.attachment(r) or affected
+        elif t == "queue-operation":
+            affected = self.queued(r, where) or affected
         if depth:
             return
         if affected:
@@ -693,9 +699,55 @@ class Mapper:
                     did = self.interrupt(when, where, str(b["text"])[:100]) or did
         elif isinstance(content, str) and content.startswith(INTERRUPT):
             did = self.interrupt(when, where, content[:100]) or did
+        elif isinstance(content, str) and content.lstrip().startswith(NOTIFICATION):
+            did = self.notification(content, when, where) or did
         elif isinstance(content, str):
             did = self.prompt(r, content, when, where, party_key) or did
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "text" and str(
+                        b.get("text")).lstrip().startswith(NOTIFICATION):
+                    did = self.notification(str(b["text"]), when, where) or did
         return did
+
+    def notification(self, text: str, when: datetime, where: str) -> bool:
+        """A ``<task-notification>`` Claude Code delivers when background work (a
+        run_in_background command, a background agent) stops: its ``<status>`` ends the
+        operation that went pending (completed, failed, killed), at the time it was recorded
+        (queued, else delivered). The model need not poll, so this may be the only end."""
+        m = _NOTE_TASK.search(text)
+        t = _NOTE_TOOL.search(text)
+        op = (self.bg.get(m.group(1)) if m else None) or (
+            self.ops.get(t.group(1)) if t else None)
+        st = _STATUS_TEXT.search(text)
+        if op is None or op.ended or st is None or op.bg is None:
+            return False
+        status = st.group(1).lower()
+        summary = _NOTE_SUMMARY.search(text)
+        body = {"task_id": m.group(1) if m else op.bg, "status": status,
+                **({"summary": summary.group(1).strip()[:2000]} if summary else {})}
+        why = f"the task-notification for the background work says status {status[:30]}"
+        if status in ("completed", "done", "success"):
+            self.end(op, "tool-result", when, where, body, inferred=why)
+        elif status in ("failed", "error"):
+            self.end(op, "tool-failure", when, where, body, inferred=why)
+        elif status in ("killed", "cancelled", "canceled", "stopped"):
+            self.end(op, "tool-cancel", when, where, body, inferred=why)
+        else:
+            self.emit("tool-progress", when, op, where, body=body)
+            return True
+        self.fired("a task-notification ended the background work it names")
+        return True
+
+    def queued(self, r: dict[str, Any], where: str) -> bool:
+        """A ``queue-operation`` record: an enqueued task-notification is the moment the
+        background work stopped (it is delivered to the model later)."""
+        when = self.time_of(r)
+        content = r.get("content")
+        if r.get("operation") == "enqueue" and isinstance(content, str) \
+                and content.lstrip().startswith(NOTIFICATION):
+            return self.notification(content, when, where)
+        return False
 
     def interrupt(self, when: datetime, where: str, why: str) -> bool:
         """Cancel the calls still open in this session (a call another session of a project
