@@ -58,17 +58,19 @@ def _span(w: int) -> int:
 
 
 def columns(width: int, hidden: Collection[str] = (), id_len: int | None = None,
-            wide: bool | None = None, parties: bool = True) -> Columns:
+            full: int | None = None, parties: bool = True) -> Columns:
     """The layout at ``width`` cells with the columns named in ``hidden`` left out.
 
-    ``id_len``: the longest operation id (the id column needs no more); ``wide``: the
-    terminal is ``WIDE`` or more (default: ``width`` is; a scrollbar's cells do not make a
-    wide terminal narrow); ``parties``: some operation was run by a sub-agent (else the
-    party column would stay empty, and is left out). The table gets what the lane's share leaves: the start time drops
-    first, then the target shrinks, then the outcome's word is cut short, then the outcome
-    keeps its glyph alone, then the target and the id shrink to their minimum. O(1)."""
-    share = WIDE_SHARE if (width >= WIDE if wide is None else wide) else NARROW_SHARE
-    budget = max(0, width - max(8, int(width * share + 0.999)))
+    ``id_len``: the longest operation id (the id column needs no more); ``full``: the view's
+    whole width, scrollbar included (default ``width``): the lane's share is of that, so a
+    scrollbar takes its cells from the table, not from the time axis; ``parties``: some
+    operation was run by a sub-agent (else the party column would stay empty, and is left
+    out). The table gets what the lane's share leaves: the start time drops first, then the
+    target shrinks, then the outcome's word is cut short, then the outcome keeps its glyph
+    alone, then the target and the id shrink to their minimum. O(1)."""
+    full = width if full is None else full
+    share = WIDE_SHARE if full >= WIDE else NARROW_SHARE
+    budget = max(0, width - max(8, int(full * share + 0.999)))
     shown = {n: n not in hidden for n in HIDEABLE}
     id_w, id_min = (16 if width >= 160 else 12), 7
     if id_len is not None:
@@ -91,7 +93,8 @@ def columns(width: int, hidden: Collection[str] = (), id_len: int | None = None,
 
     if total() > budget and time_w:
         time_w = 0
-    while total() > budget and target_w > 12:
+    preferred = target_w
+    while total() > budget and target_w > 16:
         target_w -= 1
     if total() > budget and outcome_w:
         outcome_w = 9  # "✗ failed", "✓ complet…": the word still reads
@@ -99,6 +102,8 @@ def columns(width: int, hidden: Collection[str] = (), id_len: int | None = None,
         target_w -= 1
     if total() > budget and outcome_w:
         outcome_w, word = 1, False
+        while total() < budget and 0 < target_w < preferred:  # the room the word left
+            target_w += 1
     while total() > budget and (target_w > target_min or id_w > id_min):
         if target_w > target_min and target_w >= id_w:
             target_w -= 1

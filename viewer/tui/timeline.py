@@ -39,7 +39,6 @@ from viewer.tui.parties import is_delegated, lead_party
 from viewer.tui.present import attempt_gap, fmt_secs, fmt_time
 from viewer.tui.rows import (
     COLUMN_KEYS,
-    WIDE,
     Columns,
     RowPlan,
     columns,
@@ -90,7 +89,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._zoom_seen = 1.0
         self.hidden: set[str] = set()  # columns hidden with keys 1–8 (rows.HIDEABLE)
         self._expanded: list[int] = []  # operations shown with their attempts' sub-lanes
-        self._expanded_model: Model | None = None
+        self._expanded_model: object = None
         self._lead: int | None = None
         self._id_len = 7
         self._delegated = False  # some operation was run by a sub-agent: the party column
@@ -120,8 +119,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         if model is None:
             self.plan = RowPlan((), (), lambda _i: 0)
             return
-        if self._expanded_model is not model:  # a new model (or more of it replayed)
-            self._expanded_model = model
+        if self._expanded_model is not model.operations:  # more replayed (not: checked)
+            self._expanded_model = model.operations
             self._expanded = default_expanded(model.operations)
             self._lead = lead_party(model)
             self._id_len = max((len(o.operation_id) for o in model.operations), default=7)
@@ -145,8 +144,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def columns(self, width: int) -> Columns:
         """The row layout at ``width``: wide or not by the view's own width (a scrollbar
         does not make a wide terminal narrow)."""
-        return columns(width, self.hidden, self._id_len, self.size.width >= WIDE,
-                       self._delegated)
+        return columns(width, self.hidden, self._id_len, self.size.width, self._delegated)
 
     def is_expanded(self) -> bool:
         return self.plan.is_expanded(self.vapp.sel)
@@ -665,7 +663,8 @@ class TimelineScreen(VappMixin, Screen[None]):
             yield StatusLine(id="status")
             yield DetailPane(id="pane")
         yield FilterInput(placeholder="filter: tool:NAME server:TEXT outcome:failed "
-                          "decision:disallowed flag:late attempts:>1 free text", id="filter")
+                          "decision:disallowed flag:late attempts:>1 party:NAME free text",
+                          id="filter")
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:
