@@ -268,7 +268,7 @@ async def test_errors_are_loudest() -> None:
 
 async def test_detail_pane_under_the_timeline() -> None:
     app = make_app(str(TOUR), goto="op-03f1")
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(120, 40)) as pilot:
         await _ready(app, pilot)
         pane = app.screen.query_one(DetailPane)
         assert pane.display
@@ -277,6 +277,12 @@ async def test_detail_pane_under_the_timeline() -> None:
         await pilot.press("l")
         await pilot.pause()
         assert "attempt 2" in str(pane.render())
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(120, 24)) as pilot:
+        await _ready(app, pilot)
+        pane = app.screen.query_one(DetailPane)
+        assert pane.display and "start → Running" in str(pane.render())  # smaller
+        assert pane.size.height < 7
     app = make_app(str(TOUR))
     async with app.run_test(size=(120, 20)) as pilot:
         await _ready(app, pilot)

@@ -17,7 +17,9 @@ from viewer.tui.present import fmt_delta
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
-PANE_ROWS = 7  # a title and up to six events
+PANE_ROWS = 7  # its border, a title and up to five events
+SHORT_PANE_ROWS = 4  # on a terminal under TALL rows: the list keeps most of the height
+TALL = 36
 MIN_SCREEN_ROWS = 21  # on a terminal of 20 rows or fewer the pane is left out
 
 
@@ -32,8 +34,9 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
         return text
     events = model.events
     steps = attempt.steps
-    text.append(f"{safe(op.operation_id)} attempt {attempt.number}: {len(steps)} events",
-                "bold")
+    n = len(steps)
+    text.append(f"{safe(op.operation_id)} attempt {attempt.number}: {n} event"
+                f"{'' if n == 1 else 's'}", "bold")
     text.append("  enter: full detail · space: sub-lanes", P.style("dim"))
     start = attempt.start
     body = max(1, rows - 1)
@@ -62,13 +65,19 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
 
 
 class DetailPane(Static):
-    """Present ``pane_text`` for the selection; a fixed height, so updating it never lays
-    out the screen again (a key's cost stays O(width))."""
+    """Present ``pane_text`` for the selection; a fixed height (set on resize only), so
+    updating it never lays out the screen again (a key's cost stays O(width))."""
 
     DEFAULT_CSS = f"""
     DetailPane {{ height: {PANE_ROWS}; padding: 0 1; border-top: solid $primary 30%; }}
     """
 
+    def fit_screen(self, height: int) -> None:
+        """Left out on a short terminal, smaller on a middling one."""
+        self.display = height >= MIN_SCREEN_ROWS
+        self.styles.height = PANE_ROWS if height >= TALL else SHORT_PANE_ROWS
+
     def present(self, app: VconViewApp) -> None:
         if self.display:
-            self.update(pane_text(app, PANE_ROWS - 1), layout=False)
+            rows = (self.styles.height.value if self.styles.height else PANE_ROWS) - 1
+            self.update(pane_text(app, int(rows)), layout=False)

@@ -34,7 +34,7 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
-from viewer.tui.pane import MIN_SCREEN_ROWS, DetailPane
+from viewer.tui.pane import DetailPane
 from viewer.tui.parties import is_delegated, lead_party
 from viewer.tui.present import attempt_gap, fmt_secs, fmt_time
 from viewer.tui.rows import (
@@ -397,7 +397,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             if gap:
                 label += f" {gap} after #{op.attempts[sub - 1].number}"
         text = Text(" " + fit(" " * min(cols.id_w, 3) + label, cols.lane_x - 2) + " ",
-                    style=P.style("selected") if selected else P.style("dim"))
+                    style="bold" if selected else P.style("dim"))
         text.append_text(self._lane(model, op, cols, selected, only=sub))
         return text
 
@@ -672,7 +672,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         # and ? Help comes first); ctrl+p still works and the help lists it.
         self.query_one(Footer).show_command_palette = event.size.width >= NARROW_FOOTER
         pane = self.query_one(DetailPane)
-        pane.display = event.size.height >= MIN_SCREEN_ROWS  # short: the rows get it all
+        pane.fit_screen(event.size.height)  # short: the rows get it all
         pane.present(self.vapp)
 
     def on_mount(self) -> None:
