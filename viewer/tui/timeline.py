@@ -305,7 +305,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def _ruler(self, model: Model, cols: Columns) -> Text:
         axis = self.axis
         assert axis is not None
-        head = " " + fit("operation", cols.id_w) + " "
+        head = " " + fit("operation" if cols.id_w >= 9 else "op", cols.id_w) + " "
         for w, label in ((cols.party_w, "p"), (cols.target_w, "tool @ server"),
                          (cols.time_w, "start"), (cols.decision_w, "d"),
                          (cols.attempts_w, "  n"), (cols.outcome_w, "outcome"),
@@ -553,9 +553,15 @@ class InfoHeader(Static):
 class StatusLine(Static):
     """The selected operation and attempt in words, and what the person said just before."""
 
+    DEFAULT_CSS = """
+    StatusLine { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
     def present(self, app: VconViewApp) -> None:
         model, op, attempt = app.model, app.operation, app.attempt
-        text = Text()
+        # one row per line, cut with an ellipsis: a long first line (the flags) must not
+        # wrap over the second (the gap, the note), which says what the last key did
+        text = Text(no_wrap=True, overflow="ellipsis")
         if model is None or op is None:
             text.append("no operation matches" if model and model.operations else
                         "no tool operations in this vCon", P.style("dim"))
