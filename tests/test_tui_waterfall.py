@@ -304,3 +304,26 @@ async def test_a_sub_agents_operations_are_marked_and_filterable() -> None:
         model = app.model
         assert model is not None
         assert [model.operations[i].operation_id for i in app.shown] == ["op-s001", "op-s002"]
+
+
+async def test_clicking_a_sub_lane_selects_its_attempt() -> None:
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _ready(app, pilot)
+        y = next(y for y in range(view.size.height) if "└ #2 0.5s" in view.render_line(y).text)
+        await pilot.click(TimelineView, offset=(3, y))
+        await pilot.pause()
+        assert app.operation is not None and app.operation.operation_id == "op-03f1"
+        assert app.attempt_sel == 1
+
+
+async def test_key_8_hides_the_gap_labels() -> None:
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = await _ready(app, pilot)
+        assert COLUMN_KEYS["8"] == "gap"
+        await pilot.press("8")
+        await pilot.pause()
+        rows = _rows(view)
+        assert any(r.strip() == "└ #2" or r.lstrip().startswith("└ #2  ") for r in rows)
+        assert not any("after #1" in r for r in rows)
