@@ -69,7 +69,8 @@ class DetailPane(Static):
     updating it never lays out the screen again (a key's cost stays O(width))."""
 
     DEFAULT_CSS = f"""
-    DetailPane {{ height: {PANE_ROWS}; padding: 0 1; border-top: solid $primary 30%; }}
+    DetailPane {{ height: {PANE_ROWS}; padding: 0 1; border-top: solid $primary 30%;
+                  text-wrap: nowrap; text-overflow: ellipsis; }}
     """
 
     def fit_screen(self, height: int) -> None:
@@ -77,7 +78,16 @@ class DetailPane(Static):
         self.display = height >= MIN_SCREEN_ROWS
         self.styles.height = PANE_ROWS if height >= TALL else SHORT_PANE_ROWS
 
+    _shown: tuple[object, ...] = ()
+
     def present(self, app: VconViewApp) -> None:
-        if self.display:
-            rows = (self.styles.height.value if self.styles.height else PANE_ROWS) - 1
-            self.update(pane_text(app, int(rows)), layout=False)
+        if not self.display:
+            return
+        rows = int((self.styles.height.value if self.styles.height else PANE_ROWS) - 1)
+        # the same attempt at the same size: nothing to redraw (a pan, a note, a zoom)
+        op = app.shown[app.sel] if app.shown and app.sel < len(app.shown) else None
+        key = (id(app.model), op, app.attempt_sel, rows, app.theme)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.update(pane_text(app, rows), layout=False)
