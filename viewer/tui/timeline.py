@@ -1,9 +1,11 @@
-"""The main screen: one row per operation with its lane on a shared time axis.
+"""The main screen, a waterfall: one row per operation with its lane on a shared time axis,
+and one sub-lane per attempt for the operations unfolded (``viewer.tui.rows``).
 
 ``TimelineView`` is a Line-API ``ScrollView`` (toolong's pattern): only visible rows are
 rendered, each rendered row is cached by everything that changes its look, so 100k operations
 scroll as fast as ten. Three fixed rows sit on top: the ruler, the context lane (what the person
-said, join/keydown) and the standing-decision lane.
+said, join/keydown) and the standing-decision lane. Under the rows: the status line and the
+detail pane (``viewer.tui.pane``).
 """
 
 from __future__ import annotations
