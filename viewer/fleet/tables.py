@@ -217,22 +217,26 @@ def to_arrow(rows_by_table: Rows) -> dict[str, Any]:
 
 
 def tuples_to_arrow(tuples_by_table: Tuples) -> dict[str, Any]:
-    """``to_arrow`` for rows as tuples: transposed into columns, each converted at once."""
+    """``to_arrow`` for rows as tuples: each table's rows converted at once, as one struct
+    array whose fields are the columns (no transposing in Python)."""
     import pyarrow as pa
 
     out = {}
     for name in TABLES:
         schema = arrow_schema(name)
         items = tuples_by_table.get(name, [])
-        columns: list[Any] = list(zip(*items, strict=True)) if items else [()] * len(schema)
+        if not items:
+            out[name] = schema.empty_table()
+            continue
+        row_type = pa.struct(list(schema))
         try:
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
+            rows = pa.array(items, type=row_type)
         except (pa.ArrowException, UnicodeEncodeError):
             # a lone surrogate (an importer's Python json reads "\ud800"): written as U+FFFD,
             # as the summary JSON writes it
-            arrays = [pa.array(_replace_surrogates(col), type=f.type)
-                      for col, f in zip(columns, schema, strict=True)]
-        out[name] = pa.Table.from_arrays(arrays, schema=schema)
+            rows = pa.array(_replace_surrogates(items), type=row_type)
+        batch = pa.RecordBatch.from_struct_array(rows)
+        out[name] = pa.Table.from_batches([batch]).replace_schema_metadata(schema.metadata)
     return out
 
 
@@ -243,8 +247,8 @@ def _replace_surrogates(values: Any) -> list[Any]:
     def fix(v: Any) -> Any:
         if isinstance(v, str):
             return _LONE_SURROGATE.sub("\ufffd", v)
-        if isinstance(v, list):
-            return [fix(x) for x in v]
+        if isinstance(v, list | tuple):
+            return type(v)(fix(x) for x in v)
         if isinstance(v, dict):
             return {k: fix(x) for k, x in v.items()}
         return v
