@@ -141,22 +141,27 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     ops = out["operations"]
     atts = out["attempts"]
     targets: dict[str, tuple[Any, Any]] = {}
+    # prefix + (...) and the empty-collection tests: this loop runs once per operation and
+    # attempt, and building each tuple at once costs less than unpacking prefix into it
     for op in model.operations:
         (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
          unassigned, first_time, _, retries, op_escalated, late_responses, op_flags) = op
         targets[op_id] = (server, tool)
-        ops.append((
-            *prefix, op_id, kind, server, tool, decision, life, dec_event, outcome,
-            len(op_attempts), retries, op_escalated, late_responses, list(unassigned),
-            list(once), first_time, sorted(op_flags),
+        ops.append(prefix + (  # noqa: RUF005 (faster than unpacking, see above)
+            op_id, kind, server, tool, decision, life, dec_event, outcome,
+            len(op_attempts), retries, op_escalated, late_responses,
+            list(unassigned) if unassigned else [], list(once) if once else [], first_time,
+            sorted(op_flags) if op_flags else [],
         ))
+        head = prefix + (op_id, server, tool)  # noqa: RUF005
         for a in op_attempts:
             (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
              late, out_of_model, escalated, flags) = a
-            atts.append((
-                *prefix, op_id, server, tool, _int64(number), a_start, a_end,
-                [st[2] for st in steps], final_state, [st[0] for st in steps], list(late),
-                list(out_of_model), a_decision, a_life, a_event, escalated, sorted(flags),
+            atts.append(head + (  # noqa: RUF005
+                _int64(number), a_start, a_end, [st[2] for st in steps], final_state,
+                [st[0] for st in steps], list(late) if late else [],
+                list(out_of_model) if out_of_model else [], a_decision, a_life, a_event,
+                escalated, sorted(flags) if flags else [],
             ))
     no_target = (None, None)
     out["findings"] = [
