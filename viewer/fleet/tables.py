@@ -39,6 +39,10 @@ def canonical_uri(path: str) -> str:
     a scheme (``s3://bucket/key``, ``gs://``, ``az://``, ``file://``) as given."""
     if _SCHEME(path):
         return path
+    if os.name == "posix":  # pathlib's as_uri, without building a Path per listed file
+        from urllib.parse import quote_from_bytes
+
+        return "file://" + quote_from_bytes(os.fsencode(os.path.abspath(path)))
     from pathlib import Path
 
     return Path(os.path.abspath(path)).as_uri()
