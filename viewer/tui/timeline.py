@@ -129,9 +129,9 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
 
     def _survey(self, model: Model) -> None:
         """What the layout needs from all operations: which start unfolded, the longest id,
-        whether a sub-agent ran any. A pass over every operation costs ~0.3 s at 100k (each
-        is touched for the first time), so above ``BIG_MODEL`` operations start folded
-        (``space`` unfolds one), the id width is read from the first ``BIG_MODEL`` and the
+        whether a sub-agent ran any. A pass over every operation touches each for the first
+        time, which is slow on a big file (README, Performance), so above ``BIG_MODEL``
+        operations start folded (``space`` unfolds one), the id width is read from the first ``BIG_MODEL`` and the
         party column is looked for only when the file names more than two parties."""
         ops = model.operations
         big = len(ops) > BIG_MODEL
