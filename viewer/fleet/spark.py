@@ -240,8 +240,8 @@ def _report(chunk: Chunk, files: list[str], part: int) -> dict[str, Any]:
 #: fraction of C2's CPU, and the serial collector needs no threads of its own. A file's open
 #: cost counts 64 KB (Spark's default packs dozens of small vCons into a task, yet a scan is
 #: hundreds of tasks, each six Parquet parts and a round trip to Python) and the files are cut
-#: into about four partitions per core (``spark.sql.files.minPartitionNum``, set once the cores are known), so
-#: the last tasks still share the cores.
+#: into about four partitions per core (``spark.sql.files.minPartitionNum``, set once the
+#: cores are known), so the last tasks still share the cores.
 OWN_SESSION_CONF = {
     "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     "spark.sql.files.openCostInBytes": str(64 << 10),

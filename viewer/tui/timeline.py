@@ -132,7 +132,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         whether a sub-agent ran any. A pass over every operation touches each for the first
         time, which is slow on a big file (README, Performance), so above ``BIG_MODEL``
         operations start folded (``space`` unfolds one), the id width is read from the first
-        ``BIG_MODEL`` and the party column is looked for only when the file names more than two parties."""
+        ``BIG_MODEL`` and the party column is looked for only when the file names more than
+        two parties."""
         ops = model.operations
         big = len(ops) > BIG_MODEL
         self._expanded = [] if big else default_expanded(ops)
