@@ -19,6 +19,7 @@ import orjson
 from viewer import jsonenc
 from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Model, Operation
+from viewer.parties import op_party, party_record
 from viewer.textsafe import json_escape_unsafe_bytes
 
 FORMAT = "vcon-view-summary/1"
@@ -146,6 +147,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
             "flags": sorted(op_flags) if op_flags else [],
+            "party": party_record(model, op_party(model, op)),
         }
 
 
