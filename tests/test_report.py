@@ -629,3 +629,18 @@ def test_a_hostile_party_name_is_made_safe_in_every_report() -> None:
     assert "<b>" not in to_html(m).split("<body>")[1].replace("<b>vcon", "")
     row = next(r for r in csv.DictReader(io.StringIO(to_csv(m))) if r["operation_id"] == "op-b")
     assert row["party"].startswith("'=")  # a formula-looking name stays text
+
+
+def test_evidence_sections_name_a_subagents_operation(delegated: Model) -> None:
+    from viewer.report.formats import ReportOptions
+    from viewer.report.html import to_html
+
+    opts = ReportOptions(evidence="all")
+    md_heads = [line for line in to_markdown(delegated, options=opts).splitlines()
+                if line.startswith("**op-")]  # the head line of each operation's section
+    html_heads = [s.split("</summary>")[0] for s in to_html(delegated, opts).split("<details ")[1:]]
+    for heads in (md_heads, html_heads):
+        assert len(heads) == 25
+        marked = {re.findall(r"op-00\d\d", head)[0] for head in heads
+                  if "↳ sub-agent afb92ff" in head}
+        assert marked == SUB_OPS

@@ -275,7 +275,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list
     mark = f'<span class="sev-{worst}">{SEVERITY_GLYPH[worst]}</span> ' if worst else ""
     out = [f'<details id="op-{oe.position}"{is_open}><summary>{mark}Operation {oe.position}: '
            f'<span class="mono">{h(op.operation_id)}</span> · {h(op.target)} · '
-           f"{h(op.outcome)}</summary>", "<ul>"]
+           f"{h(op.outcome)}" + (f" · {h(oe.party)}" if oe.party else "") + "</summary>",
+           "<ul>"]
     if op.flags:
         out.append(f"<li>Flags: {h(' '.join(sorted(op.flags)))}</li>")
     if oe.findings:

@@ -226,6 +226,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
     head = (f"**{md(op.operation_id)}** · {md(op.target)} · outcome {md(op.outcome)}")
+    if oe.party:
+        head += f" · {md(oe.party)}"
     if op.flags:
         head += f" · flags {md(' '.join(sorted(op.flags)))}"
     out += [head, ""]
