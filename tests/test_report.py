@@ -644,3 +644,17 @@ def test_evidence_sections_name_a_subagents_operation(delegated: Model) -> None:
         marked = {re.findall(r"op-00\d\d", head)[0] for head in heads
                   if "↳ sub-agent afb92ff" in head}
         assert marked == SUB_OPS
+
+
+@pytest.mark.parametrize("name", ["tour.vcon.json", "13-subagent-delegation.vcon.json",
+                                  "07-not-performed.vcon.json", "15-claude-code.vcon.json"])
+def test_summary_party_follows_the_one_rule(name: str) -> None:
+    """The summary's fast loop reads each operation's party by position; viewer.parties is
+    the rule (the TUI's too): the two agree on every operation."""
+    from viewer.parties import op_party, party_record
+
+    data = (ROOT.parent / "demo_vcons" / name).read_bytes()
+    m = build_model(load_bytes(data, name=name))
+    doc = summary_dict(m)
+    assert [op["party"] for op in doc["operations"]] == [
+        party_record(m, op_party(m, op)) for op in m.operations]

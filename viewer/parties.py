@@ -24,9 +24,9 @@ def op_party(model: Model, op: Operation) -> int | None:
         if attempt.steps:
             i = attempt.steps[0].event
             return events[i].party if 0 <= i < len(events) else None
-    for i in op.once_decisions:
-        if 0 <= i < len(events):
-            return events[i].party
+    if op.once_decisions:
+        i = op.once_decisions[0]
+        return events[i].party if 0 <= i < len(events) else None
     return None
 
 
