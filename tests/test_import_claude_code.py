@@ -455,6 +455,23 @@ def test_sibling_errored_is_not_run() -> None:
     assert [w for w in rep.warnings if "Sibling" in w and w.startswith("rule fired 2x")]
 
 
+def test_sibling_errored_after_the_call_started_is_a_cancel() -> None:
+    """The same words for a call that had reported progress (or had a hook run): it was under
+    way, so Claude Code cancelled it while it ran (as decline-or-cancel rules 2 and 3 read)."""
+    lines = [prompt(1, "x", "bypassPermissions"), use(2, "t1", "Bash"), use(2, "t2", "Bash"),
+             use(2, "t3", "Bash"), bash_progress(3, "t2"), hook(3, "t3"),
+             res(4, "t1", "exit 1", True), res(4, "t2", SIBLING, True), res(4, "t3", SIBLING, True)]
+    _, _, m = conv(lines)
+    no_errors(m)
+    assert {o.operation_id: o.outcome for o in m.operations} == {
+        "op-0001": "failed", "op-0002": "cancel-requested", "op-0003": "cancel-requested"}
+    for op in ("op-0002", "op-0003"):
+        evs = [e.raw for e in m.events if e.raw.get("operation_id") == op]
+        assert evs[0]["type"] == "tool-invocation" and evs[-1]["type"] == "tool-cancel"
+        assert "Sibling tool call errored" in evs[-1]["inferred"]
+        assert evs[-1]["body"]["content"] == SIBLING
+
+
 def test_sibling_text_in_tool_output_is_not_a_cancel() -> None:
     """The words inside a tool's own output (not at the start of an error) change nothing."""
     _, _, m = conv([use(1, "t1", "Bash"), res(2, "t1", "log: Sibling tool call errored", True),

@@ -64,6 +64,9 @@ SIBLING_RULE: Final = ("Sibling tool call errored: a call made in parallel with 
                        "so Claude Code cancelled this one before it ran (no prompt was shown; "
                        "the draft has no event for a call cancelled before it starts, so it is "
                        "a once permission-required decision never granted: not performed)")
+SIBLING_RUNNING: Final = ("Sibling tool call errored after this call had started (it had "
+                          "reported progress or a hook had run for it): Claude Code cancelled "
+                          "it while it ran")
 #: Refusals written by the host itself (no user in the loop): (pattern, decision, who decided).
 #: Each is matched at the start of the result text (after an optional "Error: "), never inside
 #: tool output: a git hook's "pre-commit hook error" in a Bash result is a failure, not a refusal.
@@ -790,6 +793,10 @@ class Mapper:
         decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
             tur == USER_DECLINE_RESULT
         kind = _s(r.get("toolDenialKind"))
+        if is_error and SIBLING.match(head) and (op.progress or op.hook):
+            self.end(op, "tool-cancel", when, where, body, inferred=SIBLING_RUNNING)
+            self.fired(SIBLING_RUNNING)
+            return True
         if is_error and SIBLING.match(head):  # before OTel: the host's words say it never ran
             self.decide(op, when, where, "permission-required", text, SIBLING_RULE)
             op.ended = True
