@@ -19,7 +19,7 @@ import orjson
 from viewer import jsonenc
 from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Model, Operation
-from viewer.parties import party_record
+from viewer.parties import op_party, party_record
 from viewer.textsafe import json_escape_unsafe_bytes
 
 FORMAT = "vcon-view-summary/1"
@@ -94,24 +94,15 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
     n_replay = len(replay)
     records: dict[int | None, dict[str, Any] | None] = {}
 
-    def party_of(op_attempts: Any, once: Any) -> dict[str, Any] | None:
-        """``viewer.parties.op_party``'s rule, by position (Event.party is field 7; the
-        tests hold the two equal). One record per party, made once and shared by its
-        operations (read-only, like the rest of the dict): copying it cost 6% of a summary."""
-        i = -1
-        for a in op_attempts:
-            if a[1]:
-                i = a[1][0][0]
-                break
-        else:
-            if once:
-                i = once[0]
-        party = events[i][7] if 0 <= i < n_events else None
+    def party_of(op: Any) -> dict[str, Any] | None:
+        """The operation's party (``viewer.parties.op_party``), as one record per party made
+        once and shared by its operations (read-only, like the rest of the dict)."""
+        party = op_party(model, op)
         try:
-            rec = records[party]
+            return records[party]
         except KeyError:
             rec = records[party] = party_record(model, party)
-        return rec
+            return rec
 
     step_event = itemgetter(0)
     step_after = itemgetter(2)
@@ -168,7 +159,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
             "flags": sorted(op_flags) if op_flags else [],
-            "party": party_of(op_attempts, once),
+            "party": party_of(op),
         }
 
 
