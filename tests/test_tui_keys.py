@@ -141,8 +141,7 @@ async def test_findings_next_previous_and_screen() -> None:
         # choose the policy violation: the timeline selects its operation
         target = next(i for i, x in enumerate(app.model.findings) if x.kind == "policy-violation")
         await pilot.pause()
-        ol = app.screen.query_one("#findings")
-        ol.highlighted = ol.get_option_index(f"f:{target}")
+        app.screen.query_one("#findings").move_to(app.screen.row_of("f", target))
         await pilot.press("enter")
         assert isinstance(app.screen, TimelineScreen)
         assert op_id(app) == "op-delete"
@@ -721,10 +720,10 @@ async def test_context_screen_and_select() -> None:
         assert isinstance(app.screen, ContextScreen)
         text = screen_text(app)
         assert "Please refund order 123" in text and "join" in text
-        ol = app.screen.query_one("#context")
-        assert ol.get_option_at_index(ol.highlighted).id == "o:1"  # the selected operation
+        rl = app.screen.query_one("#context")
+        assert rl.cursor == app.screen.op_row[1]  # the selected operation
         await pilot.press("j", "j")  # down to a later line; then choose an operation
-        ol.highlighted = ol.get_option_index("o:3")
+        rl.move_to(app.screen.op_row[3])
         await pilot.press("enter")
         assert isinstance(app.screen, TimelineScreen) and op_id(app) == "op-report"
         await pilot.press("c", "escape")

@@ -28,6 +28,7 @@ from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
+from viewer.tui.messages import ModelAdopted
 from viewer.tui.present import TIME_MODES
 
 if TYPE_CHECKING:
@@ -253,9 +254,6 @@ class VconViewApp(App[int]):
     def _adopt(self, new: Model) -> None:
         """Show a later stage of the model being shown: the rest of the operations replayed
         (the first ones unchanged), or the diagnostics complete. Anything else is ignored."""
-        from viewer.tui.findings import FindingsScreen
-        from viewer.tui.timeline import TimelineScreen
-
         old = self.model
         if old is None or new.vcon is not old.vcon:
             return
@@ -281,10 +279,7 @@ class VconViewApp(App[int]):
         elif self.matcher is not None:
             self.matcher.model = new
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
-                screen.present_header()
-            elif isinstance(screen, FindingsScreen) and screen.is_mounted:
-                screen.refresh(recompose=True)
+            screen.post_message(ModelAdopted(new))
         if new.unchecked is not None and not new.pending_operations:
             self.call_after_refresh(self._check)
 

@@ -35,6 +35,7 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
+from viewer.tui.messages import ModelAdopted
 from viewer.tui.present import attempt_gap, fmt_time
 
 if TYPE_CHECKING:
@@ -727,3 +728,7 @@ class TimelineScreen(VappMixin, Screen[None]):
                         "loading is done.", title="Export", markup=False, timeout=4)
             return
         self.app.push_screen(ExportScreen())
+
+    # --- messages from the App (viewer.tui.messages) ---------------------------------------
+    def on_model_adopted(self, message: ModelAdopted) -> None:
+        self.present_header()

@@ -1,0 +1,107 @@
+"""Pilot tests: the findings and context screens, export dialog, palette and quit stay
+responsive on big files (issue 13): lists drawn only where seen, built in a thread."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from test_tui_keys import SIZE, app_for, screen_text
+
+from bench.generate import generate
+from viewer.tui import context as context_module
+from viewer.tui import findings as findings_module
+from viewer.tui.app import make_app
+from viewer.tui.context import ContextScreen
+from viewer.tui.findings import FindingsScreen
+from viewer.tui.timeline import TimelineScreen
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "gen.vcon.json"
+    generate(path, 3000, seed=1)
+    return path
+
+
+async def _loaded(app, pilot) -> None:
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    assert isinstance(app.screen, TimelineScreen)
+
+
+async def test_findings_draws_only_the_rows_on_screen(big: Path, monkeypatch) -> None:
+    drawn: list[int] = []
+    prompt = findings_module.finding_prompt
+
+    def counting(f):
+        drawn.append(1)
+        return prompt(f)
+
+    monkeypatch.setattr(findings_module, "finding_prompt", counting)
+    app = make_app(str(big))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        assert len(app.model.findings) > 200
+        await pilot.press("f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, FindingsScreen)
+        assert 0 < len(drawn) <= 2 * SIZE[1]  # a screenful, not every finding
+        await pilot.press("G")  # the end of the list: still only what is seen
+        await pilot.pause()
+        assert len(drawn) <= 4 * SIZE[1]
+
+
+async def test_context_draws_only_the_rows_on_screen(big: Path, monkeypatch) -> None:
+    drawn: list[int] = []
+    line = context_module.context_line
+
+    def counting(*args):
+        drawn.append(1)
+        return line(*args)
+
+    monkeypatch.setattr(context_module, "context_line", counting)
+    app = make_app(str(big))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ContextScreen)
+        assert 0 < len(drawn) <= 2 * SIZE[1]
+        assert app.screen.query_one("#context").count >= len(app.model.operations)
+
+
+@pytest.mark.parametrize("key,module,builder", [("f", findings_module, "finding_rows"),
+                                                ("c", context_module, "transcript")])
+async def test_a_long_list_is_built_in_a_thread_saying_so(key, module, builder,
+                                                          monkeypatch) -> None:
+    """While the list is built the screen says "building…", and escape is not held up."""
+    gate = threading.Event()
+    real = getattr(module, builder)
+
+    def slow(model):
+        gate.wait(10)
+        return real(model)
+
+    monkeypatch.setattr(module, "BUILD_INLINE", 0)
+    monkeypatch.setattr(module, builder, slow)
+    app = app_for()
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press(key)
+        await pilot.pause()
+        assert "building…" in screen_text(app)
+        await pilot.press("escape")  # answered at once, the build still running
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        await pilot.press(key)
+        await pilot.pause()
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        text = screen_text(app)
+        assert "building…" not in text
+        assert ("findings" in text) if key == "f" else ("operations in time order" in text)
