@@ -418,7 +418,7 @@ async def test_export_writes_file_and_leaves_input(tmp_path: Path, fmt: str) -> 
         await pilot.press("e")
         screen = app.screen
         assert isinstance(screen, ExportScreen)
-        screen.query_one(f"#fmt-{fmt}").value = True
+        await pilot.press(fmt[0])  # one key per format
         box = screen.query_one("#export-path")
         box.value = str(out)
         await pilot.press("enter")
@@ -501,8 +501,7 @@ async def test_export_selected_scope(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("j", "e")
-        app.screen.query_one("#fmt-json").value = True
-        app.screen.query_one("#scope-selected").value = True
+        await pilot.press("j", "s")
         app.screen.query_one("#export-path").value = str(out)
         await pilot.press("enter")
     data = json.loads(out.read_bytes())

@@ -120,6 +120,8 @@ class VconViewApp(App[int]):
         #: in place of a toast over the lanes; cleared when the selection moves.
         self.note: str | Text = ""
         self.goto: str | None = goto  # --goto OPERATION_ID, applied once the model is shown
+        #: The export dialog's last (format, scope), offered again next time.
+        self.export_choice: tuple[str, str] = ("md", "")
 
     # --- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
