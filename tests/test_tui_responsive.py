@@ -105,3 +105,47 @@ async def test_a_long_list_is_built_in_a_thread_saying_so(key, module, builder,
         text = screen_text(app)
         assert "building…" not in text
         assert ("findings" in text) if key == "f" else ("operations in time order" in text)
+
+
+async def test_palette_enter_typed_before_the_hits_chooses_the_new_ones(monkeypatch) -> None:
+    """A search that takes a while (a big file): enter waits for its hits."""
+    import asyncio
+
+    from test_tui_keys import TOUR
+
+    from viewer.tui.commands import VconCommands
+
+    search = VconCommands.search
+
+    async def slow(self, query):
+        await asyncio.sleep(0.2)
+        async for hit in search(self, query):
+            yield hit
+
+    monkeypatch.setattr(VconCommands, "search", slow)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("ctrl+p", *"op-03f1")
+        await pilot.pause(0.6)  # the list shows op-03f1's hit
+        await pilot.press(*["backspace"] * 7, *"op-12d6", "enter")  # no pause before enter
+        await pilot.pause(0.8)
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen)
+        assert app.operation.operation_id == "op-12d6"
+
+
+def test_palette_operation_index_finds_ids_and_targets() -> None:
+    from test_tui_keys import TOUR
+
+    from viewer.model.build import build_model
+    from viewer.pipeline import open_path
+    from viewer.tui.commands import operation_hits
+
+    m = build_model(open_path(str(TOUR)))
+    ids = [m.operations[i].operation_id for i in operation_hits(m, "OP-03")]
+    assert ids == ["op-03f1"]
+    refund = operation_hits(m, "issue_refund")
+    assert [m.operations[i].operation_id for i in refund] == ["op-03f1"]
+    assert len(operation_hits(m, "op-", limit=3)) == 3
+    assert operation_hits(m, "") == [] and operation_hits(m, "nothing-like-it") == []
