@@ -612,14 +612,54 @@ def make_app(
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
         data: bytes | None = None, trust: TrustStore | None = None,
-        goto: str | None = None) -> int:
+        goto: str | None = None, fast_exit: bool = False) -> int:
     """Run the viewer on ``path`` (``data``: its bytes, already read); returns the exit status
-    (2/3 for files it could not open)."""
+    (2/3 for files it could not open).
+
+    ``fast_exit``: the caller ends the process with ``os._exit`` as soon as this returns
+    (``cli._finish``), so quitting waits neither for worker threads still checking or
+    filtering (asyncio's default executor is not shut down) nor for Textual's input thread
+    to notice the exit (``QuickQuitDriver``); the terminal is restored before this returns.
+    """
+    import asyncio
+
     app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True,
                    data=data, trust=trust, goto=goto)
     for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
         print(f"vcon-view: {message}", file=sys.stderr)
-    result: Any = app.run()
+    if not fast_exit:
+        result: Any = app.run()
+    else:
+        app.driver_class = quick_quit_driver(app.driver_class)
+        result = app.run(loop=asyncio.new_event_loop())
     if app.return_code:
         return app.return_code
     return result if isinstance(result, int) else 0
+
+
+def quick_quit_driver(base: type[Any]) -> type[Any]:
+    """``base`` (Textual's terminal driver) with an input thread that is told to stop and not
+    waited for: it sleeps in ``select`` for up to 0.1 s twice before it sees the exit, which
+    was most of what a quit took in the App. Only for a process that ends with ``os._exit``
+    once the App returns. Drivers without that thread are returned as they are."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    if not (isinstance(base, type) and issubclass(base, LinuxDriver)):
+        return base
+
+    class QuickQuitDriver(base):  # type: ignore[misc, valid-type]
+        def disable_input(self) -> None:
+            import contextlib
+            import signal
+            import termios
+
+            if self.exit_event.is_set():
+                return
+            with contextlib.suppress(Exception):  # as LinuxDriver's: never fails a quit
+                signal.signal(signal.SIGWINCH, signal.SIG_DFL)
+                self._disable_mouse_support()
+                self.exit_event.set()  # kept set: the thread ends at its next wake-up
+                with contextlib.suppress(termios.error):
+                    termios.tcflush(self.fileno, termios.TCIFLUSH)
+
+    return QuickQuitDriver
