@@ -45,6 +45,10 @@ class _Exit(Exception):
         self.code = code
 
 
+#: The public name of a refusal (``_Exit`` is this module's short one).
+Refusal = _Exit
+
+
 # --- argument parsing -----------------------------------------------------------------------
 
 

@@ -9,7 +9,6 @@ said, join/keydown) and the standing-decision lane.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
@@ -26,7 +25,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
-from viewer.content import dialog_text, dialog_time, turn_before, turn_speaker
+from viewer.content import dialog_time
 from viewer.model import spec
 from viewer.model.types import Model, Operation, Source
 from viewer.textsafe import safe
@@ -36,7 +35,7 @@ from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
 from viewer.tui.messages import ModelAdopted
-from viewer.tui.present import attempt_gap, fmt_time
+from viewer.tui.present import attempt_gap, fmt_time, said_before
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -481,7 +480,7 @@ class StatusLine(Static):
                 text.append(f" ({attempt.decision_life})")
         else:
             text.append(f"no attempt · {op.outcome}")
-        said = _said_before(model, op.first_time)
+        said = said_before(model, op.first_time)
         if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
             text.append("\n")
             text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
@@ -494,16 +493,6 @@ class StatusLine(Static):
             text.append("asked before: ", P.style("context"))
             text.append(said)
         self.update(text, layout=False)
-
-
-def _said_before(model: Model, t: datetime | None) -> str:
-    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``)."""
-    i = turn_before(model, t)
-    if i is None:
-        return ""
-    d = model.dialog[i]
-    who = turn_speaker(model, d)
-    return (who + ": " if who else "") + dialog_text(d, 160)
 
 
 class FilterInput(Input):
