@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -27,8 +26,9 @@ from viewer.load import Loaded, LoadError
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
+from viewer.tui import state
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
-from viewer.tui.messages import ModelAdopted
+from viewer.tui.messages import ModelAdopted, NoteChanged, ViewChanged
 from viewer.tui.present import TIME_MODES
 
 if TYPE_CHECKING:
@@ -353,7 +353,7 @@ class VconViewApp(App[int]):
     def operation(self) -> Operation | None:
         if self.model is None or not self.shown:
             return None
-        self.sel = max(0, min(self.sel, len(self.shown) - 1))
+        self.sel = state.clamp(self.sel, len(self.shown))
         return self.model.operations[self.shown[self.sel]]
 
     @property
@@ -361,7 +361,7 @@ class VconViewApp(App[int]):
         op = self.operation
         if op is None or not op.attempts:
             return None
-        self.attempt_sel = max(0, min(self.attempt_sel, len(op.attempts) - 1))
+        self.attempt_sel = state.clamp(self.attempt_sel, len(op.attempts))
         return op.attempts[self.attempt_sel]
 
     def step_attempt(self, delta: int) -> bool:
@@ -369,7 +369,7 @@ class VconViewApp(App[int]):
         op = self.operation
         if op is None or not op.attempts:
             return False
-        new = max(0, min(len(op.attempts) - 1, self.attempt_sel + delta))
+        new = state.stepped(self.attempt_sel, delta, len(op.attempts))
         if new == self.attempt_sel:
             return False
         self.attempt_sel = new
@@ -381,8 +381,8 @@ class VconViewApp(App[int]):
         """Select a model operation (by model index); clears a filter that hides it."""
         if self.model is None:
             return False
-        k = bisect_left(self.shown, op_index)
-        if k >= len(self.shown) or self.shown[k] != op_index:
+        k = state.position_of(self.shown, op_index)
+        if k is None:
             self.apply_filter("")
             k = op_index
             self.notify("Filter cleared: the operation chosen was hidden by it", markup=False)
@@ -430,89 +430,53 @@ class VconViewApp(App[int]):
         self.shown = shown
         self.sel = 0
         if current is not None:
-            k = bisect_left(shown, current)  # shown is in model order
-            if k < len(shown) and shown[k] == current:
-                self.sel = k
+            self.sel = state.position_of(shown, current) or 0
         self.attempt_sel = 0
         self.refresh_views()
 
     def refresh_views(self) -> None:
-        """Redraw what shows the model's colours (after a filter or a theme switch)."""
-        from viewer.tui.detail import DetailScreen
-        from viewer.tui.timeline import TimelineScreen
-
+        """Tell every screen the view changed (filter, selection, zoom, time mode, theme):
+        each redraws what shows it (``ViewChanged``)."""
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
-                screen.refresh_all()
-            elif isinstance(screen, DetailScreen) and screen.is_mounted:
-                screen.show()
+            screen.post_message(ViewChanged())
 
     # --- findings navigation ------------------------------------------------------------------
     def finding_target(self, f: Finding) -> tuple[int | None, int | None, int | None]:
         """(operation index, attempt number, event index) a finding points at."""
         assert self.model is not None
-        op_index = self.model.by_operation.get(f.operation_id) if f.operation_id else None
-        event = f.events[0] if f.events else None
-        if op_index is None and event is not None and 0 <= event < len(self.model.events):
-            oid = self.model.events[event].operation_id
-            op_index = self.model.by_operation.get(oid) if oid else None
-        return op_index, f.attempt, event
+        return state.finding_target(self.model, f)
 
     def finding_order(self) -> list[tuple[int, int]]:
-        """(operation index, finding index) of the findings ``n`` visits, in timeline order:
-        under a filter, only those of the operations shown; without one, also those that name
-        no operation (last)."""
+        """(operation index, finding index) of the findings ``n`` visits, in timeline order
+        (``state.in_reach``: under a filter, those of the operations shown)."""
         model = self.model
         if model is None:
             return []
         cached = self._finding_order
         if cached is None or cached[0] is not model:
-            last = len(model.operations)
-            order = sorted((last if t is None else t, i) for i, t in enumerate(
-                self.finding_target(f)[0] for f in model.findings))
-            cached = self._finding_order = (model, order)
-        order = cached[1]
-        if not self.filter.empty:
-            shown = set(self.shown)
-            order = [(o, i) for o, i in order if o in shown]
-        return order
+            cached = self._finding_order = (model, state.finding_order(model))
+        return state.in_reach(cached[1], None if self.filter.empty else self.shown)
 
     def step_finding(self, direction: int) -> tuple[Finding, int, int, bool] | None:
-        """Select the next (1) or previous (-1) finding from where the user is, as an editor's
-        "next match" does: after the finding last visited while its operation is still the
-        selected one, else from the selected operation on (its own findings first).
+        """Select the next (1) or previous (-1) finding (``state.step_finding``).
 
         Returns (finding, its place in the order, how many, whether it wrapped around), or None
         when there is none (under a filter: none among the operations shown).
         """
         model = self.model
-        order = self.finding_order()
-        if model is None or not order:
+        if model is None:
             return None
         current = self.shown[self.sel] if self.shown else None
-        pos = self.finding_pos
-        on = next((k for k, (o, i) in enumerate(order) if i == pos), None) \
-            if 0 <= pos < len(model.findings) else None
-        if on is not None and current is not None and order[on][0] not in (current, len(
-                model.operations)):  # (findings that name no operation select none)
-            on = None  # the user moved on since: step from the selected operation instead
-        if on is not None:
-            k = on + direction
-        elif current is None:
-            k = 0 if direction > 0 else len(order) - 1
-        elif direction > 0:
-            k = bisect_left(order, (current, -1))  # the selected operation's first finding
-        else:
-            k = bisect_left(order, (current + 1, -1)) - 1  # ... or the last one before it
-        wrapped = not 0 <= k < len(order)
-        k %= len(order)
-        i = order[k][1]
-        self.finding_pos = i
-        f = model.findings[i]
+        step = state.step_finding(self.finding_order(), len(model.operations), current,
+                                  self.finding_pos, direction)
+        if step is None:
+            return None
+        self.finding_pos = step.finding
+        f = model.findings[step.finding]
         target, attempt, event = self.finding_target(f)
         if target is not None:
             self.select_operation(target, attempt, event)
-        return f, k, len(order), wrapped
+        return f, step.place, step.total, step.wrapped
 
     def notify_finding(self, step: tuple[Finding, int, int, bool] | None, direction: int
                        ) -> None:
@@ -538,15 +502,9 @@ class VconViewApp(App[int]):
         self.present_note()
 
     def present_note(self) -> None:
-        """Show the note on the screens that have a place for it."""
-        from viewer.tui.detail import DetailScreen
-        from viewer.tui.timeline import StatusLine, TimelineScreen
-
+        """Tell the screens the note changed; those with a place for it show it."""
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen) and screen.is_mounted:
-                screen.query_one(StatusLine).present(self)
-            elif isinstance(screen, DetailScreen) and screen.is_mounted:
-                screen.show()
+            screen.post_message(NoteChanged())
 
     # --- actions -------------------------------------------------------------------------------
     def action_command_palette(self) -> None:

@@ -25,6 +25,7 @@ from viewer.model.types import Attempt, Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
+from viewer.tui.messages import NoteChanged, ViewChanged
 from viewer.tui.present import (
     attempt_gap,
     copy_text,
@@ -306,6 +307,15 @@ class DetailScreen(VappMixin, Screen[None]):
         if 0 <= row < len(rows):
             self.row = row
             self.full = False
+            self.show()
+
+    # --- messages from the App (viewer.tui.messages) -----------------------------------------
+    def on_view_changed(self, message: ViewChanged) -> None:
+        if self.is_mounted:
+            self.show()
+
+    def on_note_changed(self, message: NoteChanged) -> None:
+        if self.is_mounted:
             self.show()
 
     # --- actions -------------------------------------------------------------------------------

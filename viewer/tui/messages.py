@@ -12,10 +12,6 @@ class ViewChanged(Message):
     """The filter, selection, time mode, zoom or theme changed: redraw what shows them."""
 
 
-class SelectionMoved(Message):
-    """The selected operation or attempt moved (the rest of the view is unchanged)."""
-
-
 class NoteChanged(Message):
     """The status note (what the last key did) changed."""
 

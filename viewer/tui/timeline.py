@@ -8,6 +8,7 @@ said, join/keydown) and the standing-decision lane.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,7 +35,7 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
-from viewer.tui.messages import ModelAdopted
+from viewer.tui.messages import ModelAdopted, NoteChanged, ViewChanged
 from viewer.tui.present import attempt_gap, fmt_time, said_before
 
 if TYPE_CHECKING:
@@ -721,3 +722,10 @@ class TimelineScreen(VappMixin, Screen[None]):
     # --- messages from the App (viewer.tui.messages) ---------------------------------------
     def on_model_adopted(self, message: ModelAdopted) -> None:
         self.present_header()
+
+    def on_view_changed(self, message: ViewChanged) -> None:
+        self.refresh_all()
+
+    def on_note_changed(self, message: NoteChanged) -> None:
+        with contextlib.suppress(NoMatches):  # not composed yet: on_mount presents it
+            self.query_one(StatusLine).present(self.vapp)
