@@ -91,3 +91,44 @@ async def test_screens_hear_the_app_by_messages() -> None:
         app.notify_finding(None, 1)
         await pilot.pause()
         assert listener.heard == ["view", "note"]
+
+
+def _help() -> str:
+    import io
+
+    from rich.console import Console
+
+    from viewer.tui.help import help_text
+
+    console = Console(width=160, record=True, file=io.StringIO())
+    console.print(help_text())
+    return console.export_text()
+
+
+def test_help_lists_every_binding_with_its_keys() -> None:
+    """The help is built from the BINDINGS: each binding's keys, beside what it does."""
+    from textual.binding import Binding
+
+    from viewer.tui.detail import DetailScreen
+    from viewer.tui.help import ABOUT, key_label
+    from viewer.tui.timeline import TimelineScreen
+
+    lines = _help().splitlines()
+    for owner in (TimelineScreen, DetailScreen):
+        for b in owner.BINDINGS:
+            assert isinstance(b, Binding)
+            if b.action == "app.help":
+                continue
+            about = ABOUT.get(b.id or "", b.description)
+            assert any(line.split()[:len(key_label(b.key).split())]
+                       == key_label(b.key).split() and about in line for line in lines), b
+
+
+def test_a_new_binding_is_in_the_help_without_a_word_of_help_written(monkeypatch) -> None:
+    from textual.binding import Binding
+
+    from viewer.tui.timeline import TimelineScreen
+
+    extra = Binding("ctrl+z", "fit", "Brand new", id="timeline.brand_new")
+    monkeypatch.setattr(TimelineScreen, "BINDINGS", [*TimelineScreen.BINDINGS, extra])
+    assert any("ctrl+z" in line and "Brand new" in line for line in _help().splitlines())

@@ -43,13 +43,13 @@ class RowList(ScrollView, can_focus=True):
     """
     COMPONENT_CLASSES: ClassVar[set[str]] = {"rowlist--cursor"}
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("down,j", "cursor(1)", "Down", show=False),
-        Binding("up,k", "cursor(-1)", "Up", show=False),
-        Binding("pagedown", "page(1)", "Page down", show=False),
-        Binding("pageup", "page(-1)", "Page up", show=False),
-        Binding("home,g", "edge(0)", "First", show=False),
-        Binding("end,G", "edge(-1)", "Last", show=False),
-        Binding("enter", "select", "Select", show=False),
+        Binding("down,j", "cursor(1)", "Down", id="rowlist.down", show=False),
+        Binding("up,k", "cursor(-1)", "Up", id="rowlist.up", show=False),
+        Binding("pagedown", "page(1)", "Page down", id="rowlist.page_down", show=False),
+        Binding("pageup", "page(-1)", "Page up", id="rowlist.page_up", show=False),
+        Binding("home,g", "edge(0)", "First", id="rowlist.first", show=False),
+        Binding("end,G", "edge(-1)", "Last", id="rowlist.last", show=False),
+        Binding("enter", "select", "Select", id="rowlist.select", show=False),
     ]
 
     class Selected(Message):
