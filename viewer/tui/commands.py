@@ -121,9 +121,12 @@ class VconCommands(VappMixin, Provider):
         ]
 
     async def startup(self) -> None:
-        """Prepare the operations' index as the palette opens, before the first query."""
+        """Prepare the operations' index as the palette opens, in a thread: the palette is
+        drawn meanwhile, and the first query finds it ready."""
+        import asyncio
+
         if self.vapp.model is not None:
-            _index(self.vapp.model)
+            await asyncio.to_thread(_index, self.vapp.model)
 
     async def discover(self) -> Hits:
         if self.vapp.model is None:

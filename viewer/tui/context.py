@@ -77,7 +77,8 @@ class ContextScreen(VappMixin, Screen[None]):
                 f"building… ({size:,} lines in time order)", style="bold"))
             self._build_in_thread(model)
 
-    @work(thread=True, exclusive=True, group="context")
+    # a description: Textual would otherwise make one from repr(model), every operation in it
+    @work(thread=True, exclusive=True, group="context", description="context transcript")
     def _build_in_thread(self, model: Model) -> None:
         built = _built(model)
         if not get_current_worker().is_cancelled:

@@ -114,7 +114,8 @@ class FindingsScreen(VappMixin, Screen[None]):
                 f"{len(model.diagnostics):,} diagnostics)", style="bold"))
             self._build_in_thread(model)
 
-    @work(thread=True, exclusive=True, group="findings")
+    # a description: Textual would otherwise make one from repr(model), every operation in it
+    @work(thread=True, exclusive=True, group="findings", description="findings list")
     def _build_in_thread(self, model: Model) -> None:
         rows = finding_rows(model)
         if not get_current_worker().is_cancelled:
