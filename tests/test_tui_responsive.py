@@ -149,3 +149,36 @@ def test_palette_operation_index_finds_ids_and_targets() -> None:
     assert [m.operations[i].operation_id for i in refund] == ["op-03f1"]
     assert len(operation_hits(m, "op-", limit=3)) == 3
     assert operation_hits(m, "") == [] and operation_hits(m, "nothing-like-it") == []
+
+
+def _cursor_rows(app) -> list[int]:
+    """The screen rows drawn in the cursor's colour (from the SVG screenshot)."""
+    import re
+
+    rows: dict[int, str] = {}
+    for fill, x, y, w in re.findall(r'<rect fill="(#[0-9a-f]+)" x="([\d.]+)" y="([\d.]+)" '
+                                    r'width="([\d.]+)"', app.export_screenshot()):
+        if float(x) <= 600 < float(x) + float(w):
+            rows[round(float(y))] = fill
+    fills = list(rows.values())
+    common = max(set(fills), key=fills.count)
+    return [y for y, f in sorted(rows.items()) if f != common and 10 < y < 700]
+
+
+async def test_the_cursor_bar_follows_j_and_k_in_the_list() -> None:
+    """Only the two lines that change are redrawn on a move: the bar must still move."""
+    from test_tui_keys import TOUR
+
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        await pilot.press("f")
+        await pilot.pause()
+        first = _cursor_rows(app)
+        await pilot.press("j")
+        await pilot.pause()
+        second = _cursor_rows(app)
+        await pilot.press("k")
+        await pilot.pause()
+        assert len(first) == len(second) == 1 and second[0] > first[0]
+        assert _cursor_rows(app) == first

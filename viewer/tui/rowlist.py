@@ -94,10 +94,11 @@ class RowList(ScrollView, can_focus=True):
         """Put the cursor on row ``index`` and scroll it into view."""
         if not 0 <= index < self.count or index == self.cursor:
             return
-        self.cursor = index
-        self._cache.clear()
-        self.scroll_to_cursor()
-        self.refresh()
+        old, self.cursor = self.cursor, index
+        self.scroll_to_cursor()  # (a scroll redraws the whole view)
+        for row in (old, index):  # the rest is unchanged (the cache keys hold the cursor):
+            if row >= 0:  # two lines drawn, not a screenful
+                self.refresh_line(row)
 
     def scroll_to_cursor(self) -> None:
         height = max(1, self.scrollable_content_region.height)
