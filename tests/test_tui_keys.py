@@ -648,7 +648,7 @@ async def test_detail_click_selects_event() -> None:
         await pilot.press("j", "enter")
         screen = app.screen
         assert isinstance(screen, DetailScreen)
-        rows = screen._rows()
+        rows = screen.event_rows()
         await pilot.click("#events", offset=(4, 2))  # header line, then row 0, row 1
         assert screen.row == 1 and app.event_sel == rows[1]
 
@@ -705,7 +705,7 @@ async def test_long_content_in_part_then_all_and_long_attempt(tmp_path: Path) ->
         assert 0 < content.scroll_y < paged
         for _ in range(61):
             await pilot.press("l")
-        rows = screen._rows()
+        rows = screen.event_rows()
         assert screen.row == len(rows) - 1
         assert f"#{rows[-1]}" in screen_text(app)  # the table scrolled to the selected row
 

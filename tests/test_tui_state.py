@@ -11,7 +11,7 @@ from viewer.model.build import build_model
 from viewer.pipeline import open_path
 from viewer.tui import state
 from viewer.tui.app import make_app
-from viewer.tui.messages import NoteChanged, ViewChanged
+from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
 
 TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
 
@@ -79,6 +79,9 @@ class Listener(Screen[None]):
     def on_note_changed(self, message: NoteChanged) -> None:
         self.heard.append("note")
 
+    def on_selection_moved(self, message: SelectionMoved) -> None:
+        self.heard.append("selection")
+
 
 async def test_screens_hear_the_app_by_messages() -> None:
     app = make_app(str(TOUR))
@@ -89,8 +92,9 @@ async def test_screens_hear_the_app_by_messages() -> None:
         await app.push_screen(listener)
         app.apply_filter("tool:issue_refund")
         app.notify_finding(None, 1)
+        app.select_operation(app.shown[0])
         await pilot.pause()
-        assert listener.heard == ["view", "note"]
+        assert listener.heard == ["view", "note", "selection"]
 
 
 def _help() -> str:

@@ -28,7 +28,7 @@ from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
 from viewer.tui import state
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
-from viewer.tui.messages import ModelAdopted, NoteChanged, ViewChanged
+from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import TIME_MODES
 
 if TYPE_CHECKING:
@@ -394,7 +394,8 @@ class VconViewApp(App[int]):
                 if a.number == attempt:
                     self.attempt_sel = i
         self.event_sel = event
-        self.refresh_views()
+        for screen in self.screen_stack:
+            screen.post_message(SelectionMoved())
         return True
 
     def apply_filter(self, text: str, *, background: bool = False) -> str | None:

@@ -12,6 +12,11 @@ class ViewChanged(Message):
     """The filter, selection, time mode, zoom or theme changed: redraw what shows them."""
 
 
+class SelectionMoved(Message):
+    """Another operation, attempt or event was selected (from a list, the palette, ``n``);
+    nothing else changed, so only what shows the selection is redrawn."""
+
+
 class NoteChanged(Message):
     """The status note (what the last key did) changed."""
 

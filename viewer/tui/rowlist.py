@@ -76,8 +76,10 @@ class RowList(ScrollView, can_focus=True):
         self._selectable = selectable or _always
         self._cache.clear()
         self.virtual_size = Size(self.scrollable_content_region.width, count)
-        self.cursor = -1
-        self.move_to(self._next_selectable(max(0, cursor), 1))
+        self.cursor = self._next_selectable(max(0, cursor), 1)
+        # the cursor in the middle of the view: moves either way stay within it
+        height = max(1, self.scrollable_content_region.height)
+        self.scroll_to(y=max(0, self.cursor - height // 2), animate=False, immediate=True)
         self.refresh()
 
     # --- the cursor ------------------------------------------------------------------------

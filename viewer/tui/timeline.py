@@ -35,7 +35,7 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
-from viewer.tui.messages import ModelAdopted, NoteChanged, ViewChanged
+from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import attempt_gap, fmt_time, said_before
 
 if TYPE_CHECKING:
@@ -728,4 +728,9 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def on_note_changed(self, message: NoteChanged) -> None:
         with contextlib.suppress(NoMatches):  # not composed yet: on_mount presents it
+            self.query_one(StatusLine).present(self.vapp)
+
+    def on_selection_moved(self, message: SelectionMoved) -> None:
+        with contextlib.suppress(NoMatches):  # not composed yet: on_mount draws it
+            self.query_one(TimelineView).selection_moved()
             self.query_one(StatusLine).present(self.vapp)
