@@ -182,3 +182,33 @@ async def test_the_cursor_bar_follows_j_and_k_in_the_list() -> None:
         await pilot.pause()
         assert len(first) == len(second) == 1 and second[0] > first[0]
         assert _cursor_rows(app) == first
+
+
+async def test_a_big_final_model_has_its_lists_prepared_before_the_keys(monkeypatch) -> None:
+    """Once the model is final the App builds the lists in a thread: f and c open with their
+    rows, no "building…", and the palette's index is ready."""
+    from test_tui_keys import TOUR
+
+    from viewer.tui import app as app_module
+    from viewer.tui import commands
+
+    monkeypatch.setattr(app_module, "PREPARE_ABOVE", 0)
+    monkeypatch.setattr(findings_module, "BUILD_INLINE", 0)
+    monkeypatch.setattr(context_module, "BUILD_INLINE", 0)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await _loaded(app, pilot)
+        model = app.model
+        assert model.unchecked is None
+        built: list[str] = []
+        monkeypatch.setattr(findings_module, "finding_rows", lambda m: built.append("f"))
+        monkeypatch.setattr(context_module, "transcript", lambda m: built.append("c"))
+        await pilot.press("f")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.rows and "building…" not in screen_text(app)
+        await pilot.press("escape", "c")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.rows and built == []  # nothing built on the keys: prepared
+        assert commands.operation_hits(model, "op-03") == [2]

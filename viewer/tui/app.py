@@ -43,6 +43,9 @@ BIG_MODEL = 20000
 #: is on screen (``build_stages``). Below that the whole replay takes a blink.
 FIRST_OPERATIONS = 400
 STAGED_ABOVE = 20000
+#: Above this many operations the lists of ``f`` and ``c`` and the palette's index are built
+#: in a thread as soon as the model is final (``_prepare``); below, they take a blink.
+PREPARE_ABOVE = 5000
 
 
 def _default_builder(loaded: Loaded) -> Model:
@@ -284,6 +287,21 @@ class VconViewApp(App[int]):
             screen.post_message(ModelAdopted(new))
         if new.unchecked is not None and not new.pending_operations:
             self.call_after_refresh(self._check)
+        elif new.unchecked is None and not new.pending_operations \
+                and len(new.operations) > PREPARE_ABOVE:
+            self._prepare()
+
+    @work(thread=True, exclusive=True, group="prepare", description="prepare the lists")
+    def _prepare(self) -> None:
+        """Build the findings list, the context transcript and the palette's index of the
+        final model in a thread, so ``f``, ``c`` and a palette query find them ready."""
+        from viewer.tui import commands, context, findings
+
+        model, worker = self.model, get_current_worker()
+        for step in (findings.prepare, context.prepare, commands.prepare):
+            if worker.is_cancelled or model is None or model is not self.model:
+                return
+            step(model)
 
     def _apply_goto(self, final: bool) -> None:
         """Select the operation --goto names: its exact id, else the one id it begins. An id

@@ -65,6 +65,11 @@ _prepared: tuple[Model, str, list[int]] | None = None
 FUZZY_MAX = 2000
 
 
+def prepare(model: Model) -> None:
+    """Build the index of ``model`` now (the App does, in a thread, once the model is final)."""
+    _index(model)
+
+
 def _index(model: Model) -> tuple[str, list[int]]:
     """The labels of ``model``'s operations joined by newlines, and where each starts."""
     global _prepared

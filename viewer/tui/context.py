@@ -71,7 +71,7 @@ class ContextScreen(VappMixin, Screen[None]):
         self.op_row = {}
         size = len(model.dialog) + len(model.context) + len(model.operations)
         if size <= BUILD_INLINE:
-            self._show(model, *_built(model))
+            self._show(model, *prepare(model))
         else:
             self.query_one("#context-head", Static).update(Text(
                 f"building… ({size:,} lines in time order)", style="bold"))
@@ -80,7 +80,7 @@ class ContextScreen(VappMixin, Screen[None]):
     # a description: Textual would otherwise make one from repr(model), every operation in it
     @work(thread=True, exclusive=True, group="context", description="context transcript")
     def _build_in_thread(self, model: Model) -> None:
-        built = _built(model)
+        built = prepare(model)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, model, *built)
 
@@ -115,9 +115,21 @@ class ContextScreen(VappMixin, Screen[None]):
         self.vapp.select_operation(i)
 
 
-def _built(model: Model) -> tuple[list[tuple[datetime | None, int, str, int]], dict[int, int]]:
+Built = tuple[list[tuple[datetime | None, int, str, int]], dict[int, int]]
+_last: tuple[Model, Built] | None = None  # the last model's rows (``prepare``)
+
+
+def prepare(model: Model) -> Built:
+    """The transcript and each operation's row, kept for the last model: the App prepares
+    them in a thread once the model is final, so ``c`` opens at once (and again at once)."""
+    global _last
+    last = _last
+    if last is not None and last[0] is model:
+        return last[1]
     rows = transcript(model)
-    return rows, {i: k for k, (_, _, kind, i) in enumerate(rows) if kind == "operation"}
+    built = rows, {i: k for k, (_, _, kind, i) in enumerate(rows) if kind == "operation"}
+    _last = (model, built)
+    return built
 
 
 def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,

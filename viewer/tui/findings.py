@@ -85,6 +85,21 @@ def finding_rows(model: Model) -> list[Row]:
     return rows
 
 
+_last: tuple[Model, list[Row]] | None = None  # the last model's rows (``prepare``)
+
+
+def prepare(model: Model) -> list[Row]:
+    """``finding_rows``, kept for the last model: the App prepares them in a thread once the
+    model is final, so ``f`` opens at once."""
+    global _last
+    last = _last
+    if last is not None and last[0] is model:
+        return last[1]
+    rows = finding_rows(model)
+    _last = (model, rows)
+    return rows
+
+
 class FindingsScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="findings.back"),
@@ -107,7 +122,7 @@ class FindingsScreen(VappMixin, Screen[None]):
         assert model is not None
         self.rows = None
         if len(model.findings) + len(model.diagnostics) <= BUILD_INLINE:
-            self._show(model, finding_rows(model))
+            self._show(model, prepare(model))
         else:
             self.query_one("#findings-head", Static).update(Text(
                 f"building… ({len(model.findings):,} findings, "
@@ -117,7 +132,7 @@ class FindingsScreen(VappMixin, Screen[None]):
     # a description: Textual would otherwise make one from repr(model), every operation in it
     @work(thread=True, exclusive=True, group="findings", description="findings list")
     def _build_in_thread(self, model: Model) -> None:
-        rows = finding_rows(model)
+        rows = prepare(model)
         if not get_current_worker().is_cancelled:
             self.app.call_from_thread(self._show, model, rows)
 
