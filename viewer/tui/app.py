@@ -302,6 +302,7 @@ class VconViewApp(App[int]):
             if worker.is_cancelled or model is None or model is not self.model:
                 return
             step(model)
+        gc.freeze()  # the lists live as long as the model: out of the collector's way too
 
     def _apply_goto(self, final: bool) -> None:
         """Select the operation --goto names: its exact id, else the one id it begins. An id
