@@ -617,9 +617,10 @@ def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
 
 def quick_quit_driver(base: type[Any]) -> type[Any]:
     """``base`` (Textual's terminal driver) with an input thread that is told to stop and not
-    waited for: it sleeps in ``select`` for up to 0.1 s twice before it sees the exit, which
-    was most of what a quit took in the App. Only for a process that ends with ``os._exit``
-    once the App returns. Drivers without that thread are returned as they are."""
+    waited for: it sleeps in ``select`` twice, a timeout each, before it sees the exit, which
+    was most of what a quit took in the App (README, *Performance*). Only for a process that
+    ends with ``os._exit`` once the App returns. Drivers without that thread are returned as
+    they are."""
     from textual.drivers.linux_driver import LinuxDriver
 
     if not (isinstance(base, type) and issubclass(base, LinuxDriver)):
