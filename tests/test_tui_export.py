@@ -80,3 +80,22 @@ async def test_disabled_choices_look_disabled_and_cannot_be_chosen(tmp_path: Pat
         assert screen.scope == "all"
         assert "Export the summary" in screen_text(app) and "filtered" in screen_text(app)
 
+
+
+async def test_escape_leaves_the_name_and_q_closes_the_dialog_not_the_viewer(
+        tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("e")
+        screen = app.screen
+        await pilot.press("tab", "q")  # in the name, q is a letter
+        assert screen.query_one("#export-path").value.endswith(".mdq")
+        await pilot.press("escape")  # back to the keys, the dialog still open
+        assert app.screen is screen and screen.focused is None
+        await pilot.press("j")
+        assert screen.fmt == "json"
+        await pilot.press("q")  # closes the dialog only
+        await pilot.pause()
+        assert isinstance(app.screen, TimelineScreen) and app.is_running

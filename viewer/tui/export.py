@@ -28,8 +28,8 @@ from viewer.tui.base import VappMixin
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
-HINT = ("keys choose · tab edits the name · enter writes · escape cancels · never over "
-        "the input")
+HINT = ("keys choose · tab edits the name (escape: back to the keys) · enter writes · "
+        "escape cancels · never over the input")
 SCOPES = ("all", "filtered", "selected")
 SCOPE_KEYS = tuple(s[0] for s in SCOPES)  # a, f, s
 
@@ -111,6 +111,8 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
     AUTO_FOCUS = ""  # nothing focused: keys choose; tab reaches the file name
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
+        # q closes the dialog, as escape, rather than quitting the viewer behind it
+        Binding("q", "close", "Close", id="export.close", show=False),
         Binding("enter", "write", "Write", id="export.write"),
         Binding("a", "scope('all')", "All", id="export.scope_all", show=False),
         Binding("f", "scope('filtered')", "Filtered", id="export.scope_filtered", show=False),
@@ -163,8 +165,8 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
             self._present()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Scope keys are letters: while the file name is edited they type into it."""
-        return not (action == "scope" and isinstance(self.focused, Input))
+        """Scope keys and q are letters: while the file name is edited they type into it."""
+        return not (isinstance(self.focused, Input) and action in ("scope", "close"))
 
     def _scope_label(self, scope: str) -> str:
         app = self.vapp
@@ -258,5 +260,12 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
         except OSError:
             return False
 
+    def action_close(self) -> None:
+        self.dismiss(None)
+
     def action_cancel(self) -> None:
+        """Escape: from the file name back to the choice keys; else close the dialog."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
+            return
         self.dismiss(None)
