@@ -52,6 +52,8 @@ class Measure:
     files: int
     wall: float
     cpu: float
+    #: CPU seconds by kind of process (Spark: driver JVM, Python workers, parent), when known
+    parts: dict[str, float] | None = None
 
     @property
     def cpu_per_file_ms(self) -> float:
@@ -173,8 +175,9 @@ def spark_engine(master: str) -> Callable[[Path, int, Path], Measure]:
                                       "--conf spark.driver.host=127.0.0.1 pyspark-shell"}
         cpu0, t0 = _children_cpu(), time.perf_counter()
         polled: dict[int, float] = {}
+        kinds: dict[int, str] = {}
         stop = threading.Event()
-        poller = threading.Thread(target=_poll_descendants, args=(polled, stop))
+        poller = threading.Thread(target=_poll_descendants, args=(polled, stop, kinds))
         poller.start()
         try:
             subprocess.run([VCON_VIEW, "scan", "--engine", "spark", str(corpus), "-o",
@@ -185,13 +188,33 @@ def spark_engine(master: str) -> Callable[[Path, int, Path], Measure]:
             stop.set()
             poller.join()
         wall = time.perf_counter() - t0
+        parts: dict[str, float] = {}
+        for pid, used in polled.items():
+            parts[kinds.get(pid, "parent")] = parts.get(kinds.get(pid, "parent"), 0.0) + used
         return Measure(f"spark {master}", files, wall,
-                       max(_children_cpu() - cpu0, sum(polled.values())))
+                       max(_children_cpu() - cpu0, sum(polled.values())), parts)
     return run
 
 
-def _poll_descendants(seen: dict[int, float], stop: threading.Event) -> None:
-    """The CPU seconds of every descendant of this process, last seen, every 0.2 s."""
+def _kind(pid: int) -> str:
+    """Which of Spark's processes ``pid`` is: the driver JVM, a Python worker (Spark's daemon
+    and the workers it forks), or the parent (``vcon-view``'s own Python, the driver)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            argv = f.read().split(b"\0")
+    except OSError:
+        return "parent"
+    if argv and argv[0].endswith(b"java"):
+        return "driver JVM"
+    if any(b"pyspark" in a and (b"daemon" in a or b"worker" in a) for a in argv):
+        return "python workers"
+    return "parent"
+
+
+def _poll_descendants(seen: dict[int, float], stop: threading.Event,
+                      kinds: dict[int, str] | None = None) -> None:
+    """The CPU seconds of every descendant of this process, last seen, every 0.2 s (and, in
+    ``kinds``, which kind of process each is)."""
     me, tick = os.getpid(), os.sysconf("SC_CLK_TCK")
     while not stop.wait(0.2):
         parent: dict[int, int] = {}
@@ -212,6 +235,10 @@ def _poll_descendants(seen: dict[int, float], stop: threading.Event) -> None:
                 p, hops = parent.get(p), hops + 1
             if p == me:
                 seen[pid] = max(seen.get(pid, 0.0), used)
+                if kinds is not None:  # each time: Spark's launcher script execs into java
+                    kind = _kind(pid)  # (a zombie has no command line: keep what it was)
+                    if kind != "parent" or pid not in kinds:
+                        kinds[pid] = kind
 
 
 def _subreaper() -> None:
@@ -321,8 +348,12 @@ def time_queries(dest: Path, repeat: int = 3) -> dict[str, tuple[float, float]]:
 
 
 def _table(results: list[Measure]) -> None:
-    """The engines side by side; the last is the loop of summary processes."""
-    loop = results[-1]
+    """The engines side by side; the last is the loop of summary processes, when it ran."""
+    loop = results[-1] if results[-1].name == "summary loop" else None
+
+    def vs(m: Measure) -> str:
+        return f"{m.files_per_cpu_s / loop.files_per_cpu_s:,.1f}x" if loop else "-"
+
     print()
     print("| engine | files | wall s | CPU s | CPU per file | files/s | files per CPU-s | "
           "vs summary loop |")
@@ -330,11 +361,16 @@ def _table(results: list[Measure]) -> None:
     for m in results:
         print(f"| {m.name} | {m.files:,} | {m.wall:,.1f} | {m.cpu:,.1f} | "
               f"{m.cpu_per_file_ms:,.1f} ms | {m.files_per_s:,.0f} | {m.files_per_cpu_s:,.0f} | "
-              f"{m.files_per_cpu_s / loop.files_per_cpu_s:,.1f}x |")
+              f"{vs(m)} |")
     print(f"\nload average {os.getloadavg()[0]:.1f}; goal: scan >= 20x the summary loop in "
           "files per CPU-second: "
-          + ", ".join(f"{m.name} {m.files_per_cpu_s / loop.files_per_cpu_s:.1f}x"
-                      for m in results[:-1]))
+          + ", ".join(f"{m.name} {vs(m)}" for m in results if m is not loop))
+    for m in results:
+        if m.parts:
+            print(f"{m.name} CPU by process: " + ", ".join(
+                f"{k} {v:,.1f} s ({1000 * v / m.files:,.1f} ms/file)"
+                for k, v in sorted(m.parts.items(), key=lambda kv: -kv[1]))
+                  + " (polled every 0.2 s)")
     pools = [m for m in results if m.name.startswith("scan")]
     for m in (m for m in results if m.name.startswith("spark") and pools):
         print(f"goal: Spark within 2x the pool's CPU: {m.name} used "
@@ -375,6 +411,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.loop:
         step = max(1, len(files) // args.loop)
         results.append(summary_loop(files[::step][: args.loop]))
+    if results:
         _table(results)
 
     scan_out = work / "scan-j1" if (work / "scan-j1").exists() else work / "scan-j2"

@@ -51,6 +51,8 @@ SHOTS: tuple[Shot, ...] = (
     Shot("help", keys=("question_mark",), caption="Help: keys, filter tokens, glyphs"),
     Shot("filter", keys=("slash",), typed="flag:late", caption="Filter in use: flag:late"),
     Shot("context", keys=("j", "j", "c"), caption="Context and conversation"),
+    Shot("subagent", demo="13-subagent-delegation.vcon.json",
+         caption="A sub-agent's operations marked ↳ in the party column"),
     Shot("claude-code", demo=CLAUDE, caption="A Claude Code session opened directly"),
     Shot("claude-code-context", demo=CLAUDE, keys=("c",),
          caption="The Claude Code session's conversation and calls"),

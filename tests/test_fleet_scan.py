@@ -273,6 +273,28 @@ def test_plain_vcon_view_imports_neither_pyarrow_nor_duckdb() -> None:
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_scan_command_imports_no_pandas_and_leaves_it_importable(tmp_path: Path) -> None:
+    # pyarrow imports pandas on its first conversion of Python lists, only to ask whether they
+    # are pandas objects: more CPU than pyarrow's own import, in every process of a scan
+    code = (
+        "import sys\n"
+        "from viewer.cli import main\n"
+        f"assert main(['scan', {str(DEMOS)!r}, '-o', {str(tmp_path / 'o1')!r}, '-j', '1']) == 0\n"
+        f"assert main(['scan', {str(DEMOS)!r}, '-o', {str(tmp_path / 'o2')!r}, '-j', '2']) == 0\n"
+        "print('pandas' in sys.modules)\n"
+        "import pandas\n"
+        "print(pandas.__name__)\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=False)
+    if "No module named 'pandas'" in run.stderr:
+        pytest.skip("pandas is not installed (the spark extra)")
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == ["False", "pandas"]
+    a, b = (pq.read_table(tmp_path / o / "operations") for o in ("o1", "o2"))
+    assert a.num_rows and a.equals(b)
+
+
 def test_out_inside_the_scanned_folder_is_not_read(tmp_path: Path) -> None:
     shutil.copy(DEMOS / "tour.vcon.json", tmp_path / "a.vcon.json")
     for fmt in ("ndjson", "parquet"):

@@ -193,11 +193,16 @@ def test_cli_engine_spark_uses_the_active_session(spark: Any, corpus: Path, pool
                                                   tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cli"
+    keys = ("spark.sql.files.minPartitionNum", "spark.sql.files.openCostInBytes",
+            "spark.driver.extraJavaOptions")
+    before = {k: spark.conf.get(k, None) for k in keys}
     assert main(["scan", "--engine", "spark", str(corpus), "-o", str(out),
                  "--fail-on", "all"]) == 1  # the demos have findings
     err = capsys.readouterr().err
     assert "scanned" in err and "(6 not read)" in err
     assert read_scan_json(str(out))["rows"] == read_scan_json(str(pool))["rows"]
+    # the scan's own settings are for a session it starts: the user's is left as it was
+    assert {k: spark.conf.get(k, None) for k in keys} == before
 
 
 def test_spark_submit_runs_this_module(spark: Any, corpus: Path, pool: Path, tmp_path: Path,

@@ -810,3 +810,190 @@ def test_a_hook_log_without_tool_calls_is_named_not_refused_blindly() -> None:
     assert "\n" not in msg and exc.value.exit_code == 2
     assert "hook log of Notification events: it records no tool call" in msg
     assert "278a2245-9881-4e57-8176-beb93e3d7fd3.jsonl" in msg
+
+
+# --- sub-agents written into the session file (isSidechain, no agentId: Claude Code 1.0.x) -----
+
+
+def _side_thread(k: int, t0: int) -> list[dict[str, Any]]:
+    """One sub-agent thread as 1.0.x wrote it into the session file: the Task's prompt, a
+    call, its result, the answer; chained by parentUuid, no agentId."""
+    def side(r: dict[str, Any], uid: str, parent: str | None) -> dict[str, Any]:
+        return {**r, "uuid": uid, "parentUuid": parent, "isSidechain": True}
+    return [side(prompt(t0, f"find thing {k}"), f"r{k}", None),
+            side(use(t0 + 1, f"g{k}", "Grep", {"pattern": str(k)}), f"c{k}", f"r{k}"),
+            side(res(t0 + 2, f"g{k}", f"hit {k}"), f"o{k}", f"c{k}"),
+            side({"type": "assistant", "sessionId": "s", "timestamp": _t(t0 + 3),
+                  "message": {"role": "assistant", "content": [
+                      {"type": "text", "text": f"thing {k} is here"}]}}, f"e{k}", f"o{k}")]
+
+
+def _parallel_tasks(n: int, order: list[int]) -> list[dict[str, Any]]:
+    """n Task calls launched together, their sidechain records interleaved record by record
+    in ``order`` (a thread index per step), then the n Task results."""
+    tasks = [use(1, f"task{k}", "Task", {"description": f"job {k}", "prompt": f"find thing {k}",
+                                         "subagent_type": "general-purpose"})
+             for k in range(n)]
+    threads = [_side_thread(k, 10 + 10 * k) for k in range(n)]
+    side: list[dict[str, Any]] = []
+    pos = [0] * n
+    for k in order + [k for k in range(n) for _ in range(4)]:
+        if pos[k] < 4:
+            side.append(threads[k][pos[k]])
+            pos[k] += 1
+    done = [res(90 + k, f"task{k}", [{"type": "text", "text": f"thing {k} is here"}])
+            for k in range(n)]
+    return tasks + side + done
+
+
+def test_parallel_sidechain_subagents_each_get_their_task() -> None:
+    """Two Tasks launched in parallel, their sub-agents' records interleaved in the session
+    file with no agentId: each sub-agent is its own party, linked to the Task whose prompt
+    began its thread (before: one unlinked 'sub-agent sidechain' party for both, and a warning
+    that the launching Task is not in the input although it is)."""
+    vcon, rep, m = conv(_parallel_tasks(2, [1, 0, 1, 0, 1, 0, 1, 0]))
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed")] * 2 + [
+        ("Grep", "completed")] * 2
+    by_tool_input = {e.raw["body"]["input"]["pattern"]: e.raw["party"] for e in m.events
+                     if e.raw.get("type") == "tool-invocation" and e.raw.get("tool") == "Grep"}
+    p0, p1 = by_tool_input["0"], by_tool_input["1"]
+    assert p0 != p1 and 0 not in (p0, p1)
+    assert vcon["parties"][p0]["meta"]["launched_by"]["tool_use_id"] == "task0"
+    assert vcon["parties"][p1]["meta"]["launched_by"]["tool_use_id"] == "task1"
+    assert not any("launching Task" in w for w in rep.warnings)
+    said = {(d["parties"][0], d["parties"][1], d["body"]) for d in vcon["dialog"]}
+    assert (0, p1, "find thing 1") in said and (p0, 0, "thing 0 is here") in said
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(min_value=1, max_value=4).flatmap(
+    lambda n: st.tuples(st.just(n), st.lists(st.integers(min_value=0, max_value=n - 1),
+                                             max_size=4 * n))))
+def test_sidechain_threads_never_merge_whatever_the_interleaving(case: tuple[int, list[int]],
+                                                                 ) -> None:
+    """Property: n parallel sidechain threads, interleaved in any order, give n sub-agent
+    parties, each holding exactly its own thread's call and linked to its own Task."""
+    n, order = case
+    vcon, _rep, m = conv(_parallel_tasks(n, order))
+    no_errors(m)
+    party = {e.raw["body"]["input"]["pattern"]: e.raw["party"] for e in m.events
+             if e.raw.get("type") == "tool-invocation" and e.raw.get("tool") == "Grep"}
+    assert len(set(party.values())) == n and 0 not in party.values()
+    for k in range(n):
+        assert vcon["parties"][party[str(k)]]["meta"]["launched_by"]["tool_use_id"] == f"task{k}"
+
+
+def test_sidechain_written_after_its_task_ended_is_linked_by_its_prompt() -> None:
+    """A sidechain thread whose records come after its Task's result (the file is written as
+    records arrive) still names that Task: the thread's first record is the Task's prompt."""
+    lines = _parallel_tasks(1, [])
+    task_use, thread, done = lines[0], lines[1:5], lines[5]
+    vcon, rep, m = conv([task_use, done, *thread])
+    no_errors(m)
+    p = party_of(m, "op-0002")
+    assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task0"
+    assert not any("launching Task" in w for w in rep.warnings)
+
+
+def test_project_directory_links_a_subagent_through_its_meta_json(tmp_path: Path) -> None:
+    """A sub-agent whose Task call never returned (interrupted: no result, so no agentId in
+    the main transcript) is linked to that call by ``agent-<id>.meta.json``'s toolUseId, as
+    Claude Code writes it beside the sub-agent file."""
+    proj = tmp_path / "-home-me-proj"
+    (proj / "sess1" / "subagents").mkdir(parents=True)
+    main_lines = [_task(1, "task1"), _task(2, "task2"),
+                  {**prompt(9, "[Request interrupted by user for tool use]"), "uuid": "i9"}]
+    side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
+            {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]
+    (proj / "sess1.jsonl").write_text("\n".join(json.dumps(x) for x in main_lines))
+    (proj / "sess1" / "subagents" / "agent-ab12.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in side))
+    (proj / "sess1" / "subagents" / "agent-ab12.meta.json").write_text(json.dumps(
+        {"agentType": "Explore", "description": "look around", "toolUseId": "task2"}))
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    p = party_of(m, "op-0003")
+    assert p != 0 and vcon["parties"][p]["meta"]["launched_by"]["tool_use_id"] == "task2"
+    assert not any("launching Task" in w for w in rep.warnings)
+
+
+def test_an_interrupt_cancels_only_its_own_sessions_calls(tmp_path: Path) -> None:
+    """A project directory: session A left a call open (the terminal was closed while it
+    ran); two days later session B's Esc cancels B's open call. A's call stays unterminated at
+    its own time, not 'cancelled' by B's interrupt (before: both were cancelled at B's time)."""
+    proj = tmp_path / "-home-me-proj"
+    proj.mkdir()
+    a = [{**use(1, "tA", "Bash", {"command": "make"}), "sessionId": "A",
+          "timestamp": "2025-11-01T10:00:01.000Z"}]
+    b = [{**use(2, "tB", "Bash", {"command": "ls"}), "sessionId": "B",
+          "timestamp": "2025-11-03T09:00:01.000Z"},
+         {**prompt(3, "[Request interrupted by user for tool use]"), "sessionId": "B",
+          "timestamp": "2025-11-03T09:00:05.000Z"}]
+    (proj / "A.jsonl").write_text("\n".join(json.dumps(x) for x in a))
+    (proj / "B.jsonl").write_text("\n".join(json.dumps(x) for x in b))
+    vcon, _rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "running"), ("Bash", "cancel-requested")]
+    cancels = [e.raw for e in m.events if e.raw.get("type") == "tool-cancel"]
+    assert [c["operation_id"] for c in cancels] == ["op-0002"]
+
+
+# --- background work ended by a <task-notification> (no poll) ----------------------------------
+
+
+def _note(task_id: str, status: str, tool: str | None = None) -> str:
+    return ("<task-notification>\n<task-id>" + task_id + "</task-id>\n"
+            + (f"<tool-use-id>{tool}</tool-use-id>\n" if tool else "")
+            + f"<output-file>/tmp/t/{task_id}.output</output-file>\n<status>{status}</status>\n"
+            "<summary>Background command \"make test\" finished</summary>\n"
+            "</task-notification>")
+
+
+def test_task_notification_ends_background_work_nobody_polled() -> None:
+    """Claude Code tells the model that background work stopped with a <task-notification>
+    (queued when it stopped, delivered later as a user message); the model need not poll. A
+    command that failed was shown Pending, never ended (before). The queued time is its end;
+    the delivery does not end it twice; the notification is not a dialog."""
+    q = {"type": "queue-operation", "operation": "enqueue", "sessionId": "s",
+         "timestamp": _t(30), "content": _note("bg1", "failed", "t1")}
+    delivered = {**prompt(40, _note("bg1", "failed", "t1")), "uuid": "n40"}
+    vcon, rep, m = conv([
+        use(1, "t1", "Bash", {"command": "make test", "run_in_background": True}),
+        res(2, "t1", "Command running in background with ID: bg1", False,
+            {**BG_TUR, "backgroundTaskId": "bg1"}),
+        q, delivered,
+        use(50, "t2", "Bash", {"command": "sleep 9", "run_in_background": True}),
+        res(51, "t2", "Command running in background with ID: bg2", False,
+            {**BG_TUR, "backgroundTaskId": "bg2"}),
+        {**prompt(60, _note("bg2", "killed")), "uuid": "n60"},
+        use(70, "t3", "Bash", {"command": "npm run dev", "run_in_background": True}),
+        res(71, "t3", "Command running in background with ID: bg3", False,
+            {**BG_TUR, "backgroundTaskId": "bg3"}),
+        {**prompt(80, _note("bg3", "completed")), "uuid": "n80"},
+    ])
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "failed"), ("Bash", "cancel-requested"),
+                                              ("Bash", "completed")]
+    fail = next(e.raw for e in m.events if e.raw.get("type") == "tool-failure")
+    assert fail["time"] == _t(30) and "status failed" in fail["inferred"]
+    assert not any("task-notification" in str(d.get("body")) for d in vcon.get("dialog", []))
+    counted(rep, 10)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["completed", "failed", "killed", "running"]), st.booleans())
+def test_task_notification_status_decides(status: str, by_tool_id: bool) -> None:
+    """Property: the notification's status decides the end, whether it names the work by its
+    task id or (task id unknown) by the tool_use id; a status that is not an end is progress."""
+    note = _note("bg1" if not by_tool_id else "other", status, "t1" if by_tool_id else None)
+    _, _rep, m = conv([
+        use(1, "t1", "Bash", {"command": "x", "run_in_background": True}),
+        res(2, "t1", "Command running in background with ID: bg1", False,
+            {**BG_TUR, "backgroundTaskId": "bg1"}),
+        {**prompt(9, note), "uuid": "n9"}])
+    want = {"completed": "completed", "failed": "failed", "killed": "cancel-requested",
+            "running": "pending"}[status]
+    assert [o[3] for o in ops(m)] == [want]

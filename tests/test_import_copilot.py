@@ -698,3 +698,39 @@ def test_cli_import_and_direct_summary(tmp_path: Path, capsys: pytest.CaptureFix
     summary = json.loads(capsys.readouterr().out)
     assert [op["tool"] for op in summary["operations"]] == ["bash"]
     assert main(["check", str(out), "--format", "json"]) == 0
+
+
+def test_a_shell_command_that_exited_non_zero_is_a_failure() -> None:
+    """Copilot's bash tool completes with success: true when the command fails; the result
+    text ends '<exited with exit code N>' (its session exports show these as ✅). Before, a
+    failed build or test run was shown as completed."""
+    vcon, _rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        complete("c1", 2, success=True, result={
+            "content": "ok\n<exited with exit code 0>",
+            "detailedContent": "ok\n<exited with exit code 0>"}),
+        start("c2", "bash", 3),
+        complete("c2", 4, success=True, result={
+            "content": "1 failing\n<exited with exit code 1>",
+            "detailedContent": "1 failing\n<exited with exit code 1>"}),
+        start("c3", "bash", 5),
+        complete("c3", 6, success=True, result={
+            "content": "log: <exited with exit code 2> was printed, then fine"}),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "completed"), ("bash", "failed"), ("bash", "completed")]
+    fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
+    assert "exit code 1" in fail["inferred"]
+    assert fail["body"]["result"]["content"].startswith("1 failing")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=120), st.integers(min_value=-3, max_value=255))
+def test_the_trailing_exit_mark_decides_whatever_the_output(out: str, code: int) -> None:
+    """Property: a success completion is a failure exactly when its text ends with a non-zero
+    '<exited with exit code N>' mark, whatever the command printed before it."""
+    text = f"{out.replace('<exited', '<e')}\n<exited with exit code {code}>"
+    _vcon, _rep, m = run(START, start("c", "bash", 1),
+                         complete("c", 2, success=True, result={"content": text}))
+    assert [o.outcome for o in m.operations] == ["completed" if code == 0 else "failed"]

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from viewer.cli import main
@@ -302,3 +302,39 @@ def test_telemetry_outfile_cut_short() -> None:
                        success=True))
     _, rep = gemini.convert(whole[:-40])
     assert rep.mapped == 1 and rep.unmapped == 1
+
+
+def _shell(cid: str, output: str) -> dict[str, Any]:
+    return tc(cid, "run_shell_command", "success", {"output": output})
+
+
+def test_shell_command_that_exited_non_zero_is_a_failure_not_a_success() -> None:
+    """Gemini CLI's run_shell_command returns normally when the command fails: the session
+    says status "success" and the answer to the model ends with 'Exit Code: N' (shell.ts).
+    Before, such a call (failed tests, a missing file) was shown as completed."""
+    m = model_of(session(
+        _shell("ok", "Output: a.txt\nProcess Group PGID: 41"),
+        _shell("bad", "Output: 1 failed, 3 passed\nExit Code: 1\nProcess Group PGID: 42"),
+        _shell("sig", "Output: (empty)\nSignal: 9\nProcess Group PGID: 43"),
+        _shell("slow", "Command was automatically cancelled because it exceeded the timeout "
+                       "of 5.0 minutes without output. There was no output before it was "
+                       "cancelled."),
+        _shell("echo", "Output: the log says\nExit Code: 1\nthen more\nProcess Group PGID: 44"),
+        tc("rf", "read_file", "success", {"output": "Exit Code: 1"})))
+    assert errors(m) == []
+    ids = {e.raw["operation_id"]: e.raw["body"]["id"] for e in m.events
+           if e.raw.get("type") == "tool-invocation"}
+    got = {ids[o.operation_id]: o.outcome for o in m.operations}
+    assert got == {"ok": "completed", "bad": "failed", "sig": "failed", "slow": "timed-out",
+                   "echo": "completed", "rf": "completed"}
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=200), st.integers(min_value=-255, max_value=255))
+def test_shell_exit_code_decides_whatever_the_output(out: str, code: int) -> None:
+    """Property: whatever the command printed, the trailing Exit Code line decides (0 or no
+    line: completed; any other code: failed)."""
+    assume(gemini.SHELL_TAIL.search("Output: " + out) is None)  # it cannot end like one
+    tail = f"\nExit Code: {code}" if code else ""
+    m = model_of(session(_shell("c", f"Output: {out}{tail}\nProcess Group PGID: 7")))
+    assert [o.outcome for o in m.operations] == ["failed" if code else "completed"]

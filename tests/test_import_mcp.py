@@ -611,3 +611,34 @@ def test_nan_in_a_line_is_not_mapped_not_written_as_null() -> None:
     assert rep.unmapped == 1 and "not JSON" in rep.examples[0]
     assert b"NaN" not in orjson.dumps(vcon) and all(
         e["type"] != "tool-result" for e in vcon["events"])
+
+
+def test_jsonrpc_batches_are_recognised_and_each_call_is_an_operation(tmp_path: Path) -> None:
+    """MCP 2025-03-26 allowed JSON-RPC batches: a {ts, dir, msg} line whose msg is an array,
+    or a bare array line. The reader split them already, but the file was refused as 'not a
+    recording' when batch lines were half of it or more. Each call is its own operation."""
+    init = [{"ts": "2025-05-01T10:00:00.000Z", "dir": "c2s", "msg": {
+        "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-03-26", "capabilities": {},
+            "clientInfo": {"name": "c", "version": "1"}}}},
+        {"ts": "2025-05-01T10:00:00.100Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 0, "result": {
+                "protocolVersion": "2025-03-26", "capabilities": {"tools": {}},
+                "serverInfo": {"name": "srv", "version": "1"}}}}]
+    calls = [{"jsonrpc": "2.0", "id": i, "method": "tools/call",
+              "params": {"name": n, "arguments": {}}} for i, n in ((1, "a"), (2, "b"))]
+    answers = [{"jsonrpc": "2.0", "id": 2, "result": {"content": [], "isError": True}},
+               {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}]
+    wrapped = [*init, {"ts": "2025-05-01T10:00:01.000Z", "dir": "c2s", "msg": calls},
+               {"ts": "2025-05-01T10:00:02.000Z", "dir": "s2c", "msg": answers}]
+    bare = [*(x["msg"] for x in init), calls, answers]
+    for name, lines in (("wrapped.jsonl", wrapped), ("bare.jsonl", bare)):
+        f = tmp_path / name
+        f.write_text("\n".join(json.dumps(x) for x in lines) + "\n")
+        out = tmp_path / (name + ".vcon.json")
+        assert main(["import", "mcp", str(f), "-q", "-o", str(out)]) == 0
+        m = model_of(json.loads(out.read_text()))
+        no_errors(m)
+        assert [(o.tool, o.outcome) for o in m.operations] == [("a", "completed"),
+                                                               ("b", "failed")]
+        assert main(["summary", str(f), "--format", "json"]) == 0  # recognised by content

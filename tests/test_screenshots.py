@@ -18,6 +18,7 @@ EXPECTED = {
     "help.svg": "filter",
     "filter.svg": "flag:late",
     "context.svg": "op-03f1",
+    "subagent.svg": "↳",
     "claude-code.svg": "derived&#160;from&#160;96&#160;lines",
     "claude-code-context.svg": "sub-agent&#160;afb92ff",
     "timeline-light.svg": "op-12d6",

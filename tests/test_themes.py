@@ -175,7 +175,9 @@ async def test_live_switch_rerenders_timeline_and_is_remembered(_isolated: Path)
         assert app.theme == themes.DEFAULT_THEME
         assert not (_isolated / "settings.json").exists()  # starting is not choosing
         view = app.screen.query_one(TimelineView)
-        failed_row = 3 + 3  # three fixed rows, op-04b2 (failed) is the fourth operation
+        # three fixed rows, op-04b2 (failed) is the fourth operation (below op-03f1's
+        # attempts' sub-lanes)
+        failed_row = 3 + view.plan.row_of(3)
         assert "#e06c75" in row_colours(view, failed_row)
         app.theme = "vcon-high-contrast"
         await pilot.pause()

@@ -608,7 +608,8 @@ async def test_mouse_click_selects(tmp_path: Path) -> None:
     app = app_for(model=model_of())
     async with app.run_test(size=SIZE) as pilot:
         view = app.screen.query_one(TimelineView)
-        await pilot.click(TimelineView, offset=(3, 3 + 2))  # third operation row
+        # the third operation's row (below any sub-lanes of the first two)
+        await pilot.click(TimelineView, offset=(3, 3 + view.plan.row_of(2)))
         assert op_id(app) == "op-delete"
         assert view.has_focus
 

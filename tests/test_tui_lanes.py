@@ -9,10 +9,11 @@ import pytest
 
 from viewer.tui import palette as P
 from viewer.tui.app import make_app
-from viewer.tui.timeline import TimelineView, columns
+from viewer.tui.timeline import TimelineView
 
 DEMOS = Path(__file__).resolve().parent.parent / "demo_vcons"
-FILLS = set("─┄ ")
+# the bars an attempt draws by state (the waterfall) and the late connector: fills, not marks
+FILLS = set("─┄ ") | set(P.STATE_BAR.values()) | {P.LATE_CONNECTOR}
 COUNTS = set("0123456789")  # how many marks share the cell before: not a mark
 
 
@@ -29,10 +30,12 @@ def _lanes_in_order(app, view) -> dict[str, str]:
     lanes = {}
     for op_index in app.shown:
         op = model.operations[op_index]
-        lane = view._lane(model, op, columns(view.lane_width()), False).plain
+        lane = view._lane(model, op, view.columns(view.lane_width()), False).plain
         lanes[op.operation_id] = lane
-        # once decisions are drawn over the lane after the marks ("?": an unreadable decision)
-        skip = FILLS | COUNTS | (decision_glyphs | {"?"} if op.once_decisions else set())
+        # decisions are drawn over the lane after the marks ("?": an unreadable decision):
+        # once decisions at their time, a standing one as its glyph before the first bar
+        decided = op.once_decisions or any(a.decision for a in op.attempts)
+        skip = FILLS | COUNTS | (decision_glyphs | {"?"} if decided else set())
         marks = [ch for ch in lane if ch not in skip]
         steps = sorted((model.events[s.event].order, s.event)
                        for a in op.attempts for s in a.steps)
@@ -130,7 +133,7 @@ async def test_moving_between_attempts_repaints_without_redrawing_the_lane(monke
         assert model is not None and len(model.operations[0].attempts) == 3000
         drawn = len(calls)
         assert drawn >= 1
-        cols = columns(view.size.width)
+        cols = view.columns(view.lane_width())
 
         def emphasised() -> set[int]:  # cells drawn bold reverse: the selected attempt's
             text = view._lane(model, model.operations[0], cols, True)
@@ -173,7 +176,7 @@ async def test_no_lane_runs_under_the_scrollbar_at_120x14() -> None:
         view = app.screen.query_one(TimelineView)
         assert view.show_vertical_scrollbar and view.scroll_offset.y > 0
         rows = _visible_rows(view)
-        lane_x = columns(view.scrollable_content_region.width).lane_x
+        lane_x = view.columns(view.scrollable_content_region.width).lane_x
         assert "◆" in rows["op-11e2"][lane_x:]  # close_account, disallowed
         assert "▶" in rows["op-12d6"][lane_x:]  # track_parcel, still running
 
@@ -192,8 +195,8 @@ async def test_the_last_operations_of_a_generated_file_have_their_lanes(tmp_path
         await pilot.press("G")
         await pilot.pause()
         view = app.screen.query_one(TimelineView)
-        lane_x = columns(view.scrollable_content_region.width).lane_x
+        lane_x = view.columns(view.scrollable_content_region.width).lane_x
         width = view.scrollable_content_region.width
         selected = [view.render_line(y).text[:width] for y in range(view.size.height)]
         lane = next(t for t in selected if t.startswith("›"))[lane_x:]  # G: the last one
-        assert set(lane) - set("─┄ "), lane  # its marks, not an empty lane
+        assert set(lane) - FILLS, lane  # its marks, not an empty lane

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from viewer.tui.app import make_app
-from viewer.tui.timeline import StatusLine, TimelineView, columns
+from viewer.tui.timeline import StatusLine, TimelineView
 
 TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
 
@@ -20,7 +20,7 @@ async def _ready(app, pilot) -> TimelineView:
 
 def _ruler_lane(view: TimelineView) -> str:
     width = view.lane_width()
-    return view.render_line(0).text[columns(width).lane_x:width]
+    return view.render_line(0).text[view.columns(width).lane_x:width]
 
 
 async def test_zoom_centres_on_the_selected_attempt() -> None:

@@ -66,3 +66,20 @@ def test_snapshot_timeline_wide_zoomed_200x50(snap_compare) -> None:
     between the attempts in the status line."""
     assert snap_compare(tour_app(), terminal_size=(200, 50),
                         press=["j", "j", "l", "plus", "plus"])
+
+
+def test_snapshot_waterfall_80x24_scrolled(snap_compare) -> None:
+    """Issue 13, the main screen as a waterfall at 80 columns with a scrolled list: the lane
+    keeps 45 % of the width and its last cells left of the scrollbar; the detail pane under it."""
+    assert snap_compare(tour_app(), terminal_size=(80, 24), press=["G"])
+
+
+def test_snapshot_waterfall_120x36(snap_compare) -> None:
+    """120 columns: the time axis gets 60 %; the retry's sub-lanes with their gap; the server
+    once per run; flags as glyphs; the selected row's band."""
+    assert snap_compare(tour_app(), terminal_size=(120, 36), press=["j", "j", "l"])
+
+
+def test_snapshot_waterfall_200x50(snap_compare) -> None:
+    """200 columns: the start time back in the table, the bars by state, the late connector."""
+    assert snap_compare(tour_app(), terminal_size=(200, 50), press=["j", "j"])

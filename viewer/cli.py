@@ -72,6 +72,7 @@ def _tui_parser() -> argparse.ArgumentParser:
             "  vcon-view scan PATH... -o OUT  many vCons into fleet tables (Parquet, ndjson)\n"
             "  vcon-view query OUT \"SQL\"     SQL over the fleet tables (DuckDB)\n"
             "  vcon-view report OUT           the fleet report (-o fleet.md|fleet.html)\n"
+            "  vcon-view serve FILE [--port N]  the viewer in a browser, on 127.0.0.1\n"
             "run 'vcon-view summary -h' or 'vcon-view check -h' for their options.\n"
             "exit: 0 ok, 1 check failed, 2 unreadable/encrypted/usage, 3 unsupported critical"
         ),
@@ -449,10 +450,16 @@ def cmd_tui(argv: Sequence[str]) -> int:
         raise _Exit(exc.message, exc.exit_code) from None
 
 
+#: Textual's web driver, as textual-serve names it for the viewer it starts (``vcon-view serve``).
+WEB_DRIVER = "textual.drivers.web_driver:WebDriver"
+
+
 def need_terminal(out_fd: int = 1) -> None:
     """The viewer draws on stdout and reads keys from stdin. Without a terminal on stdout it
     would draw into a file or pipe forever (and spin): one clear line instead. A stdin that is
     not a terminal (piped vCon, </dev/null) gives way to the terminal for keys."""
+    if os.environ.get("TEXTUAL_DRIVER") == WEB_DRIVER:  # served: the pipes carry the screen
+        return
     if not os.isatty(out_fd):
         raise _Exit("the viewer needs a terminal, and stdout is not one (for a script, try "
                     "`vcon-view summary FILE` or `vcon-view check FILE`)", 2)
@@ -488,6 +495,13 @@ def _import_hook(argv: Sequence[str]) -> int:
             raise _Exit("import is not available in this build", EX_USAGE) from None
         raise
     return int(import_main(list(argv)))
+
+
+def _serve(argv: Sequence[str]) -> int:
+    """``vcon-view serve``: imported only when it runs (textual-serve is the ``serve`` extra)."""
+    from viewer.serve import cmd_serve
+
+    return cmd_serve(argv)
 
 
 def _parsed(
@@ -545,6 +559,7 @@ SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "scan": _fleet("scan"),
     "query": _fleet("query"),
     "report": _fleet("report"),
+    "serve": _serve,
 }
 
 

@@ -46,6 +46,10 @@ DEFAULT_PALETTE: Final[dict[str, str]] = {
     "diff:+": "#a3be8c",
     "diff:-": "#e06c75",
     "diff:@": "#88c0d0",
+    "selected-row": "on #26303f",
+    "lane:error": "bold #ff5f5f",
+    "server": "#88c0d0",
+    "party": "#b48ead",
 }
 
 #: Glyph per tool event type: the state it moves to is readable without colour.
@@ -63,6 +67,20 @@ EVENT_GLYPH: Final[dict[str, str]] = {
     "tool-cancel": "■",
 }
 UNKNOWN_GLYPH: Final = "•"
+
+#: The bar an attempt draws while in a state (the waterfall): solid while running, dotted
+#: while pending, and so on; a final state ends the bar with its glyph.
+STATE_BAR: Final[dict[str | None, str]] = {
+    spec.RUNNING: "━",
+    spec.PENDING: "┈",
+    spec.INPUT_REQUIRED: "═",
+    spec.TIMED_OUT: "╌",
+    spec.CANCEL_REQUESTED: "╍",
+}
+#: Between the timeout (or the next attempt's start) and a response that came after it.
+LATE_CONNECTOR: Final = "⋯"
+#: Marks an operation run by another party than the lead agent's (a sub-agent).
+PARTY_GLYPH: Final = "↳"
 
 #: Glyph per state (legend, outcomes, the detail table).
 STATE_GLYPH: Final[dict[str, str]] = {

@@ -93,7 +93,7 @@ def cmd_scan(argv: Sequence[str]) -> int:
         stdin_lines = sys.stdin.read().splitlines()
     jobs = args.jobs or max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
                             else (os.cpu_count() or 1))
-    from viewer.fleet.scan import Progress, ScanError, run_scan
+    from viewer.fleet.scan import Progress, ScanError, run_scan, without_pandas
 
     if args.engine == "spark":
         from viewer.fleet.spark import active_session, run_spark_scan
@@ -106,6 +106,10 @@ def cmd_scan(argv: Sequence[str]) -> int:
             raise _Exit(str(exc), EX_USAGE) from None
         return _scanned(args, result)
     progress = Progress() if sys.stderr is not None and sys.stderr.isatty() else None
+    if args.format == "parquet":
+        import pyarrow  # noqa: F401
+
+        without_pandas()  # this process only scans
     try:
         result = run_scan(args.paths, args.output, jobs=jobs, fmt=args.format,
                           partition=args.partition_by, stdin_lines=stdin_lines,

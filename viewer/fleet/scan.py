@@ -31,10 +31,8 @@ from viewer.fleet.schema import FORMAT, TABLES
 from viewer.fleet.tables import (
     NAMES,
     Tuples,
-    empty_rows,
     empty_tuples,
     file_tuples,
-    to_arrow,
     tuples_to_arrow,
 )
 
@@ -42,9 +40,10 @@ SCAN_JSON = "_scan.json"
 #: Null partition value, as Hive and Spark write it (they read it back as null).
 NULL_PARTITION = "__HIVE_DEFAULT_PARTITION__"
 FORMATS = ("parquet", "ndjson")
-#: Files per chunk: large enough that pickling a chunk's tables costs little next to reading
-#: its files, small enough that two workers stay busy to the end.
-MAX_CHUNK = 64
+#: Files per chunk: large enough that a chunk's fixed costs (its Arrow tables, their pickling
+#: and Parquet row group) are small per file, small enough that two workers stay busy to the
+#: end (``chunks`` also gives each worker about eight).
+MAX_CHUNK = 256
 
 
 class ScanError(Exception):
@@ -125,6 +124,44 @@ def ndjson_tables(rows: Tuples) -> dict[str, bytes]:
 def _worker_init() -> None:
     # The model is acyclic: collector passes over its young objects free nothing (cli._parsed).
     gc.disable()
+    without_pandas()
+
+
+def preload(fmt: str) -> None:
+    """Import what tabulating a file needs, once, before the pool forks: its workers then
+    start with it instead of each importing pyarrow and the model again."""
+    import viewer.load
+    import viewer.model.build
+    import viewer.pipeline
+    import viewer.report.summary  # noqa: F401  (the tables' values are summary's)
+
+    if fmt == "parquet":
+        import pyarrow.parquet  # noqa: F401
+
+
+def without_pandas() -> None:
+    """Let pyarrow convert Python lists without importing pandas (which it checks for on its
+    first conversion, and which costs more CPU than pyarrow's own import): for processes that
+    only scan (the pool's workers, the ``scan`` command). Nothing is done when pandas is
+    already imported, or pyarrow is not (``--format ndjson`` needs none); pyarrow remembers
+    its answer for the process."""
+    if "pandas" not in sys.modules and "pyarrow" in sys.modules:
+        sys.meta_path.insert(0, _NoPandas)
+        try:
+            import pyarrow as pa
+
+            pa.array([], pa.int64())  # pyarrow's one look for pandas happens now
+        finally:
+            sys.meta_path.remove(_NoPandas)
+
+
+class _NoPandas:
+    """An import finder that says pandas is not there (see ``without_pandas``)."""
+
+    @staticmethod
+    def find_spec(name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -211,7 +248,9 @@ class Writer:
 
 def _empty(table: str, fmt: str) -> Any:
     if fmt == "parquet":
-        return to_arrow(empty_rows())[table]
+        from viewer.fleet.schema import arrow_schema
+
+        return arrow_schema(table).empty_table()
     return b""
 
 
@@ -360,6 +399,8 @@ def _results(work: list[list[str]], jobs: int, scan_time: datetime,
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     context = multiprocessing.get_context(method)
+    if method == "fork":
+        preload(fmt)
     with ProcessPoolExecutor(max_workers=jobs, mp_context=context,
                              initializer=_worker_init) as pool:
         # At most a few chunks ahead of the writer: memory stays bounded on a huge listing.

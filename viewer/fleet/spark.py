@@ -32,6 +32,7 @@ functions, and Spark's workers import it (and ``viewer``) themselves.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import re
 import time
@@ -43,6 +44,7 @@ import orjson
 
 from viewer.fleet import inputs
 from viewer.fleet.scan import (
+    MAX_CHUNK,
     Chunk,
     Result,
     ScanError,
@@ -57,7 +59,7 @@ from viewer.fleet.schema import TABLES, arrow_schema
 from viewer.fleet.tables import canonical_uri, empty_tuples, file_tuples
 
 #: Files tabulated together in a task (one row group per table), as the pool's chunks.
-CHUNK = 64
+CHUNK = MAX_CHUNK
 #: ``scan_tables``'s intermediate rows: one Arrow IPC stream per chunk and table.
 BLOB_SCHEMA = "table string, data binary"
 _HADOOP_GLOB = re.compile(r"([\\{}\[\]*?])")
@@ -132,11 +134,19 @@ def tabulate(pairs: Sequence[tuple[str, bytes]], scan_time: datetime, fmt: str) 
     cpu0 = time.process_time()
     rows = empty_tuples()
     size = 0
-    for uri, data in pairs:
-        size += len(data)
-        for name, items in file_tuples(data, uri, scan_time=scan_time).items():
-            rows[name].extend(items)
-    return make_chunk(rows, len(pairs), size, fmt, cpu0)
+    # The model is acyclic: collector passes over its young objects free nothing (as in the
+    # pool's workers, scan._worker_init); Spark's Python worker runs with the collector on.
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        for uri, data in pairs:
+            size += len(data)
+            for name, items in file_tuples(data, uri, scan_time=scan_time).items():
+                rows[name].extend(items)
+        return make_chunk(rows, len(pairs), size, fmt, cpu0)
+    finally:
+        if was:
+            gc.enable()
 
 
 # --- one task's parts -----------------------------------------------------------------------
@@ -224,19 +234,73 @@ def _report(chunk: Chunk, files: list[str], part: int) -> dict[str, Any]:
 # --- the scan -------------------------------------------------------------------------------
 
 
+#: Settings of a SparkSession vcon-view starts itself (never of one already running, nor a key
+#: the user gave in ``PYSPARK_SUBMIT_ARGS`` or ``spark-defaults.conf``). A scan's JVM runs for
+#: minutes and does little but hand bytes to Python: C1 alone compiles its hot code for a
+#: fraction of C2's CPU, and the serial collector needs no threads of its own. A file's open
+#: cost counts 64 KB (Spark's default packs dozens of small vCons into a task, yet a scan is
+#: hundreds of tasks, each six Parquet parts and a round trip to Python) and the files are cut
+#: into about four partitions per core (``spark.sql.files.minPartitionNum``, set once the
+#: cores are known), so the last tasks still share the cores.
+OWN_SESSION_CONF = {
+    "spark.driver.extraJavaOptions": "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
+    "spark.sql.files.openCostInBytes": str(64 << 10),
+}
+PARTITIONS_PER_CORE = 4
+
+
 def active_session() -> Any:
     """The active SparkSession, or a new one (``getOrCreate``; spark-submit's settings apply).
     A session this process starts runs its Python workers with this interpreter unless
     ``PYSPARK_PYTHON`` says otherwise (the ``vcon-view`` venv has ``viewer``; ``python3`` on
-    PATH may not)."""
+    PATH may not), and gets ``OWN_SESSION_CONF`` where the user set nothing else."""
     from pyspark.sql import SparkSession
 
-    if (SparkSession.getActiveSession() is None and "PYSPARK_GATEWAY_PORT" not in os.environ
-            and "PYSPARK_PYTHON" not in os.environ):
+    builder = SparkSession.builder.appName("vcon-view scan")
+    ours = (SparkSession.getActiveSession() is None
+            and "PYSPARK_GATEWAY_PORT" not in os.environ)
+    if not ours:
+        return builder.getOrCreate()
+    if "PYSPARK_PYTHON" not in os.environ:
         import sys
 
         os.environ["PYSPARK_PYTHON"] = sys.executable
-    return SparkSession.builder.appName("vcon-view scan").getOrCreate()
+    given = _user_conf_keys()
+    for key, value in OWN_SESSION_CONF.items():
+        if key not in given:
+            builder = builder.config(key, value)
+    spark = builder.getOrCreate()
+    cores = _parallelism(spark)
+    key = "spark.sql.files.minPartitionNum"
+    if cores and key not in given:
+        spark.conf.set(key, str(PARTITIONS_PER_CORE * cores))
+    return spark
+
+
+def _user_conf_keys() -> set[str]:
+    """The Spark settings the user gave where a new session reads them: ``--conf k=v`` in
+    ``PYSPARK_SUBMIT_ARGS``, and ``spark-defaults.conf`` (``SPARK_CONF_DIR``, else
+    ``SPARK_HOME/conf``)."""
+    import shlex
+    from itertools import pairwise
+
+    keys: set[str] = set()
+    words = shlex.split(os.environ.get("PYSPARK_SUBMIT_ARGS", ""))
+    for flag, value in pairwise(words):
+        if flag == "--conf" and "=" in value:
+            keys.add(value.split("=", 1)[0].strip())
+        elif flag == "--driver-java-options":
+            keys.add("spark.driver.extraJavaOptions")
+    folder = os.environ.get("SPARK_CONF_DIR") or (
+        os.path.join(os.environ["SPARK_HOME"], "conf") if "SPARK_HOME" in os.environ else None)
+    if folder:
+        with contextlib.suppress(OSError), \
+                open(os.path.join(folder, "spark-defaults.conf"), encoding="utf-8") as f:
+            for line in f:
+                words = line.split(None, 1)
+                if words and not words[0].startswith("#"):
+                    keys.add(words[0])
+    return keys
 
 
 def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "parquet",

@@ -39,6 +39,10 @@ def canonical_uri(path: str) -> str:
     a scheme (``s3://bucket/key``, ``gs://``, ``az://``, ``file://``) as given."""
     if _SCHEME(path):
         return path
+    if os.name == "posix":  # pathlib's as_uri, without building a Path per listed file
+        from urllib.parse import quote_from_bytes
+
+        return "file://" + quote_from_bytes(os.fsencode(os.path.abspath(path)))
     from pathlib import Path
 
     return Path(os.path.abspath(path)).as_uri()
@@ -141,22 +145,27 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     ops = out["operations"]
     atts = out["attempts"]
     targets: dict[str, tuple[Any, Any]] = {}
+    # prefix + (...) and the empty-collection tests: this loop runs once per operation and
+    # attempt, and building each tuple at once costs less than unpacking prefix into it
     for op in model.operations:
         (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
          unassigned, first_time, _, retries, op_escalated, late_responses, op_flags) = op
         targets[op_id] = (server, tool)
-        ops.append((
-            *prefix, op_id, kind, server, tool, decision, life, dec_event, outcome,
-            len(op_attempts), retries, op_escalated, late_responses, list(unassigned),
-            list(once), first_time, sorted(op_flags),
+        ops.append(prefix + (  # noqa: RUF005 (faster than unpacking, see above)
+            op_id, kind, server, tool, decision, life, dec_event, outcome,
+            len(op_attempts), retries, op_escalated, late_responses,
+            list(unassigned) if unassigned else [], list(once) if once else [], first_time,
+            sorted(op_flags) if op_flags else [],
         ))
+        head = prefix + (op_id, server, tool)  # noqa: RUF005
         for a in op_attempts:
             (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
              late, out_of_model, escalated, flags) = a
-            atts.append((
-                *prefix, op_id, server, tool, _int64(number), a_start, a_end,
-                [st[2] for st in steps], final_state, [st[0] for st in steps], list(late),
-                list(out_of_model), a_decision, a_life, a_event, escalated, sorted(flags),
+            atts.append(head + (  # noqa: RUF005
+                _int64(number), a_start, a_end, [st[2] for st in steps], final_state,
+                [st[0] for st in steps], list(late) if late else [],
+                list(out_of_model) if out_of_model else [], a_decision, a_life, a_event,
+                escalated, sorted(flags) if flags else [],
             ))
     no_target = (None, None)
     out["findings"] = [
@@ -217,22 +226,26 @@ def to_arrow(rows_by_table: Rows) -> dict[str, Any]:
 
 
 def tuples_to_arrow(tuples_by_table: Tuples) -> dict[str, Any]:
-    """``to_arrow`` for rows as tuples: transposed into columns, each converted at once."""
+    """``to_arrow`` for rows as tuples: each table's rows converted at once, as one struct
+    array whose fields are the columns (no transposing in Python)."""
     import pyarrow as pa
 
     out = {}
     for name in TABLES:
         schema = arrow_schema(name)
         items = tuples_by_table.get(name, [])
-        columns: list[Any] = list(zip(*items, strict=True)) if items else [()] * len(schema)
+        if not items:
+            out[name] = schema.empty_table()
+            continue
+        row_type = pa.struct(list(schema))
         try:
-            arrays = [pa.array(col, type=f.type) for col, f in zip(columns, schema, strict=True)]
+            rows = pa.array(items, type=row_type)
         except (pa.ArrowException, UnicodeEncodeError):
             # a lone surrogate (an importer's Python json reads "\ud800"): written as U+FFFD,
             # as the summary JSON writes it
-            arrays = [pa.array(_replace_surrogates(col), type=f.type)
-                      for col, f in zip(columns, schema, strict=True)]
-        out[name] = pa.Table.from_arrays(arrays, schema=schema)
+            rows = pa.array(_replace_surrogates(items), type=row_type)
+        batch = pa.RecordBatch.from_struct_array(rows)
+        out[name] = pa.Table.from_batches([batch]).replace_schema_metadata(schema.metadata)
     return out
 
 
@@ -243,8 +256,8 @@ def _replace_surrogates(values: Any) -> list[Any]:
     def fix(v: Any) -> Any:
         if isinstance(v, str):
             return _LONE_SURROGATE.sub("\ufffd", v)
-        if isinstance(v, list):
-            return [fix(x) for x in v]
+        if isinstance(v, list | tuple):
+            return type(v)(fix(x) for x in v)
         if isinstance(v, dict):
             return {k: fix(x) for k, x in v.items()}
         return v

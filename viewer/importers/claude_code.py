@@ -86,6 +86,10 @@ _BG_TEXT: Final = re.compile(
     r"running in background with ID:\s*([A-Za-z0-9_.-]+)|shell ID:\s*([A-Za-z0-9_.-]+)|"
     r"agentId:\s*([A-Za-z0-9_.-]+)", re.I)
 _STATUS_TEXT: Final = re.compile(r"<status>\s*([a-z_]+)\s*</status>", re.I)
+_NOTE_TASK: Final = re.compile(r"<task-id>\s*([^<\s]+)\s*</task-id>")
+_NOTE_TOOL: Final = re.compile(r"<tool-use-id>\s*([^<\s]+)\s*</tool-use-id>")
+_NOTE_SUMMARY: Final = re.compile(r"<summary>(.*?)</summary>", re.S)
+NOTIFICATION: Final = "<task-notification>"
 _POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
 _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
@@ -153,6 +157,19 @@ def _text(content: Any) -> str:
         return "\n".join(b["text"] for b in content
                          if isinstance(b, dict) and isinstance(b.get("text"), str))
     return ""
+
+
+def _prompt_text(r: dict[str, Any]) -> str | None:
+    """The text of a user record (a sub-agent thread's first record is the Task's prompt)."""
+    if r.get("type") != "user":
+        return None
+    msg = r.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    if isinstance(content, list):
+        texts = [b["text"] for b in content if isinstance(b, dict) and b.get("type") == "text"
+                 and isinstance(b.get("text"), str)]
+        return "\n".join(texts) if texts else None
+    return content if isinstance(content, str) else None
 
 
 _COMMAND_RE: Final = re.compile(r"<command-name>(.*?)</command-name>", re.S)
@@ -288,6 +305,7 @@ class _Op:
     progress: int = 0
     hook: bool = False
     bg: str | None = None  # background task / shell id once pending
+    session: str | None = None  # the sessionId of the record that made the call
     is_task: bool = False
     description: str | None = None
 
@@ -322,6 +340,8 @@ class Mapper:
     sessions: set[str] = field(default_factory=set)
     unpaired: bool = False
     said: set[str] = field(default_factory=set)  # uuid#block of the turns written
+    session: str | None = None  # the sessionId of the record being read
+    side_root: dict[str, str] = field(default_factory=dict)  # sidechain uuid -> thread's first
 
     # -- helpers ----------------------------------------------------------------------------
     def fired(self, rule: str) -> None:
@@ -464,9 +484,13 @@ class Mapper:
             sid = _s(r.get("sessionId")) or _s(r.get("session_id"))
             if sid:
                 self.sessions.add(sid)
+            self.session = sid
         if isinstance(r.get("hook_event_name"), str):
             self.hook_payload(r, where)
             return
+        if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
+            # every record of a sidechain thread (results too) names the thread's first record
+            self.side_root[uid] = self.side_root.get(_s(r.get("parentUuid")) or "") or uid
         affected = False
         mode = r.get("permissionMode")
         if mode is not None and t in ("user", "permission-mode", "system", None):
@@ -483,6 +507,8 @@ class Mapper:
             affected = self.result_record(r, where) or affected
         elif t == "attachment":
             affected = self.attachment(r) or affected
+        elif t == "queue-operation":
+            affected = self.queued(r, where) or affected
         if depth:
             return
         if affected:
@@ -504,15 +530,37 @@ class Mapper:
             return self.party_for(parent, task, None)
         if r.get("isSidechain") is True:
             aid = _s(r.get("agentId"))
-            task = self.ops.get(self.agent_of_task.get(aid, "")) if aid else None
-            if task is None and aid is None:
-                open_tasks = [o for o in self.ops.values() if o.is_task and not o.ended]
-                task = open_tasks[-1] if len(open_tasks) == 1 else None
-                if task is not None:
-                    self.fired("a sidechain record without agentId linked to the one open Task")
-            key = aid or (task.tool_use_id if task and task.tool_use_id else "sidechain")
-            return self.party_for(key, task, aid)
+            if aid is None:
+                return self._thread_party(r)
+            task = self.ops.get(self.agent_of_task.get(aid, ""))
+            return self.party_for(aid, task, aid)
         return None
+
+    def _thread_party(self, r: dict[str, Any]) -> int:
+        """The party of a sidechain record without agentId (older versions wrote sub-agents
+        into the session file): one party per sidechain thread (its parentUuid chain up to the
+        thread's first record), linked to the Task whose prompt began the thread (open ones
+        first), else to the only open Task no thread has claimed. Parallel Tasks are not
+        merged into one."""
+        uid = _s(r.get("uuid"))
+        root = self.side_root.get(uid or "") or uid
+        key = f"sidechain:{root}" if root else "sidechain"
+        if key in self.agents:
+            return self.agents[key].party
+        claimed = {id(a.task) for a in self.agents.values() if a.task is not None}
+        unclaimed = [o for o in self.ops.values() if o.is_task and id(o) not in claimed]
+        free = [o for o in unclaimed if not o.ended]
+        prompt = _prompt_text(r)
+        # the prompt decides, even for a Task whose result was written before its thread
+        task = next((o for o in free + unclaimed[::-1] if prompt is not None
+                     and isinstance(o.body, dict) and isinstance(o.body.get("input"), dict)
+                     and o.body["input"].get("prompt") == prompt), None)
+        if task is not None:
+            self.fired("a sidechain without agentId linked to the Task whose prompt began it")
+        elif len(free) == 1:
+            task = free[0]
+            self.fired("a sidechain without agentId linked to the one open Task")
+        return self.party_for(key, task, None)
 
     def assistant(self, r: dict[str, Any], where: str, party_key: str | None) -> bool:
         msg = r.get("message")
@@ -606,6 +654,7 @@ class Mapper:
         op.is_task = name in ("Task", "Agent")
         if op.is_task and isinstance(inp, dict):
             op.description = _s(inp.get("description")) or _s(inp.get("subagent_type"))
+        op.session = self.session
         self.ops[tid or f"#{op.id}"] = op
         o = self.otel.get(tid or "")
         if o is not None:  # a call the host may still refuse is invoked when it shows it ran
@@ -650,12 +699,61 @@ class Mapper:
                     did = self.interrupt(when, where, str(b["text"])[:100]) or did
         elif isinstance(content, str) and content.startswith(INTERRUPT):
             did = self.interrupt(when, where, content[:100]) or did
+        elif isinstance(content, str) and content.lstrip().startswith(NOTIFICATION):
+            did = self.notification(content, when, where) or did
         elif isinstance(content, str):
             did = self.prompt(r, content, when, where, party_key) or did
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, dict) and b.get("type") == "text" and str(
+                        b.get("text")).lstrip().startswith(NOTIFICATION):
+                    did = self.notification(str(b["text"]), when, where) or did
         return did
 
+    def notification(self, text: str, when: datetime, where: str) -> bool:
+        """A ``<task-notification>`` Claude Code delivers when background work (a
+        run_in_background command, a background agent) stops: its ``<status>`` ends the
+        operation that went pending (completed, failed, killed), at the time it was recorded
+        (queued, else delivered). The model need not poll, so this may be the only end."""
+        m = _NOTE_TASK.search(text)
+        t = _NOTE_TOOL.search(text)
+        op = (self.bg.get(m.group(1)) if m else None) or (
+            self.ops.get(t.group(1)) if t else None)
+        st = _STATUS_TEXT.search(text)
+        if op is None or op.ended or st is None or op.bg is None:
+            return False
+        status = st.group(1).lower()
+        summary = _NOTE_SUMMARY.search(text)
+        body = {"task_id": m.group(1) if m else op.bg, "status": status,
+                **({"summary": summary.group(1).strip()[:2000]} if summary else {})}
+        why = f"the task-notification for the background work says status {status[:30]}"
+        if status in ("completed", "done", "success"):
+            self.end(op, "tool-result", when, where, body, inferred=why)
+        elif status in ("failed", "error"):
+            self.end(op, "tool-failure", when, where, body, inferred=why)
+        elif status in ("killed", "cancelled", "canceled", "stopped"):
+            self.end(op, "tool-cancel", when, where, body, inferred=why)
+        else:
+            self.emit("tool-progress", when, op, where, body=body)
+            return True
+        self.fired("a task-notification ended the background work it names")
+        return True
+
+    def queued(self, r: dict[str, Any], where: str) -> bool:
+        """A ``queue-operation`` record: an enqueued task-notification is the moment the
+        background work stopped (it is delivered to the model later)."""
+        when = self.time_of(r)
+        content = r.get("content")
+        if r.get("operation") == "enqueue" and isinstance(content, str) \
+                and content.lstrip().startswith(NOTIFICATION):
+            return self.notification(content, when, where)
+        return False
+
     def interrupt(self, when: datetime, where: str, why: str) -> bool:
-        open_ops = [o for o in self.ops.values() if not o.ended and o.bg is None]
+        """Cancel the calls still open in this session (a call another session of a project
+        directory left open was not interrupted by this Esc, possibly days later)."""
+        open_ops = [o for o in self.ops.values() if not o.ended and o.bg is None and (
+            o.session is None or self.session is None or o.session == self.session)]
         for op in open_ops:
             self.end(op, "tool-cancel", when, where, body={"reason": why},
                      inferred="the user interrupted while the call was open")
@@ -1051,7 +1149,10 @@ def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
 
 
 def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
-                   otel: list[dict[str, Any]] | None) -> tuple[dict[str, Any], Report]:
+                   otel: list[dict[str, Any]] | None,
+                   links: dict[str, str] | None = None) -> tuple[dict[str, Any], Report]:
+    """``links``: agentId -> the tool_use id of the Task/Agent call that launched it (from
+    the sub-agent files' ``agent-<id>.meta.json``)."""
     report = Report()
     all_recs: list[Rec] = []
     forms: set[str] = set()
@@ -1079,6 +1180,7 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
     dialogs = Dialogs(parties)
     m = Mapper(events, report, parties, *_prescan_tools(all_recs), dialogs,
                _otel_index(otel, report))
+    m.agent_of_task.update(links or {})
     if not any(parse_ts(o.get("timestamp"))[0] for o in good):
         report.times = "order-only"
         base = EPOCH
@@ -1166,7 +1268,27 @@ def convert_path(path: str, *, source_name: str | None = None,
     if not files:
         raise ImportInputError("the directory holds no session file (*.jsonl)")
     name = source_name or os.path.basename(os.path.normpath(path))
-    return _convert_files(files, name, h.hexdigest(), otel)
+    return _convert_files(files, name, h.hexdigest(), otel, _meta_links(path, files))
+
+
+def _meta_links(path: str, files: list[tuple[str, bytes]]) -> dict[str, str]:
+    """agentId -> launching tool_use id, from each sub-agent file's ``agent-<id>.meta.json``
+    (``toolUseId``): it links a sub-agent whose Task/Agent result names no agentId (the call
+    was interrupted, still running, or written by a version that does not say)."""
+    out: dict[str, str] = {}
+    for label, _ in files:
+        if "/subagents/agent-" not in "/" + label or not label.endswith(".jsonl"):
+            continue
+        meta = os.path.join(path, label[:-len(".jsonl")] + ".meta.json")
+        try:
+            with open(meta, "rb") as f:
+                doc = orjson.loads(f.read(1 << 20))
+        except (OSError, orjson.JSONDecodeError):
+            continue
+        tid = _s(doc.get("toolUseId")) if isinstance(doc, dict) else None
+        if tid is not None:
+            out[label.rsplit("/agent-", 1)[1][:-len(".jsonl")]] = tid
+    return out
 
 
 def _add_arguments(p: Any) -> None:

@@ -44,6 +44,7 @@ no decision.
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
@@ -347,10 +348,29 @@ def refusal(d: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
+#: How Copilot's shell tools end the text of a command's result; the completion still says
+#: ``success: true`` when the command exited non-zero (the tool ran; the command failed).
+EXIT_MARK: Final = re.compile(r"<exited with exit code (-?\d+)>\s*\Z")
+INFER_EXIT: Final = ("success true, but the command's result ends '<exited with exit code {code}>'"
+                     ": the tool ran and the command failed")
+
+
+def exit_code(d: dict[str, Any]) -> int | None:
+    """The exit code a shell result's text ends with (None: no such mark)."""
+    res = d.get("result")
+    if not isinstance(res, dict):
+        return None
+    for k in ("content", "detailedContent", "textResultForLlm"):
+        m = EXIT_MARK.search(res[k][-200:]) if isinstance(res.get(k), str) else None
+        if m is not None:
+            return int(m.group(1))
+    return None
+
+
 def outcome(d: dict[str, Any]) -> str | None:
     """The end event of a completion that is not a refusal (None: it does not say)."""
     if d.get("success") is True:
-        return "tool-result"
+        return "tool-result" if exit_code(d) in (None, 0) else "tool-failure"
     err = d.get("error")
     if d.get("success") is False or err is not None:
         code = err.get("code") if isinstance(err, dict) else None
@@ -492,7 +512,9 @@ class Walker:
                 call.denial.reason = refused[0]
             self.ses.act(r, Action("decision", call, denial=call.denial))
             return
-        self.ses.act(r, Action("end", call, etype=end or "", body=_end_body(cid, d)))
+        code = exit_code(d) if d.get("success") is True else None
+        self.ses.act(r, Action("end", call, etype=end or "", body=_end_body(cid, d),
+                               inferred=INFER_EXIT.format(code=code) if code else None))
 
     def _call_for_refusal(self, cid: str, r: Rec) -> Call | None:
         """A refused call with no start and no request: named by a hook that gated it, or by
@@ -805,7 +827,8 @@ class Writer:
             return
         etype = {"end": a.etype, "cancel": "tool-cancel", "progress": "tool-progress"}[a.kind]
         self.ev.add(etype, r.when, self.op(call), 1, r.where, body=a.body,
-                    party=self.party(call))
+                    party=self.party(call),
+                    **({"inferred": a.inferred} if a.inferred else {}))
 
 
     def standing(self, r: Rec, grant: Denial | None) -> None:

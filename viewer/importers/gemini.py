@@ -50,6 +50,13 @@ CANNOT_RUN: Final = re.compile(
     r"not found in registry|tool \S+ not found|invalid (?:tool )?param|invalid_tool_params|"
     r"tool_not_registered|params must|must have required property|unknown tool", re.I)
 TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
+#: run_shell_command's answer to the model ends with these lines (shell.ts): a command that
+#: exited non-zero or was killed by a signal is still status "success" in the session.
+SHELL_TAIL: Final = re.compile(
+    r"\n(?:Exit Code: (-?\d+)(?:\nSignal: ([^\n]*))?|Signal: ([^\n]*))"
+    r"(?:\nBackground PIDs: [^\n]*)?(?:\nProcess Group PGID: [^\n]*)?\s*\Z")
+SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
+SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
 MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
 #: Approval modes: yolo runs everything; the others ask (auto_edit: all but edits).
@@ -310,7 +317,7 @@ class Mapper:
         text = _result_text(c)
         body = {k: c[k] for k in ("result", "resultDisplay", "error", "errorType") if k in c}
         if status == "success":
-            self.call(c, start, end, where, ("result", None, None), body)
+            self.call(c, start, end, where, _shell_outcome(c), body)
         elif status == "error":
             if DENIED_BY_POLICY.search(text):
                 self.call(c, start, end, where, ("refuse-disallowed", _first(text),
@@ -447,6 +454,30 @@ def _hr(v: Any) -> Any:
 
 def _first(text: str) -> str:
     return text.strip().splitlines()[0][:400] if text.strip() else ""
+
+
+def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
+    """The outcome of a status-success call: a shell command's own answer can say it failed
+    (``Exit Code: N``, ``Signal: S``), timed out or was cancelled; anything else is a result."""
+    outs = [resp["output"] for item in (c.get("result") if isinstance(c.get("result"), list)
+                                        else [c.get("result")])
+            if isinstance((resp := _d(_d(_d(item).get("functionResponse")).get("response")))
+                          .get("output"), str)]
+    out = outs[-1] if outs else ""
+    if c.get("name") != "run_shell_command" and not out.startswith("Output: "):
+        return "result", None, None
+    if out.startswith(SHELL_TIMEOUT):
+        return "timeout", None, "run_shell_command says the command exceeded its timeout"
+    if out.startswith(SHELL_ABORTED):
+        return "cancel", None, "run_shell_command says the user cancelled the command"
+    m = SHELL_TAIL.search(out) if out.startswith("Output: ") else None
+    if m is not None and (m.group(1) not in (None, "0") or m.group(2) or m.group(3)):
+        how = f"exit code {m.group(1)}" if m.group(1) not in (None, "0") else \
+            f"signal {(m.group(2) or m.group(3))[:20]}"
+        return "failure", None, (f"status success, but the shell command ended with {how} "
+                                 "(run_shell_command's Exit Code/Signal line): the tool ran "
+                                 "and failed")
+    return "result", None, None
 
 
 def _result_text(c: dict[str, Any]) -> str:

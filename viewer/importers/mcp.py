@@ -1078,11 +1078,18 @@ def _sniff(smp: Sample) -> bool:
     if smp.is_doc and _inspector_list(doc) is not None:
         return True
     recs = smp.records()
-    if not recs:
+    batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
+    if not recs and not batches:
         return False
-    hits = sum(1 for r in recs if _is_jsonrpc(r) or (
-        ("dir" in r or "direction" in r) and _is_jsonrpc(r.get("msg", r.get("message")))))
-    return hits * 2 > len(recs)
+    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or (
+        ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
+                                              or _is_batch(m))))
+    return hits * 2 > len(recs) + len(batches)
+
+
+def _is_batch(v: Any) -> bool:
+    """A JSON-RPC batch (MCP 2025-03-26 allowed them): a non-empty array of messages."""
+    return isinstance(v, list) and bool(v) and all(_is_jsonrpc(x) for x in v)
 
 
 def _add_arguments(p: Any) -> None:

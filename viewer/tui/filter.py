@@ -2,7 +2,8 @@
 
 Tokens: ``tool:NAME`` ``server:TEXT`` ``outcome:VALUE`` ``decision:VALUE`` ``flag:KIND``
 (any name a finding kind goes by: the row label, its short form, the kind itself, from
-``spec.FINDING_TABLE``) ``attempts:>1`` (also ``<``, ``>=``, ``<=``, ``=``), ``id:TEXT``;
+``spec.FINDING_TABLE``) ``attempts:>1`` (also ``<``, ``>=``, ``<=``, ``=``), ``id:TEXT``,
+``party:NAME`` (part of the name of the party that ran it, or its index: a sub-agent's work);
 anything else is free text matched against ids, tools, servers and content. Matching reads the
 model's fields only: the filter never re-derives a state.
 """
@@ -18,12 +19,13 @@ from typing import Final
 
 from viewer.model import spec
 from viewer.model.types import Model, Operation
+from viewer.tui.parties import op_party, party_name
 from viewer.tui.present import content_search_text
 
 #: Filter flag names → finding kinds: every name the rows, findings, reports and --fail-on show.
 FLAG_NAMES: Final[dict[str, str]] = spec.FINDING_BY_NAME
 
-TOKEN_KEYS: Final = ("tool", "server", "outcome", "decision", "flag", "attempts", "id")
+TOKEN_KEYS: Final = ("tool", "server", "outcome", "decision", "flag", "attempts", "id", "party")
 
 _CMP = re.compile(r"^(>=|<=|>|<|=)?\s*(\d+)$")
 _OPS: Final[dict[str, Callable[[int, int], bool]]] = {
@@ -45,6 +47,7 @@ class Filter:
     flags: tuple[str, ...] = ()
     attempts: tuple[tuple[str, int], ...] = ()
     ids: tuple[str, ...] = ()
+    parties: tuple[str, ...] = ()
     words: tuple[str, ...] = field(default=())
 
     @property
@@ -133,6 +136,7 @@ def parse_filter(text: str) -> Filter:
         flags=tuple(parts["flag"]),
         attempts=tuple(parts["attempts"]),
         ids=tuple(parts["id"]),
+        parties=tuple(parts["party"]),
         words=tuple(words),
     )
 
@@ -171,6 +175,11 @@ class Matcher:
         oid = op.operation_id.lower()
         if any(s not in oid for s in f.ids):
             return False
+        if f.parties:
+            party = op_party(self.model, op)
+            name = party_name(self.model, party).lower()
+            if any(p != str(party) and (not name or p not in name) for p in f.parties):
+                return False
         for w in f.words:
             if w in oid or w in tool or w in server:
                 continue

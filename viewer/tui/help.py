@@ -15,6 +15,7 @@ from textual.widgets import Static
 
 from viewer.model import spec
 from viewer.tui import palette as P
+from viewer.tui.rows import COLUMN_KEYS
 
 #: What a key does, in words, by its binding's id: the keys themselves are read from the
 #: screens' BINDINGS (``key_rows``), so the help cannot name a key that does something
@@ -46,6 +47,9 @@ ABOUT: dict[str, str] = {
     "timeline.copy": "copy the selected operation",
     "timeline.export": "export a report or summary (md, html, json, csv)",
     "timeline.help": "this help",
+    "timeline.toggle_attempts": "fold / unfold the selected operation's attempts (sub-lanes)",
+    **{f"timeline.hide_{name}": f"hide / show the {name} column"
+       for name in COLUMN_KEYS.values()},
     "detail.back": "back to the timeline",
     "detail.event_prev": "previous event",
     "detail.event_next": "next event",

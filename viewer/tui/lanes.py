@@ -182,13 +182,18 @@ class Lane:
                 for x, (owner, st) in enumerate(zip(self.owners, self.styles, strict=True))]
 
 
-def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
-    """Draw an operation's lane on ``w`` cells of the axis' window.
+def lane_layers(model: Model, op: Operation, axis: Axis, w: int, only: int | None = None,
+                error: bool = False) -> Lane:
+    """Draw an operation's lane on ``w`` cells of the axis' window (``only``: one attempt's,
+    a sub-lane; ``error``: its bars in the ``lane:error`` colour, errors are loudest).
 
-    Segments between an attempt's events take the colour of the state in effect (``┄``: no
-    final state, it runs to the end of the record); marks (the events' glyphs, and the once
-    decisions) go in replay order through ``place_marks``. Painting is O(steps + width): a
-    later segment paints over an earlier one, so they are laid from the last, each cell once.
+    Each attempt is a bar from its invocation to its end, drawn by the state in effect
+    (``STATE_BAR``: Running ━, Pending ┈, ...; with no final state it runs to the end of the
+    record); a response after the agent gave up is joined by ``⋯``. The policy decision sits
+    as its glyph before the first bar (a once decision at its own time). Marks (the events'
+    glyphs, the decisions) go in replay order through ``place_marks``. Painting is
+    O(steps + width): a later segment paints over an earlier one, so they are laid from the
+    last, each cell once.
     """
     events = model.events
     chars = [" "] * w
@@ -196,7 +201,7 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
     owners = [-1] * w
     plain = [True] * w  # an untouched cell keeps the null style
     # (order, x, precedence, (attempt or -1, step or event index))
-    marks: list[tuple[int, int, int, tuple[int, object]]] = []
+    marks: list[tuple[float, int, int, tuple[int, object]]] = []
     segments: list[tuple[int, int, str, Parts, int]] = []
     finals = spec.FINAL_STATES
     t0 = axis.t0
@@ -209,7 +214,10 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
         pos = ((t - t0).total_seconds() - ws) * scale
         return round(min(max(pos, -1), w))
 
+    bars, connector = P.STATE_BAR, P.LATE_CONNECTOR
     for ai, attempt in enumerate(op.attempts):
+        if only is not None and ai != only:
+            continue
         steps = attempt.steps
         xs = [x_of(events[s.event].time) for s in steps]
         last_k = len(steps) - 1
@@ -221,9 +229,10 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
                 ev = events[step.event]
                 marks.append((ev.order, x0, PRECEDENCE.get(ev.type, 0), (ai, step)))
             if k < last_k:
-                x1, fill = xs[k + 1], "─"
+                x1 = xs[k + 1]
+                fill = connector if steps[k + 1].late else bars.get(step.after, "─")
             elif step.after not in finals:
-                x1, fill = w, "┄"
+                x1, fill = w, bars.get(step.after, "┄")
             else:
                 continue
             if x1 is None:
@@ -231,11 +240,23 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
             a, b = max(0, x0 + 1), min(w, x1)
             if a < b:
                 segments.append((a, b, fill, (step.after, False, False), ai))
-    for idx in op.once_decisions:
+    decisions = op.once_decisions
+    if only is not None:  # a sub-lane: the once decision that governs its attempt
+        governing = op.attempts[only].decision_event
+        decisions = tuple(i for i in decisions if i == governing)
+    for idx in decisions:
         ev = events[idx]
         x = x_of(ev.time)
         if x is not None and 0 <= x < w:
             marks.append((ev.order, x, DECISION_PRECEDENCE, (-1, idx)))
+    # a decision with no event of its own on this lane (standing): its glyph before the bar
+    first = op.attempts[only if only is not None else 0] if op.attempts else None
+    if (first is not None and first.decision is not None and first.steps
+            and first.decision_event not in decisions):
+        x = x_of(events[first.steps[0].event].time)
+        if x is not None and 0 <= x < w:
+            marks.append((events[first.steps[0].event].order - 0.5, max(0, x - 1),
+                          DECISION_PRECEDENCE, (-2, first.decision)))
     free = list(range(w + 1))  # free[x]: the first unpainted cell at or after x (w: none)
 
     def first_free(x: int) -> int:
@@ -260,9 +281,12 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
     for cell in placed:
         ai, what = cell.mark
         x = cell.x
-        if ai < 0:  # a once decision: not part of any attempt's selection
-            raw = events[what].raw.get("decision")  # type: ignore[index]
-            d = raw if isinstance(raw, str) else None
+        if ai < 0:  # a decision: not part of any attempt's selection
+            if ai == -2:
+                d = what if isinstance(what, str) else None
+            else:
+                raw = events[what].raw.get("decision")  # type: ignore[index]
+                d = raw if isinstance(raw, str) else None
             glyph, st = P.DECISION_GLYPH.get(d, "?"), P.decision_style(d)
             decided.append((x, st))
             chars[x], owners[x], plain[x] = glyph, -1, False
@@ -276,9 +300,13 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int) -> Lane:
                 parts[x + i] = parts[x]
                 if ai < 0:
                     decided.append((x + i, decided[-1][1]))
+    marked = {c.x for c in placed}
+    loud = P.style("lane:error")
     for x in range(w):
         if not plain[x]:
             styles[x] = compose(parts[x], null)
+            if error and x not in marked:  # the bars, not the glyphs: those keep their state
+                styles[x] = styles[x] + loud
     for x, st in decided:
         styles[x] = st
     return Lane(chars, styles, owners, parts)

@@ -20,7 +20,10 @@ from viewer.glyphs import (  # noqa: F401  (the screens read them as palette.NAM
     FLAG_LABEL,
     FLAG_ORDER,
     FLAG_SHORT,
+    LATE_CONNECTOR,
+    PARTY_GLYPH,
     SEVERITY_GLYPH,
+    STATE_BAR,
     STATE_GLYPH,
     UNKNOWN_GLYPH,
 )

@@ -1,15 +1,16 @@
-"""The main screen: one row per operation with its lane on a shared time axis.
+"""The main screen, a waterfall: one row per operation with its lane on a shared time axis,
+and one sub-lane per attempt for the operations unfolded (``viewer.tui.rows``).
 
 ``TimelineView`` is a Line-API ``ScrollView`` (toolong's pattern): only visible rows are
 rendered, each rendered row is cached by everything that changes its look, so 100k operations
 scroll as fast as ten. Three fixed rows sit on top: the ruler, the context lane (what the person
-said, join/keydown) and the standing-decision lane.
+said, join/keydown) and the standing-decision lane. Under the rows: the status line and the
+detail pane (``viewer.tui.pane``).
 """
 
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
@@ -28,7 +29,7 @@ from textual.widgets import Footer, Input, Static
 
 from viewer.content import dialog_time
 from viewer.model import spec
-from viewer.model.types import Model, Operation, Source
+from viewer.model.types import Attempt, Model, Operation, Source
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
@@ -36,7 +37,21 @@ from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
-from viewer.tui.present import attempt_gap, fmt_time, said_before
+from viewer.tui.pane import DetailPane
+from viewer.tui.parties import is_delegated, lead_party
+from viewer.tui.present import attempt_gap, fmt_secs, fmt_time, said_before
+from viewer.tui.rows import (
+    COLUMN_KEYS,
+    Columns,
+    RowPlan,
+    columns,
+    default_expanded,
+    fit,
+    flag_glyph,
+    server_label,
+    target_label,
+    toggled,
+)
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -46,53 +61,15 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
 NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
-
-
-@dataclass(frozen=True, slots=True)
-class Columns:
-    """Where each part of a row goes at a given width."""
-
-    id_w: int
-    target_w: int
-    time_w: int
-    outcome_w: int
-    flags_w: int
-    lane_x: int
-    lane_w: int
-    short_flags: bool
-
-
-def columns(width: int) -> Columns:
-    if width >= 160:
-        id_w, target_w, time_w, outcome_w, flags_w, short = 18, 26, 11, 15, 22, False
-    elif width >= 110:
-        id_w, target_w, time_w, outcome_w, flags_w, short = 14, 18, 0, 13, 13, True
-    else:
-        id_w, target_w, time_w, outcome_w, flags_w, short = 10, 12, 0, 12, 8, True
-    # marker id target [time] decision attempts outcome flags
-    left = 1 + id_w + 1 + target_w + 1 + (time_w + 1 if time_w else 0) + 2 + 4 + outcome_w + 1
-    left += flags_w + 1
-    lane_w = max(8, width - left)
-    return Columns(id_w, target_w, time_w, outcome_w, flags_w, left, lane_w, short)
-
-
-def fit(text: str, width: int) -> str:
-    """Truncate to ``width`` cells with an ellipsis, pad to exactly ``width``."""
-    if width <= 0:
-        return ""
-    if len(text) > width:
-        return text[: width - 1] + "…"
-    return text.ljust(width)
+#: Finding kinds of each severity: an operation with an error one is drawn loudest.
+ERROR_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "error")
+WARNING_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "warning")
+__all__ = ["Columns", "TimelineScreen", "TimelineView", "columns", "fit", "short_target"]
 
 
 def short_target(op: Operation) -> str:
     """'tool @ host/path': the tool first (it is what differs), the server without scheme."""
-    server = op.server or "?"
-    for scheme in ("https://", "http://", "wss://", "ws://"):
-        if server.startswith(scheme):
-            server = server[len(scheme):]
-            break
-    return f"{op.tool or '*'} @ {server}"
+    return f"{op.tool or '*'} @ {server_label(op.server)}"
 
 
 class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False):
@@ -113,6 +90,13 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._base_style: Style | None = None
         self._pan: float | None = None  # the window's centre after H/L; None: the selection's
         self._zoom_seen = 1.0
+        self.hidden: set[str] = set()  # columns hidden with keys 1–8 (rows.HIDEABLE)
+        self._expanded: list[int] = []  # operations shown with their attempts' sub-lanes
+        self._expanded_model: object = None
+        self._lead: int | None = None
+        self._id_len = 7
+        self._delegated = False  # some operation was run by a sub-agent: the party column
+        self.plan = RowPlan((), (), lambda _i: 0)
 
     def on_mount(self) -> None:
         model = self.vapp.model
@@ -126,10 +110,70 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._cache.clear()
         self._lanes.clear()
         self._base_style = None
-        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
+        self._plan()
+        self.virtual_size = Size(self.lane_width(), len(self.plan) + FIXED_ROWS)
         self._update_window()
         self.ensure_visible()
         self.refresh()
+
+    def _plan(self) -> None:
+        """Lay the rows out again: the shown operations and the expanded ones' sub-lanes."""
+        model = self.vapp.model
+        if model is None:
+            self.plan = RowPlan((), (), lambda _i: 0)
+            return
+        if self._expanded_model is not model.operations:  # more replayed (not: checked)
+            self._expanded_model = model.operations
+            self._survey(model)
+        ops = model.operations
+        self.plan = RowPlan(self.vapp.shown, self._expanded, lambda i: len(ops[i].attempts))
+
+    def _survey(self, model: Model) -> None:
+        """What the layout needs from all operations: which start unfolded, the longest id,
+        whether a sub-agent ran any. A pass over every operation touches each for the first
+        time, which is slow on a big file (README, Performance), so above ``BIG_MODEL``
+        operations start folded (``space`` unfolds one), the id width is read from the first
+        ``BIG_MODEL`` and the party column is looked for only when the file names more than
+        two parties."""
+        ops = model.operations
+        big = len(ops) > BIG_MODEL
+        self._expanded = [] if big else default_expanded(ops)
+        self._lead = lead = lead_party(model)
+        sample = ops[:BIG_MODEL] if big else ops
+        self._id_len = max((len(o.operation_id) for o in sample), default=7)
+        self._delegated = (not big or len(model.parties) > 2) and any(
+            is_delegated(model, o, lead) for o in ops)
+
+    def toggle_expanded(self) -> bool:
+        """Unfold or fold the selected operation's sub-lanes; False: one attempt or none."""
+        model, op = self.vapp.model, self.vapp.operation
+        if model is None or op is None or len(op.attempts) < 2:
+            return False
+        self._expanded = toggled(self._expanded, self.vapp.shown[self.vapp.sel])
+        self._plan()  # rows are cached by operation and sub-lane, not position: they stay
+        self.virtual_size = Size(self.lane_width(), len(self.plan) + FIXED_ROWS)
+        self.ensure_visible()
+        self.refresh()
+        return True
+
+    def columns(self, width: int) -> Columns:
+        """The row layout at ``width``: wide or not by the view's own width (a scrollbar
+        does not make a wide terminal narrow)."""
+        return columns(width, self.hidden, self._id_len, self.size.width, self._delegated)
+
+    def is_expanded(self) -> bool:
+        return self.plan.is_expanded(self.vapp.sel)
+
+    def toggle_column(self, name: str) -> bool:
+        """Hide or show a column; True when it is now hidden."""
+        if name in self.hidden:
+            self.hidden.discard(name)
+        else:
+            self.hidden.add(name)
+        self._generation += 1
+        self._cache.clear()
+        self.refresh()
+        return name in self.hidden
 
     def _update_window(self) -> None:
         if self.axis is None:
@@ -178,7 +222,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         self._lanes.clear()
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.lane_width(), len(self.vapp.shown) + FIXED_ROWS)
+        self.virtual_size = Size(self.lane_width(), len(self.plan) + FIXED_ROWS)
         self.ensure_visible()
 
     def lane_width(self) -> int:
@@ -189,12 +233,15 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def ensure_visible(self) -> None:
         # the rows under the fixed ones, less any scrollbar's (scrollable_content_region)
         body = max(1, self.scrollable_content_region.height - FIXED_ROWS)
-        sel = self.vapp.sel
+        first = self.plan.row_of(self.vapp.sel)  # the operation's row, and its attempt's
+        last = self.plan.row_of(self.vapp.sel, self.vapp.attempt_sel)
         top = round(self.scroll_offset.y)
-        if sel < top:
-            self.scroll_to(y=sel, animate=False, immediate=True)
-        elif sel >= top + body:
-            self.scroll_to(y=sel - body + 1, animate=False, immediate=True)
+        if last - first >= body:  # more sub-lanes than fit: the selected attempt's shows
+            first = last
+        if first < top:
+            self.scroll_to(y=first, animate=False, immediate=True)
+        elif last >= top + body:
+            self.scroll_to(y=last - body + 1, animate=False, immediate=True)
 
     def selection_moved(self) -> None:
         self._pan = None  # the window follows the selection again
@@ -213,7 +260,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             base = self._base_style = self.rich_style
         if model is None or self.axis is None or width <= 0:
             return Strip.blank(width, base)
-        cols = columns(width)
+        cols = self.columns(width)
         if y < FIXED_ROWS:
             key = ("fixed", y, width, self.axis.ws, self.axis.we, self.vapp.time_mode,
                    self._generation, len(self.vapp.shown))
@@ -223,23 +270,36 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
                 strip = self._strip(text, width, base)
                 self._cache[key] = strip
             return strip
-        pos = round(self.scroll_offset.y) + y - FIXED_ROWS
+        row = round(self.scroll_offset.y) + y - FIXED_ROWS
+        if row >= len(self.plan):
+            return Strip.blank(width, base)
+        pos, sub = self.plan.at(row)
         if pos >= len(self.vapp.shown):
             return Strip.blank(width, base)
         selected = pos == self.vapp.sel
         op_index = self.vapp.shown[pos]
         prev_index = self.vapp.shown[pos - 1] if pos > 0 else None
-        key = (op_index, prev_index, width, self.axis.ws, self.axis.we, self.vapp.time_mode,
-               selected, self.vapp.attempt_sel if selected else -1, self._generation)
+        key = (op_index, prev_index, sub, width, self.axis.ws, self.axis.we,
+               self.vapp.time_mode, selected, self.vapp.attempt_sel if selected else -1,
+               self._generation)
         strip = self._cache.get(key)
         if strip is None:
-            text = self._op_row(model, op_index, prev_index, cols, selected)
-            strip = self._strip(text, width, base)
+            if sub < 0:
+                text = self._op_row(model, op_index, prev_index, cols, selected)
+                band = selected
+            else:
+                band = selected and sub == self.vapp.attempt_sel
+                text = self._sub_row(model, op_index, sub, cols, band)
+            strip = self._strip(text, width, base, band)
             self._cache[key] = strip
         return strip
 
-    def _strip(self, text: Text, width: int, base: Style) -> Strip:
+    def _strip(self, text: Text, width: int, base: Style, band: bool = False) -> Strip:
+        """A row cut to the width; the selected row on the ``selected-row`` band, full width
+        (under the row's own styles)."""
         segments = list(text.render(self.app.console))
+        if band:
+            base = base + P.style("selected-row")
         return Strip(segments).crop_extend(0, width, base).apply_style(base).simplify()
 
     def _left_header(self, cols: Columns, label: str) -> Text:
@@ -249,10 +309,13 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def _ruler(self, model: Model, cols: Columns) -> Text:
         axis = self.axis
         assert axis is not None
-        head = " " + fit("operation", cols.id_w) + " " + fit("tool @ server", cols.target_w) + " "
-        if cols.time_w:
-            head += fit("start", cols.time_w) + " "
-        head += "d   n " + fit("outcome", cols.outcome_w) + " " + fit("flags", cols.flags_w) + " "
+        head = " " + fit("operation" if cols.id_w >= 9 else "op", cols.id_w) + " "
+        for w, label in ((cols.party_w, "p"), (cols.target_w, "tool @ server"),
+                         (cols.time_w, "start"), (cols.decision_w, "d"),
+                         (cols.attempts_w, "  n"), (cols.outcome_w, "outcome"),
+                         (cols.flags_w, "flags")):
+            if w:
+                head += fit(label, w) + " "
         text = Text(fit(head, cols.lane_x), style=P.style("dim"))
         if self.vapp.time_mode == "absolute" and axis.t0 is not None:
             date = ruler_date(axis)  # the date once; the ticks say the time of day
@@ -288,58 +351,90 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def _op_row(self, model: Model, op_index: int, prev_index: int | None, cols: Columns,
                 selected: bool) -> Text:
         op = model.operations[op_index]
+        prev = model.operations[prev_index] if prev_index is not None else None
         text = Text()
-        sel_style = P.style("selected") if selected else Style.null()
-        text.append("›" if selected else " ", sel_style)
-        text.append(fit(safe(op.operation_id), cols.id_w), sel_style)
+        loud = ("severity:error" if op.flags & ERROR_KINDS else
+                "severity:warning" if op.flags & WARNING_KINDS else None)
+        id_style = P.style(loud) if loud else Style.null()  # errors loudest, warnings next
+        if selected:
+            id_style += P.style("selected")
+        text.append("›" if selected else " ", P.style("selected") if selected else Style.null())
+        text.append(fit(safe(op.operation_id), cols.id_w), id_style)
         text.append(" ")
-        text.append(fit(safe(short_target(op)), cols.target_w))
-        text.append(" ")
+        if cols.party_w:
+            delegated = is_delegated(model, op, self._lead)
+            text.append(P.PARTY_GLYPH if delegated else " ", P.style("party"))
+            text.append(" ")
+        if cols.target_w:
+            label = target_label(op, prev)
+            if label.startswith("│"):
+                text.append(fit(safe(label), cols.target_w), P.style("dim"))
+            else:
+                tool = safe(op.tool or "*")
+                full = fit(safe(label), cols.target_w)
+                text.append(full[: len(tool)])
+                text.append(full[len(tool):], P.style("server"))
+            text.append(" ")
         if cols.time_w:
-            prev = model.operations[prev_index].first_time if prev_index is not None else None
+            pt = prev.first_time if prev is not None else None
             label = fmt_time(op.first_time, self.vapp.time_mode, self.axis.t0 if self.axis
-                             else None, prev)
+                             else None, pt)
             text.append(fit(label, cols.time_w), P.style("dim"))
             text.append(" ")
-        text.append(P.DECISION_GLYPH.get(op.decision, "?"), P.decision_style(op.decision))
-        text.append(" ")
-        text.append(f"{len(op.attempts):>3} ")
-        state = _OUTCOME_STATE.get(op.outcome)
-        glyph = P.STATE_GLYPH.get(state, "◆" if op.outcome == "disallowed" else "-") \
-            if state else ("◆" if op.outcome == "disallowed" else "-")
-        ostyle = P.state_style(state) if state else P.decision_style(
-            "disallowed" if op.outcome == "disallowed" else None)
-        text.append(fit(f"{glyph} {op.outcome}", cols.outcome_w), ostyle)
-        text.append(" ")
-        text.append_text(self._flags(op, cols))
-        text.append(" ")
+        if cols.decision_w:
+            text.append(P.DECISION_GLYPH.get(op.decision, "?"), P.decision_style(op.decision))
+            text.append(" ")
+        if cols.attempts_w:
+            text.append(f"{len(op.attempts):>3} ")
+        if cols.outcome_w:
+            state = _OUTCOME_STATE.get(op.outcome)
+            glyph = P.STATE_GLYPH.get(state, "-") if state else (
+                "◆" if op.outcome == "disallowed" else "-")
+            ostyle = P.state_style(state) if state else P.decision_style(
+                "disallowed" if op.outcome == "disallowed" else None)
+            label = f"{glyph} {op.outcome}" if cols.outcome_word else glyph
+            text.append(fit(label, cols.outcome_w), ostyle)
+            text.append(" ")
+        if cols.flags_w:
+            text.append_text(self._flags(op, cols))
+            text.append(" ")
         text.append_text(self._lane(model, op, cols, selected))
         return text
 
-    def _flags(self, op: Operation, cols: Columns) -> Text:
-        labels = P.FLAG_SHORT if cols.short_flags else P.FLAG_LABEL
-        text = Text()
-        for kind in P.FLAG_ORDER:
-            if kind in op.flags:
-                if text:
-                    text.append(" ")
-                text.append(labels[kind], P.style(f"flag:{kind}") or P.style("flag"))
-        if text.cell_len > cols.flags_w:
-            text.truncate(cols.flags_w - 1)
-            text.append("…")
-        text.pad_right(cols.flags_w - text.cell_len)
+    def _sub_row(self, model: Model, op_index: int, sub: int, cols: Columns,
+                 selected: bool) -> Text:
+        """One attempt's sub-lane: ``└ #2 0.5s after #1`` (the gap), then its bar alone."""
+        op = model.operations[op_index]
+        attempt = op.attempts[sub]
+        label = f"└ #{attempt.number}"
+        if sub > 0 and cols.gap:
+            gap = _gap(model, op.attempts[sub - 1], attempt)
+            if gap:
+                label += f" {gap} after #{op.attempts[sub - 1].number}"
+        text = Text(" " + fit(" " * min(cols.id_w, 3) + label, cols.lane_x - 2) + " ",
+                    style="bold" if selected else P.style("dim"))
+        text.append_text(self._lane(model, op, cols, selected, only=sub))
         return text
 
-    def _lane(self, model: Model, op: Operation, cols: Columns, selected: bool) -> Text:
-        """The operation's lane: the cached picture of all its attempts, with the selected
-        attempt's cells emphasised on top (O(width) per key, whatever the attempt count)."""
+    def _flags(self, op: Operation, cols: Columns) -> Text:
+        """The flag glyph column (``viol+``); the status line names them all."""
+        first = next((k for k in P.FLAG_ORDER if k in op.flags), None)
+        label = flag_glyph(op.flags, P.FLAG_ORDER, P.FLAG_SHORT, cols.flags_w)
+        return Text(label, P.style(f"flag:{first}") or P.style("flag") if first else "")
+
+    def _lane(self, model: Model, op: Operation, cols: Columns, selected: bool,
+              only: int | None = None) -> Text:
+        """The operation's lane (``only``: one attempt's sub-lane): the cached picture, with
+        the selected attempt's cells emphasised on top (O(width) per key, whatever the
+        attempt count)."""
         axis = self.axis
         assert axis is not None
         w = cols.lane_w
-        key = (id(op), w, axis.ws, axis.we, self._generation)
+        key = (id(op), only, w, axis.ws, axis.we, self._generation)
         cached = self._lanes.get(key)
         if cached is None or cached[0] is not op:  # (an id may be reused by a later object)
-            cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w))
+            cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w, only,
+                                                          bool(op.flags & ERROR_KINDS)))
         lane = cached[1]
         styles = lane.styles
         if selected:
@@ -353,14 +448,17 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def on_click(self, event: events.Click) -> None:
         if event.y < FIXED_ROWS:
             return
-        pos = round(self.scroll_offset.y) + event.y - FIXED_ROWS
-        if not 0 <= pos < len(self.vapp.shown):
+        row = round(self.scroll_offset.y) + event.y - FIXED_ROWS
+        if not 0 <= row < len(self.plan):
             return
+        pos, sub = self.plan.at(row)
         same = pos == self.vapp.sel
         self.vapp.sel = pos
-        cols = columns(self.lane_width())
+        cols = self.columns(self.lane_width())
         op = self.vapp.operation
-        if op is not None and event.x >= cols.lane_x and self.axis is not None:
+        if op is not None and sub >= 0:  # a sub-lane: its attempt
+            self.vapp.attempt_sel = min(sub, len(op.attempts) - 1)
+        elif op is not None and event.x >= cols.lane_x and self.axis is not None:
             model = self.vapp.model
             assert model is not None
             lx = event.x - cols.lane_x
@@ -459,9 +557,15 @@ class InfoHeader(Static):
 class StatusLine(Static):
     """The selected operation and attempt in words, and what the person said just before."""
 
+    DEFAULT_CSS = """
+    StatusLine { text-wrap: nowrap; text-overflow: ellipsis; }
+    """
+
     def present(self, app: VconViewApp) -> None:
         model, op, attempt = app.model, app.operation, app.attempt
-        text = Text()
+        # one row per line, cut with an ellipsis: a long first line (the flags) must not
+        # wrap over the second (the gap, the note), which says what the last key did
+        text = Text(no_wrap=True, overflow="ellipsis")
         if model is None or op is None:
             text.append("no operation matches" if model and model.operations else
                         "no tool operations in this vCon", P.style("dim"))
@@ -481,6 +585,11 @@ class StatusLine(Static):
                 text.append(f" ({attempt.decision_life})")
         else:
             text.append(f"no attempt · {op.outcome}")
+        if op.flags:  # the row shows the most serious one: here, all of them
+            text.append(" · ")
+            for i, kind in enumerate(k for k in P.FLAG_ORDER if k in op.flags):
+                text.append(", " if i else "")
+                text.append(P.FLAG_LABEL[kind], P.style(f"flag:{kind}") or P.style("flag"))
         said = said_before(model, op.first_time)
         if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
             text.append("\n")
@@ -494,6 +603,20 @@ class StatusLine(Static):
             text.append("asked before: ", P.style("context"))
             text.append(said)
         self.update(text, layout=False)
+
+
+def _gap(model: Model, prev: Attempt, cur: Attempt) -> str:
+    """How long after the earlier attempt gave up (timed out, was cancelled) or ended the
+    later one was invoked (``0.5s``); "" without times."""
+    if cur.start is None:
+        return ""
+    events = model.events
+    ended = [events[s.event].time for s in prev.steps
+             if events[s.event].time is not None and not s.late]
+    ended = [t for t in ended if t is not None and t <= cur.start]
+    if not ended:
+        return ""
+    return fmt_secs((cur.start - max(ended)).total_seconds()).replace(" ", "")
 
 
 class FilterInput(Input):
@@ -539,6 +662,9 @@ class TimelineScreen(VappMixin, Screen[None]):
         Binding("d", "diff", "Diff", id="timeline.diff"),
         Binding("y", "copy", "Copy", id="timeline.copy"),
         Binding("e", "export", "Export", id="timeline.export"),
+        Binding("space", "toggle_attempts", "Sub-lanes", id="timeline.toggle_attempts"),
+        *[Binding(k, f"toggle_column('{name}')", f"Hide {name}", id=f"timeline.hide_{name}",
+                  show=False) for k, name in COLUMN_KEYS.items()],
     ]
 
     def compose(self) -> ComposeResult:
@@ -546,14 +672,19 @@ class TimelineScreen(VappMixin, Screen[None]):
         with Vertical(id="timeline-body"):
             yield TimelineView(id="timeline")
             yield StatusLine(id="status")
+            yield DetailPane(id="pane")
         yield FilterInput(placeholder="filter: tool:NAME server:TEXT outcome:failed "
-                          "decision:disallowed flag:late attempts:>1 free text", id="filter")
+                          "decision:disallowed flag:late attempts:>1 party:NAME free text",
+                          id="filter")
         yield Footer()
 
     def on_resize(self, event: events.Resize) -> None:
         # Narrow: the footer's keys get the room (the palette's ^p is garbled when squeezed,
         # and ? Help comes first); ctrl+p still works and the help lists it.
         self.query_one(Footer).show_command_palette = event.size.width >= NARROW_FOOTER
+        pane = self.query_one(DetailPane)
+        pane.fit_screen(event.size.height)  # short: the rows get it all
+        pane.present(self.vapp)
 
     def on_mount(self) -> None:
         self.query_one("#filter").display = False
@@ -569,6 +700,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         view.reset()
         self.query_one(InfoHeader).present(self.vapp)
         self.query_one(StatusLine).present(self.vapp)
+        self.query_one(DetailPane).present(self.vapp)
 
     def present_header(self) -> None:
         """Redraw the header alone (the diagnostics arrived)."""
@@ -581,6 +713,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         self.vapp.set_note("")  # a note says what the last key did: this one moved on
         self.query_one(TimelineView).selection_moved()
         self.query_one(StatusLine).present(self.vapp)
+        self.query_one(DetailPane).present(self.vapp)
 
     # --- actions -------------------------------------------------------------------------------
     def action_move(self, delta: int) -> None:
@@ -602,6 +735,24 @@ class TimelineScreen(VappMixin, Screen[None]):
     def action_attempt(self, delta: int) -> None:
         if self.vapp.step_attempt(delta):
             self._moved()
+
+    def action_toggle_attempts(self) -> None:
+        """space: the selected operation's attempts on sub-lanes of their own, or folded."""
+        view = self.query_one(TimelineView)
+        if view.toggle_expanded():
+            self.vapp.set_note("attempts on sub-lanes (space folds them)" if view.is_expanded()
+                               else "attempts folded into one lane (space unfolds them)")
+        else:
+            self.vapp.set_note("one attempt: no sub-lanes to show")
+        self.query_one(StatusLine).present(self.vapp)
+
+    def action_toggle_column(self, name: str) -> None:
+        """1–8: hide a column (every one but the id), to give the time axis its room."""
+        hidden = self.query_one(TimelineView).toggle_column(name)
+        key = next(k for k, n in COLUMN_KEYS.items() if n == name)
+        self.vapp.set_note(f"column {name} hidden ({key} shows it)" if hidden
+                           else f"column {name} shown")
+        self.query_one(StatusLine).present(self.vapp)
 
     def action_open_detail(self, raw: bool = False) -> None:
         if self.vapp.operation is None:
@@ -734,3 +885,4 @@ class TimelineScreen(VappMixin, Screen[None]):
         with contextlib.suppress(NoMatches):  # not composed yet: on_mount draws it
             self.query_one(TimelineView).selection_moved()
             self.query_one(StatusLine).present(self.vapp)
+            self.query_one(DetailPane).present(self.vapp)

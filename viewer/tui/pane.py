@@ -1,0 +1,93 @@
+"""The detail pane under the timeline (k9s / sngrep style): the selected attempt's events,
+each with its time, glyph, type and the state before → after, so the screen's lower half
+says what happened without a key. ``enter`` still opens the full detail.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual.widgets import Static
+
+from viewer.textsafe import safe
+from viewer.tui import palette as P
+from viewer.tui.present import fmt_delta
+
+if TYPE_CHECKING:
+    from viewer.tui.app import VconViewApp
+
+PANE_ROWS = 7  # its border, a title and up to five events
+SHORT_PANE_ROWS = 4  # on a terminal under TALL rows: the list keeps most of the height
+TALL = 36
+MIN_SCREEN_ROWS = 21  # on a terminal of 20 rows or fewer the pane is left out
+
+
+def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
+    """The pane's lines for the app's selection: O(events shown), not O(attempts)."""
+    model, op, attempt = app.model, app.operation, app.attempt
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if model is None or op is None:
+        return text
+    if attempt is None:
+        text.append(f"{safe(op.operation_id)}: no attempt · {op.outcome}", P.style("dim"))
+        return text
+    events = model.events
+    steps = attempt.steps
+    n = len(steps)
+    text.append(f"{safe(op.operation_id)} attempt {attempt.number}: {n} event"
+                f"{'' if n == 1 else 's'}", "bold")
+    text.append("  enter: full detail · space: sub-lanes", P.style("dim"))
+    start = attempt.start
+    body = max(1, rows - 1)
+    shown = steps if len(steps) <= body else steps[: body - 1]
+    for step in shown:
+        ev = events[step.event]
+        text.append("\n")
+        if ev.time is not None and start is not None:
+            text.append(fmt_delta((ev.time - start).total_seconds()).rjust(10), P.style("dim"))
+        else:
+            text.append("?".rjust(10), P.style("dim"))
+        text.append(" ")
+        text.append(P.event_glyph(ev.type), P.state_style(step.after))
+        text.append(" ")
+        text.append(safe(ev.type or "?").ljust(20))
+        text.append(f"{step.before or 'start'} → {step.after or '?'}",
+                    P.state_style(step.after))
+        if step.late:
+            text.append("  late", P.style("late") + P.style("flag"))
+        if step.out_of_model:
+            text.append("  out of model", P.style("flag"))
+    if len(shown) < len(steps):
+        text.append("\n")
+        text.append(f"{'':>10} … {len(steps) - len(shown)} more (enter)", P.style("dim"))
+    return text
+
+
+class DetailPane(Static):
+    """Present ``pane_text`` for the selection; a fixed height (set on resize only), so
+    updating it never lays out the screen again (a key's cost stays O(width))."""
+
+    DEFAULT_CSS = f"""
+    DetailPane {{ height: {PANE_ROWS}; padding: 0 1; border-top: solid $primary 30%;
+                  text-wrap: nowrap; text-overflow: ellipsis; }}
+    """
+
+    def fit_screen(self, height: int) -> None:
+        """Left out on a short terminal, smaller on a middling one."""
+        self.display = height >= MIN_SCREEN_ROWS
+        self.styles.height = PANE_ROWS if height >= TALL else SHORT_PANE_ROWS
+
+    _shown: tuple[object, ...] = ()
+
+    def present(self, app: VconViewApp) -> None:
+        if not self.display:
+            return
+        rows = int((self.styles.height.value if self.styles.height else PANE_ROWS) - 1)
+        # the same attempt at the same size: nothing to redraw (a pan, a note, a zoom)
+        op = app.shown[app.sel] if app.shown and app.sel < len(app.shown) else None
+        key = (id(app.model), op, app.attempt_sel, rows, app.theme)
+        if key == self._shown:
+            return
+        self._shown = key
+        self.update(pane_text(app, rows), layout=False)
