@@ -88,8 +88,9 @@ EXPECTED["14-imported-mcp"] = {  # imported from tests/fixtures/import_2025_flow
 EXPECTED["15-claude-code"] = {  # spotter__subagent.jsonl: research, a Plan sub-agent, beads
     **{f"op-{n:04d}": ("completed", []) for n in range(1, 26)},
     "op-0011": ("failed", []),  # the sub-agent's Read of a directory (EISDIR)
-    "op-0012": ("errored", []),  # <tool_use_error>Sibling tool call errored
-    "op-0013": ("errored", []),
+    # <tool_use_error>Sibling tool call errored: the host cancelled them before they ran
+    "op-0012": ("not-performed", []),
+    "op-0013": ("not-performed", []),
     **{f"op-{n:04d}": ("completed", ["permission-inferred"]) for n in range(22, 26)},
 }
 EXPECTED["19-copilot"] = {  # imported from tests/fixtures/agents/copilot-cli/..._small.jsonl

@@ -110,6 +110,9 @@ def assert_rows_are_summary(rows: dict[str, list[dict[str, Any]]], doc: dict[str
                 assert r["n_attempts"] == len(value)
             elif key == "first_time":
                 assert _same_time(r["first_time"], value)
+            elif key == "party":
+                assert (r["party_index"], r["party_name"], r["party_role"]) == (
+                    (value["index"], value["name"], value["role"]) if value else (None,) * 3)
             else:
                 assert r[key] == value, key
         for a in op["attempts"]:

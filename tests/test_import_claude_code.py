@@ -157,8 +157,9 @@ SUBAGENT_MAIN = [
 ]
 SUBAGENT_CHILD = [  # the Plan sub-agent (agentId afb92ff), run inside op-0010
     ("op-0011", "!host", "Read", "failed", None, set()),  # EISDIR
-    ("op-0012", "!host", "Read", "errored", None, set()),  # <tool_use_error>Sibling ...
-    ("op-0013", "!host", "Bash", "errored", None, set()),
+    # <tool_use_error>Sibling tool call errored: never ran (the host cancelled them)
+    ("op-0012", "!host", "Read", "not-performed", PR, set()),
+    ("op-0013", "!host", "Bash", "not-performed", PR, set()),
     ("op-0014", "!host", "Bash", "completed", None, set()),
     ("op-0015", "!host", "Bash", "completed", None, set()),
     ("op-0016", "!host", "Read", "completed", None, set()),
@@ -426,6 +427,56 @@ def test_decline_rule_4_declined_prompt() -> None:
     assert (o.decision, o.decision_life, o.outcome) == (PR, "once", "not-performed")
     assert ev["type"] == "policy-decision" and "rule 4" in ev["inferred"]
     assert ev["reason"] == DECLINE
+
+
+SIBLING = "<tool_use_error>Sibling tool call errored</tool_use_error>"
+
+
+def test_sibling_errored_is_not_run() -> None:
+    """Parallel calls: the first fails, so Claude Code runs neither of the others and answers
+    them "Sibling tool call errored". They never ran: not performed, not errored, and the
+    decision says why (the host's words as its reason, the rule as ``inferred``)."""
+    lines = [prompt(1, "x", "bypassPermissions"), use(2, "t1", "Read"), use(2, "t2", "Read"),
+             use(2, "t3", "Bash"), res(3, "t1", "EISDIR: illegal operation on a directory", True),
+             res(3, "t2", SIBLING, True, "Sibling tool call errored"),
+             res(3, "t3", [{"type": "text", "text": SIBLING}], True)]
+    _, rep, m = conv(lines)
+    no_errors(m)
+    assert [(o.operation_id, o.outcome, o.decision, o.decision_life) for o in m.operations] == [
+        ("op-0001", "failed", ALLOWED, "standing"),
+        ("op-0002", "not-performed", PR, "once"),
+        ("op-0003", "not-performed", PR, "once")]
+    for op in ("op-0002", "op-0003"):
+        evs = [e.raw for e in m.events if e.raw.get("operation_id") == op]
+        assert [e["type"] for e in evs] == ["policy-decision"]  # no tool-invocation: never ran
+        assert evs[0]["reason"] == SIBLING
+        assert "Sibling tool call errored" in evs[0]["inferred"]
+        assert "before it ran" in evs[0]["inferred"]
+    assert [w for w in rep.warnings if "Sibling" in w and w.startswith("rule fired 2x")]
+
+
+def test_sibling_errored_after_the_call_started_is_a_cancel() -> None:
+    """The same words for a call that had reported progress (or had a hook run): it was under
+    way, so Claude Code cancelled it while it ran (as decline-or-cancel rules 2 and 3 read)."""
+    lines = [prompt(1, "x", "bypassPermissions"), use(2, "t1", "Bash"), use(2, "t2", "Bash"),
+             use(2, "t3", "Bash"), bash_progress(3, "t2"), hook(3, "t3"),
+             res(4, "t1", "exit 1", True), res(4, "t2", SIBLING, True), res(4, "t3", SIBLING, True)]
+    _, _, m = conv(lines)
+    no_errors(m)
+    assert {o.operation_id: o.outcome for o in m.operations} == {
+        "op-0001": "failed", "op-0002": "cancel-requested", "op-0003": "cancel-requested"}
+    for op in ("op-0002", "op-0003"):
+        evs = [e.raw for e in m.events if e.raw.get("operation_id") == op]
+        assert evs[0]["type"] == "tool-invocation" and evs[-1]["type"] == "tool-cancel"
+        assert "Sibling tool call errored" in evs[-1]["inferred"]
+        assert evs[-1]["body"]["content"] == SIBLING
+
+
+def test_sibling_text_in_tool_output_is_not_a_cancel() -> None:
+    """The words inside a tool's own output (not at the start of an error) change nothing."""
+    _, _, m = conv([use(1, "t1", "Bash"), res(2, "t1", "log: Sibling tool call errored", True),
+                    use(3, "t2", "Bash"), res(4, "t2", SIBLING, False)])
+    assert [o.outcome for o in m.operations] == ["failed", "completed"]
 
 
 def test_decline_rules_order_bypass_wins_over_nothing() -> None:

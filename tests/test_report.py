@@ -520,3 +520,141 @@ def test_own_events_have_no_derived_header() -> None:
     assert model.derivation is None
     assert "derived" not in to_text(model) and "derived" not in to_markdown(model)
     assert "derived" not in summary_dict(model)
+
+
+# --- the party of each operation (a sub-agent's calls are not the lead agent's) --------------
+
+SUBAGENT = FIXTURES / "agents" / "claude-code-transcript" / "spotter__subagent.jsonl"
+#: spotter__subagent: the Plan sub-agent (party 1) made op-0011..op-0019, the main agent the rest
+SUB_OPS = {f"op-{n:04d}" for n in range(11, 20)}
+
+
+@pytest.fixture(scope="module")
+def delegated() -> Model:
+    from viewer.importers import claude_code
+
+    vcon, _ = claude_code.convert(SUBAGENT.read_bytes(), source_name="subagent.jsonl")
+    return build_model(load_bytes(orjson.dumps(vcon), name="subagent.vcon.json"))
+
+
+def test_summary_json_names_the_party_of_each_operation(delegated: Model) -> None:
+    doc = orjson.loads(to_json(delegated))
+    by_id = {op["operation_id"]: op["party"] for op in doc["operations"]}
+    assert len(by_id) == 25
+    for op_id, party in by_id.items():
+        if op_id in SUB_OPS:  # op-0012/13 never ran: their decision names the party
+            assert party == {"index": 1, "name": "sub-agent afb92ff", "role": "agent"}, op_id
+        else:
+            assert party == {"index": 0, "name": "Claude Code (main agent)", "role": "agent"}
+
+
+def test_summary_party_is_exact_and_null_when_unrecorded() -> None:
+    vcon = _two_party_vcon(HOSTILE)
+    vcon["events"].append({"type": "tool-invocation", "time": "2026-03-01T09:00:03Z",
+                           "operation_id": "op-c", "attempt": 1, "server": "s", "tool": "t"})
+    vcon["events"].append({"type": "tool-invocation", "time": "2026-03-01T09:00:04Z",
+                           "party": 9, "operation_id": "op-d", "attempt": 1, "server": "s",
+                           "tool": "t"})
+    m = build_model(load_bytes(orjson.dumps(vcon), name="p.vcon.json"))
+    raw = to_json(m)
+    assert not raw_unsafe(raw.decode("utf-8"))
+    parties = {op["operation_id"]: op["party"] for op in orjson.loads(raw)["operations"]}
+    assert parties == {
+        "op-a": {"index": 0, "name": "Lead", "role": "agent"},
+        "op-b": {"index": 1, "name": HOSTILE, "role": None},
+        "op-c": None,  # no party recorded
+        "op-d": {"index": 9, "name": None, "role": None},  # out of range: the index only
+    }
+
+
+def _two_party_vcon(sub_name: str) -> dict[str, object]:
+    ev = {"type": "tool-invocation", "server": "s", "tool": "t", "attempt": 1}
+    return {
+        "vcon": "0.4.0", "uuid": "0195544a-0000-7000-8000-00000000abcd",
+        "created_at": "2026-03-01T09:00:00Z", "extensions": ["tool-invocation"],
+        "parties": [{"name": "Lead", "role": "agent"}, {"name": sub_name}],
+        "events": [
+            {**ev, "time": "2026-03-01T09:00:01Z", "party": 0, "operation_id": "op-a"},
+            {**ev, "time": "2026-03-01T09:00:02Z", "party": 1, "operation_id": "op-b"},
+        ],
+    }
+
+
+def _line_of(text: str, op_id: str) -> str:
+    return next(line for line in text.splitlines() if op_id in line)
+
+
+def test_text_report_marks_subagent_operations(delegated: Model) -> None:
+    text = to_text(delegated, width=160)
+    table = text.split("Standing decisions")[0]
+    assert table.count("↳ sub-agent afb92ff") == len(SUB_OPS)
+    # the mark sits under the operation id of each sub-agent operation, none under the lead's
+    lines = table.splitlines()
+    for i, line in enumerate(lines):
+        for op_id in (f"op-{n:04d}" for n in range(1, 26)):
+            if f" {op_id} " in line:
+                assert ("↳ sub-agent afb92ff" in lines[i + 1]) == (op_id in SUB_OPS), op_id
+
+
+def test_markdown_and_html_mark_subagent_operations(delegated: Model) -> None:
+    from viewer.report.html import to_html
+
+    md_text = to_markdown(delegated)
+    html_text = to_html(delegated)
+    for op_id in (f"op-{n:04d}" for n in range(1, 26)):
+        row = _line_of(md_text.split("## Operations")[1], f"| {op_id}")
+        assert ("↳ sub-agent afb92ff" in row) == (op_id in SUB_OPS), op_id
+        cell_html = re.search(rf'<td class="mono">{op_id}(.*?)</td>', html_text)
+        assert cell_html is not None
+        assert ("↳ sub-agent afb92ff" in cell_html.group(1)) == (op_id in SUB_OPS), op_id
+
+
+def test_csv_has_a_party_column(delegated: Model) -> None:
+    assert "party" in COLUMNS
+    rows = list(csv.DictReader(io.StringIO(to_csv(delegated))))
+    assert {r["operation_id"] for r in rows} == {f"op-{n:04d}" for n in range(1, 26)}
+    for r in rows:
+        assert r["party"] == ("sub-agent afb92ff" if r["operation_id"] in SUB_OPS
+                              else "Claude Code (main agent)"), r["operation_id"]
+
+
+def test_a_hostile_party_name_is_made_safe_in_every_report() -> None:
+    from viewer.report.html import to_html
+
+    m = build_model(load_bytes(orjson.dumps(_two_party_vcon("=" + HOSTILE)), name="p.vcon.json"))
+    for out in (to_text(m, width=200), to_markdown(m), to_html(m), to_csv(m)):
+        assert not raw_unsafe(out, allowed="\n\r"), out[:200]
+    assert "↳" in to_text(m, width=200) and "↳" in to_markdown(m) and "↳" in to_html(m)
+    assert "[@click=app.quit]" in to_text(m, width=200)  # shown literally, never markup
+    assert "<b>" not in to_html(m).split("<body>")[1].replace("<b>vcon", "")
+    row = next(r for r in csv.DictReader(io.StringIO(to_csv(m))) if r["operation_id"] == "op-b")
+    assert row["party"].startswith("'=")  # a formula-looking name stays text
+
+
+def test_evidence_sections_name_a_subagents_operation(delegated: Model) -> None:
+    from viewer.report.formats import ReportOptions
+    from viewer.report.html import to_html
+
+    opts = ReportOptions(evidence="all")
+    md_heads = [line for line in to_markdown(delegated, options=opts).splitlines()
+                if line.startswith("**op-")]  # the head line of each operation's section
+    html_heads = [s.split("</summary>")[0] for s in to_html(delegated, opts).split("<details ")[1:]]
+    for heads in (md_heads, html_heads):
+        assert len(heads) == 25
+        marked = {re.findall(r"op-00\d\d", head)[0] for head in heads
+                  if "↳ sub-agent afb92ff" in head}
+        assert marked == SUB_OPS
+
+
+@pytest.mark.parametrize("name", ["tour.vcon.json", "13-subagent-delegation.vcon.json",
+                                  "07-not-performed.vcon.json", "15-claude-code.vcon.json"])
+def test_summary_party_follows_the_one_rule(name: str) -> None:
+    """The summary's fast loop reads each operation's party by position; viewer.parties is
+    the rule (the TUI's too): the two agree on every operation."""
+    from viewer.parties import op_party, party_record
+
+    data = (ROOT.parent / "demo_vcons" / name).read_bytes()
+    m = build_model(load_bytes(data, name=name))
+    doc = summary_dict(m)
+    assert [op["party"] for op in doc["operations"]] == [
+        party_record(m, op_party(m, op)) for op in m.operations]

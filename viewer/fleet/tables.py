@@ -135,6 +135,7 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     table's column order in ``viewer.fleet.schema``."""
     from viewer import __version__
     from viewer.model.times import parse_time
+    from viewer.parties import op_party, party_record
     from viewer.report.summary import _source
 
     src = _source(model)
@@ -145,6 +146,19 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     ops = out["operations"]
     atts = out["attempts"]
     targets: dict[str, tuple[Any, Any]] = {}
+    parties: dict[int | None, tuple[Any, Any, Any]] = {}
+
+    def party_columns(op: Any) -> tuple[Any, Any, Any]:
+        """The summary's ``party`` record flattened (index, name, role), once per party."""
+        party = op_party(model, op)
+        try:
+            return parties[party]
+        except KeyError:
+            rec = party_record(model, party)
+            cols = parties[party] = ((rec["index"], rec["name"], rec["role"]) if rec
+                                     else (None, None, None))
+            return cols
+
     # prefix + (...) and the empty-collection tests: this loop runs once per operation and
     # attempt, and building each tuple at once costs less than unpacking prefix into it
     for op in model.operations:
@@ -156,6 +170,7 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
             len(op_attempts), retries, op_escalated, late_responses,
             list(unassigned) if unassigned else [], list(once) if once else [], first_time,
             sorted(op_flags) if op_flags else [],
+            *party_columns(op),
         ))
         head = prefix + (op_id, server, tool)  # noqa: RUF005
         for a in op_attempts:

@@ -57,6 +57,16 @@ DECLINE_RULES: Final = (
                  "user declined"),
 )
 _RULE_TEXT: Final = dict(DECLINE_RULES)
+#: One of several parallel calls failed, so Claude Code ran none of the others and answered each
+#: with these words: they never ran (not an error of theirs). Matched at the start of the result.
+SIBLING: Final = re.compile(r"(?:<tool_use_error>)?\s*Sibling tool call errored\b")
+SIBLING_RULE: Final = ("Sibling tool call errored: a call made in parallel with this one failed, "
+                       "so Claude Code cancelled this one before it ran (no prompt was shown; "
+                       "the draft has no event for a call cancelled before it starts, so it is "
+                       "a once permission-required decision never granted: not performed)")
+SIBLING_RUNNING: Final = ("Sibling tool call errored after this call had started (it had "
+                          "reported progress or a hook had run for it): Claude Code cancelled "
+                          "it while it ran")
 #: Refusals written by the host itself (no user in the loop): (pattern, decision, who decided).
 #: Each is matched at the start of the result text (after an optional "Error: "), never inside
 #: tool output: a git hook's "pre-commit hook error" in a Bash result is a failure, not a refusal.
@@ -783,6 +793,15 @@ class Mapper:
         decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
             tur == USER_DECLINE_RESULT
         kind = _s(r.get("toolDenialKind"))
+        if is_error and SIBLING.match(head) and (op.progress or op.hook):
+            self.end(op, "tool-cancel", when, where, body, inferred=SIBLING_RUNNING)
+            self.fired(SIBLING_RUNNING)
+            return True
+        if is_error and SIBLING.match(head):  # before OTel: the host's words say it never ran
+            self.decide(op, when, where, "permission-required", text, SIBLING_RULE)
+            op.ended = True
+            self.fired(SIBLING_RULE)
+            return True
         if o is not None:
             return self.otel_result(op, o, text, body, when, where, decline)
         if kind is not None:

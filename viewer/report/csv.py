@@ -2,7 +2,8 @@
 
 Each row also carries the file's provenance that a row of a spreadsheet of many files needs:
 ``produced_under_override`` and ``signature`` (``unsigned``, or the weakest status of every
-signature of every layer, as ``--require-signature`` reads it).
+signature of every layer, as ``--require-signature`` reads it), and ``party``: who ran the
+operation (``viewer.parties``), so a sub-agent's calls are not taken for the lead agent's.
 
 Every cell is untrusted text made safe twice: ``textsafe.safe`` escapes control, bidi and
 invisible characters visibly, and a cell that a spreadsheet would read as a formula (starting
@@ -18,6 +19,7 @@ import io
 from collections.abc import Sequence
 
 from viewer.model.types import Attempt, Model, Operation
+from viewer.parties import op_party, party_name
 from viewer.report.summary import rfc3339, selected
 from viewer.signatures import overall
 from viewer.textsafe import safe
@@ -26,7 +28,8 @@ COLUMNS = (
     "operation_id", "operation", "server", "tool", "decision", "decision_life",
     "decision_event", "outcome", "attempt", "start", "end", "final_state", "states", "events",
     "late", "out_of_model", "attempt_decision", "attempt_decision_life",
-    "attempt_decision_event", "escalated", "flags", "produced_under_override", "signature",
+    "attempt_decision_event", "escalated", "flags", "party", "produced_under_override",
+    "signature",  # the file's provenance last, on every row
 )
 _FORMULA_START = "=+-@"
 
@@ -50,7 +53,8 @@ def _ints(values: Sequence[int]) -> str:
     return " ".join(str(v) for v in values)
 
 
-def _row(model: Model, op: Operation, a: Attempt | None, signature: str) -> list[str]:
+def _row(model: Model, op: Operation, a: Attempt | None, signature: str, party: str
+         ) -> list[str]:
     row: list[object] = [
         op.operation_id, op.operation, op.server, op.tool, op.decision, op.decision_life,
         op.decision_event, op.outcome,
@@ -64,7 +68,7 @@ def _row(model: Model, op: Operation, a: Attempt | None, signature: str) -> list
             _ints(a.out_of_model), a.decision, a.decision_life, a.decision_event, a.escalated,
             " ".join(sorted(a.flags)),
         ]
-    row += [True if model.source.critical_override else None, signature]
+    row += [party, True if model.source.critical_override else None, signature]
     return [cell(v) for v in row]
 
 
@@ -76,8 +80,9 @@ def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     # file-level provenance on every row: the weakest status of every signature of every layer
     signature = overall(model.source) or "unsigned"
     for op in selected(model, operations):
+        party = party_name(model, op_party(model, op))
         if not op.attempts:
-            w.writerow(_row(model, op, None, signature))
+            w.writerow(_row(model, op, None, signature, party))
         for a in op.attempts:
-            w.writerow(_row(model, op, a, signature))
+            w.writerow(_row(model, op, a, signature, party))
     return buf.getvalue()

@@ -22,6 +22,7 @@ from viewer import __version__
 from viewer.content import DecodedText, decode_text, dialog_text, turn_before, turn_speaker
 from viewer.model import spec
 from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
+from viewer.parties import delegated_mark, lead_party
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
@@ -195,6 +196,7 @@ class OperationEvidence:
     turn: Turn | None
     attempts: tuple[AttemptEvidence, ...]
     gaps: tuple[str, ...]  # sentences, already safe
+    party: str = ""  # "↳ name" (safe) when a sub-agent, not the lead agent, ran it
 
 
 @dataclass(frozen=True, slots=True)
@@ -345,7 +347,8 @@ def operation_evidence(model: Model, op: Operation, position: int,
             a.number, a, _quote(model, a.invocation),
             _quote(model, fin[0], fin[1]) if fin is not None else None))
     return OperationEvidence(position, op, tuple(findings), _turn(model, op, opts.max_chars),
-                             tuple(attempts), tuple(gaps(model, op)))
+                             tuple(attempts), tuple(gaps(model, op)),
+                             delegated_mark(model, op, lead_party(model)))
 
 
 def evidence(model: Model, opts: ReportOptions) -> Evidence:

@@ -26,12 +26,14 @@ from viewer.glyphs import (
     DECISION_GLYPH,
     DEFAULT_PALETTE,
     EVENT_GLYPH,
+    PARTY_GLYPH,
     SEVERITY_GLYPH,
     STATE_GLYPH,
     UNKNOWN_GLYPH,
 )
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
+from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     NO_ARGUMENTS,
     NO_FINAL,
@@ -143,7 +145,7 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     out += _timeline(model, ops, findings, ev)
     out += _findings(findings, ev)
     out += _diagnostics(model)
-    out += _operations(ops, ev)
+    out += _operations(model, ops, ev)
     out += _standing(model)
     out += _evidence(ev, opts)
     out.append("</body></html>")
@@ -201,19 +203,26 @@ def _decision(value: str | None, life: str | None, event: int | None) -> str:
     return f"{glyph} " + (f"{h(value) or '(missing)'} ({where})" if where else h(value))
 
 
-def _operations(ops: Sequence[Operation], ev: Evidence) -> list[str]:
+def _operations(model: Model, ops: Sequence[Operation], ev: Evidence) -> list[str]:
     out = ['<section id="operations"><h2>Operations</h2>']
     if not ops:
         return [*out, "<p>No operations.</p></section>"]
+    lead = lead_party(model)
+    marks = [delegated_mark(model, op, lead) for op in ops]
+    if any(marks):
+        out.append(f'<p class="note">{PARTY_GLYPH} name: an operation run by another party '
+                   "than the lead agent (a sub-agent).</p>")
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
-    for i, op in enumerate(ops, 1):
+    for i, (op, mark) in enumerate(zip(ops, marks, strict=True), 1):
         attempts = "; ".join(
             f"{a.number}: {STATE_GLYPH.get(a.final_state or '', '-')} {h(a.final_state) or '-'}"
             for a in op.attempts) or "none"
         out.append(
             f"<tr><td>{_ref(ev, op.operation_id, str(i))}</td>"
-            f'<td class="mono">{h(op.operation_id)}</td><td>{h(op.target)}</td>'
+            f'<td class="mono">{h(op.operation_id)}'
+            + (f'<br><span class="dim">{h(mark)}</span>' if mark else "")
+            + f"</td><td>{h(op.target)}</td>"
             f"<td>{_decision(op.decision, op.decision_life, op.decision_event)}</td>"
             f"<td>{attempts}</td><td>{h(op.outcome)}</td>"
             f"<td>{h(' '.join(sorted(op.flags)))}</td></tr>")
@@ -266,7 +275,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list
     mark = f'<span class="sev-{worst}">{SEVERITY_GLYPH[worst]}</span> ' if worst else ""
     out = [f'<details id="op-{oe.position}"{is_open}><summary>{mark}Operation {oe.position}: '
            f'<span class="mono">{h(op.operation_id)}</span> · {h(op.target)} · '
-           f"{h(op.outcome)}</summary>", "<ul>"]
+           f"{h(op.outcome)}" + (f" · {h(oe.party)}" if oe.party else "") + "</summary>",
+           "<ul>"]
     if op.flags:
         out.append(f"<li>Flags: {h(' '.join(sorted(op.flags)))}</li>")
     if oe.findings:

@@ -13,8 +13,10 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
 from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.parties import delegated_mark, is_delegated, lead_party
 from viewer.report.evidence import (
     NO_ARGUMENTS,
     NO_FINAL,
@@ -119,6 +121,12 @@ def _link(position: int) -> str:
     return f"[evidence](#operation-{position})"
 
 
+def _op_id(model: Model, op: Operation, lead: int | None) -> str:
+    """The id, then `` ↳ name`` when a sub-agent (not the lead agent) ran it."""
+    mark = delegated_mark(model, op, lead)
+    return md(op.operation_id) + (f" {md(mark)}" if mark else "")
+
+
 def _attempt_row(op: Operation, a: Attempt) -> list[str]:
     return [
         md(op.operation_id), str(a.number), md(rfc3339(a.start)), md(rfc3339(a.end)),
@@ -146,11 +154,15 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     out += _table(["Provenance", ""], ([label, md(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
     if ops:
+        lead = lead_party(model)
+        if any(is_delegated(model, op, lead) for op in ops):
+            out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
+                    "(a sub-agent).", ""]
         out += _table(
             ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
             (
                 [
-                    str(i), md(op.operation_id), md(op.target),
+                    str(i), _op_id(model, op, lead), md(op.target),
                     _decision(op.decision, op.decision_life, op.decision_event),
                     _attempts_cell(op), md(op.outcome), md(" ".join(sorted(op.flags))),
                 ]
@@ -214,6 +226,8 @@ def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
     head = (f"**{md(op.operation_id)}** · {md(op.target)} · outcome {md(op.outcome)}")
+    if oe.party:
+        head += f" · {md(oe.party)}"
     if op.flags:
         head += f" · flags {md(' '.join(sorted(op.flags)))}"
     out += [head, ""]

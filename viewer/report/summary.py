@@ -19,6 +19,7 @@ import orjson
 from viewer import jsonenc
 from viewer.model.times import format_time as rfc3339
 from viewer.model.types import Model, Operation
+from viewer.parties import op_party, party_record
 from viewer.textsafe import json_escape_unsafe_bytes
 
 FORMAT = "vcon-view-summary/1"
@@ -91,6 +92,18 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         return rfc3339(dt)
 
     n_replay = len(replay)
+    records: dict[int | None, dict[str, Any] | None] = {}
+
+    def party_of(op: Any) -> dict[str, Any] | None:
+        """The operation's party (``viewer.parties.op_party``), as one record per party made
+        once and shared by its operations (read-only, like the rest of the dict)."""
+        party = op_party(model, op)
+        try:
+            return records[party]
+        except KeyError:
+            rec = records[party] = party_record(model, party)
+            return rec
+
     step_event = itemgetter(0)
     step_after = itemgetter(2)
     # Operations and attempts are unpacked, not read field by field: a NamedTuple field is a
@@ -146,6 +159,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
             "flags": sorted(op_flags) if op_flags else [],
+            "party": party_of(op),
         }
 
 

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
+from viewer.parties import delegated_mark, lead_party
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
@@ -124,17 +125,28 @@ TABLE_MAX = 500
 LIST_MAX = 2000
 
 
-def _operations_table(ops: Sequence[Operation]) -> Table:
+def _op_id(model: Model, op: Operation, lead: int | None) -> Text:
+    """The id, and under it ``↳ name`` when a sub-agent (not the lead agent) ran it."""
+    out = t(op.operation_id)
+    mark = delegated_mark(model, op, lead)
+    if mark:
+        out.append("\n")
+        out.append_text(t(mark, "dim"))
+    return out
+
+
+def _operations_table(model: Model, ops: Sequence[Operation]) -> Table:
     table = Table(title="Operations", title_justify="left", expand=False)
     table.add_column("#", justify="right")
     table.add_column("Operation ID", overflow="fold")
     table.add_column("Server / tool", overflow="fold")
     for name in ("Decision", "Attempts", "Outcome", "Flags"):
         table.add_column(name, overflow="fold")
+    lead = lead_party(model)
     for i, op in enumerate(ops, 1):
         table.add_row(
             Text(str(i)),
-            t(op.operation_id),
+            _op_id(model, op, lead),
             _target(op.server, op.tool),
             _decision(op.decision, op.decision_life, op.decision_event),
             _attempts(op),
@@ -170,7 +182,7 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
     findings = selected_findings(model, operations)
     parts: list[RenderableType] = [_header(model, ops, findings), Text()]
     if ops:
-        parts.append(_operations_table(ops[:TABLE_MAX]))
+        parts.append(_operations_table(model, ops[:TABLE_MAX]))
         if len(ops) > TABLE_MAX:
             parts.append(Text(
                 f"… and {len(ops) - TABLE_MAX:,} more operations: the text table shows the first "
