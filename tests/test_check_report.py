@@ -4,11 +4,12 @@ goldens of the text and JSON it prints (made before the move out of cli.py, byte
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from viewer.cli import _check_parser, main
+from viewer.cli import main
 from viewer.report.check import CHECK_FORMATS, CheckOutcome, check_lines
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,9 +48,16 @@ def test_check_output_matches_its_golden(name: str, monkeypatch: pytest.MonkeyPa
     assert out == path.read_bytes()
 
 
-def test_check_formats_are_the_registry() -> None:
-    fmt = next(a for a in _check_parser()._actions if "--format" in a.option_strings)
-    assert tuple(fmt.choices) == tuple(CHECK_FORMATS) == ("text", "json")
+def offered_formats(command: str, capsys: pytest.CaptureFixture[str]) -> tuple[str, ...]:
+    """The --format choices the command's usage error offers a user who names a wrong one."""
+    assert main([command, str(ROOT / "demo_vcons" / "tour.vcon.json"),
+                 "--format", "no-such-format"]) == 2
+    err = capsys.readouterr().err
+    return tuple(re.findall(r"'([^']+)'", err.split("choose from", 1)[1]))
+
+
+def test_check_formats_are_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    assert offered_formats("check", capsys) == tuple(CHECK_FORMATS) == ("text", "json")
 
 
 def test_a_registered_check_format_is_a_choice(monkeypatch: pytest.MonkeyPatch,

@@ -405,9 +405,9 @@ def test_viewer_without_a_terminal_is_one_line(capsys: pytest.CaptureFixture[str
 
     r, w = os.pipe()
     try:
-        from viewer.cli import _Exit, need_terminal
+        from viewer.cli import Refusal, need_terminal
 
-        with pytest.raises(_Exit) as exc:
+        with pytest.raises(Refusal) as exc:
             need_terminal(w)
         assert exc.value.code == 2 and "stdout is not one" in exc.value.message
     finally:
@@ -455,11 +455,11 @@ def test_keys_from_terminal_puts_the_terminal_in_place_of_a_pipe() -> None:
 
 def test_keys_from_terminal_without_a_terminal_is_one_line(
         capsys: pytest.CaptureFixture[str]) -> None:
-    from viewer.cli import _Exit, keys_from_terminal
+    from viewer.cli import Refusal, keys_from_terminal
 
     r, w = os.pipe()
     try:
-        with pytest.raises(_Exit) as exc:
+        with pytest.raises(Refusal) as exc:
             keys_from_terminal(r, "/nonexistent/tty")
         assert exc.value.code == 2
         assert "summary -" in exc.value.message

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -22,10 +23,11 @@ from viewer.tui.export import formats as dialog_names
 TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
 
 
-def test_summary_choices_and_dialog_come_from_the_registry() -> None:
-    p = cli._summary_parser()
-    action = next(a for a in p._actions if a.dest == "format")
-    assert tuple(action.choices) == tuple(FORMATS)
+def test_summary_choices_and_dialog_come_from_the_registry(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["summary", str(TOUR), "--format", "no-such-format"]) == 2
+    offered = capsys.readouterr().err.split("choose from", 1)[1]
+    assert tuple(re.findall(r"'([^']+)'", offered)) == tuple(FORMATS)
     assert set(dialog_names()) == {f.name for f in FORMATS.values() if f.in_dialog}
     assert "text" not in dialog_names() and "md" in dialog_names()
 

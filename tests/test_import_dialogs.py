@@ -177,11 +177,11 @@ def test_gemini_and_copilot_every_line_counted_once() -> None:
 
 
 def test_asked_before_names_the_users_request_not_the_agents_narration() -> None:
-    from viewer.tui.timeline import _said_before
+    from viewer.tui.present import said_before
 
     rel = "claude-code-transcript/spotter__subagent.jsonl"
     m = _model((AG / rel).read_bytes(), rel)
     ops = {o.operation_id: o for o in m.operations}
-    assert _said_before(m, ops["op-0001"].first_time).startswith(
+    assert said_before(m, ops["op-0001"].first_time).startswith(
         "2 user (user): /handgemacht:create-beads")
-    assert _said_before(m, ops["op-0022"].first_time) == "2 user (user): create the beads"
+    assert said_before(m, ops["op-0022"].first_time) == "2 user (user): create the beads"

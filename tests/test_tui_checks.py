@@ -93,7 +93,7 @@ async def test_export_while_checking_has_every_diagnostic(monkeypatch, tmp_path:
         await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
         assert app.model.unchecked is not None
         await pilot.press("e")
-        app.screen.query_one("#fmt-json").value = True
+        await pilot.press("j")
         app.screen.query_one("#export-path").value = str(out)
         await pilot.press("enter")
         await pilot.pause()

@@ -141,8 +141,7 @@ async def test_findings_next_previous_and_screen() -> None:
         # choose the policy violation: the timeline selects its operation
         target = next(i for i, x in enumerate(app.model.findings) if x.kind == "policy-violation")
         await pilot.pause()
-        ol = app.screen.query_one("#findings")
-        ol.highlighted = ol.get_option_index(f"f:{target}")
+        app.screen.query_one("#findings").move_to(app.screen.row_of("f", target))
         await pilot.press("enter")
         assert isinstance(app.screen, TimelineScreen)
         assert op_id(app) == "op-delete"
@@ -419,7 +418,7 @@ async def test_export_writes_file_and_leaves_input(tmp_path: Path, fmt: str) -> 
         await pilot.press("e")
         screen = app.screen
         assert isinstance(screen, ExportScreen)
-        screen.query_one(f"#fmt-{fmt}").value = True
+        await pilot.press(fmt[0])  # one key per format
         box = screen.query_one("#export-path")
         box.value = str(out)
         await pilot.press("enter")
@@ -502,8 +501,7 @@ async def test_export_selected_scope(tmp_path: Path) -> None:
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.press("j", "e")
-        app.screen.query_one("#fmt-json").value = True
-        app.screen.query_one("#scope-selected").value = True
+        await pilot.press("j", "s")
         app.screen.query_one("#export-path").value = str(out)
         await pilot.press("enter")
     data = json.loads(out.read_bytes())
@@ -651,7 +649,7 @@ async def test_detail_click_selects_event() -> None:
         await pilot.press("j", "enter")
         screen = app.screen
         assert isinstance(screen, DetailScreen)
-        rows = screen._rows()
+        rows = screen.event_rows()
         await pilot.click("#events", offset=(4, 2))  # header line, then row 0, row 1
         assert screen.row == 1 and app.event_sel == rows[1]
 
@@ -708,7 +706,7 @@ async def test_long_content_in_part_then_all_and_long_attempt(tmp_path: Path) ->
         assert 0 < content.scroll_y < paged
         for _ in range(61):
             await pilot.press("l")
-        rows = screen._rows()
+        rows = screen.event_rows()
         assert screen.row == len(rows) - 1
         assert f"#{rows[-1]}" in screen_text(app)  # the table scrolled to the selected row
 
@@ -722,10 +720,10 @@ async def test_context_screen_and_select() -> None:
         assert isinstance(app.screen, ContextScreen)
         text = screen_text(app)
         assert "Please refund order 123" in text and "join" in text
-        ol = app.screen.query_one("#context")
-        assert ol.get_option_at_index(ol.highlighted).id == "o:1"  # the selected operation
+        rl = app.screen.query_one("#context")
+        assert rl.cursor == app.screen.op_row[1]  # the selected operation
         await pilot.press("j", "j")  # down to a later line; then choose an operation
-        ol.highlighted = ol.get_option_index("o:3")
+        rl.move_to(app.screen.op_row[3])
         await pilot.press("enter")
         assert isinstance(app.screen, TimelineScreen) and op_id(app) == "op-report"
         await pilot.press("c", "escape")

@@ -115,11 +115,15 @@ async def test_goto_an_unknown_id_opens_the_file_and_says_so() -> None:
         assert "--goto" not in str(app.screen.query_one(StatusLine).render())
 
 
-def test_goto_is_an_option_of_the_viewer() -> None:
-    from viewer.cli import _tui_parser
+def test_goto_is_an_option_of_the_viewer(monkeypatch) -> None:
+    import viewer.tui.app as app_module
+    from viewer import cli
 
-    args = _tui_parser().parse_args(["f.vcon.json", "--goto", "op-03f1"])
-    assert args.goto == "op-03f1"
+    seen: dict[str, object] = {}
+    monkeypatch.setattr(app_module, "run", lambda path, **kw: seen.update(kw) or 0)
+    monkeypatch.setattr(cli, "need_terminal", lambda: None)
+    assert cli.main([str(TOUR), "--goto", "op-03f1"]) == 0
+    assert seen["goto"] == "op-03f1"
 
 
 async def test_goto_an_operation_replayed_after_the_first_frame(tmp_path, monkeypatch) -> None:

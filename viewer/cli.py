@@ -45,6 +45,10 @@ class _Exit(Exception):
         self.code = code
 
 
+#: The public name of a refusal (``_Exit`` is this module's short one).
+Refusal = _Exit
+
+
 # --- argument parsing -----------------------------------------------------------------------
 
 
@@ -437,9 +441,11 @@ def cmd_tui(argv: Sequence[str]) -> int:
     from viewer.tui.app import run
 
     try:
-        extra = {"goto": args.goto} if args.goto is not None else {}
-        return run(args.file, ignore_critical=args.ignore_critical, theme=args.theme, data=data,
-                   trust=trust, **extra)
+        extra: dict[str, Any] = {"goto": args.goto} if args.goto is not None else {}
+        if _FAST_EXIT:  # quit ends the process at once (``_finish``), workers or not
+            extra["fast_exit"] = True
+        return _finish(run(args.file, ignore_critical=args.ignore_critical, theme=args.theme,
+                           data=data, trust=trust, **extra))
     except LoadError as exc:
         raise _Exit(exc.message, exc.exit_code) from None
 

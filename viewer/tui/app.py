@@ -11,7 +11,6 @@ from __future__ import annotations
 import gc
 import sys
 import threading
-from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -27,7 +26,9 @@ from viewer.load import Loaded, LoadError
 from viewer.model.types import Attempt, Finding, Model, Operation
 from viewer.pipeline import open_bytes, open_path
 from viewer.textsafe import safe
+from viewer.tui import state
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
+from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import TIME_MODES
 
 if TYPE_CHECKING:
@@ -42,6 +43,9 @@ BIG_MODEL = 20000
 #: is on screen (``build_stages``). Below that the whole replay takes a blink.
 FIRST_OPERATIONS = 400
 STAGED_ABOVE = 20000
+#: Above this many operations the lists of ``f`` and ``c`` and the palette's index are built
+#: in a thread as soon as the model is final (``_prepare``); below, they take a blink.
+PREPARE_ABOVE = 5000
 
 
 def _default_builder(loaded: Loaded) -> Model:
@@ -119,6 +123,8 @@ class VconViewApp(App[int]):
         #: in place of a toast over the lanes; cleared when the selection moves.
         self.note: str | Text = ""
         self.goto: str | None = goto  # --goto OPERATION_ID, applied once the model is shown
+        #: The export dialog's last (format, scope), offered again next time.
+        self.export_choice: tuple[str, str] = ("md", "")
 
     # --- start-up -----------------------------------------------------------------------------
     def on_mount(self) -> None:
@@ -253,9 +259,6 @@ class VconViewApp(App[int]):
     def _adopt(self, new: Model) -> None:
         """Show a later stage of the model being shown: the rest of the operations replayed
         (the first ones unchanged), or the diagnostics complete. Anything else is ignored."""
-        from viewer.tui.findings import FindingsScreen
-        from viewer.tui.timeline import TimelineScreen
-
         old = self.model
         if old is None or new.vcon is not old.vcon:
             return
@@ -281,12 +284,25 @@ class VconViewApp(App[int]):
         elif self.matcher is not None:
             self.matcher.model = new
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
-                screen.present_header()
-            elif isinstance(screen, FindingsScreen) and screen.is_mounted:
-                screen.refresh(recompose=True)
+            screen.post_message(ModelAdopted(new))
         if new.unchecked is not None and not new.pending_operations:
             self.call_after_refresh(self._check)
+        elif new.unchecked is None and not new.pending_operations \
+                and len(new.operations) > PREPARE_ABOVE:
+            self._prepare()
+
+    @work(thread=True, exclusive=True, group="prepare", description="prepare the lists")
+    def _prepare(self) -> None:
+        """Build the findings list, the context transcript and the palette's index of the
+        final model in a thread, so ``f``, ``c`` and a palette query find them ready."""
+        from viewer.tui import commands, context, findings
+
+        model, worker = self.model, get_current_worker()
+        for step in (findings.prepare, context.prepare, commands.prepare):
+            if worker.is_cancelled or model is None or model is not self.model:
+                return
+            step(model)
+        gc.freeze()  # the lists live as long as the model: out of the collector's way too
 
     def _apply_goto(self, final: bool) -> None:
         """Select the operation --goto names: its exact id, else the one id it begins. An id
@@ -356,7 +372,7 @@ class VconViewApp(App[int]):
     def operation(self) -> Operation | None:
         if self.model is None or not self.shown:
             return None
-        self.sel = max(0, min(self.sel, len(self.shown) - 1))
+        self.sel = state.clamp(self.sel, len(self.shown))
         return self.model.operations[self.shown[self.sel]]
 
     @property
@@ -364,7 +380,7 @@ class VconViewApp(App[int]):
         op = self.operation
         if op is None or not op.attempts:
             return None
-        self.attempt_sel = max(0, min(self.attempt_sel, len(op.attempts) - 1))
+        self.attempt_sel = state.clamp(self.attempt_sel, len(op.attempts))
         return op.attempts[self.attempt_sel]
 
     def step_attempt(self, delta: int) -> bool:
@@ -372,7 +388,7 @@ class VconViewApp(App[int]):
         op = self.operation
         if op is None or not op.attempts:
             return False
-        new = max(0, min(len(op.attempts) - 1, self.attempt_sel + delta))
+        new = state.stepped(self.attempt_sel, delta, len(op.attempts))
         if new == self.attempt_sel:
             return False
         self.attempt_sel = new
@@ -384,8 +400,8 @@ class VconViewApp(App[int]):
         """Select a model operation (by model index); clears a filter that hides it."""
         if self.model is None:
             return False
-        k = bisect_left(self.shown, op_index)
-        if k >= len(self.shown) or self.shown[k] != op_index:
+        k = state.position_of(self.shown, op_index)
+        if k is None:
             self.apply_filter("")
             k = op_index
             self.notify("Filter cleared: the operation chosen was hidden by it", markup=False)
@@ -397,7 +413,8 @@ class VconViewApp(App[int]):
                 if a.number == attempt:
                     self.attempt_sel = i
         self.event_sel = event
-        self.refresh_views()
+        for screen in self.screen_stack:
+            screen.post_message(SelectionMoved())
         return True
 
     def apply_filter(self, text: str, *, background: bool = False) -> str | None:
@@ -433,89 +450,53 @@ class VconViewApp(App[int]):
         self.shown = shown
         self.sel = 0
         if current is not None:
-            k = bisect_left(shown, current)  # shown is in model order
-            if k < len(shown) and shown[k] == current:
-                self.sel = k
+            self.sel = state.position_of(shown, current) or 0
         self.attempt_sel = 0
         self.refresh_views()
 
     def refresh_views(self) -> None:
-        """Redraw what shows the model's colours (after a filter or a theme switch)."""
-        from viewer.tui.detail import DetailScreen
-        from viewer.tui.timeline import TimelineScreen
-
+        """Tell every screen the view changed (filter, selection, zoom, time mode, theme):
+        each redraws what shows it (``ViewChanged``)."""
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen):
-                screen.refresh_all()
-            elif isinstance(screen, DetailScreen) and screen.is_mounted:
-                screen.show()
+            screen.post_message(ViewChanged())
 
     # --- findings navigation ------------------------------------------------------------------
     def finding_target(self, f: Finding) -> tuple[int | None, int | None, int | None]:
         """(operation index, attempt number, event index) a finding points at."""
         assert self.model is not None
-        op_index = self.model.by_operation.get(f.operation_id) if f.operation_id else None
-        event = f.events[0] if f.events else None
-        if op_index is None and event is not None and 0 <= event < len(self.model.events):
-            oid = self.model.events[event].operation_id
-            op_index = self.model.by_operation.get(oid) if oid else None
-        return op_index, f.attempt, event
+        return state.finding_target(self.model, f)
 
     def finding_order(self) -> list[tuple[int, int]]:
-        """(operation index, finding index) of the findings ``n`` visits, in timeline order:
-        under a filter, only those of the operations shown; without one, also those that name
-        no operation (last)."""
+        """(operation index, finding index) of the findings ``n`` visits, in timeline order
+        (``state.in_reach``: under a filter, those of the operations shown)."""
         model = self.model
         if model is None:
             return []
         cached = self._finding_order
         if cached is None or cached[0] is not model:
-            last = len(model.operations)
-            order = sorted((last if t is None else t, i) for i, t in enumerate(
-                self.finding_target(f)[0] for f in model.findings))
-            cached = self._finding_order = (model, order)
-        order = cached[1]
-        if not self.filter.empty:
-            shown = set(self.shown)
-            order = [(o, i) for o, i in order if o in shown]
-        return order
+            cached = self._finding_order = (model, state.finding_order(model))
+        return state.in_reach(cached[1], None if self.filter.empty else self.shown)
 
     def step_finding(self, direction: int) -> tuple[Finding, int, int, bool] | None:
-        """Select the next (1) or previous (-1) finding from where the user is, as an editor's
-        "next match" does: after the finding last visited while its operation is still the
-        selected one, else from the selected operation on (its own findings first).
+        """Select the next (1) or previous (-1) finding (``state.step_finding``).
 
         Returns (finding, its place in the order, how many, whether it wrapped around), or None
         when there is none (under a filter: none among the operations shown).
         """
         model = self.model
-        order = self.finding_order()
-        if model is None or not order:
+        if model is None:
             return None
         current = self.shown[self.sel] if self.shown else None
-        pos = self.finding_pos
-        on = next((k for k, (o, i) in enumerate(order) if i == pos), None) \
-            if 0 <= pos < len(model.findings) else None
-        if on is not None and current is not None and order[on][0] not in (current, len(
-                model.operations)):  # (findings that name no operation select none)
-            on = None  # the user moved on since: step from the selected operation instead
-        if on is not None:
-            k = on + direction
-        elif current is None:
-            k = 0 if direction > 0 else len(order) - 1
-        elif direction > 0:
-            k = bisect_left(order, (current, -1))  # the selected operation's first finding
-        else:
-            k = bisect_left(order, (current + 1, -1)) - 1  # ... or the last one before it
-        wrapped = not 0 <= k < len(order)
-        k %= len(order)
-        i = order[k][1]
-        self.finding_pos = i
-        f = model.findings[i]
+        step = state.step_finding(self.finding_order(), len(model.operations), current,
+                                  self.finding_pos, direction)
+        if step is None:
+            return None
+        self.finding_pos = step.finding
+        f = model.findings[step.finding]
         target, attempt, event = self.finding_target(f)
         if target is not None:
             self.select_operation(target, attempt, event)
-        return f, k, len(order), wrapped
+        return f, step.place, step.total, step.wrapped
 
     def notify_finding(self, step: tuple[Finding, int, int, bool] | None, direction: int
                        ) -> None:
@@ -541,15 +522,9 @@ class VconViewApp(App[int]):
         self.present_note()
 
     def present_note(self) -> None:
-        """Show the note on the screens that have a place for it."""
-        from viewer.tui.detail import DetailScreen
-        from viewer.tui.timeline import StatusLine, TimelineScreen
-
+        """Tell the screens the note changed; those with a place for it show it."""
         for screen in self.screen_stack:
-            if isinstance(screen, TimelineScreen) and screen.is_mounted:
-                screen.query_one(StatusLine).present(self)
-            elif isinstance(screen, DetailScreen) and screen.is_mounted:
-                screen.show()
+            screen.post_message(NoteChanged())
 
     # --- actions -------------------------------------------------------------------------------
     def action_command_palette(self) -> None:
@@ -615,14 +590,55 @@ def make_app(
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
         data: bytes | None = None, trust: TrustStore | None = None,
-        goto: str | None = None) -> int:
+        goto: str | None = None, fast_exit: bool = False) -> int:
     """Run the viewer on ``path`` (``data``: its bytes, already read); returns the exit status
-    (2/3 for files it could not open)."""
+    (2/3 for files it could not open).
+
+    ``fast_exit``: the caller ends the process with ``os._exit`` as soon as this returns
+    (``cli._finish``), so quitting waits neither for worker threads still checking or
+    filtering (asyncio's default executor is not shut down) nor for Textual's input thread
+    to notice the exit (``QuickQuitDriver``); the terminal is restored before this returns.
+    """
+    import asyncio
+
     app = make_app(path, ignore_critical=ignore_critical, theme=theme, user_config=True,
                    data=data, trust=trust, goto=goto)
     for message in app.theme_messages:  # also shown in the TUI; here they outlive the screen
         print(f"vcon-view: {message}", file=sys.stderr)
-    result: Any = app.run()
+    if not fast_exit:
+        result: Any = app.run()
+    else:
+        app.driver_class = quick_quit_driver(app.driver_class)
+        result = app.run(loop=asyncio.new_event_loop())
     if app.return_code:
         return app.return_code
     return result if isinstance(result, int) else 0
+
+
+def quick_quit_driver(base: type[Any]) -> type[Any]:
+    """``base`` (Textual's terminal driver) with an input thread that is told to stop and not
+    waited for: it sleeps in ``select`` twice, a timeout each, before it sees the exit, which
+    was most of what a quit took in the App (README, *Performance*). Only for a process that
+    ends with ``os._exit`` once the App returns. Drivers without that thread are returned as
+    they are."""
+    from textual.drivers.linux_driver import LinuxDriver
+
+    if not (isinstance(base, type) and issubclass(base, LinuxDriver)):
+        return base
+
+    class QuickQuitDriver(base):  # type: ignore[misc, valid-type]
+        def disable_input(self) -> None:
+            import contextlib
+            import signal
+            import termios
+
+            if self.exit_event.is_set():
+                return
+            with contextlib.suppress(Exception):  # as LinuxDriver's: never fails a quit
+                signal.signal(signal.SIGWINCH, signal.SIG_DFL)
+                self._disable_mouse_support()
+                self.exit_event.set()  # kept set: the thread ends at its next wake-up
+                with contextlib.suppress(termios.error):
+                    termios.tcflush(self.fileno, termios.TCIFLUSH)
+
+    return QuickQuitDriver

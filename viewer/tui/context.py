@@ -10,11 +10,12 @@ from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from viewer.model.times import EARLIEST
 from viewer.model.types import Model
@@ -22,6 +23,7 @@ from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
+from viewer.tui.rowlist import RowList
 
 
 def _is_agent(model: Model, index: object) -> bool:
@@ -45,70 +47,117 @@ def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     return rows
 
 
+#: A transcript up to this many rows is built on the spot; a longer one in a thread.
+BUILD_INLINE = 5000
+
+
 class ContextScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,c", "app.pop_screen", "Back", id="context.back"),
-        Binding("j", "cursor(1)", "Down", id="context.down", show=False),
-        Binding("k", "cursor(-1)", "Up", id="context.up", show=False),
     ]
 
+    rows: list[tuple[datetime | None, int, str, int]] | None = None  # None while building
+    op_row: dict[int, int]  # operation index -> its row
+
     def compose(self) -> ComposeResult:
-        model = self.vapp.model
-        assert model is not None
-        t0 = self.vapp.t0
-        yield Static(Text(f"{len(model.dialog)} dialog turns, {len(model.context)} core events, "
-                          f"{len(model.operations)} operations in time order · enter on an "
-                          "operation selects it"), id="context-head")
-        options: list[Option] = []
-        self._op_option: dict[int, int] = {}
-        for t, _, kind, i in transcript(model):
-            text = Text(f"{fmt_time(t, self.vapp.time_mode, t0, None):<12} ", P.style("dim"))
-            if kind == "dialog":
-                d = model.dialog[i]
-                who = ""
-                if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
-                    who = party_label(model, d["parties"][0])
-                    if len(d["parties"]) == 2 and all(_is_agent(model, p) for p in d["parties"]):
-                        who += " → " + party_label(model, d["parties"][1])  # agent to agent
-                text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
-                text.append(dialog_text(d, 300))
-                options.append(Option(text, id=f"d:{i}"))
-            elif kind == "event":
-                e = model.events[i]
-                text.append(f"{P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH)} {safe(e.type)} ",
-                            P.style("context"))
-                text.append(party_label(model, e.raw.get("party")))
-                options.append(Option(text, id=f"e:{i}"))
-            else:
-                op = model.operations[i]
-                text.append(f"  {P.DECISION_GLYPH.get(op.decision, '?')} ",
-                            P.decision_style(op.decision))
-                text.append(safe(op.operation_id), "bold")
-                text.append(f" {safe(op.target)} → {op.outcome}")
-                if op.flags:
-                    text.append("  " + " ".join(P.FLAG_LABEL.get(f, f) for f in sorted(op.flags)
-                                                if f in P.FLAG_LABEL), P.style("flag"))
-                self._op_option[i] = len(options)
-                options.append(Option(text, id=f"o:{i}"))
-        yield OptionList(*options, id="context")
+        yield Static(Text("building…", style="bold"), id="context-head")
+        yield RowList(id="context")
         yield Footer()
 
     def on_mount(self) -> None:
-        ol = self.query_one(OptionList)
-        ol.focus()
+        self.query_one(RowList).focus()
+        model = self.vapp.model
+        assert model is not None
+        self.op_row = {}
+        size = len(model.dialog) + len(model.context) + len(model.operations)
+        if size <= BUILD_INLINE:
+            self._show(model, *prepare(model))
+        else:
+            self.query_one("#context-head", Static).update(Text(
+                f"building… ({size:,} lines in time order)", style="bold"))
+            self._build_in_thread(model)
+
+    # a description: Textual would otherwise make one from repr(model), every operation in it
+    @work(thread=True, exclusive=True, group="context", description="context transcript")
+    def _build_in_thread(self, model: Model) -> None:
+        built = prepare(model)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, model, *built)
+
+    def _show(self, model: Model, rows: list[tuple[datetime | None, int, str, int]],
+              op_row: dict[int, int]) -> None:
+        if not self.is_attached:
+            return
+        self.rows, self.op_row = rows, op_row
+        self.query_one("#context-head", Static).update(Text(
+            f"{len(model.dialog)} dialog turns, {len(model.context)} core events, "
+            f"{len(model.operations)} operations in time order · enter on an operation "
+            "selects it"))
+        t0, mode = self.vapp.t0, self.vapp.time_mode
+
+        def render(k: int) -> Text:
+            return context_line(model, rows[k], mode, t0)
+
+        cursor = 0
         op = self.vapp.operation
-        if op is not None and self.vapp.model is not None:
-            idx = self.vapp.model.by_operation.get(op.operation_id)
-            if idx is not None and idx in self._op_option:
-                ol.highlighted = self._op_option[idx]
+        if op is not None:
+            idx = model.by_operation.get(op.operation_id)
+            cursor = op_row.get(idx, 0) if idx is not None else 0
+        self.query_one(RowList).set_rows(len(rows), render, cursor=cursor)
 
-    def action_cursor(self, delta: int) -> None:
-        ol = self.query_one(OptionList)
-        (ol.action_cursor_down if delta > 0 else ol.action_cursor_up)()
-
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        kind, _, num = (event.option.id or "").partition(":")
-        if kind != "o":
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
+        if self.rows is None:
+            return
+        _, _, kind, i = self.rows[event.index]
+        if kind != "operation":
             return
         self.app.pop_screen()
-        self.vapp.select_operation(int(num))
+        self.vapp.select_operation(i)
+
+
+Built = tuple[list[tuple[datetime | None, int, str, int]], dict[int, int]]
+_last: tuple[Model, Built] | None = None  # the last model's rows (``prepare``)
+
+
+def prepare(model: Model) -> Built:
+    """The transcript and each operation's row, kept for the last model: the App prepares
+    them in a thread once the model is final, so ``c`` opens at once (and again at once)."""
+    global _last
+    last = _last
+    if last is not None and last[0] is model:
+        return last[1]
+    rows = transcript(model)
+    built = rows, {i: k for k, (_, _, kind, i) in enumerate(rows) if kind == "operation"}
+    _last = (model, built)
+    return built
+
+
+def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,
+                 t0: datetime | None) -> Text:
+    """One transcript line: its time, then the turn, the core event or the operation."""
+    t, _, kind, i = row
+    text = Text(f"{fmt_time(t, mode, t0, None):<12} ", P.style("dim"))
+    if kind == "dialog":
+        d = model.dialog[i]
+        who = ""
+        if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
+            who = party_label(model, d["parties"][0])
+            if len(d["parties"]) == 2 and all(_is_agent(model, p) for p in d["parties"]):
+                who += " → " + party_label(model, d["parties"][1])  # agent to agent
+        text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
+        text.append(dialog_text(d, 300))
+    elif kind == "event":
+        e = model.events[i]
+        text.append(f"{P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH)} {safe(e.type)} ",
+                    P.style("context"))
+        text.append(party_label(model, e.raw.get("party")))
+    else:
+        op = model.operations[i]
+        text.append(f"  {P.DECISION_GLYPH.get(op.decision, '?')} ",
+                    P.decision_style(op.decision))
+        text.append(safe(op.operation_id), "bold")
+        text.append(f" {safe(op.target)} → {op.outcome}")
+        if op.flags:
+            text.append("  " + " ".join(P.FLAG_LABEL.get(f, f) for f in sorted(op.flags)
+                                        if f in P.FLAG_LABEL), P.style("flag"))
+    return text

@@ -25,6 +25,7 @@ from viewer.model.types import Attempt, Model, Operation
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
+from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import (
     attempt_gap,
     copy_text,
@@ -100,14 +101,15 @@ class DetailScreen(VappMixin, Screen[None]):
         self._pick_initial_row()
         self.show()
 
-    def _rows(self) -> list[int]:
+    def event_rows(self) -> list[int]:
+        """The events the detail lists (indices into ``model.events``), in its order."""
         model, op = self.vapp.model, self.vapp.operation
         if model is None or op is None:
             return []
         return detail_events(op, self.vapp.attempt, model)
 
     def _pick_initial_row(self) -> None:
-        rows = self._rows()
+        rows = self.event_rows()
         want = self.vapp.event_sel
         self.row = rows.index(want) if want in rows else 0
         if want not in rows and rows:
@@ -118,7 +120,7 @@ class DetailScreen(VappMixin, Screen[None]):
 
     @property
     def event_index(self) -> int | None:
-        rows = self._rows()
+        rows = self.event_rows()
         if not rows:
             return None
         self.row = max(0, min(self.row, len(rows) - 1))
@@ -171,7 +173,7 @@ class DetailScreen(VappMixin, Screen[None]):
         return text
 
     def _table(self, model: Model, op: Operation, attempt: Attempt | None) -> Text:
-        rows = self._rows()
+        rows = self.event_rows()
         steps = {s.event: s for s in attempt.steps} if attempt is not None else {}
         t0 = self.vapp.t0
         text = Text()
@@ -302,10 +304,23 @@ class DetailScreen(VappMixin, Screen[None]):
             sc.scroll_to(y=line - h + 1, animate=False)
 
     def select_row(self, row: int) -> None:
-        rows = self._rows()
+        rows = self.event_rows()
         if 0 <= row < len(rows):
             self.row = row
             self.full = False
+            self.show()
+
+    # --- messages from the App (viewer.tui.messages) -----------------------------------------
+    def on_view_changed(self, message: ViewChanged) -> None:
+        if self.is_mounted:
+            self.show()
+
+    def on_note_changed(self, message: NoteChanged) -> None:
+        if self.is_mounted:
+            self.show()
+
+    def on_selection_moved(self, message: SelectionMoved) -> None:
+        if self.is_mounted:
             self.show()
 
     # --- actions -------------------------------------------------------------------------------
@@ -314,7 +329,7 @@ class DetailScreen(VappMixin, Screen[None]):
         self.vapp.refresh_views()
 
     def action_event(self, delta: int) -> None:
-        rows = self._rows()
+        rows = self.event_rows()
         if rows:
             self.row = max(0, min(len(rows) - 1, self.row + delta))
             self.full = False

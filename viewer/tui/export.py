@@ -1,4 +1,5 @@
-"""`e`: write an export (md, html, json, csv) for all, the filtered set or the selection.
+"""`e`: write an export (md, html, json, csv) for all, the filtered set or the selection;
+one key per choice.
 
 The formats and their bytes come from ``viewer.report.formats`` (the registry ``vcon-view
 summary --format`` uses); the file is written
@@ -13,11 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, RadioButton, RadioSet, Static
+from textual.widgets import Input, Static
 
 from viewer.model.types import Model, Operation
 from viewer.textsafe import is_safe, safe
@@ -26,8 +28,10 @@ from viewer.tui.base import VappMixin
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
-HINT = "enter writes · escape cancels · never over the input"
+HINT = ("keys choose · tab edits the name (escape: back to the keys) · enter writes · "
+        "escape cancels · never over the input")
 SCOPES = ("all", "filtered", "selected")
+SCOPE_KEYS = tuple(s[0] for s in SCOPES)  # a, f, s
 
 
 def formats() -> tuple[str, ...]:
@@ -46,14 +50,20 @@ def render_export(model: Model, fmt: str, operations: Sequence[Operation] | None
     return as_bytes(FORMATS[fmt].render(model, opts))
 
 
-def default_name(input_path: str, fmt: str) -> str:
+def default_name(input_path: str, fmt: str, scope: str = "") -> str:
+    """``STEM[.SCOPE].summary.FMT`` in the current directory; ``scope`` is what the export
+    holds when not every operation (an operation id, "filtered")."""
     stem = Path(input_path).name if input_path != "-" else "stdin"
     for suffix in (".gz", ".json", ".vcon"):
         stem = stem.removesuffix(suffix)
     # The name is recorded text too (a file named with OSC 52 or title sequences): every
     # character the viewer would escape becomes "_", so the default path is inert and plain.
     stem = "".join(c if is_safe(c) else "_" for c in stem)
-    return str(Path.cwd() / f"{stem or 'vcon'}.summary.{fmt}")
+    # An operation id is recorded text as well, and may hold "/" or "..": letters, digits
+    # and "-_" only, so the name stays one plain file name in the current directory.
+    part = "".join(c if c.isascii() and (c.isalnum() or c in "-_") else "_"
+                   for c in scope)[:48]
+    return str(Path.cwd() / f"{stem or 'vcon'}{'.' + part if part else ''}.summary.{fmt}")
 
 
 def scope_operations(app: VconViewApp, scope: str) -> Sequence[Operation] | None:
@@ -80,54 +90,132 @@ def export(app: VconViewApp, path: str, fmt: str, scope: str) -> Path:
     return target.resolve()
 
 
+def format_keys() -> dict[str, str]:
+    """One key per format in the registry: its first letter, else its first letter not taken
+    (by another format or by a scope key)."""
+    keys: dict[str, str] = {}
+    taken = set(SCOPE_KEYS)
+    for name in formats():
+        key = next((c for c in name if c.isalpha() and c not in taken), None)
+        if key is not None:
+            keys[key] = name
+            taken.add(key)
+    return keys
+
+
 class ExportScreen(VappMixin, ModalScreen[Path | None]):
+    """One key per choice: a format key (``m``/``h``/``j``/``c``, from the registry) and a
+    scope key (``a``/``f``/``s``); ``tab`` edits the file name, ``enter`` writes from
+    anywhere. The last choice is remembered for the next export."""
+
+    AUTO_FOCUS = ""  # nothing focused: keys choose; tab reaches the file name
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="export.cancel"),
+        # q closes the dialog, as escape, rather than quitting the viewer behind it
+        Binding("q", "close", "Close", id="export.close", show=False),
+        Binding("enter", "write", "Write", id="export.write"),
+        Binding("a", "scope('all')", "All", id="export.scope_all", show=False),
+        Binding("f", "scope('filtered')", "Filtered", id="export.scope_filtered", show=False),
+        Binding("s", "scope('selected')", "Selected", id="export.scope_selected", show=False),
     ]
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.keys = format_keys()
+        fmt, scope = getattr(self.vapp, "export_choice", ("md", ""))
+        self.fmt = fmt if fmt in self.keys.values() else next(iter(self.keys.values()))
+        self.scope = scope if scope and self._enabled(scope) else \
+            "filtered" if self._enabled("filtered") else "all"
+        self._auto_name = ""
+
     def compose(self) -> ComposeResult:
-        app = self.vapp
-        filtered = not app.filter.empty
         with Vertical(id="export"):
             yield Static(Text("Export the summary", style="bold"))
-            with Horizontal(id="export-row"):
-                with RadioSet(id="export-format"):
-                    for i, f in enumerate(formats()):
-                        yield RadioButton(Text(f), value=i == 0, id=f"fmt-{f}")
-                with RadioSet(id="export-scope"):
-                    yield RadioButton(Text("all operations"), value=not filtered, id="scope-all")
-                    yield RadioButton(Text(f"filtered ({len(app.shown)})"), value=filtered,
-                                      id="scope-filtered", disabled=not filtered)
-                    op = app.operation
-                    label = f"selected ({safe(op.operation_id)})" if op else "selected"
-                    yield RadioButton(Text(label), id="scope-selected", disabled=op is None)
-            yield Input(default_name(app.path, "md"), id="export-path")
+            yield Static(id="export-format")
+            yield Static(id="export-scope")
+            yield Input(id="export-path", select_on_focus=False)
             yield Static(Text(HINT, style="dim"), id="export-hint")
 
     _confirmed: Path | None = None  # an existing file the user chose to replace (enter twice)
 
     def on_mount(self) -> None:
-        self.query_one("#export-path", Input).focus()
+        self._present()
 
-    def _choice(self, set_id: str, values: Sequence[str]) -> str:
-        rs = self.query_one(set_id, RadioSet)
-        i = rs.pressed_index
-        return values[i] if 0 <= i < len(values) else values[0]
-
-    def on_radio_set_changed(self, event: RadioSet.Changed) -> None:
-        if event.radio_set.id != "export-format":
+    def on_key(self, event: events.Key) -> None:
+        """A format key (from the registry) when the file name is not being edited."""
+        if isinstance(self.focused, Input):
             return
-        fmt = self._choice("#export-format", formats())
+        fmt = self.keys.get(event.character or "")
+        if fmt is not None:
+            event.stop()
+            self.fmt = fmt
+            self._present()
+
+    def _enabled(self, scope: str) -> bool:
+        app = self.vapp
+        if scope == "filtered":
+            return not app.filter.empty
+        if scope == "selected":
+            return app.operation is not None
+        return True
+
+    def action_scope(self, scope: str) -> None:
+        if self._enabled(scope):
+            self.scope = scope
+            self._present()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Scope keys and q are letters: while the file name is edited they type into it."""
+        return not (isinstance(self.focused, Input) and action in ("scope", "close"))
+
+    def _scope_label(self, scope: str) -> str:
+        app = self.vapp
+        if scope == "filtered":
+            return f"filtered ({len(app.shown):,})" if not app.filter.empty else "filtered"
+        if scope == "selected":
+            op = app.operation
+            return f"selected ({safe(op.operation_id)})" if op is not None else "selected"
+        return "all operations"
+
+    def _choices(self, label: str, items: list[tuple[str, str, str, bool]],
+                 chosen: str) -> Text:
+        text = Text(f"{label:<8}", style="dim")
+        for key, value, shown, enabled in items:
+            style = "bold reverse" if value == chosen else "" if enabled else "dim strike"
+            text.append(f"[{key}]", "bold" if enabled else "dim strike")
+            text.append(f" {shown}", style)
+            text.append("   ")
+        return text
+
+    def _present(self) -> None:
+        self.query_one("#export-format", Static).update(self._choices(
+            "format", [(k, f, f, True) for k, f in self.keys.items()], self.fmt))
+        self.query_one("#export-scope", Static).update(self._choices(
+            "scope", [(s[0], s, self._scope_label(s), self._enabled(s)) for s in SCOPES],
+            self.scope))
         box = self.query_one("#export-path", Input)
-        p = Path(box.value)
-        if p.name.count(".summary.") == 1:
-            box.value = str(p.with_suffix(f".{fmt}"))
+        name = default_name(self.vapp.path, self.fmt, self._scope_part())
+        if box.value in ("", self._auto_name):  # not edited by hand: follow the choice
+            box.value = name
+        elif Path(box.value).name.count(".summary.") == 1:  # edited: keep it, new suffix
+            box.value = str(Path(box.value).with_suffix(f".{self.fmt}"))
+        self._auto_name = name
+        self.vapp.export_choice = (self.fmt, self.scope)
+
+    def _scope_part(self) -> str:
+        """What the file name says of the scope: the operation's id, or "filtered"."""
+        if self.scope == "selected":
+            op = self.vapp.operation
+            return op.operation_id if op is not None else ""
+        return "filtered" if self.scope == "filtered" else ""
 
     def on_input_submitted(self, event: Input.Submitted) -> None:
         event.stop()
-        fmt = self._choice("#export-format", formats())
-        scope = self._choice("#export-scope", SCOPES)
-        path = event.value.strip()
+        self.action_write()
+
+    def action_write(self) -> None:
+        fmt, scope = self.fmt, self.scope
+        path = self.query_one("#export-path", Input).value.strip()
         existing = self._existing(path)
         if existing is not None and existing != self._confirmed:
             self._confirmed = existing
@@ -172,5 +260,12 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
         except OSError:
             return False
 
+    def action_close(self) -> None:
+        self.dismiss(None)
+
     def action_cancel(self) -> None:
+        """Escape: from the file name back to the choice keys; else close the dialog."""
+        if isinstance(self.focused, Input):
+            self.set_focus(None)
+            return
         self.dismiss(None)

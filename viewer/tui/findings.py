@@ -6,17 +6,20 @@ import re
 from typing import ClassVar
 
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import Footer, Static
+from textual.worker import get_current_worker
 
 from viewer.model.spec import SEVERITY_RANK
 from viewer.model.types import Diagnostic, Finding, Model
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
+from viewer.tui.messages import ModelAdopted
+from viewer.tui.rowlist import RowList
 
 _EVENT_PTR = re.compile(r"^/events/(\d+)(?:/|$)")
 
@@ -59,17 +62,84 @@ def ordered(model: Model) -> tuple[list[int], list[int]]:
     return fi, di
 
 
+#: A list up to this many rows is built on the spot; a longer one in a thread, the screen
+#: saying "building…" meanwhile (keys such as escape stay live).
+BUILD_INLINE = 5000
+
+HEADINGS = ("Findings", "Diagnostics")
+Row = tuple[str, int]  # ("f", finding index) | ("d", diagnostic index) | (heading, 0)
+
+
+def finding_rows(model: Model) -> list[Row]:
+    """The findings screen's rows: findings then diagnostics, each by severity, with headings."""
+    fi, di = ordered(model)
+    rows: list[Row] = []
+    if fi:
+        rows.append(("Findings", 0))
+        rows.extend(("f", i) for i in fi)
+    if di:
+        rows.append(("Diagnostics", 0))
+        rows.extend(("d", i) for i in di)
+    if not rows:
+        rows.append(("No findings and no diagnostics.", 0))
+    return rows
+
+
+_last: tuple[Model, list[Row]] | None = None  # the last model's rows (``prepare``)
+
+
+def prepare(model: Model) -> list[Row]:
+    """``finding_rows``, kept for the last model: the App prepares them in a thread once the
+    model is final, so ``f`` opens at once."""
+    global _last
+    last = _last
+    if last is not None and last[0] is model:
+        return last[1]
+    rows = finding_rows(model)
+    _last = (model, rows)
+    return rows
+
+
 class FindingsScreen(VappMixin, Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "app.pop_screen", "Back", id="findings.back"),
-        Binding("j", "cursor(1)", "Down", id="findings.down", show=False),
-        Binding("k", "cursor(-1)", "Up", id="findings.up", show=False),
     ]
 
+    rows: list[Row] | None = None  # None while building
+
     def compose(self) -> ComposeResult:
+        yield Static(Text("building…", style="bold"), id="findings-head")
+        yield RowList(id="findings")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(RowList).focus()
+        self.build()
+
+    def build(self) -> None:
+        """Make the rows: inline for a short list, else in a thread (the screen is up)."""
         model = self.vapp.model
         assert model is not None
-        fi, di = ordered(model)
+        self.rows = None
+        if len(model.findings) + len(model.diagnostics) <= BUILD_INLINE:
+            self._show(model, prepare(model))
+        else:
+            self.query_one("#findings-head", Static).update(Text(
+                f"building… ({len(model.findings):,} findings, "
+                f"{len(model.diagnostics):,} diagnostics)", style="bold"))
+            self._build_in_thread(model)
+
+    # a description: Textual would otherwise make one from repr(model), every operation in it
+    @work(thread=True, exclusive=True, group="findings", description="findings list")
+    def _build_in_thread(self, model: Model) -> None:
+        rows = prepare(model)
+        if not get_current_worker().is_cancelled:
+            self.app.call_from_thread(self._show, model, rows)
+
+    def _show(self, model: Model, rows: list[Row]) -> None:
+        if model is not self.vapp.model or not self.is_attached:
+            return  # a later model arrived meanwhile: its own build follows
+        self.rows = rows
         counts = model.counts()
         head = Text(f"{len(model.findings)} findings, {len(model.diagnostics)} diagnostics  ")
         for sev in ("error", "warning", "info"):
@@ -77,49 +147,48 @@ class FindingsScreen(VappMixin, Screen[None]):
         if model.unchecked is not None:
             head.append("· checking conformance: more diagnostics may follow ", P.style("dim"))
         head.append("· enter selects it on the timeline", P.style("dim"))
-        yield Static(head, id="findings-head")
-        options: list[Option | None] = []
-        if fi:
-            options.append(Option(Text("Findings", style="bold underline"), disabled=True))
-            options.extend(Option(finding_prompt(model.findings[i]), id=f"f:{i}") for i in fi)
-        if di:
-            options.append(Option(Text("Diagnostics", style="bold underline"), disabled=True))
-            options.extend(Option(diagnostic_prompt(model.diagnostics[i]), id=f"d:{i}")
-                           for i in di)
-        if not options:
-            options.append(Option(Text("No findings and no diagnostics."), disabled=True))
-        yield OptionList(*options, id="findings")
-        yield Footer()
+        self.query_one("#findings-head", Static).update(head)
 
-    def on_mount(self) -> None:
-        ol = self.query_one(OptionList)
-        ol.focus()
-        ol.action_first()
+        def render(i: int) -> Text:
+            kind, n = rows[i]
+            if kind == "f":
+                return finding_prompt(model.findings[n])
+            if kind == "d":
+                return diagnostic_prompt(model.diagnostics[n])
+            return Text(kind, style="bold underline" if kind in HEADINGS else "")
 
-    def action_cursor(self, delta: int) -> None:
-        ol = self.query_one(OptionList)
-        if delta > 0:
-            ol.action_cursor_down()
-        else:
-            ol.action_cursor_up()
+        self.query_one(RowList).set_rows(len(rows), render,
+                                         lambda i: rows[i][0] in ("f", "d"))
 
-    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+    def row_of(self, kind: str, index: int) -> int:
+        """The row showing finding (``"f"``) or diagnostic (``"d"``) ``index``; -1 if none."""
+        rows = self.rows or []
+        try:
+            return rows.index((kind, index))
+        except ValueError:
+            return -1
+
+    def on_model_adopted(self, message: ModelAdopted) -> None:
+        """The diagnostics arrived (or the rest of the operations): rebuild the list."""
+        self.build()
+
+    def on_row_list_selected(self, event: RowList.Selected) -> None:
         model = self.vapp.model
-        oid = event.option.id
-        if model is None or not oid:
+        if model is None or self.rows is None:
             return
-        kind, _, num = oid.partition(":")
-        i = int(num)
+        kind, i = self.rows[event.index]
         if kind == "f":
             op_index, attempt, ev = self.vapp.finding_target(model.findings[i])
             self.vapp.finding_pos = i
-        else:
+        elif kind == "d":
             ev = pointer_event(model.diagnostics[i].pointer)
             op_index, attempt = None, None
             if ev is not None and ev < len(model.events):
                 e = model.events[ev]
                 op_index = model.by_operation.get(e.operation_id) if e.operation_id else None
                 attempt = e.attempt
+        else:
+            return
         if op_index is None:
             self.notify("This one names no operation", markup=False)
             return

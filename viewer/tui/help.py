@@ -1,4 +1,5 @@
-"""`?`: every key, the filter tokens and the glyph legend (glyphs read from palette.py)."""
+"""`?`: every key (read from the BINDINGS), the filter tokens and the glyph legend (glyphs
+read from palette.py)."""
 
 from __future__ import annotations
 
@@ -14,30 +15,111 @@ from textual.widgets import Static
 
 from viewer.model import spec
 from viewer.tui import palette as P
+from viewer.tui.rows import COLUMN_KEYS
 
-KEYS: tuple[tuple[str, str], ...] = (
-    ("j / k, ↓ / ↑", "next / previous operation (in the detail: attempt)"),
-    ("h / l, ← / →", "previous / next attempt (in the detail: event)"),
-    ("g / G, home / end", "first / last operation"),
-    ("pgdn / pgup", "a page of operations (in the detail: page the content; space too)"),
-    ("enter", "open the attempt / event detail"),
-    ("escape", "back; on the timeline: clear the filter"),
-    ("n / N", "next / previous finding from the selected operation (within the filter)"),
-    ("f", "findings and diagnostics (enter selects one on the timeline)"),
-    ("c", "context: what was said and done, operations in time order"),
-    ("/", "filter (tokens below); enter applies, escape cancels"),
-    ("t", "time mode: absolute, relative to the start, delta to previous"),
-    ("+ / - / 0", "zoom the time axis in / out / fit (a zoom centres on the selected attempt)"),
-    ("H / L, shift+← / →", "pan the zoomed time axis left / right"),
-    ("d", "diff the arguments with the previous attempt"),
-    ("r", "raw view of the event exactly as recorded"),
-    ("a", "in the detail: show all of a long content"),
-    ("y", "copy the selected operation (timeline) or event (detail)"),
-    ("e", "export a report or summary (md, html, json, csv)"),
-    ("ctrl+p", "command palette: go to operation, findings, export, theme"),
-    ("?", "this help"),
-    ("q", "quit"),
-)
+#: What a key does, in words, by its binding's id: the keys themselves are read from the
+#: screens' BINDINGS (``key_rows``), so the help cannot name a key that does something
+#: else. A binding without an entry here is listed with its footer label.
+ABOUT: dict[str, str] = {
+    "timeline.down": "next operation",
+    "timeline.up": "previous operation",
+    "timeline.attempt_prev": "previous attempt",
+    "timeline.attempt_next": "next attempt",
+    "timeline.page_down": "a page of operations down",
+    "timeline.page_up": "a page of operations up",
+    "timeline.first": "first operation",
+    "timeline.last": "last operation",
+    "timeline.detail": "open the attempt / event detail",
+    "timeline.raw": "raw view of the event exactly as recorded",
+    "timeline.next_finding": "next finding from the selected operation (within the filter)",
+    "timeline.prev_finding": "previous finding",
+    "timeline.findings": "findings and diagnostics (enter selects one on the timeline)",
+    "timeline.context": "context: what was said and done, operations in time order",
+    "timeline.filter": "filter (tokens below); enter applies, escape cancels",
+    "timeline.clear_filter": "clear the filter",
+    "timeline.time_mode": "time mode: absolute, relative to the start, delta to previous",
+    "timeline.zoom_in": "zoom the time axis in (centred on the selected attempt)",
+    "timeline.zoom_out": "zoom the time axis out",
+    "timeline.fit": "fit the time axis to the whole record",
+    "timeline.pan_left": "pan the zoomed time axis left",
+    "timeline.pan_right": "pan the zoomed time axis right",
+    "timeline.diff": "diff the arguments with the previous attempt",
+    "timeline.copy": "copy the selected operation",
+    "timeline.export": "export a report or summary (md, html, json, csv)",
+    "timeline.help": "this help",
+    "timeline.toggle_attempts": "fold / unfold the selected operation's attempts (sub-lanes)",
+    **{f"timeline.hide_{name}": f"hide / show the {name} column"
+       for name in COLUMN_KEYS.values()},
+    "detail.back": "back to the timeline",
+    "detail.event_prev": "previous event",
+    "detail.event_next": "next event",
+    "detail.attempt_next": "next attempt",
+    "detail.attempt_prev": "previous attempt",
+    "detail.raw": "raw view of the event exactly as recorded",
+    "detail.all": "show all of a long content (again: the next part)",
+    "detail.diff": "diff the arguments with the previous attempt",
+    "detail.copy": "copy the selected event",
+    "detail.next_finding": "next finding",
+    "detail.prev_finding": "previous finding",
+    "detail.time_mode": "time mode",
+    "detail.page_down": "page the content down",
+    "detail.page_up": "page the content up",
+    "rowlist.down": "next line",
+    "rowlist.up": "previous line",
+    "rowlist.page_down": "a page down",
+    "rowlist.page_up": "a page up",
+    "rowlist.first": "first line",
+    "rowlist.last": "last line",
+    "rowlist.select": "select it on the timeline",
+    "export.cancel": "cancel (in the file name: back to the keys)",
+    "export.close": "close the dialog (the viewer stays)",
+    "export.write": "write the file (from anywhere in the dialog)",
+    "export.scope_all": "scope: all operations",
+    "export.scope_filtered": "scope: the operations the filter shows",
+    "export.scope_selected": "scope: the selected operation",
+    "app.quit": "quit",
+    "app.help": "this help",
+}
+
+#: How a key is written in the help (Textual's names otherwise).
+KEY_NAMES: dict[str, str] = {
+    "down": "↓", "up": "↑", "left": "←", "right": "→", "shift+left": "shift+←",
+    "shift+right": "shift+→", "question_mark": "?", "slash": "/", "plus": "+",
+    "equals_sign": "=", "minus": "-", "pagedown": "pgdn", "pageup": "pgup",
+}
+
+
+def key_label(keys: str) -> str:
+    """A binding's keys as the help writes them: ``"j,down"`` -> ``"j / ↓"``."""
+    return " / ".join(KEY_NAMES.get(k.strip(), k.strip()) for k in keys.split(","))
+
+
+def key_rows() -> list[tuple[str, list[tuple[str, str]]]]:
+    """(section, [(keys, what they do)]) from the screens' and the App's BINDINGS."""
+    from textual.binding import Binding
+
+    from viewer.tui.app import VconViewApp
+    from viewer.tui.detail import DetailScreen
+    from viewer.tui.export import ExportScreen, format_keys
+    from viewer.tui.rowlist import RowList
+    from viewer.tui.timeline import TimelineScreen
+
+    sections: list[tuple[str, list[tuple[str, str]]]] = []
+    for title, owner in (("Timeline", TimelineScreen), ("Detail (enter)", DetailScreen),
+                         ("Findings (f) and context (c)", RowList),
+                         ("Export (e)", ExportScreen), ("Everywhere", VconViewApp)):
+        rows = [(key_label(b.key), ABOUT.get(b.id or "", b.description))
+                for b in owner.BINDINGS if isinstance(b, Binding)
+                and not (owner is not VconViewApp and b.action.startswith("app.help"))]
+        if owner is ExportScreen:
+            rows[1:1] = [(" / ".join(format_keys()),
+                          "format: " + ", ".join(format_keys().values()))]
+            rows.append(("tab", "edit the file name"))
+        if owner is VconViewApp:
+            rows.append(("ctrl+p", "command palette: go to operation, findings, export, theme"))
+        sections.append((title, rows))
+    return sections
+
 
 FILTER_TOKENS: tuple[tuple[str, str], ...] = (
     ("tool:NAME", "tool name (exact, or a glob with *)"),
@@ -56,9 +138,11 @@ def help_text() -> Table:
     grid = Table.grid(padding=(0, 2))
     grid.add_column(style="bold")
     grid.add_column()
-    grid.add_row(Text("Keys", style="bold underline"), "")
-    for k, v in KEYS:
-        grid.add_row(k, v)
+    for title, rows in key_rows():
+        grid.add_row(Text(f"Keys: {title}", style="bold underline"), "")
+        for k, v in rows:
+            grid.add_row(k, v)
+        grid.add_row("", "")
     grid.add_row("", "")
     grid.add_row(Text("Filter tokens (combine)", style="bold underline"), "")
     for k, v in FILTER_TOKENS:

@@ -28,6 +28,8 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
     dumps_pretty,
     party_label,
     too_deep,
+    turn_before,
+    turn_speaker,
 )
 from viewer.jsonenc import dumps_deep
 from viewer.model import spec
@@ -255,3 +257,13 @@ def attempt_gap(model: Model, prev: Attempt, cur: Attempt) -> str:
 def _when(delta: timedelta) -> str:
     s = delta.total_seconds()
     return f"{fmt_secs(s)} after" if s >= 0 else f"{fmt_secs(s)} before"
+
+
+def said_before(model: Model, t: datetime | None) -> str:
+    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``)."""
+    i = turn_before(model, t)
+    if i is None:
+        return ""
+    d = model.dialog[i]
+    who = turn_speaker(model, d)
+    return (who + ": " if who else "") + dialog_text(d, 160)

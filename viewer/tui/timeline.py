@@ -10,7 +10,7 @@ detail pane (``viewer.tui.pane``).
 
 from __future__ import annotations
 
-from datetime import datetime
+import contextlib
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.style import Style
@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.widgets import Footer, Input, Static
 
-from viewer.content import dialog_text, dialog_time, turn_before, turn_speaker
+from viewer.content import dialog_time
 from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation, Source
 from viewer.textsafe import safe
@@ -36,9 +36,10 @@ from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.lanes import lane_layers as _lane_layers
+from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.pane import DetailPane
 from viewer.tui.parties import is_delegated, lead_party
-from viewer.tui.present import attempt_gap, fmt_secs, fmt_time
+from viewer.tui.present import attempt_gap, fmt_secs, fmt_time, said_before
 from viewer.tui.rows import (
     COLUMN_KEYS,
     Columns,
@@ -589,7 +590,7 @@ class StatusLine(Static):
             for i, kind in enumerate(k for k in P.FLAG_ORDER if k in op.flags):
                 text.append(", " if i else "")
                 text.append(P.FLAG_LABEL[kind], P.style(f"flag:{kind}") or P.style("flag"))
-        said = _said_before(model, op.first_time)
+        said = said_before(model, op.first_time)
         if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
             text.append("\n")
             text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
@@ -616,16 +617,6 @@ def _gap(model: Model, prev: Attempt, cur: Attempt) -> str:
     if not ended:
         return ""
     return fmt_secs((cur.start - max(ended)).total_seconds()).replace(" ", "")
-
-
-def _said_before(model: Model, t: datetime | None) -> str:
-    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``)."""
-    i = turn_before(model, t)
-    if i is None:
-        return ""
-    d = model.dialog[i]
-    who = turn_speaker(model, d)
-    return (who + ": " if who else "") + dialog_text(d, 160)
 
 
 class FilterInput(Input):
@@ -878,3 +869,20 @@ class TimelineScreen(VappMixin, Screen[None]):
                         "loading is done.", title="Export", markup=False, timeout=4)
             return
         self.app.push_screen(ExportScreen())
+
+    # --- messages from the App (viewer.tui.messages) ---------------------------------------
+    def on_model_adopted(self, message: ModelAdopted) -> None:
+        self.present_header()
+
+    def on_view_changed(self, message: ViewChanged) -> None:
+        self.refresh_all()
+
+    def on_note_changed(self, message: NoteChanged) -> None:
+        with contextlib.suppress(NoMatches):  # not composed yet: on_mount presents it
+            self.query_one(StatusLine).present(self.vapp)
+
+    def on_selection_moved(self, message: SelectionMoved) -> None:
+        with contextlib.suppress(NoMatches):  # not composed yet: on_mount draws it
+            self.query_one(TimelineView).selection_moved()
+            self.query_one(StatusLine).present(self.vapp)
+            self.query_one(DetailPane).present(self.vapp)
