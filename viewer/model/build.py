@@ -227,7 +227,7 @@ def build_model(loaded: Any, *, check_events: bool = True) -> Model:
     """The model of a loaded vCon (``viewer.load.Loaded``). Pure: reads, never writes.
 
     The collector is paused while building: the model is many small objects that live as long
-    as the model, and collecting during the build costs up to 3x on big files.
+    as the model, and collecting during the build costs much of its time on big files.
 
     ``check_events=False`` puts off the conformance check of each event (a fifth of the build
     on a big file; replay does not need it): the model's ``unchecked`` is then set, and
@@ -678,7 +678,7 @@ def _operation(
         else:
             a_server, a_tool = _str(inv.raw.get("server")), _str(inv.raw.get("tool"))
         # By position, in the order of Attempt's fields (named beside each): a NamedTuple's
-        # keyword __new__ is a Python call, ~9x the cost of tuple.__new__, paid per attempt.
+        # keyword __new__ is a Python call, many times the cost of tuple.__new__, per attempt.
         attempts.append(new(Attempt, (
             n,  # number
             tuple([new(Step, (index[p], before, after, o, lt))

@@ -1,4 +1,5 @@
-"""Policy decisions: which decision governs an attempt (INTERPRETATION 4).
+"""Policy decisions: which decision governs an attempt (README, How vcon-view reads the drafts:
+"Which decision governs an attempt").
 
 Once decisions belong to their operation; standing decisions apply to a target, the server and
 one tool or all of its tools, from their time until a later standing decision for the same

@@ -2,7 +2,7 @@
 
 Every event is applied and kept, in replay (time) order, even where the draft's table does not
 allow it from the current state: such an event is marked out-of-model with the state it came
-from, because a vCon records what was observed (INTERPRETATION 5). Lateness and
+from, because a vCon records what was observed (README: "Replay"). Lateness and
 duplicate-execution risk need the attempts side by side, so one operation is replayed at once.
 """
 

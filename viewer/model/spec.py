@@ -213,11 +213,11 @@ LATE_STATES: Final = frozenset({TIMED_OUT, CANCEL_REQUESTED})
 
 
 def outcome_name(state: str) -> str:
-    """'Cancel Requested' -> 'cancel-requested' (INTERPRETATION section 6)."""
+    """'Cancel Requested' -> 'cancel-requested' (README: "Outcome")."""
     return state.lower().replace(" ", "-")
 
 
-#: Outcome of an operation with no attempt (INTERPRETATION 4, 6), and of one whose last
+#: Outcome of an operation with no attempt (README: "Outcome"), and of one whose last
 #: attempt has no final state.
 DISALLOWED_OUTCOME: Final = "disallowed"
 NOT_PERFORMED_OUTCOME: Final = "not-performed"
@@ -227,7 +227,7 @@ OUTCOMES: Final = (*(outcome_name(s) for s in STATES), DISALLOWED_OUTCOME, NOT_P
                    UNKNOWN_OUTCOME)
 
 
-# --- Findings (INTERPRETATION 8b) -----------------------------------------------------------
+# --- Findings (README, How vcon-view reads the drafts) -----------------------------------
 class FindingKind(msgspec.Struct, frozen=True):
     """One finding kind and every name it goes by: the rows, the findings screen, the reports,
     ``--fail-on`` and the filter all read this table, so a label shown is a name accepted."""
@@ -290,7 +290,7 @@ SIGNATURE_STATUSES: Final[dict[str, tuple[str, Severity, str]]] = {
 SIGNATURE_REQUIRED: Final = "signature-required"
 VERIFIED: Final = "verified"
 
-# --- Diagnostics (INTERPRETATION 8) ----------------------------------------------------------
+# --- Diagnostics (README, Conformance diagnostics) ------------------------------------------
 #: Stable diagnostic codes and what each means. Codes never change meaning once released.
 DIAGNOSTIC_CODES: Final = {
     "missing-required": "an M parameter is absent",

@@ -22,7 +22,7 @@ def parse_time(value: object) -> tuple[datetime | None, bool]:
     """(aware datetime or None, whether the record lacked a zone offset).
 
     A date-time needs a date, a ``T`` (or space) and a time; a missing offset is read as UTC
-    (INTERPRETATION 2), and the caller warns about it.
+    (README, How vcon-view reads the drafts), and the caller warns about it.
     """
     if not isinstance(value, str) or RFC3339(value) is None:
         return None, False

@@ -55,7 +55,7 @@ class Diagnostic(msgspec.Struct, frozen=True):
 
 
 class Finding(msgspec.Struct, frozen=True):
-    """Something a reviewer should look at, derived by replay (INTERPRETATION 4-5)."""
+    """Something a reviewer should look at, derived by replay (README: "Late responses...")."""
 
     kind: str
     severity: Severity
@@ -118,7 +118,7 @@ class Operation(NamedTuple):
     decision: str | None  # governing the first attempt (no attempt: its once decision)
     decision_life: str | None
     decision_event: int | None
-    outcome: str  # INTERPRETATION 6
+    outcome: str  # README: "Outcome"
     attempts: tuple[Attempt, ...]  # by attempt number
     once_decisions: tuple[int, ...]  # event indices, replay order
     unassigned_events: tuple[int, ...]

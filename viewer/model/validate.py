@@ -16,7 +16,7 @@ Decisions the draft leaves open (documented here and in the README):
 * A top-level ``redacted`` that is null, ``{}`` or ``[]`` does not make the vCon redacted (core:
   objects with no values may be left out, so an empty one means the same as none).
 * A missing ``created_at`` is reported as ``missing-required`` with severity *warning*
-  (INTERPRETATION 1: the core draft's own examples lack it).
+  (the core draft's own examples lack it).
 """
 
 from __future__ import annotations
@@ -511,7 +511,7 @@ _VALUE_CHECKS: Final = {
 }
 
 
-# --- content (INTERPRETATION 7, core-03 §Inline Files / §Externally Referenced Files) --
+# --- content (README: "Content"; core-03 §Inline Files / §Externally Referenced Files)
 
 
 def _check_content(index: int, ev: dict[str, Any], t: str, out: list[Diagnostic]) -> None:
