@@ -96,7 +96,7 @@ _OPERATIONS: tuple[Column, ...] = (
     Column("once_decisions", "list<int64>", "operations[].once_decisions"),
     Column("first_time", "timestamp", "operations[].first_time"),
     Column("flags", "list<string>", "operations[].flags"),
-    Column("party_index", "int64", "operations[].party.index (null: no party recorded)"),
+    Column("party_index", "int64", "operations[].party.index (null: none, or past 2^63-1)"),
     Column("party_name", "string", "operations[].party.name"),
     Column("party_role", "string", "operations[].party.role"),
 )

@@ -155,7 +155,7 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
             return parties[party]
         except KeyError:
             rec = party_record(model, party)
-            cols = parties[party] = ((rec["index"], rec["name"], rec["role"]) if rec
+            cols = parties[party] = ((_int64(rec["index"]), rec["name"], rec["role"]) if rec
                                      else (None, None, None))
             return cols
 
