@@ -72,11 +72,17 @@ def test_the_target_is_said_once_per_run_of_the_same_server() -> None:
     assert target_label(ops["op-06d3"], ops["op-05e9"]).endswith("@ crm.example.com/mcp")
 
 
-def test_flags_fold_into_a_five_cell_glyph_column() -> None:
+def test_flags_fold_into_a_glyph_column_of_whole_labels() -> None:
     order, short = P.FLAG_ORDER, P.FLAG_SHORT
-    assert flag_glyph({"policy-violation", "late-response"}, order, short) == "viol+"
-    assert flag_glyph({"late-response"}, order, short) == "late "
-    assert flag_glyph(set(), order, short) == "     "
+    assert flag_glyph({"policy-violation", "late-response"}, order, short) == "viol+ "
+    assert flag_glyph({"late-response"}, order, short) == "late  "
+    assert flag_glyph({"unterminated", "late-response"}, order, short) == "late+ "
+    assert flag_glyph({"decision-after-invocation", "retry"}, order, short) == "dlate "
+    assert flag_glyph({"out-of-model", "unterminated"}, order, short) == "stray+"
+    assert flag_glyph(set(), order, short) == "      "
+    # where the layout has no sixth cell, a five-cell label stays whole and drops the "+"
+    assert flag_glyph({"out-of-model", "unterminated"}, order, short, 5) == "stray"
+    assert flag_glyph({"late-response", "unterminated"}, order, short, 5) == "late+"
 
 
 def test_sub_lanes_by_default_for_retried_operations_with_findings() -> None:
