@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from test_tui_support import model_of
 
@@ -333,3 +334,26 @@ async def test_key_8_hides_the_gap_labels() -> None:
         rows = _rows(view)
         assert any(r.strip() == "└ #2" or r.lstrip().startswith("└ #2  ") for r in rows)
         assert not any("after #1" in r for r in rows)
+
+
+async def test_one_origin_for_relative_times_when_the_dialog_starts_first(tmp_path: Path) -> None:
+    """An audit found op-0011 at +3m24.7s in the list and +3m19.7s in its detail: the list
+    measured from the dialog's start, the detail from the first event. One origin now."""
+    from modelkit import t, tool, vcon
+
+    events = [tool("tool-invocation", 10, op="op-1"), tool("tool-result", 11, op="op-1"),
+              tool("tool-invocation", 200, op="op-2"), tool("tool-result", 204.7, op="op-2")]
+    dialog = [{"type": "text", "start": t(-5), "parties": [0], "mediatype": "text/plain",
+               "body": "please look it up", "encoding": "none"}]
+    path = tmp_path / "dialog-first.vcon.json"
+    path.write_bytes(orjson.dumps(vcon(events, dialog=dialog)))
+    app = make_app(str(path))
+    async with app.run_test(size=(200, 30)) as pilot:
+        view = await _ready(app, pilot)
+        assert "+3m25.0s" in _row(view, "op-2")  # 205 s after the dialog's first turn
+        assert view.axis is not None and app.t0 == view.axis.t0
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        events_text = app.screen.query_one("#events").render()
+        assert "+3m25.0s" in str(events_text)
+        assert "+3m20.0s" not in str(events_text)
