@@ -357,3 +357,40 @@ async def test_one_origin_for_relative_times_when_the_dialog_starts_first(tmp_pa
         events_text = app.screen.query_one("#events").render()
         assert "+3m25.0s" in str(events_text)
         assert "+3m20.0s" not in str(events_text)
+
+
+async def test_time_mode_and_zoom_back_redraw_rows_not_lanes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`t` changes the start column and the ruler, not a lane; zooming back to a window
+    already drawn reuses its lanes: a key at 100k operations redraws only what changed.
+    A theme change draws them again (new colours)."""
+    from viewer.tui import lanes
+
+    drawn: list[str] = []
+    real = lanes.lane_layers
+
+    def counting(model, op, *args, **kwargs):
+        drawn.append(op.operation_id)
+        return real(model, op, *args, **kwargs)
+
+    monkeypatch.setattr(lanes, "lane_layers", counting)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(160, 40)) as pilot:
+        view = await _ready(app, pilot)
+        assert drawn  # the first paint draws every visible lane
+        before = _rows(view)
+        drawn.clear()
+        await pilot.press("t", "t")
+        await pilot.pause()
+        assert app.time_mode == "absolute" and _rows(view) != before  # the ruler's times
+        assert drawn == []
+        await pilot.press("t", "plus")
+        await pilot.pause()
+        assert drawn  # a new window: its lanes are drawn
+        drawn.clear()
+        await pilot.press("minus")
+        await pilot.pause()
+        assert drawn == [] and _rows(view) == before
+        app.theme = "vcon-light"
+        await pilot.pause()
+        assert drawn
