@@ -13,6 +13,8 @@ from viewer.model import spec
 from viewer.tui import palette as P
 from viewer.tui.app import make_app
 from viewer.tui.filter import FilterError, parse_filter
+from viewer.tui.rows import columns, flag_glyph
+from viewer.tui.timeline import TimelineView
 
 TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
 
@@ -87,3 +89,52 @@ def test_fail_on_takes_the_row_labels_too(capsys: pytest.CaptureFixture[str]) ->
     assert main(["check", str(TOUR), "--fail-on", "late"]) == 1
     assert main(["check", str(TOUR), "--fail-on", "dec-late,dup"]) == 1
     assert main(["check", str(TOUR), "--fail-on", "bogus"]) == 2
+
+
+DEMOS = TOUR.parent
+# Between them every kind that has a row label: the tour (violation, conflict, escalation,
+# out-of-model, decided-late, late), the double refund (duplicate), the unterminated cancel.
+EVERY_KIND = (TOUR, DEMOS / "04-double-refund.vcon.json",
+              DEMOS / "08-cancel-unterminated.vcon.json")
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+def test_a_flag_cell_is_a_whole_filter_name_at_any_width(width: int) -> None:
+    """Issue 13: the flag column never cuts a label (``unter``, ``dec-l``), whatever the
+    most serious flag and whether more follow."""
+    cols = columns(width)
+    assert cols.flags_w
+    if width >= 120:
+        assert cols.lane_w >= 0.6 * width  # the axis keeps its share
+    order = P.FLAG_ORDER
+    for i, kind in enumerate(order):
+        for flags in ({kind}, {kind, *order[i + 1:]}):
+            cell = flag_glyph(flags, order, P.FLAG_SHORT, cols.flags_w).strip()
+            name = cell.removesuffix("+")
+            assert parse_filter(f"flag:{name}").flags == ((kind,),), (width, cell)
+
+
+@pytest.mark.parametrize("width", [80, 120, 200])
+async def test_the_rows_show_only_whole_filter_names(width: int) -> None:
+    seen: set[str] = set()
+    for path in EVERY_KIND:
+        app = make_app(str(path))
+        async with app.run_test(size=(width, 40)) as pilot:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            view = app.screen.query_one(TimelineView)
+            cols = view.columns(view.scrollable_content_region.width)
+            ops = {op.operation_id: op for op in app.model.operations}
+            for y in range(view.size.height):
+                line = view.render_line(y).text
+                op = next((o for i, o in ops.items() if line[1:].startswith(i)), None)
+                if op is None:
+                    continue
+                cell = line[cols.lane_x - cols.flags_w - 1: cols.lane_x - 1].strip()
+                if not cell:
+                    continue
+                (kinds,) = parse_filter(f"flag:{cell.removesuffix('+')}").flags
+                first = next(k for k in P.FLAG_ORDER if k in op.flags)
+                assert kinds == (first,), (path.name, op.operation_id, cell)
+                seen.add(first)
+    assert len(seen) >= 5, seen  # the most serious flag of the ops on screen, of many kinds

@@ -260,7 +260,17 @@ async def test_help_and_quit() -> None:
 
         console = Console(width=120, record=True, file=io.StringIO())
         console.print(help_text())
-        assert "attempts:>1" in console.export_text()
+        text = console.export_text()
+        assert "attempts:>1" in text
+        from viewer.tui.filter import TOKEN_KEYS
+
+        for key in TOKEN_KEYS:  # every filter term the filter reads, party:NAME among them
+            assert f"\n{key}:" in text, key
+        lines = text.splitlines()
+        assert any(line.startswith("space ") for line in lines)  # sub-lanes
+        for digit in "12345678":  # the columns' keys
+            assert any(line.startswith(f"{digit} ") and "hide / show" in line
+                       for line in lines), digit
         await pilot.press("escape")
         assert isinstance(app.screen, TimelineScreen)
         await pilot.press("q")

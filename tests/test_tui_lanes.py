@@ -114,16 +114,16 @@ async def test_moving_between_attempts_repaints_without_redrawing_the_lane(monke
     import orjson
 
     from bench.shapes import attempts
-    from viewer.tui import timeline
+    from viewer.tui import lanes
 
     calls = []
-    real = timeline._lane_layers
+    real = lanes.lane_layers
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(timeline, "_lane_layers", counted)
+    monkeypatch.setattr(lanes, "lane_layers", counted)  # the timeline calls it through lanes
     app = make_app("storm.vcon.json", data=orjson.dumps(attempts(3000)))
     async with app.run_test(size=(120, 24)) as pilot:
         await app.workers.wait_for_complete()

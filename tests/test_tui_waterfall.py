@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 from test_tui_support import model_of
 
@@ -72,11 +73,17 @@ def test_the_target_is_said_once_per_run_of_the_same_server() -> None:
     assert target_label(ops["op-06d3"], ops["op-05e9"]).endswith("@ crm.example.com/mcp")
 
 
-def test_flags_fold_into_a_five_cell_glyph_column() -> None:
+def test_flags_fold_into_a_glyph_column_of_whole_labels() -> None:
     order, short = P.FLAG_ORDER, P.FLAG_SHORT
-    assert flag_glyph({"policy-violation", "late-response"}, order, short) == "viol+"
-    assert flag_glyph({"late-response"}, order, short) == "late "
-    assert flag_glyph(set(), order, short) == "     "
+    assert flag_glyph({"policy-violation", "late-response"}, order, short) == "viol+ "
+    assert flag_glyph({"late-response"}, order, short) == "late  "
+    assert flag_glyph({"unterminated", "late-response"}, order, short) == "late+ "
+    assert flag_glyph({"decision-after-invocation", "retry"}, order, short) == "dlate "
+    assert flag_glyph({"out-of-model", "unterminated"}, order, short) == "stray+"
+    assert flag_glyph(set(), order, short) == "      "
+    # where the layout has no sixth cell, a five-cell label stays whole and drops the "+"
+    assert flag_glyph({"out-of-model", "unterminated"}, order, short, 5) == "stray"
+    assert flag_glyph({"late-response", "unterminated"}, order, short, 5) == "late+"
 
 
 def test_sub_lanes_by_default_for_retried_operations_with_findings() -> None:
@@ -327,3 +334,63 @@ async def test_key_8_hides_the_gap_labels() -> None:
         rows = _rows(view)
         assert any(r.strip() == "└ #2" or r.lstrip().startswith("└ #2  ") for r in rows)
         assert not any("after #1" in r for r in rows)
+
+
+async def test_one_origin_for_relative_times_when_the_dialog_starts_first(tmp_path: Path) -> None:
+    """An audit found op-0011 at +3m24.7s in the list and +3m19.7s in its detail: the list
+    measured from the dialog's start, the detail from the first event. One origin now."""
+    from modelkit import t, tool, vcon
+
+    events = [tool("tool-invocation", 10, op="op-1"), tool("tool-result", 11, op="op-1"),
+              tool("tool-invocation", 200, op="op-2"), tool("tool-result", 204.7, op="op-2")]
+    dialog = [{"type": "text", "start": t(-5), "parties": [0], "mediatype": "text/plain",
+               "body": "please look it up", "encoding": "none"}]
+    path = tmp_path / "dialog-first.vcon.json"
+    path.write_bytes(orjson.dumps(vcon(events, dialog=dialog)))
+    app = make_app(str(path))
+    async with app.run_test(size=(200, 30)) as pilot:
+        view = await _ready(app, pilot)
+        assert "+3m25.0s" in _row(view, "op-2")  # 205 s after the dialog's first turn
+        assert view.axis is not None and app.t0 == view.axis.t0
+        await pilot.press("down", "enter")
+        await pilot.pause()
+        events_text = app.screen.query_one("#events").render()
+        assert "+3m25.0s" in str(events_text)
+        assert "+3m20.0s" not in str(events_text)
+
+
+async def test_time_mode_and_zoom_back_redraw_rows_not_lanes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`t` changes the start column and the ruler, not a lane; zooming back to a window
+    already drawn reuses its lanes: a key at 100k operations redraws only what changed.
+    A theme change draws them again (new colours)."""
+    from viewer.tui import lanes
+
+    drawn: list[str] = []
+    real = lanes.lane_layers
+
+    def counting(model, op, *args, **kwargs):
+        drawn.append(op.operation_id)
+        return real(model, op, *args, **kwargs)
+
+    monkeypatch.setattr(lanes, "lane_layers", counting)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=(160, 40)) as pilot:
+        view = await _ready(app, pilot)
+        assert drawn  # the first paint draws every visible lane
+        before = _rows(view)
+        drawn.clear()
+        await pilot.press("t", "t")
+        await pilot.pause()
+        assert app.time_mode == "absolute" and _rows(view) != before  # the ruler's times
+        assert drawn == []
+        await pilot.press("t", "plus")
+        await pilot.pause()
+        assert drawn  # a new window: its lanes are drawn
+        drawn.clear()
+        await pilot.press("minus")
+        await pilot.pause()
+        assert drawn == [] and _rows(view) == before
+        app.theme = "vcon-light"
+        await pilot.pause()
+        assert drawn

@@ -244,14 +244,19 @@ FINDING_TABLE: Final = (
     FindingKind("policy-violation", "error", "violation", "viol", row=0),
     FindingKind("duplicate-execution-risk", "warning", "duplicate", "dup", row=5),
     FindingKind("late-response", "warning", "late", "late", row=1),
-    FindingKind("out-of-model", "warning", "out-of-model", "oom", row=3),
-    FindingKind("unterminated", "warning", "unterminated", "unterm", row=4),
-    FindingKind("decision-after-invocation", "warning", "decided-late", "dec-late", row=6),
+    # Short labels are at most SHORT_MAX cells, so the rows' flag column never cuts one; the
+    # earlier ones stay aliases (``oom`` read as "out of memory", so it is no longer shown).
+    FindingKind("out-of-model", "warning", "out-of-model", "stray", ("oom",), row=3),
+    FindingKind("unterminated", "warning", "unterminated", "open", ("unterm",), row=4),
+    FindingKind("decision-after-invocation", "warning", "decided-late", "dlate", ("dec-late",),
+                row=6),
     FindingKind("permission-inferred", "info", "permission-inferred", "perm"),
     FindingKind("standing-conflict", "info", "conflict", "confl", row=7),
     FindingKind("retry", "info", "retry", "retry"),
     FindingKind("escalation", "info", "escalation", "esc", row=2),
 )
+#: The widest short label: the rows' flag column is this plus one cell for the "+" more-mark.
+SHORT_MAX: Final = 5
 FINDING_SEVERITY: Final = {k.name: k.severity for k in FINDING_TABLE}
 FINDING_KINDS: Final = tuple(FINDING_SEVERITY)
 

@@ -29,7 +29,7 @@ from viewer.textsafe import safe
 from viewer.tui import state
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
-from viewer.tui.present import TIME_MODES
+from viewer.tui.present import TIME_MODES, view_span
 
 if TYPE_CHECKING:
     from viewer.signatures import TrustStore
@@ -118,7 +118,7 @@ class VconViewApp(App[int]):
         self._finding_order: tuple[Model, list[tuple[int, int]]] | None = None
         self.load_error: LoadError | None = None
         self._totals: tuple[int, dict[str, int]] | None = None
-        self._t0: datetime | None = None
+        self._t0: tuple[Model, datetime | None] | None = None
         #: One line in the status line saying what the last key did (``n``, a pan, --goto),
         #: in place of a toast over the lanes; cleared when the selection moves.
         self.note: str | Text = ""
@@ -339,10 +339,14 @@ class VconViewApp(App[int]):
 
     @property
     def t0(self) -> datetime | None:
-        """The earliest event time: origin of relative times."""
-        if self._t0 is None and self.model is not None:
-            self._t0 = self.model.time_span()[0]
-        return self._t0
+        """The origin of relative times on every screen: the start of ``view_span`` (events
+        and dialog turns), the same as the timeline's axis. Cached per model."""
+        model = self.model
+        if model is None:
+            return None
+        if self._t0 is None or self._t0[0] is not model:
+            self._t0 = (model, view_span(model)[0])
+        return self._t0[1]
 
     def _apply_palette(self) -> None:
         """Give the palette of the current theme to every widget (row caches are dropped).

@@ -130,6 +130,8 @@ FILTER_TOKENS: tuple[tuple[str, str], ...] = (
                   "late-response...); alternatives with |"),
     ("attempts:>1", "number of attempts: >, <, >=, <=, ="),
     ("id:TEXT", "operation_id contains TEXT"),
+    ("party:NAME", "run by a party whose name contains NAME, or by its index (a sub-agent's "
+                   "work)"),
     ("free text", "matched against ids, servers, tools and content"),
 )
 

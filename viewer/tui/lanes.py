@@ -23,7 +23,7 @@ from rich.style import Style
 from viewer.model import spec
 from viewer.model.types import Model, Operation
 from viewer.tui import palette as P
-from viewer.tui.present import dialog_time
+from viewer.tui.present import view_span
 
 T = TypeVar("T")
 
@@ -52,13 +52,7 @@ class Axis:
     """The shared time axis: the model's time span, and the visible window (zoom, centre)."""
 
     def __init__(self, model: Model) -> None:
-        times = [t for t in model.time_span() if t is not None]
-        for d in model.dialog:
-            t = dialog_time(d)
-            if t is not None:
-                times.append(t)
-        self.t0: datetime | None = min(times) if times else None
-        self.t1: datetime | None = max(times) if times else None
+        self.t0, self.t1 = view_span(model)  # the one origin of relative times
         self.span = max(_secs(self.t1, self.t0) or 0.0, 1e-3)
         self.ws = 0.0
         self.we = self.span

@@ -37,16 +37,26 @@ SIGNATURE_KEY: Final[dict[str, str]] = {
 }
 
 
+_epoch = [0]  # bumped on every palette change: caches of styled cells key on it
+
+
+def epoch() -> int:
+    """Which palette is in effect: a cache of styled cells keyed on it is never stale."""
+    return _epoch[0]
+
+
 def set_palette(overrides: dict[str, str]) -> None:
     """Replace some colours (themes). Widgets must refresh and drop their caches after this."""
     _palette.update(overrides)
     style.cache_clear()
+    _epoch[0] += 1
 
 
 def reset_palette() -> None:
     _palette.clear()
     _palette.update(DEFAULT_PALETTE)
     style.cache_clear()
+    _epoch[0] += 1
 
 
 @lru_cache(maxsize=256)

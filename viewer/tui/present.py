@@ -45,6 +45,15 @@ PREVIEW_CHARS: Final = 4000
 PART_CHARS: Final = 200_000
 
 
+def view_span(model: Model) -> tuple[datetime | None, datetime | None]:
+    """The earliest and latest time the viewer shows: timed events and dialog turns. Its
+    start is the one origin of every relative time on every screen (list, ruler, pane,
+    detail, context), so an operation reads the same offset wherever it is shown."""
+    times = [t for t in model.time_span() if t is not None]
+    times += [t for t in map(dialog_time, model.dialog) if t is not None]
+    return (min(times), max(times)) if times else (None, None)
+
+
 def fmt_time(t: datetime | None, mode: str, t0: datetime | None, prev: datetime | None) -> str:
     """A time label in one of the three modes ('?' when the time did not parse)."""
     if t is None:

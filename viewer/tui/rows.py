@@ -15,12 +15,14 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from viewer.model.spec import SHORT_MAX
 from viewer.model.types import Operation
 
 WIDE: Final = 120  # from this width the time axis gets WIDE_SHARE of it
 WIDE_SHARE: Final = 0.60
 NARROW_SHARE: Final = 0.45
-FLAGS_W: Final = 5  # the flag glyph column: the most serious flag's short label, "+" for more
+#: The flag glyph column: the most serious flag's short label whole, "+" for more.
+FLAGS_W: Final = SHORT_MAX + 1
 FOLD_OVER: Final = 12  # an operation with more attempts starts folded
 
 #: The columns that can be hidden, in row order, and the key (1–8) that toggles each.
@@ -93,6 +95,8 @@ def columns(width: int, hidden: Collection[str] = (), id_len: int | None = None,
 
     if total() > budget and time_w:
         time_w = 0
+    if total() > budget and flags_w > SHORT_MAX:
+        flags_w = SHORT_MAX  # room for every short label whole; "+" only beside a shorter one
     preferred = target_w
     while total() > budget and target_w > 16:
         target_w -= 1
@@ -127,14 +131,15 @@ def fit(text: str, width: int) -> str:
 
 def flag_glyph(flags: Collection[str], order: Sequence[str], short: dict[str, str],
                width: int = FLAGS_W) -> str:
-    """The flag column: the most serious flag's short label, ``+`` when there are more
-    (``viol+``); the status line lists them all."""
+    """The flag column: the most serious flag's short label, whole (a cut label is no name the
+    filter knows), ``+`` when there are more and it fits (``viol+``); the status line lists
+    them all."""
     present = [k for k in order if k in flags]
     if not present:
         return " " * width
-    more = "+" if len(present) > 1 else ""
-    label = short[present[0]][: width - len(more)]
-    return (label + more).ljust(width)
+    label = short[present[0]]
+    more = "+" if len(present) > 1 and len(label) < width else ""
+    return (label + more).ljust(width)[:max(width, len(label))]
 
 
 def server_label(server: str | None) -> str:

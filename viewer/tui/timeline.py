@@ -31,11 +31,11 @@ from viewer.content import dialog_time
 from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation, Source
 from viewer.textsafe import safe
+from viewer.tui import lanes
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
-from viewer.tui.lanes import lane_layers as _lane_layers
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.pane import DetailPane
 from viewer.tui.parties import is_delegated, lead_party
@@ -85,6 +85,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         # Each lane's picture without the selection, so moving between attempts of an
         # operation with 100k attempts repaints in O(width), not O(attempts).
         self._lanes: LRUCache[tuple, tuple] = LRUCache(maxsize=2000)
+        self._points: LRUCache[tuple, tuple] = LRUCache(maxsize=4)  # the context lane's marks
         self.axis: Axis | None = None
         self._generation = 0
         self._base_style: Style | None = None
@@ -107,8 +108,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
     def reset(self) -> None:
         """The filter, zoom or palette changed: drop caches, resize, keep the selection seen."""
         self._generation += 1
-        self._cache.clear()
-        self._lanes.clear()
+        self._cache.clear()  # (the lanes stay: keyed by all they are drawn from, see _lane)
         self._base_style = None
         self._plan()
         self.virtual_size = Size(self.lane_width(), len(self.plan) + FIXED_ROWS)
@@ -306,7 +306,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         text = Text(" " + fit(label, cols.lane_x - 2) + " ", style=P.style("dim"))
         return text
 
-    def _ruler(self, model: Model, cols: Columns) -> Text:
+    def _ruler(self, model: Model, cols: Columns) -> Text:  # cached per window (render_line)
         axis = self.axis
         assert axis is not None
         head = " " + fit("operation" if cols.id_w >= 9 else "op", cols.id_w) + " "
@@ -330,12 +330,16 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         text = self._left_header(cols, f"context: {len(model.dialog)} dialog, "
                                        f"{len(model.context)} events")
         assert self.axis is not None
-        st = P.style("context")
-        points = [(dialog_time(d), 1, P.CONTEXT_GLYPH["dialog"], st) for d in model.dialog]
-        points += [(model.events[i].time, 0,
-                    P.CONTEXT_GLYPH.get(model.events[i].type, P.UNKNOWN_GLYPH), st)
-                   for i in model.context]
-        for ch, style in point_lane(points, self.axis, cols.lane_w):
+        key = ("context", id(model), P.epoch())
+        points = self._points.get(key)
+        if points is None or points[0] is not model:  # once per model, not per zoom step
+            st = P.style("context")
+            pts = [(dialog_time(d), 1, P.CONTEXT_GLYPH["dialog"], st) for d in model.dialog]
+            pts += [(model.events[i].time, 0,
+                     P.CONTEXT_GLYPH.get(model.events[i].type, P.UNKNOWN_GLYPH), st)
+                    for i in model.context]
+            points = self._points[key] = (model, pts)
+        for ch, style in point_lane(points[1], self.axis, cols.lane_w):
             text.append(ch, style)
         return text
 
@@ -430,19 +434,19 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         axis = self.axis
         assert axis is not None
         w = cols.lane_w
-        key = (id(op), only, w, axis.ws, axis.we, self._generation)
+        # Everything the picture is drawn from: the operation (immutable; its flags give the
+        # error colour), the sub-lane, the width, the window and its origin, the palette. Not
+        # the view's generation: a time-mode change or a filter redraws rows, not lanes.
+        key = (id(op), only, w, axis.t0, axis.ws, axis.we, P.epoch())
         cached = self._lanes.get(key)
         if cached is None or cached[0] is not op:  # (an id may be reused by a later object)
-            cached = self._lanes[key] = (op, _lane_layers(model, op, axis, w, only,
-                                                          bool(op.flags & ERROR_KINDS)))
-        lane = cached[1]
-        styles = lane.styles
+            lane = lanes.lane_layers(model, op, axis, w, only, bool(op.flags & ERROR_KINDS))
+            cached = self._lanes[key] = (op, lane, _runs(lane.chars, lane.styles))
+        _op, lane, text = cached
         if selected:
-            styles = lane.with_selection(self.vapp.attempt_sel, P.style("selected-attempt"))
-        text = Text()
-        for ch, st in zip(lane.chars, styles, strict=True):
-            text.append(ch, st)
-        return text
+            return _runs(lane.chars,
+                         lane.with_selection(self.vapp.attempt_sel, P.style("selected-attempt")))
+        return text.copy()
 
     # --- mouse ---------------------------------------------------------------------------------
     def on_click(self, event: events.Click) -> None:
@@ -491,6 +495,20 @@ def signature_text(src: Source) -> Text:
 
         text.append(": ")
         text.append(short_status(src), P.signature_style(overall(src)))
+    return text
+
+
+def _runs(chars: list[str], styles: list[Style]) -> Text:
+    """A lane's cells as Text, one span per run of cells in the same style (a lane is mostly
+    a few runs: appending cell by cell was most of a zoom's redraw)."""
+    text = Text()
+    start, style = 0, styles[0] if styles else None
+    for x, st in enumerate(styles):
+        if st is not style:
+            text.append("".join(chars[start:x]), style)
+            start, style = x, st
+    if chars:
+        text.append("".join(chars[start:]), style)
     return text
 
 
