@@ -64,3 +64,17 @@ def test_a_model_rule_sees_every_operation_and_its_findings_come_last(monkeypatc
     last = model.findings[-1]
     assert (last.kind, last.operation_id, last.message) == ("retry", "op1", "saw 2")
     assert last.severity == spec.FINDING_SEVERITY["retry"]
+
+
+def test_one_severity_count_on_the_model() -> None:
+    ev = {"type": "tool-invocation", "time": "2026-01-05T08:00:00Z", "operation_id": "op1",
+          "attempt": 2, "server": "s", "tool": "t", "party": 0}
+    model = build_model(_Loaded(_vcon([ev])))
+    expected = {"error": 0, "warning": 0, "info": 0}
+    for item in (*model.findings, *model.diagnostics):
+        expected[item.severity] += 1
+    assert model.counts() == expected
+    assert list(model.counts()) == list(spec.SEVERITIES)
+    only = model.counts(diagnostics=False)
+    assert sum(only.values()) == len(model.findings)
+    assert model.counts(())["warning"] == sum(d.severity == "warning" for d in model.diagnostics)
