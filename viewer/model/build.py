@@ -51,6 +51,7 @@ _SEVERITY = spec.FINDING_SEVERITY
 _OPERATION_RULES = OPERATION_RULES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
 _NO_FLAGS: frozenset[str] = frozenset()
+_NO_FLAGGED: dict[int, set[str]] = {}  # never written: an operation without once decisions
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
@@ -578,8 +579,9 @@ def _operation(
 
     # The registered rules (viewer/model/findings.py); each attempt is flagged with the kinds
     # found about it.
-    flagged: dict[int, set[str]] = {}
+    flagged = _NO_FLAGGED
     if once:
+        flagged = {}
         by_number = {a.number: a for a in shaped}
         for rule in _OPERATION_RULES:
             for n, at, msg in rule.check(by_number, once, tool_events):
@@ -608,7 +610,7 @@ def _operation(
         rules = governed.get(gov)
         if rules is None:
             rules = governed[gov] = attempt_rules(gov)
-        for rule in rules:
+        for rule in rules:  # most often none
             sid = sid or safe_short(op_id)
             flags.add(rule.kind)
             at, msg = rule.check(n, gov, inv.index if inv else first_ev.index)
