@@ -18,6 +18,13 @@ from typing import Any
 from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
 from .columns import TAGS, unclean
+from .findings import (
+    OPERATION_RULES,
+    AttemptRule,
+    attempt_rules,
+    model_findings,
+    shape_findings,
+)
 from .policy import (
     NONE,
     Governing,
@@ -41,8 +48,10 @@ from .validate import Ctx, check_event, check_vcon
 
 _FINAL = spec.FINAL_STATES
 _SEVERITY = spec.FINDING_SEVERITY
+_OPERATION_RULES = OPERATION_RULES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
 _NO_FLAGS: frozenset[str] = frozenset()
+_NO_FLAGGED: dict[int, set[str]] = {}  # never written: an operation without once decisions
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
@@ -307,10 +316,12 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     operations: list[Operation] = []
     pairs = iter(ops.items())
     shapes = _Shapes()
+    governed: dict[Governing, tuple[AttemptRule, ...]] = {}  # decision -> attempt rules it meets
 
     def replay_operations(n: int | None) -> None:
         for op_id, op in pairs if n is None else islice(pairs, n):
-            operations.append(_operation(op_id, op, standing, events, diags, findings, shapes))
+            operations.append(_operation(op_id, op, standing, events, diags, findings,
+                                         shapes, governed))
 
     def model() -> Model:
         return Model(
@@ -320,7 +331,7 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             replay=replay,
             operations=tuple(operations),
             standing=tuple(standing.records()),
-            findings=tuple(findings),
+            findings=(*findings, *model_findings(operations, events)),
             diagnostics=tuple(diags),
             context=tuple(context),
             # operations are in ops' order (zip stops at the last one replayed)
@@ -451,48 +462,9 @@ def _str(v: Any) -> str | None:
 
 
 
-#: Findings replay alone decides, per attempt of a shape: (kind, event positions, message
-#: after the operation id).
+#: Findings replay alone decides, per attempt of a shape (``findings.SHAPE_RULES``): (kind,
+#: event positions, message after the operation id).
 _Static = tuple[tuple[str, tuple[int, ...], str], ...]
-
-
-def _static_findings(shape: Shape, key: tuple[tuple[int | None, str], ...]
-                     ) -> tuple[_Static, ...]:
-    """The findings each attempt of ``shape`` has whatever the operation's data: out of the
-    model, late, unterminated, retry, escalation and duplicate execution, in that order."""
-    out: list[_Static] = []
-    prev_final: str | None = None
-    prev_number = 0
-    for a in shape.attempts:
-        n = a.number
-        found: list[tuple[str, tuple[int, ...], str]] = []
-        for p, before, _after, oom, late in a.steps if a.late or a.out_of_model else ():
-            typ = safe(key[p][1])
-            if oom:
-                found.append(("out-of-model", (p,),
-                              f" attempt {n}: {typ} from {before or 'the start of the attempt'} "
-                              "is not a transition of the draft's state model"))
-            if late:
-                found.append(("late-response", (p,), f" attempt {n}: {typ} arrived "
-                              + (f"while {before}" if before in spec.LATE_STATES
-                                 else "after a later attempt was invoked")))
-        if a.state not in spec.FINAL_STATES:
-            found.append(("unterminated", (a.steps[-1][0],),
-                          f" attempt {n} never ended (last state {a.state or 'none'})"))
-        if n > 1:
-            found.append(("retry", (a.steps[0][0],), f": attempt {n} is a retry"))
-        if prev_final == spec.DENIED:
-            found.append(("escalation", (a.steps[0][0],),
-                          f": attempt {n} retried after the tool denied attempt {prev_number}"))
-        if a.duplicate is not None:
-            later_inv, completing = a.duplicate
-            found.append(("duplicate-execution-risk", (later_inv, completing),
-                          f": attempt {n} completed after attempt {key[later_inv][0]} was "
-                          "invoked: the operation may have run twice"))
-        out.append(tuple(found))
-        prev_final = a.state
-        prev_number = n
-    return tuple(out)
 
 
 class _Shapes(dict):
@@ -501,7 +473,7 @@ class _Shapes(dict):
     def add(self, key: tuple[tuple[int | None, str], ...], tool_events: list[Event]
             ) -> tuple[Shape, tuple[_Static, ...]]:
         shape = shape_of(tool_events)
-        got = self[key] = (shape, _static_findings(shape, key))
+        got = self[key] = (shape, shape_findings(shape.attempts, key))
         return got
 
 
@@ -519,6 +491,7 @@ def _operation(
     diags: list[Diagnostic],
     findings: list[Finding],
     shapes: _Shapes,
+    governed: dict[Governing, tuple[AttemptRule, ...]],
 ) -> Operation:
     """One operation: its replay (by shape), target, attempts under their decisions, and what
     is found about it."""
@@ -604,22 +577,17 @@ def _operation(
     found: list[Finding] = []
     severity = _SEVERITY
 
-    # decision-after-invocation
-    decided_late: set[int] = set()
+    # The registered rules (viewer/model/findings.py); each attempt is flagged with the kinds
+    # found about it.
+    flagged = _NO_FLAGGED
     if once:
+        flagged = {}
         by_number = {a.number: a for a in shaped}
-        for n, dec in once:
-            a = by_number.get(n)
-            if a is not None and a.invocation is not None:
-                inv = tool_events[a.invocation]
-                if later(dec, inv):
-                    sid = sid or safe_short(op_id)
-                    decided_late.add(n)
-                    found.append(Finding(
-                        "decision-after-invocation", severity["decision-after-invocation"],
-                        op_id, n, (dec.index, inv.index),
-                        f"{sid} attempt {n}: the once decision was recorded after the "
-                        "tool-invocation"))
+        for rule in _OPERATION_RULES:
+            for n, at, msg in rule.check(by_number, once, tool_events):
+                sid = sid or safe_short(op_id)
+                flagged.setdefault(n, set()).add(rule.kind)
+                found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
 
     attempts: list[Attempt] = []
     first_gov: Governing = NONE
@@ -630,36 +598,23 @@ def _operation(
     first_number = shaped[0].number if shaped else 0
     for a, fixed in zip(shaped, static, strict=True):
         n = a.number
-        flags: set[str] = {"decision-after-invocation"} if n in decided_late else set()
+        flags: set[str] = flagged.get(n) or set()
         steps = a.steps
         inv = None if a.invocation is None else tool_events[a.invocation]
         first_ev = tool_events[steps[0][0]]
         gov = NONE if once_index is None else once_index.governing(n)
         if gov is NONE:
             gov = standing.governing(kind, server, tool, inv or first_ev)
-            if gov.conflict is not None:
-                sid = sid or safe_short(op_id)
-                flags.add("standing-conflict")
-                found.append(Finding(
-                    "standing-conflict", severity["standing-conflict"], op_id, n, gov.conflict,
-                    f"{sid} attempt {n}: a tool-level and a server-level standing decision "
-                    "both apply and disagree; the tool-level one governs"))
         if n == first_number:
             first_gov = gov
-        if gov.decision == "disallowed":
+        rules = governed.get(gov)
+        if rules is None:
+            rules = governed[gov] = attempt_rules(gov)
+        for rule in rules:  # most often none
             sid = sid or safe_short(op_id)
-            flags.add("policy-violation")
-            found.append(Finding(
-                "policy-violation", severity["policy-violation"], op_id, n,
-                (gov.event, inv.index if inv else first_ev.index),
-                f"{sid} attempt {n} was invoked although its {gov.life} decision is "
-                "disallowed"))
-        elif gov.decision == "permission-required":
-            sid = sid or safe_short(op_id)
-            flags.add("permission-inferred")
-            found.append(Finding(
-                "permission-inferred", severity["permission-inferred"], op_id, n, (gov.event,),
-                f"{sid} attempt {n} ran under permission-required: the grant is not recorded"))
+            flags.add(rule.kind)
+            at, msg = rule.check(n, gov, inv.index if inv else first_ev.index)
+            found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
         if fixed:
             sid = sid or safe_short(op_id)
             for kind_, at, msg in fixed:

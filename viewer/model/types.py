@@ -10,6 +10,7 @@ sanitised): presenters pass them through ``viewer.textsafe`` before showing them
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, NamedTuple
@@ -265,11 +266,15 @@ class Model:
                      if events[i].time is not None), None)
         return first, last
 
-    def counts(self) -> dict[str, int]:
-        """Findings and diagnostics by severity, for headers."""
+    def counts(self, findings: Iterable[Finding] | None = None, *,
+               diagnostics: bool = True) -> dict[str, int]:
+        """The one count by severity, most serious first: the model's findings (or those given,
+        such as the ones a report selects) and, unless ``diagnostics`` is false, its
+        diagnostics. Headers, reports, the summary and the fleet tables all read it."""
         out = {"error": 0, "warning": 0, "info": 0}
-        for f in self.findings:
+        for f in self.findings if findings is None else findings:
             out[f.severity] += 1
-        for d in self.diagnostics:
-            out[d.severity] += 1
+        if diagnostics:
+            for d in self.diagnostics:
+                out[d.severity] += 1
         return out

@@ -72,11 +72,7 @@ class Provenance:
 
 def counts(findings: Sequence[Finding], model: Model) -> str:
     """'1 error, 7 warning, 5 info': the findings reported and the file's diagnostics."""
-    by = {k: 0 for k in spec.SEVERITIES}
-    for f in findings:
-        by[f.severity] += 1
-    for d in model.diagnostics:
-        by[d.severity] += 1
+    by = model.counts(findings)
     return ", ".join(f"{n} {sev}" for sev, n in by.items())
 
 

@@ -233,6 +233,7 @@ def _document(model: Model, operations: Sequence[Operation] | None,
         }
         for d in model.standing
     ]
+    findings = selected_findings(model, operations)
     out["findings"] = [
         {
             "kind": f.kind,
@@ -242,21 +243,15 @@ def _document(model: Model, operations: Sequence[Operation] | None,
             "events": list(f.events),
             "message": f.message,
         }
-        for f in selected_findings(model, operations)
+        for f in findings
     ]
     out["diagnostics"] = [
         {"code": d.code, "severity": d.severity, "pointer": d.pointer, "message": d.message}
         for d in model.diagnostics
     ]
-    out["counts"] = _counts(out["findings"], out["diagnostics"])
+    out["counts"] = {"findings": len(findings), "diagnostics": len(model.diagnostics),
+                     "by_severity": model.counts(findings)}
     return out
-
-
-def _counts(findings: list[dict[str, Any]], diagnostics: list[dict[str, Any]]) -> dict[str, Any]:
-    by = {"error": 0, "warning": 0, "info": 0}
-    for item in (*findings, *diagnostics):
-        by[item["severity"]] = by.get(item["severity"], 0) + 1
-    return {"findings": len(findings), "diagnostics": len(diagnostics), "by_severity": by}
 
 
 def dumps(document: Any) -> bytes:

@@ -107,9 +107,7 @@ def _header(model: Model, ops: Sequence[Operation], findings: Sequence[Finding])
             out.append(", ")
             out.append_text(t(model.derivation.line(), "yellow"))
         out.append("\n")
-    by = {k: 0 for k in spec.SEVERITIES}
-    for item in (*findings, *model.diagnostics):
-        by[item.severity] += 1
+    by = model.counts(findings)
     out.append(f"{'Counts:':<12}", style="bold")
     for i, sev in enumerate(spec.SEVERITIES):
         if i:

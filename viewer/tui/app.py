@@ -331,10 +331,8 @@ class VconViewApp(App[int]):
         """Attempt count and findings by severity, computed once per model."""
         if self._totals is None:
             assert self.model is not None
-            counts = {"error": 0, "warning": 0, "info": 0}
-            for f in self.model.findings:
-                counts[f.severity] += 1
-            self._totals = (sum(len(op.attempts) for op in self.model.operations), counts)
+            self._totals = (sum(len(op.attempts) for op in self.model.operations),
+                            self.model.counts(diagnostics=False))
         return self._totals
 
     @property

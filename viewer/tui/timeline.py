@@ -528,7 +528,7 @@ class InfoHeader(Static):
                 f"{', '.join(safe(c) for c in src.unsupported_critical) or '?'} ignored "
                 "(--ignore-critical) ", P.style("banner"))
             text.append("\n")
-        errors = sum(1 for d in model.diagnostics if d.severity == "error")
+        errors = model.counts(())["error"]  # error diagnostics
         if errors:
             text.append(f" {errors} ERROR DIAGNOSTIC{'S' if errors != 1 else ''}: this vCon does "
                         "not conform; press f to see them ", P.style("banner"))
