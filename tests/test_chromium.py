@@ -8,28 +8,16 @@ Skipped only when Chromium is not installed (CI installs it).
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from scriptkit import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "report_screenshot", ROOT / "scripts" / "report_screenshot.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-RS = _script()
+RS = load_script("report_screenshot")
 pytestmark = pytest.mark.skipif(RS.chromium() is None, reason="chromium is not installed")
 
 INJECTED = ('<script>document.body.setAttribute("data-ran","1")</script>'

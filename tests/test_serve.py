@@ -10,7 +10,6 @@ selection, a screenshot. Skipped only where Chromium is missing outside CI (CI=t
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import shlex
 import shutil
@@ -18,10 +17,10 @@ import socket
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
+from scriptkit import load_script
 
 from viewer import cli, serve
 
@@ -81,17 +80,7 @@ def test_a_relative_file_is_served_by_its_absolute_name(monkeypatch: pytest.Monk
     assert shlex.split(serve.app_command(args))[3] == str(tmp_path / "summary")
 
 
-def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location(
-        "serve_screenshot", ROOT / "scripts" / "serve_screenshot.py")
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod  # dataclasses look their module up there
-    spec.loader.exec_module(mod)
-    return mod
-
-
-SS = _script()
+SS = load_script("serve_screenshot")
 free_port = SS.free_port
 
 
