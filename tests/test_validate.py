@@ -18,7 +18,7 @@ import pytest
 
 from viewer.model import spec
 from viewer.model.types import Diagnostic
-from viewer.model.validate import Ctx, _full_check, check_event, check_vcon, pointer
+from viewer.model.validate import Ctx, check_event, check_vcon, pointer
 
 FIX = Path(__file__).parent / "fixtures" / "validate"
 
@@ -73,11 +73,6 @@ def valid(event_type: str, life: str | None = None, cells: str = "MS") -> dict[s
 def run(ev: Any, ctx: Ctx = CTX) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     check_event(IDX, ev, ctx, out)
-    # The fast path for clean events must agree with the full check on every test event.
-    if isinstance(ev, dict) and ev.get("type") in spec.LIFECYCLE_EVENT_SET:
-        full: list[Diagnostic] = []
-        _full_check(IDX, ev, ev["type"], ctx, full)
-        assert full == out
     return out
 
 
