@@ -36,8 +36,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: The host's words when the user declined a prompt OR pressed Esc while calls ran (the trap).
 USER_DECLINE: Final = ("doesn't want to proceed with this tool use",
                        "doesn't want to take this action right now")

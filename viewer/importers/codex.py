@@ -39,8 +39,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
                                   "compacted"})
 EXEC_TYPES: Final = frozenset({"thread.started", "turn.started", "turn.completed",

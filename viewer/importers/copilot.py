@@ -61,8 +61,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: Record types that only Copilot writes (sniffing).
 COPILOT_TYPES: Final = frozenset({
     "session.start", "session.resume", "session.model_change", "session.info",

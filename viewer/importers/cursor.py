@@ -33,8 +33,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLES: Final = frozenset({"user", "assistant"})
 #: Cursor's wrappers of an MCP call: the input key naming the server.
 WRAPPERS: Final = {"CallMcpTool": "server", "CallDynamicTool": "namespace"}

@@ -38,8 +38,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: How many leading outfile records are looked at to recognise the outfile.
 SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",

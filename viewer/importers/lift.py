@@ -366,7 +366,7 @@ class _Lifter:
                 if not isinstance(name, str) or not name:
                     self.rep.fail(ptr, "tool-call without a name")
                     continue
-                server, tool = "!host", name
+                server, tool = spec.HOST_SERVER, name
                 if name.startswith("mcp__") and name.count("__") >= 2:
                     _, server, tool = name.split("__", 2)
                 op = self.ev.new_operation()

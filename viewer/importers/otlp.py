@@ -48,8 +48,9 @@ import orjson
 
 from viewer.importers.common import EPOCH, TEXT, Events, Report, assemble, parse_ts, vcon_uuid
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.model import spec
 
-HOST: Final = "!host"
+HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 UNKNOWN_MCP: Final = "unknown-mcp-server"
 _EXPORT_KEYS: Final = ("resourceSpans", "resourceLogs", "resourceMetrics")
 _SPAN_KEYS: Final = frozenset({"context", "span_id", "spanId", "start_time", "startTimeUnixNano",
