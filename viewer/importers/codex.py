@@ -95,6 +95,12 @@ CANNOT_RUN: Final = re.compile(
     r"execution error: )", re.I)
 ABORTED: Final = re.compile(r"^aborted(?: by user)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
+#: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
+#: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
+#: answer to the approval question Codex asks for some app tools.
+MCP_ERR: Final = re.compile(r'^(?:err: "?)?(?:tool call error: |user (rejected|cancelled|'
+                            r'canceled) MCP tool call)', re.I)
+MCP_ERR_PREFIX: Final = "err: "
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
     r"permission denied", re.I)
@@ -224,6 +230,7 @@ class Call:
     output_seen: bool = False
     sandbox_denied: bool = False
     from_end: bool = False  # no call record: made from its end event
+    mcp_unsure: bool = False  # an MCP call ended by an output that keeps no isError
     inferred: list[str] = field(default_factory=list)
 
 
@@ -538,6 +545,8 @@ class Mapper:
             self._refuse(c, when, where, "disallowed", head.splitlines()[0],
                          "the output says Codex's policy rejected the command before running it")
             return
+        if c.server != HOST and self.mcp_output(c, out, head, body, when, where):
+            return
         if CANNOT_RUN.match(head):
             self._end(c, "tool-error", when, where, body,
                       "the output says the call could not run (arguments, unknown tool or "
@@ -560,6 +569,34 @@ class Mapper:
                       f"exit code {exit_code}" if exit_code is not None else "success false")
             return
         self._end(c, "tool-result", when, where, body)
+
+    def mcp_output(self, c: Call, out: Any, head: str, body: Any, when: datetime,
+                   where: str) -> bool:
+        """An MCP call's outcome from its output item alone (no mcp_tool_call_end): Codex
+        wrote the CallToolResult as JSON (older: ``{"content":[...],"isError":true}``) or the
+        error of a call that got no result; True when this decided it."""
+        m = MCP_ERR.match(head)
+        if m is not None and m.group(1):
+            self._refuse(c, when, where, "permission-required", head.splitlines()[0],
+                         "the output says the user declined Codex's approval question for "
+                         "this MCP tool, so it did not run")
+            return True
+        if m is not None or head.startswith(MCP_ERR_PREFIX):
+            self._end(c, "tool-error", when, where, body,
+                      "the output is Codex's error for an MCP call that got no result "
+                      "(a failed request, or arguments that were not JSON)")
+            return True
+        j = _loads(out) if isinstance(out, str) and out[:1] == "{" else out
+        if isinstance(j, dict) and isinstance(j.get("content"), list) \
+                and j.get("isError") is True:
+            self._end(c, "tool-failure", when, where, body,
+                      "the output is the MCP result, with isError true")
+            return True
+        if isinstance(j, dict) and isinstance(j.get("content"), list) \
+                and isinstance(j.get("isError"), bool):
+            return False  # the result says isError false: a result
+        c.mcp_unsure = True
+        return False
 
     # -- events -----------------------------------------------------------------------------
     def _call_for_end(self, cid: str | None, tool: str, server: str, body: dict[str, Any],
@@ -730,6 +767,7 @@ class Mapper:
         self._mcp_target(c, inv)
         self.rep.mapped += 1
         c.end_event = True
+        c.mcp_unsure = False
         if c.ended:
             return
         res = p.get("result")
@@ -889,6 +927,11 @@ class Mapper:
         if self.repeats:
             self.rep.warn(f"{self.repeats} line(s) repeat earlier lines byte for byte (a "
                           "resumed or forked session): each was counted once")
+        unsure = sum(1 for c in self.order if c.mcp_unsure)
+        if unsure:
+            self.rep.warn(f"{unsure} MCP call(s) end only at their output item, which this "
+                          "Codex version writes without the tool's isError: shown as "
+                          "completed, the tool may have reported an error")
         if self.reused:
             self.rep.warn(f"{self.reused} call id(s) were used by more than one call: each "
                           "call is its own operation")

@@ -1,0 +1,72 @@
+"""Importers on other versions of each agent's recording than the corpus samples.
+
+Each input's shape comes from the agent's own public source (tests/fixtures/SOURCES.md,
+section variants/); what a reviewer should see is written in each test before the check.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from viewer.importers import codex
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "variants"
+
+
+def model_of(data: bytes, name: str = "variant") -> Model:
+    return build_model(open_bytes(data, name=name))
+
+
+def outcomes(m: Model) -> list[tuple[str | None, str | None, str, str | None]]:
+    return [(o.server, o.tool, o.outcome, o.decision) for o in m.operations]
+
+
+def jl(*recs: dict[str, Any]) -> bytes:
+    return b"\n".join(json.dumps(r).encode() for r in recs) + b"\n"
+
+
+# --- Codex ------------------------------------------------------------------------------------
+
+
+def test_codex_mcp_output_items_keep_is_error_and_err() -> None:
+    """Codex 0.2x wrote an MCP call's result only as its function_call_output: the
+    CallToolResult as JSON text, or ``err: …`` when the call got no result. A reviewer sees:
+    isError true failed, the request error errored, isError false completed, the declined
+    approval question a refusal (never run)."""
+    m = model_of((FIX / "codex_mcp_outputs_0.2x.jsonl").read_bytes())
+    assert outcomes(m) == [
+        ("github", "get_issue", "failed", None),
+        ("github", "get_issue", "errored", None),
+        ("github", "get_issue", "completed", None),
+        ("codex_apps", "send_mail", "not-performed", "permission-required"),
+    ]
+    assert not [e for e in m.vcon["events"] if e.get("type") == "tool-invocation"
+                and e["operation_id"] == "op-0004"]
+
+
+def test_codex_mcp_output_without_is_error_says_so() -> None:
+    """Newer Codex writes an MCP result's content alone (isError kept only in
+    mcp_tool_call_end, which some versions do not persist): 'completed' is all the file
+    says, and the import warns that the tool may have reported an error."""
+    meta = {"timestamp": "2025-10-01T10:00:00Z", "type": "session_meta",
+            "payload": {"id": "s", "cli_version": "0.46.0"}}
+    callr = {"timestamp": "2025-10-01T10:00:01Z", "type": "response_item",
+             "payload": {"type": "function_call", "name": "mcp__fs__read",
+                         "arguments": "{}", "call_id": "c1"}}
+    out = {"timestamp": "2025-10-01T10:00:02Z", "type": "response_item",
+           "payload": {"type": "function_call_output", "call_id": "c1",
+                       "output": '[{"type":"text","text":"no such file"}]'}}
+    _, rep = codex.convert(jl(meta, callr, out))
+    assert any("isError" in w for w in rep.warnings)
+    end = {"timestamp": "2025-10-01T10:00:02Z", "type": "event_msg",
+           "payload": {"type": "mcp_tool_call_end", "call_id": "c1",
+                       "invocation": {"server": "fs", "tool": "read"},
+                       "result": {"Ok": {"content": [], "isError": True}}}}
+    _, rep = codex.convert(jl(meta, callr, end, out))
+    assert not any("isError" in w for w in rep.warnings)
+    assert outcomes(model_of(jl(meta, callr, end, out))) == [("fs", "read", "failed", None)]
