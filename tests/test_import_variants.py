@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from viewer.importers import codex
+from viewer.importers import codex, gemini
 from viewer.model.build import build_model
 from viewer.model.types import Model
 from viewer.pipeline import open_bytes
@@ -70,3 +70,18 @@ def test_codex_mcp_output_without_is_error_says_so() -> None:
     _, rep = codex.convert(jl(meta, callr, end, out))
     assert not any("isError" in w for w in rep.warnings)
     assert outcomes(model_of(jl(meta, callr, end, out))) == [("fs", "read", "failed", None)]
+
+
+# --- Gemini CLI -------------------------------------------------------------------------------
+
+
+def test_gemini_mcp_prefixed_names() -> None:
+    """Newer Gemini CLI names an MCP tool mcp_<server>_<tool> (displayName '<tool> (<server>
+    MCP Server)'); older ones <server>__<tool>. A reviewer sees server github, tool get_issue
+    for both, and for a name with no displayName Gemini's own split (first '_'), with a
+    warning that a server name with '_' would be cut short."""
+    data = (FIX / "gemini_mcp_prefixed_names.json").read_bytes()
+    assert [(s, t) for s, t, _, _ in outcomes(model_of(data))] == [
+        ("github", "get_issue"), ("my", "srv_do_it"), ("github", "get_issue")]
+    _, rep = gemini.convert(data)
+    assert any("mcp_<server>_<tool>" in w for w in rep.warnings)

@@ -60,6 +60,8 @@ SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded 
 SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
 MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
+#: Newer Gemini CLI (mcp-tool.ts MCP_TOOL_PREFIX, separator "_"): mcp_<server>_<tool>.
+MCP_PREFIXED: Final = re.compile(r"^mcp_([^_]+)_(.+)$")
 #: Approval modes: yolo runs everything; the others ask (auto_edit: all but edits).
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
                 "auto_edit": "permission-required", "autoedit": "permission-required",
@@ -229,11 +231,17 @@ class Mapper:
             prefix = f"{server}__"
             return server, name[len(prefix):] if name.startswith(prefix) else name
         dm = MCP_DISPLAY.match(str(call.get("displayName") or ""))
-        if dm:  # "<tool> (<server> MCP Server)": what Gemini CLI names an MCP tool
-            tool = name.split("__", 1)[1] if name.startswith(f"{dm.group(2)}__") else name
-            return dm.group(2), tool
+        if dm:  # "<tool> (<server> MCP Server)": what every Gemini CLI names an MCP tool
+            return dm.group(2), dm.group(1)
         m = MCP_NAME.match(name)
         if m:
+            return m.group(1), m.group(2)
+        m = MCP_PREFIXED.match(name)
+        if m:  # newer Gemini CLI: mcp_<server>_<tool>, split as its parseMcpToolName does
+            if "_" in m.group(2):
+                self.rep.warn("MCP tool names mcp_<server>_<tool> without a displayName were "
+                              "split at the first '_' after mcp_, as Gemini CLI does: a server "
+                              "name with '_' in it shows cut short")
             return m.group(1), m.group(2)
         return HOST, name
 
