@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from viewer.importers import codex, gemini
+from viewer.importers import codex, gemini, otlp
 from viewer.model.build import build_model
 from viewer.model.types import Model
 from viewer.pipeline import open_bytes
@@ -85,3 +85,31 @@ def test_gemini_mcp_prefixed_names() -> None:
         ("github", "get_issue"), ("my", "srv_do_it"), ("github", "get_issue")]
     _, rep = gemini.convert(data)
     assert any("mcp_<server>_<tool>" in w for w in rep.warnings)
+
+
+# --- OpenTelemetry GenAI ----------------------------------------------------------------------
+
+
+def test_otel_openllmetry_tool_spans_are_operations() -> None:
+    """OpenLLMetry (Traceloop SDK) marks a tool span traceloop.span.kind=tool and names it
+    traceloop.entity.name; they were dropped (no operation). A reviewer sees get_weather
+    completed with its input and output, and fail_tool (status ERROR, no output) errored."""
+    m = model_of((FIX / "otel_openllmetry_tool_spans.otlp.json").read_bytes())
+    assert outcomes(m) == [("!host", "get_weather", "completed", None),
+                           ("!host", "fail_tool", "errored", None)]
+    inv = next(e for e in m.vcon["events"] if e["type"] == "tool-invocation")
+    assert '"city"' in json.dumps(inv)
+
+
+def test_otel_tool_calls_only_in_messages_are_reported() -> None:
+    """Older OpenLLMetry (gen_ai.completion.<i>.tool_calls.<j>.*) and the newer
+    gen_ai.output.messages record the calls the model asked for; without a tool span the
+    recording does not say whether they ran. A reviewer sees no invented operation, and a
+    warning naming the calls left out; a call whose execute_tool span names its id is shown
+    and not counted."""
+    _, rep = otlp.convert((FIX / "otel_completion_tool_calls_only.otlp.json").read_bytes())
+    assert any("1 tool call(s) the model asked for ('get_weather')" in w for w in rep.warnings)
+    data = (FIX / "otel_output_messages_one_unrun.otlp.json").read_bytes()
+    assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
+    _, rep = otlp.convert(data)
+    assert any("1 tool call(s) the model asked for ('send_mail')" in w for w in rep.warnings)

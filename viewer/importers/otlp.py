@@ -46,7 +46,16 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import EPOCH, TEXT, Events, Report, assemble, parse_ts, vcon_uuid
+from viewer.importers.common import (
+    EPOCH,
+    TEXT,
+    Events,
+    Report,
+    assemble,
+    clip,
+    parse_ts,
+    vcon_uuid,
+)
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.model import spec
 
@@ -547,6 +556,8 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if str(a.get("openinference.span.kind", "")).upper() == "TOOL":
         return True
+    if a.get("traceloop.span.kind") == "tool":  # OpenLLMetry (Traceloop SDK) @tool spans
+        return True
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
@@ -577,7 +588,7 @@ def _ignored_kind(s: Span) -> str:
 
 
 def _tool_of(spans: list[Span]) -> str | None:
-    name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name")
+    name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name")
     if isinstance(name, str) and name:
         return name
     for s in spans:
@@ -666,7 +677,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     if root.end is None:
         return None, None
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
-                   "tool_response")  # last: Pydantic AI
+                   "tool_response",  # Pydantic AI
+                   "traceloop.entity.output")  # OpenLLMetry
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
     if result is None:
@@ -783,7 +795,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                                   "tool.call.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
-                     "tool.parameters", "tool_input", "tool_arguments")  # last: Pydantic AI
+                     "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
+                     "traceloop.entity.input")  # OpenLLMetry
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
             # Strands: the tool's input as the content of a gen_ai.tool.message event
             args = next((a["content"] for n, _t, a in r.events
@@ -824,6 +837,94 @@ def _span_calls(rd: Reading) -> list[Call]:
                 call_id=call.call_id, from_result=True, server=server))
         calls.append(call)
     return calls
+
+
+#: A tool call the model asked for, in a model span's indexed attributes: OpenLLMetry's older
+#: ``gen_ai.completion.<i>.tool_calls.<j>.{id,name}`` and OpenInference's
+#: ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name}``.
+_ASKED_ATTR: Final = re.compile(
+    r"^(?:gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)|llm\.output_messages\.(\d+)"
+    r"\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name))$")
+#: Where a model's messages are kept whole: the newer ``gen_ai.output.messages`` attribute, the
+#: ``gen_ai.choice`` event (span event or log), and the attribute form some SDKs write.
+_MESSAGE_KEYS: Final = ("gen_ai.output.messages", "gen_ai.completion", "message", "body")
+
+
+def _asked_in(v: Any, out: list[tuple[str | None, str | None]], depth: int = 0) -> None:
+    """Tool calls in a model message value: parts ``{type: tool_call, id, name}`` (the newer
+    conventions) or ``tool_calls: [{id, function: {name}} | {id, name}]`` (the older events)."""
+    if depth > 6:
+        return
+    v = _json_or_text(v)
+    if isinstance(v, list):
+        for x in v:
+            _asked_in(x, out, depth + 1)
+        return
+    if not isinstance(v, dict):
+        return
+    if v.get("type") == "tool_call" and _str(v.get("name")):
+        out.append((_str(v.get("id")), v["name"]))
+    for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
+        if isinstance(tc, dict):
+            name = _str(tc.get("name")) or _str(_d(tc.get("function")).get("name"))
+            if name:
+                out.append((_str(tc.get("id")), name))
+    for k in ("parts", "message", "messages", "choices", "content"):
+        if isinstance(v.get(k), (list, dict)):
+            _asked_in(v[k], out, depth + 1)
+
+
+def _d(v: Any) -> dict[str, Any]:
+    return v if isinstance(v, dict) else {}
+
+
+def _asked_calls(rd: Reading) -> list[tuple[str | None, str | None]]:
+    """Every tool call a model span or event says the model asked for: (call id, tool)."""
+    out: list[tuple[str | None, str | None]] = []
+    for s in rd.spans:
+        if _is_tool_span(s):
+            continue
+        indexed: dict[tuple[str, str], dict[str, str]] = {}
+        for k, v in s.attrs.items():
+            m = _ASKED_ATTR.match(k) if k.startswith(("gen_ai.completion.", "llm.output")) \
+                else None
+            if m and isinstance(v, str):
+                key = (m.group(1) or m.group(4), m.group(2) or m.group(5))
+                field_ = "id" if (m.group(3) or m.group(6)) == "id" else "name"
+                indexed.setdefault(key, {})[field_] = v
+        out += [(x.get("id"), x.get("name")) for _, x in sorted(indexed.items())
+                if x.get("name")]
+        if "gen_ai.output.messages" in s.attrs:
+            _asked_in(s.attrs["gen_ai.output.messages"], out)
+        for name, _t, ea in s.events:
+            if name == "gen_ai.choice":
+                _asked_in(ea, out)
+    for lg in rd.logs:
+        if lg.name == "gen_ai.choice" or lg.attrs.get("event.name") == "gen_ai.choice":
+            _asked_in(lg.body, out)
+    return out
+
+
+def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
+    """The tools of the calls the model asked for that no tool span or tool event records
+    (matched by call id, else by tool name in order)."""
+    ids = {c.call_id for c in calls if c.call_id}
+    left: dict[str, int] = {}
+    for c in calls:
+        left[c.tool] = left.get(c.tool, 0) + 1
+    missing: list[str] = []
+    for cid, name in _asked_calls(rd):
+        if cid is not None and cid in ids:
+            continue
+        tool = name or "?"
+        bare = _MCP_NAME.match(tool)
+        for t in (tool, bare.group(2) if bare else tool):
+            if left.get(t, 0) > 0:
+                left[t] -= 1
+                break
+        else:
+            missing.append(tool)
+    return missing
 
 
 # --- log events -> calls and decisions ----------------------------------------------------------
@@ -1219,6 +1320,12 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             mediatype = TEXT if isinstance(body, str) else "application/json"
             events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
                        mediatype=mediatype)
+    missing = _unshown_asked(rd, calls)
+    if missing:
+        names = ", ".join(sorted({clip(t, 40) for t in missing})[:5])
+        rep.warn(f"{len(missing)} tool call(s) the model asked for ({names}) appear only in "
+                 "its messages, with no tool span or tool event: not shown as operations (the "
+                 "recording does not say whether or how they ran)")
     if events.operations == 0:
         rep.warn("the recording has no tool call (no execute_tool / tools/call span and no "
                  "tool log event): the vCon has no operations")
