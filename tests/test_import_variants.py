@@ -7,10 +7,12 @@ section variants/); what a reviewer should see is written in each test before th
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from viewer.importers import codex, gemini, otlp
+from viewer.importers import codex, cursor, gemini, otlp
+from viewer.importers.formats import detect
 from viewer.model.build import build_model
 from viewer.model.types import Model
 from viewer.pipeline import open_bytes
@@ -113,3 +115,31 @@ def test_otel_tool_calls_only_in_messages_are_reported() -> None:
     assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
     _, rep = otlp.convert(data)
     assert any("1 tool call(s) the model asked for ('send_mail')" in w for w in rep.warnings)
+
+
+# --- Cursor -----------------------------------------------------------------------------------
+
+
+def test_cursor_agent_stream_json_is_cursor_not_claude_code() -> None:
+    """cursor-agent's stream-json has Claude Code's system/user/assistant shapes, so it was read
+    as a Claude Code transcript with no operation: its tool_call events were dropped. A
+    reviewer sees a Cursor import with the read completed and the shell command (exitCode 1)
+    failed, at the timestamp_ms times."""
+    data = (FIX / "cursor_agent_stream.jsonl").read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "cursor"
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "read", "completed", None),
+                           ("!host", "shell", "failed", None)]
+    assert m.operations[0].attempts[0].start == datetime(2026, 2, 11, 15, 24, 9, 274000, UTC)
+
+
+def test_cursor_agent_stream_unknown_result_is_left_open_and_said() -> None:
+    """A completion whose result is not one vcon-view reads is not guessed: the call stays
+    open and the import names the result kind."""
+    rec = {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "s",
+           "tool_call": {"shellToolCall": {"args": {"command": "rm x"},
+                                           "result": {"rejected": {"reason": "no"}}}}}
+    vcon, rep = cursor.convert(jl(rec))
+    assert any("'rejected'" in w for w in rep.warnings)
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]

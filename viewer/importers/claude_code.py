@@ -35,6 +35,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.cursor import is_stream_record as is_cursor_stream
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.model import spec
 
@@ -291,6 +292,8 @@ def sniff(smp: Sample) -> bool:
     recs = smp.records()
     if not recs or any("vcon" in r and "parties" in r for r in recs[:2]):
         return False
+    if any(is_cursor_stream(r) for r in recs):
+        return False  # cursor-agent's stream-json looks like Claude Code's: the cursor importer's
     if any(_is_transcript(r) for r in recs):
         return True
     hooks = [r for r in recs if _is_hook(r)]

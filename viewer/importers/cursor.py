@@ -107,12 +107,177 @@ def _target(name: str, inp: Any) -> tuple[str, str, Any]:
     return HOST, name, inp
 
 
+# --- cursor-agent --print --output-format stream-json ----------------------------------------
+
+#: Records only cursor-agent's stream-json writes (Claude Code's stream-json, which it otherwise
+#: resembles, has none of them): tool_call events, thinking events, model_call_id/timestamp_ms.
+STREAM_TYPES: Final = frozenset({"tool_call", "thinking"})
+#: How a completed tool_call's ``result`` says the call ended (cursor-agent's documented
+#: ``success``; ``failure``/``error`` as its community parsers read them). Any other key is not
+#: read: the call is left open and the import says so.
+RESULT_KINDS: Final = {"success": "tool-result", "failure": "tool-failure",
+                       "error": "tool-error"}
+
+
+def is_stream_record(r: Any) -> bool:
+    """A line only cursor-agent's stream-json writes."""
+    if not isinstance(r, dict):
+        return False
+    t = r.get("type")
+    if t == "tool_call":
+        return isinstance(r.get("tool_call"), dict) and r.get("subtype") in ("started",
+                                                                             "completed")
+    if t == "thinking":
+        return "session_id" in r
+    return t in ("assistant", "user") and ("model_call_id" in r or "timestamp_ms" in r) \
+        and isinstance(r.get("message"), dict)
+
+
+def _stream_call(tc: dict[str, Any]) -> tuple[str, str, str, Any, Any]:
+    """(kind key, server, tool, arguments, result) of a ``tool_call`` object: one key naming
+    the kind (``readToolCall``, ``shellToolCall``, ``mcpToolCall``, ``function``...)."""
+    key = next((k for k in tc if isinstance(tc[k], dict)), None) or "unknown"
+    inner = tc.get(key) if isinstance(tc.get(key), dict) else {}
+    if key == "function":
+        name = _s(inner.get("name")) or "function"
+        return key, HOST, name, inner.get("arguments"), inner.get("result")
+    args = inner.get("args")
+    tool = key[:-8] if key.endswith("ToolCall") and len(key) > 8 else key
+    server = HOST
+    if isinstance(args, dict) and _s(args.get("providerIdentifier")) and _s(
+            args.get("toolName")):  # an MCP tool: its server and its own name
+        server, tool = args["providerIdentifier"], args["toolName"]
+    return key, server, tool, args, inner.get("result")
+
+
+def _stream_end(result: Any) -> tuple[str | None, str | None]:
+    """(end event type, or None when the result does not say; why, when inferred)."""
+    if not isinstance(result, dict) or len(result) != 1:
+        return None, None
+    kind, val = next(iter(result.items()))
+    etype = RESULT_KINDS.get(kind)
+    if etype == "tool-result" and isinstance(val, dict):
+        code = val.get("exitCode")
+        if type(code) is int and code != 0:
+            return "tool-failure", f"result success, but exitCode {code}: the command failed"
+        if val.get("isError") is True:
+            return "tool-failure", "result success with isError true: the tool reported an error"
+    return etype, None
+
+
+def convert_stream(data: bytes, source_name: str, created: str | None,
+                   ) -> tuple[dict[str, Any], Report]:
+    """cursor-agent stream-json: tool_call started -> tool-invocation, completed -> its end
+    (by ``call_id``); times from ``timestamp_ms`` where a line has one."""
+    rep = Report()
+    lines: list[tuple[int, Any]] = []
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
+            continue
+        try:
+            lines.append((n, orjson.loads(raw)))
+        except orjson.JSONDecodeError:
+            rep.fail(f"line {n}", "not JSON")
+    stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
+              for _, o in lines]
+    known = [t for t in stamps if t is not None]
+    times: list[datetime] = []
+    if not known:
+        rep.times = "order-only"
+        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(lines))]
+    else:
+        if len(known) < len(stamps):
+            rep.times = "partial"
+        prev = known[0]
+        for t in stamps:
+            prev = t or prev
+            times.append(prev)
+    ev = Events(party=0)
+    parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
+    dialogs = Dialogs(parties)
+    open_calls: dict[str, str] = {}
+    ended: set[str] = set()
+    unread: dict[str, int] = {}
+    sessions: set[str] = set()
+    for (n, obj), when in zip(lines, times, strict=True):
+        where = f"line {n}"
+        if not isinstance(obj, dict):
+            rep.fail(where, "not a JSON object")
+            continue
+        if _s(obj.get("session_id")):
+            sessions.add(obj["session_id"])
+        t = obj.get("type")
+        if t == "user":
+            texts = [b.get("text") for b in _blocks(obj) or [] if isinstance(b, dict)]
+            if any(dialogs.said(when, x, where) for x in texts):
+                rep.mapped += 1
+            else:
+                rep.ignore("user")
+            continue
+        if t != "tool_call" or not isinstance(obj.get("tool_call"), dict):
+            rep.ignore(str(t)[:40] if isinstance(t, str) and t else "record without a type")
+            continue
+        cid = _s(obj.get("call_id")) or f"(no call_id, {where})"
+        key, server, tool, args, result = _stream_call(obj["tool_call"])
+        sub = obj.get("subtype")
+        op = open_calls.get(cid)
+        if op is None and cid not in ended:
+            op = ev.new_operation()
+            open_calls[cid] = op
+            body = {"call_id": cid, "cursorTool": key, "arguments": args}
+            kw = {} if sub == "started" else {
+                "inferred": "no started event: the invocation is taken from the completion"}
+            ev.add("tool-invocation", when, op, 1, where, body=body, server=server, tool=tool,
+                   **kw)
+        elif op is None or sub == "started":
+            rep.ignore(f"tool_call {sub} repeated")
+            continue
+        rep.mapped += 1
+        if sub != "completed":
+            continue
+        etype, why = _stream_end(result)
+        if etype is None:
+            kinds = ",".join(sorted(result)) if isinstance(result, dict) and result else \
+                "no result"
+            unread[kinds[:40]] = unread.get(kinds[:40], 0) + 1
+            continue
+        open_calls.pop(cid, None)
+        ended.add(cid)
+        ev.add(etype, when, op, 1, where, body={"call_id": cid, "result": result},
+               **({"inferred": why} if why else {}))
+    for kinds, k in sorted(unread.items()):
+        rep.warn(f"{k} completed tool call(s) whose result is {kinds!r}, which vcon-view does "
+                 "not read: their outcome is not shown (left open)")
+    if len(sessions) > 1:
+        rep.warn(f"the input holds {len(sessions)} cursor-agent sessions: all are in one vCon")
+    if ev.operations == 0:
+        rep.warn("the stream has no tool call: the vCon has no operations")
+    provenance = {
+        "tool": "vcon-view import cursor",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": "cursor-agent stream-json", "lines": len(lines)},
+        "mapping": "cursor-agent tool_call started/completed (by call_id) -> "
+                   "draft-petrie-vcon-tool-invocation (one call = one operation, attempt 1)",
+        **rep.as_dict(),
+    }
+    if len(sessions) == 1:
+        parties[0]["meta"] = {"cursor_session_id": next(iter(sessions))}
+    vcon = assemble(uid=vcon_uuid(data), subject=f"cursor-agent stream imported from "
+                    f"{source_name}", parties=parties, events=ev,
+                    start=known[0] if known else None, provenance=provenance,
+                    created=created, dialogs=dialogs)
+    return vcon, rep
+
+
 def convert(data: bytes, *, source_name: str = "-",
             created: str | None = None) -> tuple[dict[str, Any], Report]:
     """A Cursor agent transcript's bytes -> (a tool-invocation vCon, the import report)."""
     bom = data[:3] == b"\xef\xbb\xbf"
     if bom:
         data = data[3:]
+    head = [r for r in (_loads_or_none(x) for x in split_lines(data)[:400]) if r is not None]
+    if any(is_stream_record(r) for r in head):
+        return convert_stream(data, source_name, created)
     rep = Report()
     recs: list[tuple[int, dict[str, Any]]] = []
     status: dict[int, tuple[str, str]] = {}
@@ -244,14 +409,24 @@ def convert(data: bytes, *, source_name: str = "-",
     return vcon, rep
 
 
+def _loads_or_none(raw: bytes) -> Any:
+    try:
+        return orjson.loads(raw) if raw.strip() else None
+    except orjson.JSONDecodeError:
+        return None
+
+
 def sniff(smp: Sample) -> bool:
     """Cursor's shape: top-level ``role`` and ``message.content`` as a list of blocks (Claude
-    Code puts ``role`` inside ``message`` and has a top-level ``type``)."""
+    Code puts ``role`` inside ``message`` and has a top-level ``type``); or cursor-agent's
+    stream-json (its tool_call / thinking records)."""
     if smp.is_doc and not isinstance(smp.doc, dict):
         return False
     recs = smp.records()
     if not recs:
         return False
+    if any(is_stream_record(r) for r in recs):
+        return True
     msgs = [r for r in recs if _s(r.get("role")) in ROLES and "type" not in r
             and _blocks(r) is not None]
     other = [r for r in recs if r.get("type") == "turn_ended" and "role" not in r]
