@@ -143,3 +143,14 @@ def test_cursor_agent_stream_unknown_result_is_left_open_and_said() -> None:
     vcon, rep = cursor.convert(jl(rec))
     assert any("'rejected'" in w for w in rep.warnings)
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]
+
+
+def test_gemini_2025_shell_output_exit_code_and_signal() -> None:
+    """Gemini CLI of 2025 answered every shell command with all of Command/Directory/Output/
+    Error/Exit Code/Signal/... lines ('(none)' when unset), and kept status 'success' for a
+    command that failed: only the newer 'Output: ...' form was read, so these showed as
+    completed. A reviewer sees exit code 1 failed, exit code 0 completed (an 'Exit Code: 1'
+    inside the output does not count), signal 15 failed, and a spawn error (Error line, no
+    exit code) errored."""
+    m = model_of((FIX / "gemini_shell_output_2025.json").read_bytes())
+    assert [o for _, _, o, _ in outcomes(m)] == ["failed", "completed", "failed", "errored"]

@@ -56,6 +56,12 @@ TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", r
 SHELL_TAIL: Final = re.compile(
     r"\n(?:Exit Code: (-?\d+)(?:\nSignal: ([^\n]*))?|Signal: ([^\n]*))"
     r"(?:\nBackground PIDs: [^\n]*)?(?:\nProcess Group PGID: [^\n]*)?\s*\Z")
+#: Older shell.ts (2025): every line written, "(none)" for what is unset, after "Command: ...",
+#: "Directory: ...", "Output: ..." (or "Stdout: ..."/"Stderr: ...") and "Error: ...".
+OLD_SHELL_TAIL: Final = re.compile(
+    r"(?:\nError: ([^\n]*))?\nExit Code: (-?\d+|\(none\))\nSignal: ([^\n]*)"
+    r"(?:\nBackground PIDs: [^\n]*)?"
+    r"(?:\nProcess Group PGID: [^\n]*)?\s*\Z")
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
 SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
@@ -480,9 +486,17 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     if out.startswith(SHELL_ABORTED):
         return "cancel", None, "run_shell_command says the user cancelled the command"
     m = SHELL_TAIL.search(out) if out.startswith("Output: ") else None
-    if m is not None and (m.group(1) not in (None, "0") or m.group(2) or m.group(3)):
-        how = f"exit code {m.group(1)}" if m.group(1) not in (None, "0") else \
-            f"signal {(m.group(2) or m.group(3))[:20]}"
+    code, sig = (m.group(1), m.group(2) or m.group(3)) if m is not None else (None, None)
+    old = OLD_SHELL_TAIL.search(out) if out.startswith("Command: ") else None
+    if old is not None:
+        code = old.group(2) if old.group(2) != "(none)" else None
+        sig = old.group(3) if old.group(3).strip() not in ("(none)", "") else None
+        err = (old.group(1) or "").strip()
+        if code is None and not sig and err not in ("", "(none)"):
+            return "error", None, ("status success, but run_shell_command's Error line says the "
+                                   "command could not run, with no exit code")
+    if code not in (None, "0") or sig:
+        how = f"exit code {code}" if code not in (None, "0") else f"signal {str(sig)[:20]}"
         return "failure", None, (f"status success, but the shell command ended with {how} "
                                  "(run_shell_command's Exit Code/Signal line): the tool ran "
                                  "and failed")
