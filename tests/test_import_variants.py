@@ -154,3 +154,20 @@ def test_gemini_2025_shell_output_exit_code_and_signal() -> None:
     exit code) errored."""
     m = model_of((FIX / "gemini_shell_output_2025.json").read_bytes())
     assert [o for _, _, o, _ in outcomes(m)] == ["failed", "completed", "failed", "errored"]
+
+
+def test_codex_protocol_events_are_recognised_and_name_the_mcp_server() -> None:
+    """Codex's {id, msg} protocol events (codex proto, the first codex exec --json) were read
+    only by 'import codex', not recognised when opened, and the first McpToolCallBeginEvent
+    (server/tool/arguments on the event, no 'invocation') put the MCP call on !host. A reviewer
+    sees the shell command failed (exit 1), gh/get errored (Err), gh/get failed (isError),
+    and the command still awaiting approval open, in order only (no times)."""
+    data = (FIX / "codex_protocol_events_2025.jsonl").read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "codex"
+    assert outcomes(model_of(data)) == [
+        ("!host", "shell", "failed", None),
+        ("gh", "get", "errored", None),
+        ("gh", "get", "failed", None),
+        ("!host", "shell", "running", "permission-required"),
+    ]

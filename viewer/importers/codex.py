@@ -71,6 +71,13 @@ IGNORED_EVENTS: Final = frozenset({
     "image_generation_begin", "image_generation_end", "mcp_startup_update",
     "mcp_startup_complete", "deprecation_notice", "model_reroute", "world_state",
 })
+#: Event types that name a Codex protocol stream ({id, msg: {type}} lines).
+PROTOCOL_EVENTS: Final = frozenset({
+    "session_configured", "task_started", "task_complete", "agent_message",
+    "agent_reasoning", "exec_command_begin", "exec_command_end", "exec_approval_request",
+    "apply_patch_approval_request", "patch_apply_begin", "patch_apply_end",
+    "mcp_tool_call_begin", "mcp_tool_call_end", "token_count", "background_event",
+})
 COLLAB_EVENTS: Final = frozenset({"collab_agent_spawn_end", "collab_waiting_end",
                                   "collab_close_end", "collab_agent_interaction_end"})
 ASKING: Final = frozenset({"on-request", "on-failure", "untrusted", "unless-trusted",
@@ -681,6 +688,9 @@ class Mapper:
     def begin(self, t: str, p: dict[str, Any], cid: str | None, when: datetime,
               where: str) -> None:
         inv = _d(p.get("invocation"))
+        if not inv and t == "mcp_tool_call_begin" and _str(p.get("server")):
+            # the first protocol (2025): server, tool and arguments on the event itself
+            inv = {k: p[k] for k in ("server", "tool", "arguments") if k in p}
         c = self.calls.get(cid) if cid else None
         if c is None or c.ended:
             tool = {"exec_command_begin": "shell", "patch_apply_begin": "apply_patch"}.get(
@@ -1026,6 +1036,10 @@ def sniff(smp: Sample) -> bool:
     if ex * 2 > len(recs) and any(str(r.get("type")).startswith(("thread.", "turn.", "item."))
                                   for r in recs):
         return True
+    proto = sum(1 for r in recs if isinstance(r.get("msg"), dict)
+                and r["msg"].get("type") in PROTOCOL_EVENTS and "id" in r)
+    if proto and proto * 2 > len(recs):
+        return True  # {id, msg} protocol events (codex proto, early codex exec --json)
     first = recs[0]
     if _str(first.get("id")) and "timestamp" in first and "type" not in first and (
             "instructions" in first or "git" in first):
