@@ -171,3 +171,17 @@ def test_codex_protocol_events_are_recognised_and_name_the_mcp_server() -> None:
         ("gh", "get", "failed", None),
         ("!host", "shell", "running", "permission-required"),
     ]
+
+
+def test_otel_vercel_ai_sdk_tool_spans_are_operations() -> None:
+    """The Vercel AI SDK's ai.toolCall spans (before it also wrote execute_tool) were dropped.
+    A reviewer sees weather completed with its id, arguments and result, search (it threw)
+    errored, and a warning for 'book', which the model asked for and no span shows ran."""
+    data = (FIX / "otel_vercel_ai_sdk_tool_spans.otlp.json").read_bytes()
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "weather", "completed", None),
+                           ("!host", "search", "errored", None)]
+    inv = next(e for e in m.vcon["events"] if e["type"] == "tool-invocation")
+    assert "call_a" in json.dumps(inv)
+    _, rep = otlp.convert(data)
+    assert any("('book')" in w for w in rep.warnings)

@@ -558,6 +558,9 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if a.get("traceloop.span.kind") == "tool":  # OpenLLMetry (Traceloop SDK) @tool spans
         return True
+    if a.get("ai.operationId") == "ai.toolCall" or (s.name == "ai.toolCall"
+                                                    and "ai.toolCall.name" in a):
+        return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
@@ -588,7 +591,8 @@ def _ignored_kind(s: Span) -> str:
 
 
 def _tool_of(spans: list[Span]) -> str | None:
-    name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name")
+    name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
+                 "ai.toolCall.name")
     if isinstance(name, str) and name:
         return name
     for s in spans:
@@ -678,7 +682,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         return None, None
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
                    "tool_response",  # Pydantic AI
-                   "traceloop.entity.output")  # OpenLLMetry
+                   "traceloop.entity.output",  # OpenLLMetry
+                   "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
     if result is None:
@@ -792,11 +797,12 @@ def _span_calls(rd: Reading) -> list[Call]:
         call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
-                                  "tool.call.id"))
+                                  "tool.call.id", "ai.toolCall.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
-                     "traceloop.entity.input")  # OpenLLMetry
+                     "traceloop.entity.input",  # OpenLLMetry
+                     "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
             # Strands: the tool's input as the content of a gen_ai.tool.message event
             args = next((a["content"] for n, _t, a in r.events
@@ -864,6 +870,8 @@ def _asked_in(v: Any, out: list[tuple[str | None, str | None]], depth: int = 0) 
         return
     if v.get("type") == "tool_call" and _str(v.get("name")):
         out.append((_str(v.get("id")), v["name"]))
+    elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
+        out.append((_str(v.get("toolCallId")), v["toolName"]))
     for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
         if isinstance(tc, dict):
             name = _str(tc.get("name")) or _str(_d(tc.get("function")).get("name"))
@@ -894,8 +902,9 @@ def _asked_calls(rd: Reading) -> list[tuple[str | None, str | None]]:
                 indexed.setdefault(key, {})[field_] = v
         out += [(x.get("id"), x.get("name")) for _, x in sorted(indexed.items())
                 if x.get("name")]
-        if "gen_ai.output.messages" in s.attrs:
-            _asked_in(s.attrs["gen_ai.output.messages"], out)
+        for key in ("gen_ai.output.messages", "ai.response.toolCalls"):
+            if key in s.attrs:
+                _asked_in(s.attrs[key], out)
         for name, _t, ea in s.events:
             if name == "gen_ai.choice":
                 _asked_in(ea, out)
