@@ -185,3 +185,12 @@ def test_otel_vercel_ai_sdk_tool_spans_are_operations() -> None:
     assert "call_a" in json.dumps(inv)
     _, rep = otlp.convert(data)
     assert any("('book')" in w for w in rep.warnings)
+
+
+def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
+    """The GenAI events as log records (the older gen_ai.choice with tool_calls, the newer
+    gen_ai.client.inference.operation.details with gen_ai.output.messages) say what the model
+    asked for, not what ran: no operation, and a warning naming both calls."""
+    _, rep = otlp.convert((FIX / "otel_genai_event_logs.otlp.json").read_bytes())
+    assert any("2 tool call(s) the model asked for ('get_weather', 'lookup')" in w
+               for w in rep.warnings)

@@ -911,6 +911,8 @@ def _asked_calls(rd: Reading) -> list[tuple[str | None, str | None]]:
     for lg in rd.logs:
         if lg.name == "gen_ai.choice" or lg.attrs.get("event.name") == "gen_ai.choice":
             _asked_in(lg.body, out)
+        if "gen_ai.output.messages" in lg.attrs:  # gen_ai.client.inference.operation.details
+            _asked_in(lg.attrs["gen_ai.output.messages"], out)
     return out
 
 
