@@ -194,3 +194,14 @@ def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
     _, rep = otlp.convert((FIX / "otel_genai_event_logs.otlp.json").read_bytes())
     assert any("2 tool call(s) the model asked for ('get_weather', 'lookup')" in w
                for w in rep.warnings)
+
+
+def test_gemini_mcp_tool_error_is_the_tool_failing_whatever_it_says() -> None:
+    """An MCP tool that returns isError makes Gemini answer "MCP tool '<tool>' reported tool
+    error ... with response: <the tool's own text>". The tool's words ("denied by policy",
+    "timed out") were read as Gemini's, so the call showed as refused by Gemini's policy
+    (never run). A reviewer sees it ran and failed; a built-in tool not in the registry still
+    errored."""
+    m = model_of((FIX / "gemini_mcp_tool_error.json").read_bytes())
+    assert outcomes(m) == [("github", "get_issue", "failed", None),
+                           ("!host", "run_shell_command", "errored", None)]

@@ -50,6 +50,9 @@ USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|decli
 CANNOT_RUN: Final = re.compile(
     r"not found in registry|tool \S+ not found|invalid (?:tool )?param|invalid_tool_params|"
     r"tool_not_registered|params must|must have required property|unknown tool", re.I)
+#: mcp-tool.ts's answer when the MCP result has isError: the tool's own error text follows.
+MCP_TOOL_ERROR: Final = re.compile(r"^MCP tool '[^'\n]{1,200}' reported tool error for "
+                                   r"function call", re.M)
 TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
 #: run_shell_command's answer to the model ends with these lines (shell.ts): a command that
 #: exited non-zero or was killed by a signal is still status "success" in the session.
@@ -333,6 +336,13 @@ class Mapper:
         body = {k: c[k] for k in ("result", "resultDisplay", "error", "errorType") if k in c}
         if status == "success":
             self.call(c, start, end, where, _shell_outcome(c), body)
+        elif status == "error" and (c.get("errorType") == "mcp_tool_error"
+                                    or MCP_TOOL_ERROR.search(text)):
+            # the MCP tool ran and said isError: its own words (which may say "timed out",
+            # "denied by policy", "not found") are the tool's, not Gemini's
+            self.call(c, start, end, where, ("failure", None,
+                      "status error, an MCP tool error (mcp-tool.ts: the tool's result had "
+                      "isError): the tool ran and reported failure"), body)
         elif status == "error":
             if DENIED_BY_POLICY.search(text):
                 self.call(c, start, end, where, ("refuse-disallowed", _first(text),
