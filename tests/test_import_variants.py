@@ -205,3 +205,14 @@ def test_gemini_mcp_tool_error_is_the_tool_failing_whatever_it_says() -> None:
     m = model_of((FIX / "gemini_mcp_tool_error.json").read_bytes())
     assert outcomes(m) == [("github", "get_issue", "failed", None),
                            ("!host", "run_shell_command", "errored", None)]
+
+
+def test_codex_policy_words_in_a_commands_output_are_not_a_refusal() -> None:
+    """"blocked by policy" was looked for anywhere in an output, so a curl that ran and exited
+    22 (its server said "blocked by policy") showed as refused by Codex, never run; so did an
+    MCP tool saying it. A reviewer sees the command failed (exit 22) and both MCP calls
+    completed (with the warning that the output item keeps no isError)."""
+    m = model_of((FIX / "codex_policy_words_in_output.jsonl").read_bytes())
+    assert outcomes(m) == [("!host", "shell", "failed", None),
+                           ("proxy", "fetch", "completed", None),
+                           ("proxy", "fetch", "completed", None)]

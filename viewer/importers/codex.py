@@ -548,7 +548,10 @@ class Mapper:
                          "the output says the user rejected it: Codex asked and the user "
                          "declined, so it did not run")
             return
-        if POLICY_REJECTED.search(head):
+        # a refusal is Codex's own answer instead of a run: an output with an exit code is a
+        # command that ran, and an MCP tool's output is the tool's words (its server may well
+        # say "blocked by policy")
+        if exit_code is None and c.server == HOST and POLICY_REJECTED.search(head):
             self._refuse(c, when, where, "disallowed", head.splitlines()[0],
                          "the output says Codex's policy rejected the command before running it")
             return
