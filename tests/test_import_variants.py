@@ -216,3 +216,14 @@ def test_codex_policy_words_in_a_commands_output_are_not_a_refusal() -> None:
     assert outcomes(m) == [("!host", "shell", "failed", None),
                            ("proxy", "fetch", "completed", None),
                            ("proxy", "fetch", "completed", None)]
+
+
+# --- Copilot CLI ------------------------------------------------------------------------------
+
+
+def test_copilot_failure_whose_message_says_denied_is_a_failure() -> None:
+    """An MCP tool that ran and failed (error code failure) with its own message "Denied by
+    organization SSO policy ..." was read as Copilot refusing the call (disallowed, never run)
+    from the message's first words. A reviewer sees github/get_issue failed."""
+    m = model_of((FIX / "copilot_mcp_failure_says_denied.jsonl").read_bytes())
+    assert outcomes(m) == [("github", "get_issue", "failed", None)]

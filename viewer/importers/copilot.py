@@ -338,6 +338,8 @@ def refusal(d: dict[str, Any]) -> tuple[str, str] | None:
         msg = msg or _s(res.get("textResultForLlm"))
     text = msg or ""
     low = text.casefold()
+    if code == "failure" or (isinstance(res, dict) and res.get("resultType") == "failure"):
+        return None  # the tool ran and failed: its message is its own (an MCP server's words)
     if code == "rejected" or low.startswith("the user rejected this tool call"):
         return text or "rejected", INFER_USER
     if low.startswith("denied by pretooluse hook"):
