@@ -227,3 +227,16 @@ def test_copilot_failure_whose_message_says_denied_is_a_failure() -> None:
     from the message's first words. A reviewer sees github/get_issue failed."""
     m = model_of((FIX / "copilot_mcp_failure_says_denied.jsonl").read_bytes())
     assert outcomes(m) == [("github", "get_issue", "failed", None)]
+
+
+def test_codex_typescript_rollout_is_read() -> None:
+    """The TypeScript Codex CLI (spring 2025) saved one JSON document per session
+    ({session, items}); it was refused. A reviewer sees npm test failed (exit code 1) and ls
+    completed, at the file's one time, with a warning that the items carry no times."""
+    data = (FIX / "codex_ts_rollout_2025.json").read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "codex"
+    assert outcomes(model_of(data)) == [("!host", "shell", "failed", None),
+                                        ("!host", "shell", "completed", None)]
+    _, rep = codex.convert(data)
+    assert any("TypeScript Codex CLI rollout" in w for w in rep.warnings)

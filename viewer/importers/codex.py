@@ -143,9 +143,36 @@ class Rec:
     raw: bytes = b""
 
 
+def _ts_rollout(data: bytes) -> dict[str, Any] | None:
+    """The TypeScript Codex CLI's rollout (2025, ``rollout-<date>-<id>.json``): one document
+    ``{session: {timestamp, id, instructions}, items: [response items]}``; else None."""
+    if data.lstrip()[:1] != b"{":
+        return None
+    try:
+        doc = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(doc, dict) and isinstance(doc.get("session"), dict) \
+            and isinstance(doc.get("items"), list):
+        return doc
+    return None
+
+
 def read(data: bytes, report: Report) -> tuple[list[Rec], str]:
     """Every line as a record (or counted as unmapped); the dialect read."""
     recs: list[Rec] = []
+    doc = _ts_rollout(data)
+    if doc is not None:
+        ses = doc["session"]
+        recs.append(Rec("session_meta", ses, parse_ts(ses.get("timestamp"))[0], "/session"))
+        for i, item in enumerate(doc["items"]):
+            if isinstance(item, dict):
+                recs.append(Rec("response_item", item, None, f"/items/{i}"))
+            else:
+                report.fail(f"/items/{i}", "not a JSON object")
+        report.warn("a TypeScript Codex CLI rollout: its items carry no times; its one time is "
+                    "when the file was last saved, and every item takes it")
+        return recs, "ts-rollout"
     dialects: set[str] = set()
     naive = False
     for n, line in enumerate(split_lines(data), 1):
@@ -1028,6 +1055,12 @@ def convert(data: bytes, *, source_name: str = "-",
 
 
 def sniff(smp: Sample) -> bool:
+    doc = smp.doc if smp.is_doc else None
+    if isinstance(doc, dict) and isinstance(doc.get("session"), dict) and isinstance(
+            doc.get("items"), list):
+        return "id" in doc["session"] and any(
+            isinstance(x, dict) and x.get("type") in CALL_ITEMS | OUTPUT_ITEMS | {"message"}
+            for x in doc["items"])
     recs = smp.records() if not smp.is_doc else []
     if not recs:
         return False
