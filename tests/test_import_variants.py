@@ -240,3 +240,16 @@ def test_codex_typescript_rollout_is_read() -> None:
                                         ("!host", "shell", "completed", None)]
     _, rep = codex.convert(data)
     assert any("TypeScript Codex CLI rollout" in w for w in rep.warnings)
+
+
+def test_otel_tool_result_without_success_says_so() -> None:
+    """A claude_code.tool_result log event with no success attribute (or one that is neither
+    true nor false) was shown as completed with nothing said: the import now warns."""
+    rec = {"resourceLogs": [{"resource": {"attributes": []}, "scopeLogs": [{"scope": {
+        "name": "com.anthropic.claude_code.events"}, "logRecords": [{
+            "timeUnixNano": "1767600000000000000",
+            "body": {"stringValue": "claude_code.tool_result"},
+            "attributes": [{"key": "tool_name", "value": {"stringValue": "Bash"}},
+                           {"key": "duration_ms", "value": {"stringValue": "120"}}]}]}]}]}
+    _, rep = otlp.convert(jl(rec))
+    assert any("neither success true nor false" in w for w in rep.warnings)

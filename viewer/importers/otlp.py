@@ -1050,6 +1050,10 @@ def _log_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> li
                                               if output is not None else {})} or None
             else:
                 call.end_type = "tool-result"
+                if ok is None:
+                    rep.warn("some tool result log events say neither success true nor "
+                             "false: shown as completed (the record does not say they "
+                             "succeeded)")
                 # no output recorded (Claude Code never logs it): what the record says of it
                 call.end_body = _content(output) if output is not None else {
                     k: a[k] for k in ("success", "duration_ms", "tool_result_size_bytes",
