@@ -11,8 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from viewer.importers import codex, cursor, gemini, otlp
-from viewer.importers.formats import detect
+import pytest
+
+from viewer.importers import claude_code, codex, cursor, gemini, otlp
+from viewer.importers.formats import ImportInputError, detect
 from viewer.model.build import build_model
 from viewer.model.types import Model
 from viewer.pipeline import open_bytes
@@ -253,3 +255,14 @@ def test_otel_tool_result_without_success_says_so() -> None:
                            {"key": "duration_ms", "value": {"stringValue": "120"}}]}]}]}]}
     _, rep = otlp.convert(jl(rec))
     assert any("neither success true nor false" in w for w in rep.warnings)
+
+
+# --- Claude Code hook logs --------------------------------------------------------------------
+
+
+def test_other_agents_hook_payloads_are_refused_by_name() -> None:
+    """Gemini CLI's hook payloads have Claude Code's shape, so a BeforeTool/AfterTool log was
+    refused as a Claude Code hook log that 'records no tool call'. It is refused, but saying
+    whose hooks they are and which session to import instead."""
+    with pytest.raises(ImportInputError, match="hook payloads of Gemini CLI"):
+        claude_code.convert((FIX / "gemini_hook_payloads.json").read_bytes())

@@ -143,6 +143,14 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
 
 
 _HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+#: Tool hooks of other agents that write Claude Code's payload shape (hook_event_name,
+#: session_id, transcript_path): Gemini CLI's and Cursor's. Their tool calls are not read here.
+OTHER_AGENT_HOOKS: Final = {
+    "BeforeTool": "Gemini CLI", "AfterTool": "Gemini CLI",
+    "beforeShellExecution": "Cursor", "afterShellExecution": "Cursor",
+    "beforeMCPExecution": "Cursor", "afterMCPExecution": "Cursor", "afterFileEdit": "Cursor",
+    "beforeReadFile": "Cursor",
+}
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
 
@@ -1194,10 +1202,16 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
         kinds = sorted({str(o["hook_event_name"])[:40] for o in hooks})
         where = next((o["transcript_path"] for o in hooks
                       if isinstance(o.get("transcript_path"), str)), None)
+        tail = f"; the session's transcript was {where[:300]}" if where else ""
+        other = sorted(set(kinds) & set(OTHER_AGENT_HOOKS))
+        if other:  # the same payload shape, another agent's hook names: its tool calls
+            raise ImportInputError(
+                f"hook payloads of {OTHER_AGENT_HOOKS[other[0]]} ({', '.join(other[:4])}), "
+                "not Claude Code's: vcon-view reads Claude Code's PreToolUse/PostToolUse "
+                "logs, not these (import that agent's session instead)" + tail)
         raise ImportInputError(
             f"a hook log of {', '.join(kinds)} events: it records no tool call "
-            "(PreToolUse/PostToolUse logs and session transcripts do)"
-            + (f"; the session's transcript was {where[:300]}" if where else ""))
+            "(PreToolUse/PostToolUse logs and session transcripts do)" + tail)
     parties: list[dict[str, Any]] = [{"name": "Claude Code (main agent)", "role": "agent"}]
     events = Events(party=0)
     dialogs = Dialogs(parties)
