@@ -266,3 +266,13 @@ def test_other_agents_hook_payloads_are_refused_by_name() -> None:
     whose hooks they are and which session to import instead."""
     with pytest.raises(ImportInputError, match="hook payloads of Gemini CLI"):
         claude_code.convert((FIX / "gemini_hook_payloads.json").read_bytes())
+
+
+def test_otel_file_with_two_agent_sessions_says_so() -> None:
+    """A collector's file holds every session it received; they were put in one vCon with
+    nothing said. A reviewer sees both calls (one completed, one failed) and a warning that
+    two sessions are in one vCon."""
+    data = (FIX / "otel_claude_code_two_sessions.otlp.jsonl").read_bytes()
+    assert [o for _, _, o, _ in outcomes(model_of(data))] == ["completed", "failed"]
+    _, rep = otlp.convert(data)
+    assert any("2 agent sessions" in w for w in rep.warnings)

@@ -1287,6 +1287,24 @@ def _plan(calls: list[Call], loose: list[Decision], rep: Report) -> list[_Ev]:
     return evs
 
 
+#: Attributes that name the agent session a record belongs to (Claude Code and Gemini CLI
+#: session.id, Codex conversation.id, the GenAI conventions' gen_ai.conversation.id).
+_SESSION_KEYS: Final = ("session.id", "conversation.id", "gen_ai.conversation.id")
+
+
+def _sessions(rd: Reading) -> set[str]:
+    """The distinct agent session ids of the records (a trace may well span several
+    services, an agent and the MCP servers it calls: that is one session)."""
+    sessions: set[str] = set()
+    for r in [*rd.spans, *rd.logs]:
+        for k in _SESSION_KEYS:
+            v = r.attrs.get(k, r.resource.get(k))
+            if isinstance(v, (str, int)) and not isinstance(v, bool) and str(v):
+                sessions.add(str(v))
+                break
+    return sessions
+
+
 def _party_name(rd: Reading) -> str:
     for s in rd.spans:
         name = _str(s.attrs.get("gen_ai.agent.name"))
@@ -1335,6 +1353,10 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             mediatype = TEXT if isinstance(body, str) else "application/json"
             events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
                        mediatype=mediatype)
+    sessions = _sessions(rd)
+    if len(sessions) > 1:
+        rep.warn(f"the input holds {len(sessions)} agent sessions (session.id / "
+                 "conversation.id): all are in one vCon, on one agent party")
     missing = _unshown_asked(rd, calls)
     if missing:
         names = ", ".join(sorted({clip(t, 40) for t in missing})[:5])
