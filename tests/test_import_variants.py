@@ -276,3 +276,11 @@ def test_otel_file_with_two_agent_sessions_says_so() -> None:
     assert [o for _, _, o, _ in outcomes(model_of(data))] == ["completed", "failed"]
     _, rep = otlp.convert(data)
     assert any("2 agent sessions" in w for w in rep.warnings)
+
+
+def test_gemini_telemetry_mcp_tool_error_is_a_failure() -> None:
+    """The same in the telemetry outfile: a gemini_cli.tool_call with error_type
+    mcp_tool_error whose error quotes the tool saying "denied by policy" was shown as refused
+    by Gemini's policy. A reviewer sees the approved call (auto_accept) ran and failed."""
+    m = model_of((FIX / "gemini_telemetry_mcp_tool_error.json").read_bytes())
+    assert outcomes(m) == [("github", "get_issue", "failed", "permission-required")]

@@ -451,6 +451,11 @@ class Mapper:
             self.call(call, start, end, where, ("refuse-declined", _first(err.strip()) or None,
                       "decision reject: the user declined the confirmation; it did not run"),
                       body)
+        elif ok is not True and (a.get("error_type") == "mcp_tool_error"
+                                 or MCP_TOOL_ERROR.search(err)):
+            self.call(call, start, end, where, ("failure", None, "error_type mcp_tool_error: "
+                      "the MCP tool ran and reported failure (its own words follow)"), body,
+                      dec)
         elif DENIED_BY_POLICY.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error 'denied by policy': Gemini's policy engine refused the call"), body)
