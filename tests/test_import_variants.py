@@ -284,3 +284,13 @@ def test_gemini_telemetry_mcp_tool_error_is_a_failure() -> None:
     by Gemini's policy. A reviewer sees the approved call (auto_accept) ran and failed."""
     m = model_of((FIX / "gemini_telemetry_mcp_tool_error.json").read_bytes())
     assert outcomes(m) == [("github", "get_issue", "failed", "permission-required")]
+
+
+def test_gemini_session_with_a_system_message_is_recognised() -> None:
+    """An early ChatRecordingService wrote 'system' messages; the sniffer allowed only the
+    later types, so such a session was refused. A reviewer sees its list_directory call
+    completed."""
+    data = (FIX / "gemini_session_system_message_2025.json").read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "gemini"
+    assert outcomes(model_of(data)) == [("!host", "list_directory", "completed", None)]

@@ -601,9 +601,14 @@ def sniff(smp: Sample) -> bool:
             if _is_telemetry(doc):
                 return True
             msgs = doc.get("messages")
-            return isinstance(msgs, list) and isinstance(doc.get("sessionId"), str) and all(
+            if not (isinstance(msgs, list) and isinstance(doc.get("sessionId"), str)):
+                return False
+            if isinstance(doc.get("projectHash"), str) and isinstance(
+                    doc.get("startTime"), str):
+                return True  # ChatRecordingService's ConversationRecord, whatever its types
+            return all(  # message types across versions (the first had user/system/error)
                 isinstance(x, dict) and x.get("type") in ("user", "gemini", "info", "error",
-                                                          "warning")
+                                                          "warning", "system")
                 for x in msgs[:20])
         return False
     head = smp.head.lstrip()
