@@ -294,3 +294,13 @@ def test_gemini_session_with_a_system_message_is_recognised() -> None:
     fmt = detect(data)
     assert fmt is not None and fmt.name == "gemini"
     assert outcomes(model_of(data)) == [("!host", "list_directory", "completed", None)]
+
+
+def test_otel_with_protobuf_field_names_is_read() -> None:
+    """OTLP/JSON written with the protobuf field names (resource_spans, start_time_unix_nano,
+    string_value) was refused; every protobuf JSON reader takes both spellings. A reviewer
+    sees the same two calls as in the lowerCamelCase file."""
+    data = (FIX / "otel_proto_field_names.otlp.json").read_bytes()
+    same = (FIX / "otel_vercel_ai_sdk_tool_spans.otlp.json").read_bytes()
+    assert outcomes(model_of(data)) == outcomes(model_of(same))
+    assert len(model_of(data).operations) == 2

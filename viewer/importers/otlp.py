@@ -324,10 +324,43 @@ def _is_export(obj: Any) -> bool:
     return isinstance(obj, dict) and any(isinstance(obj.get(k), list) for k in _EXPORT_KEYS)
 
 
+#: OTLP/JSON with the protobuf field names (``resource_spans``, ``start_time_unix_nano``,
+#: ``string_value``...): what protobuf's JSON printers write when told to keep them; every
+#: OTLP/JSON reader accepts both spellings.
+_SNAKE_EXPORT_KEYS: Final = ("resource_spans", "resource_logs", "resource_metrics")
+
+
+def _is_snake_export(obj: Any) -> bool:
+    return isinstance(obj, dict) and any(isinstance(obj.get(k), list)
+                                         for k in _SNAKE_EXPORT_KEYS)
+
+
+def _camel(v: Any, depth: int = 0) -> Any:
+    """The export's object keys in lowerCamelCase (attribute names are values of ``key``, and
+    are kept as they are)."""
+    if depth > _MAX_DEPTH:
+        raise RecursionError("export too deep")
+    if isinstance(v, dict):
+        return {re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), k)
+                if isinstance(k, str) else k: _camel(x, depth + 1) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_camel(x, depth + 1) for x in v]
+    return v
+
+
 def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     """One top-level JSON value of the input: an OTLP export, a span dump, a span, a log."""
     rep = rd.report
-    if _is_export(value):
+    if _is_snake_export(value) and not _is_export(value):
+        try:
+            value = _camel(value)
+        except RecursionError:
+            rd.records += 1
+            rep.fail(where, "an OTLP export nested too deep to read")
+            return
+        rd.forms.add("otlp-json-proto-names")
+        _export(value, where, rd)
+    elif _is_export(value):
         rd.forms.add("otlp-json")
         _export(value, where, rd)
     elif isinstance(value, dict) and isinstance(value.get("spans"), list):
@@ -1453,7 +1486,7 @@ def sniff(smp: Sample) -> bool:
         return False
     hits = 0
     for r in recs:
-        if _is_export(r) or _has_span_id(r):
+        if _is_export(r) or _is_snake_export(r) or _has_span_id(r):
             hits += 1
         elif isinstance(r, dict) and isinstance(r.get("attributes"), dict):
             name = r["attributes"].get("event.name")
