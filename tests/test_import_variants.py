@@ -304,3 +304,13 @@ def test_otel_with_protobuf_field_names_is_read() -> None:
     same = (FIX / "otel_vercel_ai_sdk_tool_spans.otlp.json").read_bytes()
     assert outcomes(model_of(data)) == outcomes(model_of(same))
     assert len(model_of(data).operations) == 2
+
+
+def test_otel_same_request_in_nested_llm_spans_is_not_a_missing_call() -> None:
+    """A framework span and the client span inside it both record the model's tool call;
+    the one tool span (no call id) shows it ran. A reviewer sees get_weather completed and no
+    warning of a call the recording does not show."""
+    data = (FIX / "otel_openllmetry_nested_llm_spans.otlp.json").read_bytes()
+    assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
+    _, rep = otlp.convert(data)
+    assert not any("asked for" in w for w in rep.warnings)

@@ -957,9 +957,12 @@ def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
     for c in calls:
         left[c.tool] = left.get(c.tool, 0) + 1
     missing: list[str] = []
+    seen: set[str] = set()
     for cid, name in _asked_calls(rd):
-        if cid is not None and cid in ids:
-            continue
+        if cid is not None and (cid in ids or cid in seen):
+            continue  # shown, or the same request seen in another span (nested LLM spans)
+        if cid is not None:
+            seen.add(cid)
         tool = name or "?"
         bare = _MCP_NAME.match(tool)
         for t in (tool, bare.group(2) if bare else tool):
