@@ -12,6 +12,10 @@ plus ``{"type": "turn_ended", "status": ...}`` lines. What carries tool traffic:
 Cursor writes no result for most calls, and no timestamps: a call with no result stays Running
 (the viewer flags it unterminated), and times come from the ``<timestamp>`` a user turn may
 carry (each call takes the time of the turn before it), else they give the order only.
+
+Also read: ``cursor-agent --print --output-format stream-json`` (``tool_call`` started/completed
+by ``call_id``, ``timestamp_ms``), which has Claude Code's stream-json shapes otherwise and is
+told apart by its own record types (``is_stream_record``).
 """
 
 from __future__ import annotations
