@@ -5,7 +5,8 @@ Two inputs, told apart by content:
 * the **rollout** ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl``: one ``RolloutLine`` a line,
   ``{timestamp, type: session_meta|response_item|event_msg|turn_context|compacted, payload}``
   (older rollouts: a first line of session meta, then bare response items with no time; older
-  still: ``{id, msg: {type...}}`` protocol events);
+  still: ``{id, msg: {type...}}`` protocol events; the TypeScript CLI's ``rollout-*.json``,
+  one ``{session, items}`` document);
 * ``codex exec --json``: ``thread.started``, ``turn.started``, ``item.started`` /
   ``item.completed`` (``command_execution``, ``mcp_tool_call``, ``file_change``...),
   ``turn.completed`` / ``turn.failed``. It carries no times: the order only.
