@@ -314,3 +314,19 @@ def test_otel_same_request_in_nested_llm_spans_is_not_a_missing_call() -> None:
     assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
     _, rep = otlp.convert(data)
     assert not any("asked for" in w for w in rep.warnings)
+
+
+def test_otel_mcp_span_named_by_mcp_tool_name() -> None:
+    """MCP instrumentations that predate gen_ai.tool.name (Sentry's MCP server integration
+    and others) name the tool mcp.tool.name; with a span name that does not end in it, the
+    call was recorded as 'unknown-tool'. A reviewer sees the tool's name."""
+    span = {"traceId": "8b8efff798038103d269b633813fc60c", "spanId": "a100000000000001",
+            "name": "mcp.server", "kind": 2, "startTimeUnixNano": "1767600000000000000",
+            "endTimeUnixNano": "1767600001000000000", "status": {},
+            "attributes": [{"key": "mcp.method.name", "value": {"stringValue": "tools/call"}},
+                           {"key": "mcp.tool.name", "value": {"stringValue": "get_weather"}},
+                           {"key": "mcp.session.id", "value": {"stringValue": "s1"}}]}
+    doc = {"resourceSpans": [{"resource": {"attributes": [
+        {"key": "service.name", "value": {"stringValue": "weather-mcp"}}]},
+        "scopeSpans": [{"scope": {"name": "x"}, "spans": [span]}]}]}
+    assert [t for _, t, _, _ in outcomes(model_of(jl(doc)))] == ["get_weather"]

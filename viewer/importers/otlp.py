@@ -625,7 +625,7 @@ def _ignored_kind(s: Span) -> str:
 
 def _tool_of(spans: list[Span]) -> str | None:
     name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
-                 "ai.toolCall.name")
+                 "ai.toolCall.name", "mcp.tool.name")
     if isinstance(name, str) and name:
         return name
     for s in spans:
