@@ -74,14 +74,29 @@ def _char_class(cps: list[int]) -> str:
                          for a, b in _ranges(cps)) + "]"
 
 
-_UNSAFE_RE: Final = re.compile(_char_class(list(UNSAFE_TABLE)))
+#: A regex character class of every character ``safe`` escapes: for the reports' one-pass
+#: checks ("does this row need any escaping at all?"), so they test the same set.
+UNSAFE_CLASS: Final = _char_class(list(UNSAFE_TABLE))
+_UNSAFE_RE: Final = re.compile(UNSAFE_CLASS)
 #: Characters that make an identifier read as another: every escaped one but the controls that
 #: orjson and the validators already report.
 _SUSPICIOUS_RE: Final = re.compile(_char_class([c for c in UNSAFE_TABLE]))
 
 
+#: The ASCII characters ``UNSAFE_TABLE`` holds (C0 and DEL), for ``is_safe``'s ASCII path.
+_ASCII_UNSAFE: Final = bytes(cp for cp in UNSAFE_TABLE if cp < 0x80)
+
+
 def is_safe(s: str) -> bool:
-    """True when ``s`` holds no character that ``safe`` would escape."""
+    """True when ``s`` holds no character that ``safe`` would escape.
+
+    ASCII text (most recorded values) is checked as bytes: deleting the ASCII members of
+    ``UNSAFE_TABLE`` leaves it whole exactly when it has none, several times faster than the
+    regex, which the rest of Unicode goes through.
+    """
+    if s.isascii():
+        b = s.encode("ascii")
+        return len(b.translate(None, _ASCII_UNSAFE)) == len(b)
     return _UNSAFE_RE.search(s) is None
 
 
@@ -94,7 +109,7 @@ def safe(value: Any) -> str:
         return ""
     if not isinstance(value, str):
         value = _to_text(value)
-    if _UNSAFE_RE.search(value) is None:
+    if is_safe(value):
         return value
     return value.translate(UNSAFE_TABLE)
 
