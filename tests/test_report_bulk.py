@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from viewer.report.csv import cell, cells
+from viewer.report.csv import RUN, cell, cells, column, csv_rows
 from viewer.report.evidence import each_once
 from viewer.report.html import h
 from viewer.report.markdown import MD_SPECIAL, backslash, md
@@ -76,3 +76,26 @@ def test_each_once_is_the_rule_per_value(values: list[object]) -> None:
         once = each_once(rule)
         # twice over: the second pass reads the memo
         assert [once(v) for v in values + values] == [rule(v) for v in values + values]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(2, 5).flatmap(lambda n: st.lists(
+    st.lists(st.one_of(VALUE, st.sampled_from(['a,b', '"q"', "", " ", ",", '""'])),
+             min_size=n, max_size=n), max_size=12)))
+def test_csv_rows_are_what_the_csv_module_writes(rows: list[list[object]]) -> None:
+    import csv
+    import io
+
+    table = [[cell(v) for v in row] for row in rows]
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(table)
+    columns = [list(c) for c in zip(*table, strict=True)]
+    assert csv_rows(columns) == buf.getvalue()
+    assert [column(c) for c in zip(*rows, strict=True)] == columns
+
+
+@pytest.mark.parametrize("bad", [None, "=cmd", "\u202ex", "a\nb", 7])
+def test_csv_column_longer_than_a_run(bad: object) -> None:
+    values: list[object] = [f"v{i}" for i in range(3 * RUN + 5)]
+    values[2 * RUN + 1] = bad
+    assert column(values) == [cell(v) for v in values]

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
@@ -55,54 +55,117 @@ def cell(value: object) -> str:
 
 
 def cells(values: Sequence[object]) -> list[str]:
-    """``[cell(v) for v in values]``, with one check of the whole row.
+    """``[cell(v) for v in values]``, with one check of the values' strings together.
 
     A string that holds no character ``safe`` escapes and does not start like a formula is its
-    own cell; when the row's strings, joined by spaces, show neither, they all stand as they
-    are (each value is checked as part of its row, not escaped cell by cell); else every value
-    goes through ``cell``. Values that are not strings always do.
+    own cell; when the strings, joined by spaces, show neither, they all stand as they are
+    (checked together, not escaped one by one); else every value goes through ``cell``.
+    Values that are not strings always do.
     """
     texts = [v if type(v) is str else cell(v) for v in values]
-    row = " ".join(texts)
-    if is_safe(row) and not row.startswith(_STARTS) and _FORMULA_AFTER_SPACE.search(row) is None:
+    block = " ".join(texts)
+    if is_safe(block) and not block.startswith(_STARTS) and \
+            _FORMULA_AFTER_SPACE.search(block) is None:
         return texts
     return [cell(v) for v in values]
+
+
+#: A column is checked in runs of this many values: one value that needs escaping sends only
+#: its run through ``cell`` one value at a time.
+RUN = 256
+
+
+def column(values: Sequence[object]) -> list[str]:
+    """``[cell(v) for v in values]`` for one column, by ``cells`` over runs of ``RUN``."""
+    if len(values) <= RUN:
+        return cells(values)
+    out: list[str] = []
+    for i in range(0, len(values), RUN):
+        out += cells(values[i:i + RUN])
+    return out
 
 
 def _ints(values: Sequence[int]) -> str:
     return " ".join(map(str, values))
 
 
-def _rows(model: Model, operations: Sequence[Operation] | None) -> Iterator[list[str]]:
-    """The data rows: the operation's cells once per operation, an attempt's per attempt."""
-    # file-level provenance on every row: the weakest status of every signature of every layer
-    source = [True if model.source.critical_override else None,
-              overall(model.source) or "unsigned"]
+def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[str]]:
+    """The cells, column by column: one row per attempt, and one for an operation without
+    any. Recorded values repeat down a column (servers, tools, states), and a column is one
+    kind of value, so each is checked in bulk (``column``) rather than cell by cell."""
+    pairs = [(op, a) for op in selected(model, operations) for a in (op.attempts or (None,))]
+    ops = [op for op, _ in pairs]
+    atts = [a for _, a in pairs]
     names: dict[int | None, str] = {}
-    no_attempt = cells([None] * 12)
-    for op in selected(model, operations):
-        head = cells([op.operation_id, op.operation, op.server, op.tool, op.decision,
-                      op.decision_life, op.decision_event, op.outcome])
+    parties = []
+    for op in ops:
         p = op_party(model, op)
-        party = names.get(p)
-        if party is None:
-            party = names[p] = party_name(model, p)
-        tail = cells([party, *source])
-        if not op.attempts:
-            yield head + no_attempt + cells([" ".join(sorted(op.flags))]) + tail
-        for a in op.attempts:
-            yield head + cells([
-                a.number, rfc3339(a.start), rfc3339(a.end), a.final_state,
-                " > ".join(s or "" for s in a.states), _ints(a.events), _ints(a.late),
-                _ints(a.out_of_model), a.decision, a.decision_life, a.decision_event,
-                a.escalated, " ".join(sorted(a.flags)),
-            ]) + tail
+        name = names.get(p)
+        if name is None:
+            name = names[p] = party_name(model, p)
+        parties.append(name)
+    # file-level provenance on every row: the weakest status of every signature of every layer
+    override, signature = cells([True if model.source.critical_override else None,
+                                 overall(model.source) or "unsigned"])
+    return [
+        column([op.operation_id for op in ops]),
+        column([op.operation for op in ops]),
+        column([op.server for op in ops]),
+        column([op.tool for op in ops]),
+        column([op.decision for op in ops]),
+        column([op.decision_life for op in ops]),
+        column([op.decision_event for op in ops]),
+        column([op.outcome for op in ops]),
+        column([None if a is None else a.number for a in atts]),
+        column([None if a is None else rfc3339(a.start) for a in atts]),
+        column([None if a is None else rfc3339(a.end) for a in atts]),
+        column([None if a is None else a.final_state for a in atts]),
+        column([None if a is None else " > ".join([s or "" for s in a.states]) for a in atts]),
+        column([None if a is None else _ints(a.events) for a in atts]),
+        column([None if a is None else _ints(a.late) for a in atts]),
+        column([None if a is None else _ints(a.out_of_model) for a in atts]),
+        column([None if a is None else a.decision for a in atts]),
+        column([None if a is None else a.decision_life for a in atts]),
+        column([None if a is None else a.decision_event for a in atts]),
+        column([None if a is None else a.escalated for a in atts]),
+        column([" ".join(sorted((op if a is None else a).flags)) for op, a in pairs]),
+        column(parties),
+        [override] * len(pairs),
+        [signature] * len(pairs),
+    ]
+
+
+#: What makes csv quote a field (QUOTE_MINIMAL): the delimiter, the quote character, a line
+#: break. ``safe`` has escaped every CR and LF of a cell; they are here for the check's sake.
+_QUOTED_IF = (",", '"', "\r", "\n")
+
+
+def _needs_quotes(text: str) -> bool:
+    return any(q in text for q in _QUOTED_IF)
+
+
+def _quoted(cells: list[str]) -> list[str]:
+    """Each cell as the csv module writes it inside a row: written as rows of two fields (the
+    second empty, so a lone empty field is never special) and split back at ",\n" (a
+    quoted cell can hold a comma but never a line break)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([(c, "") for c in cells])
+    return buf.getvalue().split(",\n")[:-1]
+
+
+def csv_rows(columns: Sequence[list[str]]) -> str:
+    """``csv.writer(lineterminator="\\r\\n").writerows(zip(*columns))`` for columns of
+    cells (``cell`` output: no line break), two or more of them: a column none of whose
+    cells needs quoting is joined as it is, any other column is quoted by the csv module
+    (``_quoted``), and the rows are joined once."""
+    cols = [_quoted(c) if _needs_quotes(" ".join(c)) else c for c in columns]
+    if not cols or not cols[0]:
+        return ""
+    return "\r\n".join([",".join(row) for row in zip(*cols, strict=True)]) + "\r\n"
 
 
 def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     """The CSV text (RFC 4180, CRLF line ends), header row first."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(COLUMNS)
-    w.writerows(_rows(model, operations))
-    return buf.getvalue()
+    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS)
+    return buf.getvalue() + csv_rows(_columns(model, operations))
