@@ -17,7 +17,7 @@ from viewer.report.csv import RUN, cell, cells, column, csv_rows
 from viewer.report.evidence import each_once
 from viewer.report.html import h
 from viewer.report.markdown import MD_SPECIAL, backslash, md
-from viewer.textsafe import UNSAFE_TABLE, is_safe, safe
+from viewer.textsafe import UNSAFE_TABLE, is_safe, json_escape_unsafe, safe, safe_block
 
 #: Characters some rule treats specially, so that examples reach every branch.
 _TRICKY = sorted({*map(chr, UNSAFE_TABLE), *MD_SPECIAL, *"=+-@ :/.wW'\"&<>\n\t\r", "é", "日",
@@ -42,10 +42,29 @@ def test_is_safe_and_safe_follow_the_table(s: str) -> None:
     assert safe(s) == "".join(UNSAFE_TABLE.get(ord(c), c) for c in s)
 
 
+def _json_escape_by_definition(c: str) -> str:
+    cp = ord(c)
+    if cp < 0x7F or cp not in UNSAFE_TABLE:
+        return c
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04x}"
+    hi, lo = divmod(cp - 0x10000, 0x400)
+    return f"\\u{0xD800 + hi:04x}\\u{0xDC00 + lo:04x}"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(TEXT, ASCII))
+def test_safe_block_and_json_escape_follow_the_table(s: str) -> None:
+    assert safe_block(s) == "".join(c if c in "\n\t" else UNSAFE_TABLE.get(ord(c), c) for c in s)
+    assert json_escape_unsafe(s) == "".join(map(_json_escape_by_definition, s))
+
+
 @pytest.mark.parametrize("cp", range(0x80))
 def test_is_safe_on_every_ascii_character(cp: int) -> None:
     s = f"a{chr(cp)}b"
     assert is_safe(s) == (cp not in UNSAFE_TABLE)
+    assert (safe_block(s) == s) == (cp not in UNSAFE_TABLE or chr(cp) in "\n\t")
+    assert (json_escape_unsafe(s) == s) == (cp != 0x7F)
 
 
 @settings(max_examples=400, deadline=None)

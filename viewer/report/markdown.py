@@ -15,7 +15,7 @@ from typing import Any
 
 from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
-from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, is_delegated, lead_party
 from viewer.report.evidence import (
     NO_ARGUMENTS,
@@ -30,7 +30,7 @@ from viewer.report.evidence import (
 )
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import safe_short
+from viewer.textsafe import is_safe, safe_short
 
 #: A report cell quotes at most this much of one recorded value.
 MD_CHARS = 1000
@@ -83,6 +83,37 @@ def backslash(text: str) -> str:
     return text
 
 
+def inert(text: str) -> bool:
+    """True when no step of ``md`` changes ``text`` (given it is within the limit): no
+    character ``safe`` escapes, nothing that starts an autolink, no Markdown character. Checked
+    on several values joined by spaces, it is true only when it is true of each: a space is
+    none of these, and breaks "://" and "www"."""
+    return (is_safe(text) and "://" not in text and "@" not in text
+            and "www" not in text.lower() and _MD_RE.search(text) is None)
+
+
+#: A column is checked in runs of this many values: one value that needs escaping sends only
+#: its run through ``md`` one value at a time.
+RUN = 256
+
+
+def md_column(values: Sequence[object], once: Callable[[object], str]) -> list[str]:
+    """``[once(v) for v in values]``, ``once`` being ``md`` at its default limit (or
+    ``each_once(md)``): the strings of each run of ``RUN`` values are checked together
+    (``inert`` on them joined by spaces, and their lengths), so a column of ids or times that
+    needs no escaping is not escaped value by value. Values that are not strings always go
+    through ``once``."""
+    out: list[str] = []
+    for i in range(0, len(values), RUN):
+        run = values[i:i + RUN]
+        texts = [v if type(v) is str else once(v) for v in run]
+        if max(map(len, texts), default=0) <= MD_CHARS and inert(" ".join(texts)):
+            out += texts
+        else:
+            out += [once(v) for v in run]
+    return out
+
+
 def _row(cells: Iterable[str]) -> str:
     return "| " + " | ".join([c if c else " " for c in cells]) + " |"
 
@@ -97,12 +128,13 @@ def _ints(values: Sequence[int]) -> str:
     return ", ".join(map(str, values))
 
 
-def _decision(m: Callable[[object], str], value: str | None, life: str | None,
-              event: int | None) -> str:
+def _decision(value: str | None, value_md: str, life_md: str, event: int | None) -> str:
+    """The decision cell from the decision (to tell "none" from "missing"), it and its life
+    through ``md``, and its event."""
     if value is None and event is None:
         return "none observed"
-    where = ", ".join(x for x in (m(life), f"event {event}" if event is not None else "") if x)
-    return f"{m(value) or '(missing)'} ({where})" if where else m(value)
+    where = ", ".join(x for x in (life_md, f"event {event}" if event is not None else "") if x)
+    return f"{value_md or '(missing)'} ({where})" if where else value_md
 
 
 def _attempts_cell(m: Callable[[object], str], op: Operation) -> str:
@@ -136,19 +168,57 @@ def _link(position: int) -> str:
     return f"[evidence](#operation-{position})"
 
 
-def _op_id(m: Callable[[object], str], model: Model, op: Operation, lead: int | None) -> str:
-    """The id, then `` ↳ name`` when a sub-agent (not the lead agent) ran it."""
+def _op_id(m: Callable[[object], str], model: Model, op: Operation, lead: int | None,
+           op_md: str) -> str:
+    """The id (``op_md``: through ``md``), then `` ↳ name`` when a sub-agent (not the lead
+    agent) ran it."""
     mark = delegated_mark(model, op, lead)
-    return m(op.operation_id) + (f" {m(mark)}" if mark else "")
+    return op_md + (f" {m(mark)}" if mark else "")
 
 
-def _attempt_row(m: Callable[[object], str], op: Operation, a: Attempt) -> list[str]:
-    return [
-        m(op.operation_id), str(a.number), m(rfc3339(a.start)), m(rfc3339(a.end)),
-        " → ".join([m(s) for s in a.states]), _ints(a.events),
-        _decision(m, a.decision, a.decision_life, a.decision_event),
-        _ints(a.late), _ints(a.out_of_model), m(" ".join(sorted(a.flags))),
+def _operations_table(m: Callable[[object], str], model: Model,
+                      ops: Sequence[Operation]) -> list[str]:
+    """The operations table, built column by column (``md_column``)."""
+    lead = lead_party(model)
+    ids = md_column([op.operation_id for op in ops], m)
+    decisions = md_column([op.decision for op in ops], m)
+    lives = md_column([op.decision_life for op in ops], m)
+    targets = md_column([op.target for op in ops], m)
+    outcomes = md_column([op.outcome for op in ops], m)
+    return _table(
+        ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
+        (
+            [
+                str(i), _op_id(m, model, op, lead, ids[i - 1]), targets[i - 1],
+                _decision(op.decision, decisions[i - 1], lives[i - 1], op.decision_event),
+                _attempts_cell(m, op), outcomes[i - 1], m(" ".join(sorted(op.flags))),
+            ]
+            for i, op in enumerate(ops, 1)
+        ),
+    )
+
+
+def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+    """The attempts table, built column by column (``md_column``): ids and times are
+    different on every row, so checking them in bulk is what saves the most."""
+    pairs = [(op, a) for op in ops for a in op.attempts]
+    if not pairs:
+        return []
+    atts = [a for _, a in pairs]
+    ids = md_column([op.operation_id for op, _ in pairs], m)
+    starts = md_column([rfc3339(a.start) for a in atts], m)
+    ends = md_column([rfc3339(a.end) for a in atts], m)
+    decisions = md_column([a.decision for a in atts], m)
+    lives = md_column([a.decision_life for a in atts], m)
+    rows = [
+        [ids[k], str(a.number), starts[k], ends[k], " → ".join([m(s) for s in a.states]),
+         _ints(a.events), _decision(a.decision, decisions[k], lives[k], a.decision_event),
+         _ints(a.late), _ints(a.out_of_model), m(" ".join(sorted(a.flags)))]
+        for k, a in enumerate(atts)
     ]
+    return ["", "### Attempts", "", *_table(
+        ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision", "Late",
+         "Out of model", "Flags"], rows)]
 
 
 def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
@@ -174,25 +244,8 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
         if any(is_delegated(model, op, lead) for op in ops):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
-        out += _table(
-            ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
-            (
-                [
-                    str(i), _op_id(m, model, op, lead), m(op.target),
-                    _decision(m, op.decision, op.decision_life, op.decision_event),
-                    _attempts_cell(m, op), m(op.outcome), m(" ".join(sorted(op.flags))),
-                ]
-                for i, op in enumerate(ops, 1)
-            ),
-        )
-        rows = [_attempt_row(m, op, a) for op in ops for a in op.attempts]
-        if rows:
-            out += ["", "### Attempts", ""]
-            out += _table(
-                ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision",
-                 "Late", "Out of model", "Flags"],
-                rows,
-            )
+        out += _operations_table(m, model, ops)
+        out += _attempts_table(m, ops)
     else:
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
@@ -262,7 +315,8 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
         a = ae.attempt
         states = " → ".join([m(x) for x in a.states]) or "no events"
         out += ["", f"#### {m(op.operation_id)} attempt {a.number}: {states}", ""]
-        out.append(f"- Decision: {_decision(m, a.decision, a.decision_life, a.decision_event)}"
+        decision = _decision(a.decision, m(a.decision), m(a.decision_life), a.decision_event)
+        out.append(f"- Decision: {decision}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
         out.append(f"- Started {m(rfc3339(a.start)) or 'time unknown'}, "
                    + (f"ended {m(rfc3339(a.end))}" if a.end else "did not end"))
