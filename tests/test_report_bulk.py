@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from viewer.report.csv import RUN, cell, cells, column, csv_rows
 from viewer.report.evidence import each_once
 from viewer.report.html import h
-from viewer.report.markdown import MD_SPECIAL, backslash, md
+from viewer.report.markdown import MD_CHARS, MD_SPECIAL, backslash, inert, md, md_column
 from viewer.textsafe import UNSAFE_TABLE, is_safe, json_escape_unsafe, safe, safe_block
 
 #: Characters some rule treats specially, so that examples reach every branch.
@@ -118,3 +118,27 @@ def test_csv_column_longer_than_a_run(bad: object) -> None:
     values: list[object] = [f"v{i}" for i in range(3 * RUN + 5)]
     values[2 * RUN + 1] = bad
     assert column(values) == [cell(v) for v in values]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(TEXT, ASCII, st.sampled_from(["a://b", "WwW.x", "x@y.z", "op-1", "a_b"])))
+def test_inert_text_is_its_own_markdown(s: str) -> None:
+    if inert(s) and len(s) <= MD_CHARS:
+        assert md(s) == s
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(VALUE, st.sampled_from(["ok", "W", "ww", "w", ":/", "/", "@"])),
+                max_size=30))
+def test_md_column_is_md_of_each_value(values: list[object]) -> None:
+    assert md_column(values, md) == [md(v) for v in values]
+    assert md_column(values, each_once(md)) == [md(v) for v in values]
+
+
+@pytest.mark.parametrize("bad", [None, "a_b", "\u202ex", "x" * (MD_CHARS + 1), "http://x", 7])
+def test_md_column_longer_than_a_run(bad: object) -> None:
+    from viewer.report.markdown import RUN as MD_RUN
+
+    values: list[object] = [f"v{i}" for i in range(3 * MD_RUN + 5)]
+    values[2 * MD_RUN + 1] = bad
+    assert md_column(values, md) == [md(v) for v in values]
