@@ -176,6 +176,14 @@ def _op_id(m: Callable[[object], str], model: Model, op: Operation, lead: int | 
     return op_md + (f" {m(mark)}" if mark else "")
 
 
+def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> list[str]:
+    """``_table`` of the rows the columns make (cells already escaped): an empty cell is a
+    space, as ``_row`` has it, then each row is one join."""
+    cols = [[c if c else " " for c in col] for col in columns]
+    return [_row(header), _row("---" for _ in header),
+            *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
+
+
 def _operations_table(m: Callable[[object], str], model: Model,
                       ops: Sequence[Operation]) -> list[str]:
     """The operations table, built column by column (``md_column``)."""
@@ -183,18 +191,18 @@ def _operations_table(m: Callable[[object], str], model: Model,
     ids = md_column([op.operation_id for op in ops], m)
     decisions = md_column([op.decision for op in ops], m)
     lives = md_column([op.decision_life for op in ops], m)
-    targets = md_column([op.target for op in ops], m)
-    outcomes = md_column([op.outcome for op in ops], m)
-    return _table(
+    return _column_table(
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
-        (
-            [
-                str(i), _op_id(m, model, op, lead, ids[i - 1]), targets[i - 1],
-                _decision(op.decision, decisions[i - 1], lives[i - 1], op.decision_event),
-                _attempts_cell(m, op), outcomes[i - 1], m(" ".join(sorted(op.flags))),
-            ]
-            for i, op in enumerate(ops, 1)
-        ),
+        [
+            [str(i) for i in range(1, len(ops) + 1)],
+            [_op_id(m, model, op, lead, i) for op, i in zip(ops, ids, strict=True)],
+            md_column([op.target for op in ops], m),
+            [_decision(op.decision, d, life, op.decision_event)
+             for op, d, life in zip(ops, decisions, lives, strict=True)],
+            [_attempts_cell(m, op) for op in ops],
+            md_column([op.outcome for op in ops], m),
+            [m(" ".join(sorted(op.flags))) for op in ops],
+        ],
     )
 
 
@@ -205,20 +213,24 @@ def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation]) -> lis
     if not pairs:
         return []
     atts = [a for _, a in pairs]
-    ids = md_column([op.operation_id for op, _ in pairs], m)
-    starts = md_column([rfc3339(a.start) for a in atts], m)
-    ends = md_column([rfc3339(a.end) for a in atts], m)
     decisions = md_column([a.decision for a in atts], m)
     lives = md_column([a.decision_life for a in atts], m)
-    rows = [
-        [ids[k], str(a.number), starts[k], ends[k], " → ".join([m(s) for s in a.states]),
-         _ints(a.events), _decision(a.decision, decisions[k], lives[k], a.decision_event),
-         _ints(a.late), _ints(a.out_of_model), m(" ".join(sorted(a.flags)))]
-        for k, a in enumerate(atts)
-    ]
-    return ["", "### Attempts", "", *_table(
+    return ["", "### Attempts", "", *_column_table(
         ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision", "Late",
-         "Out of model", "Flags"], rows)]
+         "Out of model", "Flags"],
+        [
+            md_column([op.operation_id for op, _ in pairs], m),
+            [str(a.number) for a in atts],
+            md_column([rfc3339(a.start) for a in atts], m),
+            md_column([rfc3339(a.end) for a in atts], m),
+            [" → ".join([m(s) for s in a.states]) for a in atts],
+            [_ints(a.events) for a in atts],
+            [_decision(a.decision, d, life, a.decision_event)
+             for a, d, life in zip(atts, decisions, lives, strict=True)],
+            [_ints(a.late) for a in atts],
+            [_ints(a.out_of_model) for a in atts],
+            [m(" ".join(sorted(a.flags))) for a in atts],
+        ])]
 
 
 def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
