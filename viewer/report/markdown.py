@@ -195,7 +195,7 @@ def _operations_table(m: Callable[[object], str], model: Model,
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
         [
             [str(i) for i in range(1, len(ops) + 1)],
-            [_op_id(m, model, op, lead, i) for op, i in zip(ops, ids, strict=True)],
+            [_op_id(m, model, op, lead, op_md) for op, op_md in zip(ops, ids, strict=True)],
             md_column([op.target for op in ops], m),
             [_decision(op.decision, d, life, op.decision_event)
              for op, d, life in zip(ops, decisions, lives, strict=True)],
