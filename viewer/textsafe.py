@@ -74,15 +74,34 @@ def _char_class(cps: list[int]) -> str:
                          for a, b in _ranges(cps)) + "]"
 
 
-_UNSAFE_RE: Final = re.compile(_char_class(list(UNSAFE_TABLE)))
+#: A regex character class of every character ``safe`` escapes: for the reports' one-pass
+#: checks ("does this row need any escaping at all?"), so they test the same set.
+UNSAFE_CLASS: Final = _char_class(list(UNSAFE_TABLE))
+_UNSAFE_RE: Final = re.compile(UNSAFE_CLASS)
 #: Characters that make an identifier read as another: every escaped one but the controls that
 #: orjson and the validators already report.
 _SUSPICIOUS_RE: Final = re.compile(_char_class([c for c in UNSAFE_TABLE]))
 
 
+def _holds_none(s: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
+    """True when ``s`` holds none of the characters of a table: ``ascii_chars`` (its ASCII
+    members) and ``pattern`` (a class of all of them). ASCII text (most recorded values) is
+    checked as bytes: deleting those characters leaves it whole exactly when it has none,
+    several times faster than the regex, which the rest of Unicode goes through."""
+    if s.isascii():
+        b = s.encode("ascii")
+        return len(b.translate(None, ascii_chars)) == len(b)
+    return pattern.search(s) is None
+
+
+_ASCII_UNSAFE: Final = bytes(cp for cp in UNSAFE_TABLE if cp < 0x80)
+_ASCII_BLOCK_UNSAFE: Final = bytes(cp for cp in _BLOCK_TABLE if cp < 0x80)
+_BLOCK_UNSAFE_RE: Final = re.compile(_char_class(list(_BLOCK_TABLE)))
+
+
 def is_safe(s: str) -> bool:
     """True when ``s`` holds no character that ``safe`` would escape."""
-    return _UNSAFE_RE.search(s) is None
+    return _holds_none(s, _ASCII_UNSAFE, _UNSAFE_RE)
 
 
 def safe(value: Any) -> str:
@@ -94,7 +113,7 @@ def safe(value: Any) -> str:
         return ""
     if not isinstance(value, str):
         value = _to_text(value)
-    if _UNSAFE_RE.search(value) is None:
+    if is_safe(value):
         return value
     return value.translate(UNSAFE_TABLE)
 
@@ -119,8 +138,8 @@ def safe_block(value: Any) -> str:
         return ""
     if not isinstance(value, str):
         value = _to_text(value)
-    if _UNSAFE_RE.search(value) is None:
-        return value
+    if _holds_none(value, _ASCII_BLOCK_UNSAFE, _BLOCK_UNSAFE_RE):
+        return value  # (pretty JSON has line breaks: no translate pass for those alone)
     return value.translate(_BLOCK_TABLE)
 
 
@@ -175,6 +194,8 @@ def json_escape_unsafe_bytes(raw: bytes) -> bytes:
 
 def json_escape_unsafe(text: str) -> str:
     """Escape the characters orjson leaves raw, in already-serialised JSON text."""
+    if text.isascii() and "\x7f" not in text:  # DEL is the one ASCII character it escapes
+        return text
     return _JSON_UNSAFE_RE.sub(lambda m: _json_escape(ord(m.group())), text)
 
 

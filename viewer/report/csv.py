@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Sequence
 
-from viewer.model.types import Attempt, Model, Operation
+from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
 from viewer.report.summary import rfc3339, selected
 from viewer.signatures import overall
-from viewer.textsafe import safe
+from viewer.textsafe import is_safe, safe
 
 COLUMNS = (
     "operation_id", "operation", "server", "tool", "decision", "decision_life",
@@ -32,6 +33,10 @@ COLUMNS = (
     "signature",  # the file's provenance last, on every row
 )
 _FORMULA_START = "=+-@"
+_STARTS = tuple(_FORMULA_START)
+#: A formula-looking start inside a row's strings joined by spaces: the first character of
+#: any value but the first (a space inside a value can only add a false alarm).
+_FORMULA_AFTER_SPACE = re.compile(f" [{re.escape(_FORMULA_START)}]")
 
 
 def cell(value: object) -> str:
@@ -49,40 +54,118 @@ def cell(value: object) -> str:
     return text
 
 
+def cells(values: Sequence[object]) -> list[str]:
+    """``[cell(v) for v in values]``, with one check of the values' strings together.
+
+    A string that holds no character ``safe`` escapes and does not start like a formula is its
+    own cell; when the strings, joined by spaces, show neither, they all stand as they are
+    (checked together, not escaped one by one); else every value goes through ``cell``.
+    Values that are not strings always do.
+    """
+    texts = [v if type(v) is str else cell(v) for v in values]
+    block = " ".join(texts)
+    if is_safe(block) and not block.startswith(_STARTS) and \
+            _FORMULA_AFTER_SPACE.search(block) is None:
+        return texts
+    return [cell(v) for v in values]
+
+
+#: A column is checked in runs of this many values: one value that needs escaping sends only
+#: its run through ``cell`` one value at a time.
+RUN = 256
+
+
+def column(values: Sequence[object]) -> list[str]:
+    """``[cell(v) for v in values]`` for one column, by ``cells`` over runs of ``RUN``."""
+    if len(values) <= RUN:
+        return cells(values)
+    out: list[str] = []
+    for i in range(0, len(values), RUN):
+        out += cells(values[i:i + RUN])
+    return out
+
+
 def _ints(values: Sequence[int]) -> str:
-    return " ".join(str(v) for v in values)
+    return " ".join(map(str, values))
 
 
-def _row(model: Model, op: Operation, a: Attempt | None, signature: str, party: str
-         ) -> list[str]:
-    row: list[object] = [
-        op.operation_id, op.operation, op.server, op.tool, op.decision, op.decision_life,
-        op.decision_event, op.outcome,
+def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[str]]:
+    """The cells, column by column: one row per attempt, and one for an operation without
+    any. Recorded values repeat down a column (servers, tools, states), and a column is one
+    kind of value, so each is checked in bulk (``column``) rather than cell by cell."""
+    pairs = [(op, a) for op in selected(model, operations) for a in (op.attempts or (None,))]
+    ops = [op for op, _ in pairs]
+    atts = [a for _, a in pairs]
+    names: dict[int | None, str] = {}
+    parties = []
+    for op in ops:
+        p = op_party(model, op)
+        name = names.get(p)
+        if name is None:
+            name = names[p] = party_name(model, p)
+        parties.append(name)
+    # file-level provenance on every row: the weakest status of every signature of every layer
+    override, signature = cells([True if model.source.critical_override else None,
+                                 overall(model.source) or "unsigned"])
+    return [
+        column([op.operation_id for op in ops]),
+        column([op.operation for op in ops]),
+        column([op.server for op in ops]),
+        column([op.tool for op in ops]),
+        column([op.decision for op in ops]),
+        column([op.decision_life for op in ops]),
+        column([op.decision_event for op in ops]),
+        column([op.outcome for op in ops]),
+        column([None if a is None else a.number for a in atts]),
+        column([None if a is None else rfc3339(a.start) for a in atts]),
+        column([None if a is None else rfc3339(a.end) for a in atts]),
+        column([None if a is None else a.final_state for a in atts]),
+        column([None if a is None else " > ".join([s or "" for s in a.states]) for a in atts]),
+        column([None if a is None else _ints(a.events) for a in atts]),
+        column([None if a is None else _ints(a.late) for a in atts]),
+        column([None if a is None else _ints(a.out_of_model) for a in atts]),
+        column([None if a is None else a.decision for a in atts]),
+        column([None if a is None else a.decision_life for a in atts]),
+        column([None if a is None else a.decision_event for a in atts]),
+        column([None if a is None else a.escalated for a in atts]),
+        column([" ".join(sorted((op if a is None else a).flags)) for op, a in pairs]),
+        column(parties),
+        [override] * len(pairs),
+        [signature] * len(pairs),
     ]
-    if a is None:
-        row += [None] * 12 + [" ".join(sorted(op.flags))]
-    else:
-        row += [
-            a.number, rfc3339(a.start), rfc3339(a.end), a.final_state,
-            " > ".join(s or "" for s in a.states), _ints(a.events), _ints(a.late),
-            _ints(a.out_of_model), a.decision, a.decision_life, a.decision_event, a.escalated,
-            " ".join(sorted(a.flags)),
-        ]
-    row += [party, True if model.source.critical_override else None, signature]
-    return [cell(v) for v in row]
+
+
+#: What makes csv quote a field (QUOTE_MINIMAL): the delimiter, the quote character, a line
+#: break. ``safe`` has escaped every CR and LF of a cell; they are here for the check's sake.
+_QUOTED_IF = (",", '"', "\r", "\n")
+
+
+def _needs_quotes(text: str) -> bool:
+    return any(q in text for q in _QUOTED_IF)
+
+
+def _quoted(cells: list[str]) -> list[str]:
+    """Each cell as the csv module writes it inside a row: written as rows of two fields (the
+    second empty, so a lone empty field is never special) and split back at ",\n" (a
+    quoted cell can hold a comma but never a line break)."""
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\n").writerows([(c, "") for c in cells])
+    return buf.getvalue().split(",\n")[:-1]
+
+
+def csv_rows(columns: Sequence[list[str]]) -> str:
+    """``csv.writer(lineterminator="\\r\\n").writerows(zip(*columns))`` for columns of
+    cells (``cell`` output: no line break), two or more of them: a column none of whose
+    cells needs quoting is joined as it is, any other column is quoted by the csv module
+    (``_quoted``), and the rows are joined once."""
+    cols = [_quoted(c) if _needs_quotes(" ".join(c)) else c for c in columns]
+    if not cols or not cols[0]:
+        return ""
+    return "\r\n".join([",".join(row) for row in zip(*cols, strict=True)]) + "\r\n"
 
 
 def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     """The CSV text (RFC 4180, CRLF line ends), header row first."""
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\r\n")
-    w.writerow(COLUMNS)
-    # file-level provenance on every row: the weakest status of every signature of every layer
-    signature = overall(model.source) or "unsigned"
-    for op in selected(model, operations):
-        party = party_name(model, op_party(model, op))
-        if not op.attempts:
-            w.writerow(_row(model, op, None, signature, party))
-        for a in op.attempts:
-            w.writerow(_row(model, op, a, signature, party))
-    return buf.getvalue()
+    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS)
+    return buf.getvalue() + csv_rows(_columns(model, operations))

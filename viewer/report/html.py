@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from html import escape
 
@@ -42,6 +42,7 @@ from viewer.report.evidence import (
     Evidence,
     OperationEvidence,
     Quote,
+    each_once,
     evidence,
 )
 from viewer.report.formats import ReportOptions
@@ -123,6 +124,7 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     ev = evidence(model, opts)
     ops = selected(model, opts.operations)
     findings = selected_findings(model, opts.operations)
+    e = each_once(h)  # a report repeats tools, servers, states and decisions by the thousand
     out: list[str] = [
         "<!DOCTYPE html>",
         '<html lang="en"><head><meta charset="utf-8">',
@@ -136,25 +138,25 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     ]
     s = model.source
     if ev.provenance.override_note:
-        out.append(f'<p class="banner">WARNING: {h(ev.provenance.override_note)}. Unsupported '
+        out.append(f'<p class="banner">WARNING: {e(ev.provenance.override_note)}. Unsupported '
                    f"critical extensions: {h(', '.join(s.unsupported_critical)) or 'none'}.</p>")
     out.append('<table class="prov">')
-    out += [f"<tr><th>{escape(label)}</th><td>{h(value)}</td></tr>"
+    out += [f"<tr><th>{escape(label)}</th><td>{e(value)}</td></tr>"
             for label, value in ev.provenance.rows]
     out.append("</table></header>")
     out += _timeline(model, ops, findings, ev)
-    out += _findings(findings, ev)
-    out += _diagnostics(model)
-    out += _operations(model, ops, ev)
-    out += _standing(model)
-    out += _evidence(ev, opts)
+    out += _findings(e, findings, ev)
+    out += _diagnostics(e, model)
+    out += _operations(e, model, ops, ev)
+    out += _standing(e, model)
+    out += _evidence(e, ev, opts)
     out.append("</body></html>")
     return "\n".join(out) + "\n"
 
 
-def _sev(sev: str) -> str:
+def _sev(e: Callable[[object], str], sev: str) -> str:
     return f'<span class="nw"><span class="sev-{sev}">{SEVERITY_GLYPH[sev]}</span> {sev}</span>' \
-        if sev in SEVERITY_GLYPH else h(sev)
+        if sev in SEVERITY_GLYPH else e(sev)
 
 
 def _ref(ev: Evidence, op_id: str | None, text: str) -> str:
@@ -162,7 +164,7 @@ def _ref(ev: Evidence, op_id: str | None, text: str) -> str:
     return f'<a href="#op-{pos}">{text}</a>' if pos is not None else text
 
 
-def _findings(findings: Sequence[Finding], ev: Evidence) -> list[str]:
+def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evidence) -> list[str]:
     out = ['<section id="findings"><h2>Findings</h2>']
     if not findings:
         return [*out, "<p>None.</p></section>"]
@@ -172,38 +174,40 @@ def _findings(findings: Sequence[Finding], ev: Evidence) -> list[str]:
         for f in findings:
             if f.severity != sev:
                 continue
-            op = h(f.operation_id) if f.operation_id is not None else "(the file)"
+            op = e(f.operation_id) if f.operation_id is not None else "(the file)"
             out.append(
-                f"<tr><td>{_sev(f.severity)}</td><td>{h(f.kind)}</td>"
+                f"<tr><td>{_sev(e, f.severity)}</td><td>{e(f.kind)}</td>"
                 f'<td class="mono">{_ref(ev, f.operation_id, op)}</td>'
                 f"<td>{'' if f.attempt is None else f.attempt}</td>"
-                f"<td>{', '.join(map(str, f.events))}</td><td>{h(f.message)}</td></tr>")
+                f"<td>{', '.join(map(str, f.events))}</td><td>{e(f.message)}</td></tr>")
     out.append("</table></section>")
     return out
 
 
-def _diagnostics(model: Model) -> list[str]:
+def _diagnostics(e: Callable[[object], str], model: Model) -> list[str]:
     out = ['<section id="diagnostics"><h2>Diagnostics</h2>']
     if not model.diagnostics:
         return [*out, "<p>None.</p></section>"]
     out.append("<table><tr><th>Severity</th><th>Code</th><th>Pointer</th><th>Message</th></tr>")
     for sev in spec.SEVERITIES:
-        out += [f"<tr><td>{_sev(d.severity)}</td><td>{h(d.code)}</td>"
-                f'<td class="mono">{h(d.pointer) or "(document)"}</td><td>{h(d.message)}</td>'
+        out += [f"<tr><td>{_sev(e, d.severity)}</td><td>{e(d.code)}</td>"
+                f'<td class="mono">{e(d.pointer) or "(document)"}</td><td>{e(d.message)}</td>'
                 "</tr>" for d in model.diagnostics if d.severity == sev]
     out.append("</table></section>")
     return out
 
 
-def _decision(value: str | None, life: str | None, event: int | None) -> str:
+def _decision(e: Callable[[object], str], value: str | None, life: str | None,
+              event: int | None) -> str:
     if value is None and event is None:
         return '<span class="dim">none observed</span>'
-    where = ", ".join(x for x in (h(life), f"event {event}" if event is not None else "") if x)
+    where = ", ".join(x for x in (e(life), f"event {event}" if event is not None else "") if x)
     glyph = DECISION_GLYPH.get(value, "?")
-    return f"{glyph} " + (f"{h(value) or '(missing)'} ({where})" if where else h(value))
+    return f"{glyph} " + (f"{e(value) or '(missing)'} ({where})" if where else e(value))
 
 
-def _operations(model: Model, ops: Sequence[Operation], ev: Evidence) -> list[str]:
+def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operation],
+                ev: Evidence) -> list[str]:
     out = ['<section id="operations"><h2>Operations</h2>']
     if not ops:
         return [*out, "<p>No operations.</p></section>"]
@@ -216,30 +220,30 @@ def _operations(model: Model, ops: Sequence[Operation], ev: Evidence) -> list[st
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
     for i, (op, mark) in enumerate(zip(ops, marks, strict=True), 1):
         attempts = "; ".join(
-            f"{a.number}: {STATE_GLYPH.get(a.final_state or '', '-')} {h(a.final_state) or '-'}"
+            f"{a.number}: {STATE_GLYPH.get(a.final_state or '', '-')} {e(a.final_state) or '-'}"
             for a in op.attempts) or "none"
         out.append(
             f"<tr><td>{_ref(ev, op.operation_id, str(i))}</td>"
-            f'<td class="mono">{h(op.operation_id)}'
-            + (f'<br><span class="dim">{h(mark)}</span>' if mark else "")
-            + f"</td><td>{h(op.target)}</td>"
-            f"<td>{_decision(op.decision, op.decision_life, op.decision_event)}</td>"
-            f"<td>{attempts}</td><td>{h(op.outcome)}</td>"
-            f"<td>{h(' '.join(sorted(op.flags)))}</td></tr>")
+            f'<td class="mono">{e(op.operation_id)}'
+            + (f'<br><span class="dim">{e(mark)}</span>' if mark else "")
+            + f"</td><td>{e(op.target)}</td>"
+            f"<td>{_decision(e, op.decision, op.decision_life, op.decision_event)}</td>"
+            f"<td>{attempts}</td><td>{e(op.outcome)}</td>"
+            f"<td>{e(' '.join(sorted(op.flags)))}</td></tr>")
     out.append("</table></section>")
     return out
 
 
-def _standing(model: Model) -> list[str]:
+def _standing(e: Callable[[object], str], model: Model) -> list[str]:
     out = ['<section id="standing"><h2>Standing decisions</h2>']
     if not model.standing:
         return [*out, "<p>None.</p></section>"]
     out.append("<table><tr><th>Event</th><th>Time</th><th>Server</th><th>Tool</th>"
                "<th>Decision</th><th>Reason</th><th>Replaced by</th></tr>")
-    out += [f"<tr><td>{d.event}</td><td>{h(rfc3339(d.time))}</td><td>{h(d.server)}</td>"
-            f"<td>{h(d.tool) or '(all tools)'}</td>"
-            f"<td>{DECISION_GLYPH.get(d.decision, '?')} {h(d.decision)}</td>"
-            f"<td>{h(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
+    out += [f"<tr><td>{d.event}</td><td>{e(rfc3339(d.time))}</td><td>{e(d.server)}</td>"
+            f"<td>{e(d.tool) or '(all tools)'}</td>"
+            f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
+            f"<td>{e(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
             "</tr>" for d in model.standing]
     out.append("</table></section>")
     return out
@@ -247,7 +251,7 @@ def _standing(model: Model) -> list[str]:
 
 # --- evidence ----------------------------------------------------------------------------------
 
-def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
+def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
     out = ['<section id="evidence"><h2>Evidence</h2>']
     if opts.evidence == "none":
         return [*out, "<p>Not quoted (--evidence none).</p></section>"]
@@ -258,7 +262,7 @@ def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
         out.append("<p>No operation has a finding.</p>")
     is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
     for oe in ev.operations:
-        out += _operation_evidence(oe, opts.max_chars, is_open)
+        out += _operation_evidence(e, oe, opts.max_chars, is_open)
     out.append("</section>")
     return out
 
@@ -268,25 +272,26 @@ def _quote(q: Quote, limit: int) -> list[str]:
     return [f"<p>{h(q.lead(full, limit), 4 * limit)}:</p>", f"<pre>{hblock(text)}</pre>"]
 
 
-def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list[str]:
+def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
+                        is_open: str) -> list[str]:
     op = oe.operation
     worst = next((sev for sev in spec.SEVERITIES if any(f.severity == sev
                                                         for f in oe.findings)), None)
     mark = f'<span class="sev-{worst}">{SEVERITY_GLYPH[worst]}</span> ' if worst else ""
     out = [f'<details id="op-{oe.position}"{is_open}><summary>{mark}Operation {oe.position}: '
-           f'<span class="mono">{h(op.operation_id)}</span> · {h(op.target)} · '
-           f"{h(op.outcome)}" + (f" · {h(oe.party)}" if oe.party else "") + "</summary>",
+           f'<span class="mono">{e(op.operation_id)}</span> · {e(op.target)} · '
+           f"{e(op.outcome)}" + (f" · {e(oe.party)}" if oe.party else "") + "</summary>",
            "<ul>"]
     if op.flags:
-        out.append(f"<li>Flags: {h(' '.join(sorted(op.flags)))}</li>")
+        out.append(f"<li>Flags: {e(' '.join(sorted(op.flags)))}</li>")
     if oe.findings:
-        out.append("<li>Findings: " + "; ".join(f"{_sev(f.severity)} {h(f.kind)}: "
-                                                 f"{h(f.message)}" for f in oe.findings)
+        out.append("<li>Findings: " + "; ".join(f"{_sev(e, f.severity)} {e(f.kind)}: "
+                                                 f"{e(f.message)}" for f in oe.findings)
                    + "</li>")
     t = oe.turn
     if t is not None:
-        who = f"<b>{h(t.speaker)}</b>: " if t.speaker else ""
-        out.append(f"<li>{h(t.lead(limit))}: {who}{h(t.text, len(t.text) + 1)}</li>")
+        who = f"<b>{e(t.speaker)}</b>: " if t.speaker else ""
+        out.append(f"<li>{e(t.lead(limit))}: {who}{h(t.text, len(t.text) + 1)}</li>")
     else:
         out.append(f"<li>{NO_TURN}</li>")
     out += [f"<li>{h(g, 2000)}</li>" for g in oe.gaps]
@@ -294,12 +299,12 @@ def _operation_evidence(oe: OperationEvidence, limit: int, is_open: str) -> list
     for ae in oe.attempts:
         a = ae.attempt
         states = " → ".join(
-            f"{STATE_GLYPH.get(x or '', '-')} {h(x)}" for x in a.states) or "no events"
+            f"{STATE_GLYPH.get(x or '', '-')} {e(x)}" for x in a.states) or "no events"
         out.append(f"<h4>Attempt {a.number}: {states}</h4>")
-        flags = f" · flags {h(' '.join(sorted(a.flags)))}" if a.flags else ""
-        out.append(f"<p>Decision: {_decision(a.decision, a.decision_life, a.decision_event)}"
-                   f"{flags} · started {h(rfc3339(a.start)) or 'time unknown'}, "
-                   + (f"ended {h(rfc3339(a.end))}" if a.end else "did not end") + "</p>")
+        flags = f" · flags {e(' '.join(sorted(a.flags)))}" if a.flags else ""
+        out.append(f"<p>Decision: {_decision(e, a.decision, a.decision_life, a.decision_event)}"
+                   f"{flags} · started {e(rfc3339(a.start)) or 'time unknown'}, "
+                   + (f"ended {e(rfc3339(a.end))}" if a.end else "did not end") + "</p>")
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += _quote(q, limit) if q is not None else [f"<p>{missing}</p>"]
     out.append("</details>")

@@ -15,7 +15,7 @@ from typing import Any
 
 from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
-from viewer.model.types import Attempt, Finding, Model, Operation
+from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, is_delegated, lead_party
 from viewer.report.evidence import (
     NO_ARGUMENTS,
@@ -25,19 +25,22 @@ from viewer.report.evidence import (
     Evidence,
     OperationEvidence,
     Quote,
+    each_once,
     evidence,
 )
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import safe_short
+from viewer.textsafe import is_safe, safe_short
 
 #: A report cell quotes at most this much of one recorded value.
 MD_CHARS = 1000
 
-_MD_SPECIAL = "\\`*_[]<>|~&#!{}"
-#: Markdown structure characters: a backslash goes before each (a regex: faster than a
-#: translate table, and a value without any is returned as it is).
-_MD_RE = re.compile("[" + re.escape(_MD_SPECIAL) + "]")
+#: Markdown structure characters: ``backslash`` puts a backslash before each.
+MD_SPECIAL = "\\`*_[]<>|~&#!{}"
+_MD_RE = re.compile("[" + re.escape(MD_SPECIAL) + "]")
+#: (character, its escape), the backslash first: escaping it first means the backslashes the
+#: later replacements add are never escaped again.
+_MD_ESCAPES = tuple((c, "\\" + c) for c in sorted(MD_SPECIAL, key=lambda c: c != "\\"))
 _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 
 
@@ -67,11 +70,52 @@ def md(value: object, limit: int = MD_CHARS) -> str:
     # starts an autolink, and skipping the regex for it halves the cost of a big report)
     if "://" in text or "www" in text.lower() or "@" in text:
         text = _AUTOLINK.sub(_defang, text)
-    return _MD_RE.sub(r"\\\g<0>", text) if _MD_RE.search(text) else text
+    return backslash(text) if _MD_RE.search(text) else text
+
+
+def backslash(text: str) -> str:
+    """A backslash before every character of ``MD_SPECIAL`` in ``text``: one C-level
+    ``str.replace`` per character present (a regex substitution calls back into Python for
+    each match, ten times slower on a quoted JSON document)."""
+    for c, escaped in _MD_ESCAPES:
+        if c in text:
+            text = text.replace(c, escaped)
+    return text
+
+
+def inert(text: str) -> bool:
+    """True when no step of ``md`` changes ``text`` (given it is within the limit): no
+    character ``safe`` escapes, nothing that starts an autolink, no Markdown character. Checked
+    on several values joined by spaces, it is true only when it is true of each: a space is
+    none of these, and breaks "://" and "www"."""
+    return (is_safe(text) and "://" not in text and "@" not in text
+            and "www" not in text.lower() and _MD_RE.search(text) is None)
+
+
+#: A column is checked in runs of this many values: one value that needs escaping sends only
+#: its run through ``md`` one value at a time.
+RUN = 256
+
+
+def md_column(values: Sequence[object], once: Callable[[object], str]) -> list[str]:
+    """``[once(v) for v in values]``, ``once`` being ``md`` at its default limit (or
+    ``each_once(md)``): the strings of each run of ``RUN`` values are checked together
+    (``inert`` on them joined by spaces, and their lengths), so a column of ids or times that
+    needs no escaping is not escaped value by value. Values that are not strings always go
+    through ``once``."""
+    out: list[str] = []
+    for i in range(0, len(values), RUN):
+        run = values[i:i + RUN]
+        texts = [v if type(v) is str else once(v) for v in run]
+        if max(map(len, texts), default=0) <= MD_CHARS and inert(" ".join(texts)):
+            out += texts
+        else:
+            out += [once(v) for v in run]
+    return out
 
 
 def _row(cells: Iterable[str]) -> str:
-    return "| " + " | ".join(c if c else " " for c in cells) + " |"
+    return "| " + " | ".join([c if c else " " for c in cells]) + " |"
 
 
 def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
@@ -81,26 +125,29 @@ def _table(header: Sequence[str], rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def _ints(values: Sequence[int]) -> str:
-    return ", ".join(str(v) for v in values)
+    return ", ".join(map(str, values))
 
 
-def _decision(value: str | None, life: str | None, event: int | None) -> str:
+def _decision(value: str | None, value_md: str, life_md: str, event: int | None) -> str:
+    """The decision cell from the decision (to tell "none" from "missing"), it and its life
+    through ``md``, and its event."""
     if value is None and event is None:
         return "none observed"
-    where = ", ".join(x for x in (md(life), f"event {event}" if event is not None else "") if x)
-    return f"{md(value) or '(missing)'} ({where})" if where else md(value)
+    where = ", ".join(x for x in (life_md, f"event {event}" if event is not None else "") if x)
+    return f"{value_md or '(missing)'} ({where})" if where else value_md
 
 
-def _attempts_cell(op: Operation) -> str:
+def _attempts_cell(m: Callable[[object], str], op: Operation) -> str:
     if not op.attempts:
         return "none"
-    return "; ".join(f"{a.number}: {md(a.final_state) or '-'}" for a in op.attempts)
+    return "; ".join(f"{a.number}: {m(a.final_state) or '-'}" for a in op.attempts)
 
 
-def _finding_line(f: Finding, anchors: dict[str, int] | None = None) -> str:
+def _finding_line(m: Callable[[object], str], f: Finding,
+                  anchors: dict[str, int] | None = None) -> str:
     where = []
     if f.operation_id is not None:
-        where.append(f"operation {md(f.operation_id)}")
+        where.append(f"operation {m(f.operation_id)}")
     if f.attempt is not None:
         where.append(f"attempt {f.attempt}")
     if f.events:
@@ -108,7 +155,7 @@ def _finding_line(f: Finding, anchors: dict[str, int] | None = None) -> str:
     loc = f" ({', '.join(where)})" if where else ""
     pos = anchors.get(f.operation_id) if anchors and f.operation_id is not None else None
     link = f" → {_link(pos)}" if pos is not None else ""
-    return f"- **{md(f.kind)}**{loc}: {md(f.message)}{link}"
+    return f"- **{m(f.kind)}**{loc}: {m(f.message)}{link}"
 
 
 def _anchor(position: int) -> str:
@@ -121,19 +168,69 @@ def _link(position: int) -> str:
     return f"[evidence](#operation-{position})"
 
 
-def _op_id(model: Model, op: Operation, lead: int | None) -> str:
-    """The id, then `` ↳ name`` when a sub-agent (not the lead agent) ran it."""
+def _op_id(m: Callable[[object], str], model: Model, op: Operation, lead: int | None,
+           op_md: str) -> str:
+    """The id (``op_md``: through ``md``), then `` ↳ name`` when a sub-agent (not the lead
+    agent) ran it."""
     mark = delegated_mark(model, op, lead)
-    return md(op.operation_id) + (f" {md(mark)}" if mark else "")
+    return op_md + (f" {m(mark)}" if mark else "")
 
 
-def _attempt_row(op: Operation, a: Attempt) -> list[str]:
-    return [
-        md(op.operation_id), str(a.number), md(rfc3339(a.start)), md(rfc3339(a.end)),
-        " → ".join(md(s) for s in a.states), _ints(a.events),
-        _decision(a.decision, a.decision_life, a.decision_event),
-        _ints(a.late), _ints(a.out_of_model), md(" ".join(sorted(a.flags))),
-    ]
+def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> list[str]:
+    """``_table`` of the rows the columns make (cells already escaped): an empty cell is a
+    space, as ``_row`` has it, then each row is one join."""
+    cols = [[c if c else " " for c in col] for col in columns]
+    return [_row(header), _row("---" for _ in header),
+            *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
+
+
+def _operations_table(m: Callable[[object], str], model: Model,
+                      ops: Sequence[Operation]) -> list[str]:
+    """The operations table, built column by column (``md_column``)."""
+    lead = lead_party(model)
+    ids = md_column([op.operation_id for op in ops], m)
+    decisions = md_column([op.decision for op in ops], m)
+    lives = md_column([op.decision_life for op in ops], m)
+    return _column_table(
+        ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
+        [
+            [str(i) for i in range(1, len(ops) + 1)],
+            [_op_id(m, model, op, lead, op_md) for op, op_md in zip(ops, ids, strict=True)],
+            md_column([op.target for op in ops], m),
+            [_decision(op.decision, d, life, op.decision_event)
+             for op, d, life in zip(ops, decisions, lives, strict=True)],
+            [_attempts_cell(m, op) for op in ops],
+            md_column([op.outcome for op in ops], m),
+            [m(" ".join(sorted(op.flags))) for op in ops],
+        ],
+    )
+
+
+def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+    """The attempts table, built column by column (``md_column``): ids and times are
+    different on every row, so checking them in bulk is what saves the most."""
+    pairs = [(op, a) for op in ops for a in op.attempts]
+    if not pairs:
+        return []
+    atts = [a for _, a in pairs]
+    decisions = md_column([a.decision for a in atts], m)
+    lives = md_column([a.decision_life for a in atts], m)
+    return ["", "### Attempts", "", *_column_table(
+        ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision", "Late",
+         "Out of model", "Flags"],
+        [
+            md_column([op.operation_id for op, _ in pairs], m),
+            [str(a.number) for a in atts],
+            md_column([rfc3339(a.start) for a in atts], m),
+            md_column([rfc3339(a.end) for a in atts], m),
+            [" → ".join([m(s) for s in a.states]) for a in atts],
+            [_ints(a.events) for a in atts],
+            [_decision(a.decision, d, life, a.decision_event)
+             for a, d, life in zip(atts, decisions, lives, strict=True)],
+            [_ints(a.late) for a in atts],
+            [_ints(a.out_of_model) for a in atts],
+            [m(" ".join(sorted(a.flags))) for a in atts],
+        ])]
 
 
 def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
@@ -146,37 +243,21 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     ev = evidence(model, opts)
     ops = selected(model, opts.operations)
     findings = selected_findings(model, opts.operations)
+    m = each_once(md)  # a report repeats tools, servers, states and decisions by the thousand
     out: list[str] = ["# vcon-view incident report", ""]
     s = model.source
     if ev.provenance.override_note:
-        out += [f"> **WARNING: {md(ev.provenance.override_note)}.** Unsupported critical "
-                f"extensions: {md(', '.join(s.unsupported_critical)) or 'none'}.", ""]
-    out += _table(["Provenance", ""], ([label, md(value)] for label, value in ev.provenance.rows))
+        out += [f"> **WARNING: {m(ev.provenance.override_note)}.** Unsupported critical "
+                f"extensions: {m(', '.join(s.unsupported_critical)) or 'none'}.", ""]
+    out += _table(["Provenance", ""], ([label, m(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
     if ops:
         lead = lead_party(model)
         if any(is_delegated(model, op, lead) for op in ops):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
-        out += _table(
-            ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
-            (
-                [
-                    str(i), _op_id(model, op, lead), md(op.target),
-                    _decision(op.decision, op.decision_life, op.decision_event),
-                    _attempts_cell(op), md(op.outcome), md(" ".join(sorted(op.flags))),
-                ]
-                for i, op in enumerate(ops, 1)
-            ),
-        )
-        rows = [_attempt_row(op, a) for op in ops for a in op.attempts]
-        if rows:
-            out += ["", "### Attempts", ""]
-            out += _table(
-                ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision",
-                 "Late", "Out of model", "Flags"],
-                rows,
-            )
+        out += _operations_table(m, model, ops)
+        out += _attempts_table(m, ops)
     else:
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
@@ -184,26 +265,26 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
         out += _table(
             ["Event", "Time", "Server", "Tool", "Decision", "Reason", "Replaced by"],
             (
-                [str(d.event), md(rfc3339(d.time)), md(d.server), md(d.tool) or "(all tools)",
-                 md(d.decision), md(d.reason), "" if d.replaced_by is None else str(d.replaced_by)]
+                [str(d.event), m(rfc3339(d.time)), m(d.server), m(d.tool) or "(all tools)",
+                 m(d.decision), m(d.reason), "" if d.replaced_by is None else str(d.replaced_by)]
                 for d in model.standing
             ),
         )
     else:
         out.append("None.")
     out += ["", "## Findings", ""]
-    out += _grouped(findings, lambda f: _finding_line(f, ev.anchors))
+    out += _grouped(findings, lambda f: _finding_line(m, f, ev.anchors))
     out += ["", "## Diagnostics", ""]
     out += _grouped(
         model.diagnostics,
-        lambda d: f"- **{md(d.code)}** at {md(d.pointer) or '(document)'}: {md(d.message)}",
+        lambda d: f"- **{m(d.code)}** at {m(d.pointer) or '(document)'}: {m(d.message)}",
     )
     out += ["", "## Evidence", ""]
-    out += _evidence(ev, opts)
+    out += _evidence(m, ev, opts)
     return "\n".join(out) + "\n"
 
 
-def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
+def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
     if opts.evidence == "none":
         return ["Not quoted (--evidence none)."]
     out = [f"For {SCOPE[opts.evidence]}: the dialog turn before it, each attempt's "
@@ -213,7 +294,7 @@ def _evidence(ev: Evidence, opts: ReportOptions) -> list[str]:
     if not ev.operations:
         out += ["", "No operation has a finding."]
     for oe in ev.operations:
-        out += ["", *_operation_evidence(oe, opts.max_chars)]
+        out += ["", *_operation_evidence(m, oe, opts.max_chars)]
     return out
 
 
@@ -222,33 +303,35 @@ def _quote_line(q: Quote, limit: int) -> str:
     return f"- {md(q.lead(full, limit), limit=4 * limit)}: {md(text, limit=len(text) + 1)}"
 
 
-def _operation_evidence(oe: OperationEvidence, limit: int) -> list[str]:
+def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int
+                        ) -> list[str]:
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
-    head = (f"**{md(op.operation_id)}** · {md(op.target)} · outcome {md(op.outcome)}")
+    head = (f"**{m(op.operation_id)}** · {m(op.target)} · outcome {m(op.outcome)}")
     if oe.party:
-        head += f" · {md(oe.party)}"
+        head += f" · {m(oe.party)}"
     if op.flags:
-        head += f" · flags {md(' '.join(sorted(op.flags)))}"
+        head += f" · flags {m(' '.join(sorted(op.flags)))}"
     out += [head, ""]
     if oe.findings:
-        out.append("- Findings: " + "; ".join(f"{md(f.kind)} ({md(f.severity)})"
+        out.append("- Findings: " + "; ".join(f"{m(f.kind)} ({m(f.severity)})"
                                               for f in oe.findings))
     t = oe.turn
     if t is not None:
-        who = f"{md(t.speaker)}: " if t.speaker else ""
-        out.append(f"- {md(t.lead(limit))}: {who}{md(t.text, limit=len(t.text) + 1)}")
+        who = f"{m(t.speaker)}: " if t.speaker else ""
+        out.append(f"- {m(t.lead(limit))}: {who}{md(t.text, limit=len(t.text) + 1)}")
     else:
         out.append(f"- {NO_TURN}")
-    out += [f"- {md(g)}" for g in oe.gaps]
+    out += [f"- {m(g)}" for g in oe.gaps]
     for ae in oe.attempts:
         a = ae.attempt
-        states = " → ".join(md(x) for x in a.states) or "no events"
-        out += ["", f"#### {md(op.operation_id)} attempt {a.number}: {states}", ""]
-        out.append(f"- Decision: {_decision(a.decision, a.decision_life, a.decision_event)}"
-                   + (f" · flags {md(' '.join(sorted(a.flags)))}" if a.flags else ""))
-        out.append(f"- Started {md(rfc3339(a.start)) or 'time unknown'}, "
-                   + (f"ended {md(rfc3339(a.end))}" if a.end else "did not end"))
+        states = " → ".join([m(x) for x in a.states]) or "no events"
+        out += ["", f"#### {m(op.operation_id)} attempt {a.number}: {states}", ""]
+        decision = _decision(a.decision, m(a.decision), m(a.decision_life), a.decision_event)
+        out.append(f"- Decision: {decision}"
+                   + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
+        out.append(f"- Started {m(rfc3339(a.start)) or 'time unknown'}, "
+                   + (f"ended {m(rfc3339(a.end))}" if a.end else "did not end"))
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out.append(_quote_line(q, limit) if q is not None else f"- {missing}")
     return out
