@@ -4,6 +4,7 @@ of both state tables."""
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import replace
 
 from tests.modelkit import codes, kinds, model_of, once, standing, t, tool
 from viewer.model import spec
@@ -545,8 +546,8 @@ from tests import strategies as S  # noqa: E402
 
 
 def _model_tuple(m):  # everything but frozenset iteration order
-    return ([(o._replace(flags=sorted(o.flags),
-                         attempts=tuple(a._replace(flags=sorted(a.flags)) for a in o.attempts)))
+    return ([replace(o, flags=sorted(o.flags),
+                     attempts=tuple(replace(a, flags=sorted(a.flags)) for a in o.attempts))
              for o in m.operations], m.findings, m.diagnostics, m.standing)
 
 
