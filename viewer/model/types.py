@@ -4,6 +4,8 @@ Events are NamedTuples (cheap to build by the hundred thousand); replay steps, a
 operations, diagnostics, findings, standing decisions and derivations frozen msgspec Structs:
 a Struct is built by field name in C (a NamedTuple's keyword ``__new__`` is a Python call, a
 frozen dataclass sets each field through object.__setattr__) and its fields are slot reads.
+Steps, attempts and operations are ``kw_only`` and, being no tuples, cannot be indexed or
+unpacked: no code depends on the order of their fields (issue 16).
 The rest are frozen, slotted dataclasses. Nothing here is mutated after ``build_model``
 returns, so the TUI and the exports share one model without copying. String values are exactly
 as recorded (not sanitised): presenters pass them through ``viewer.textsafe`` before showing
@@ -38,7 +40,7 @@ class Event(NamedTuple):
     raw: dict[str, Any]  # the Event Object as recorded; never modify
 
 
-class Step(msgspec.Struct, frozen=True, gc=False):
+class Step(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One event replayed in an attempt's state model. (``gc=False``: the model's most
     numerous object holds no container that could lead back to it.)"""
 
@@ -83,7 +85,7 @@ class StandingDecision(msgspec.Struct, frozen=True):
     order: int = 0  # replay position
 
 
-class Attempt(msgspec.Struct, frozen=True, gc=False):
+class Attempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """One attempt of an operation, replayed: built once per attempt, by the hundred thousand,
     and never changed (nothing in it leads back to it: ``gc=False``)."""
 
@@ -112,7 +114,7 @@ class Attempt(msgspec.Struct, frozen=True, gc=False):
         return tuple([s.after for s in self.steps])
 
 
-class Operation(msgspec.Struct, frozen=True, gc=False):
+class Operation(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Every event of one operation_id, and what replay decided about it."""
 
     operation_id: str
