@@ -4,6 +4,7 @@ of both state tables."""
 from __future__ import annotations
 
 import pytest
+from msgspec.structs import fields, replace
 
 from tests.modelkit import codes, kinds, model_of, once, standing, t, tool
 from viewer.model import spec
@@ -539,14 +540,31 @@ def test_escalation_message_names_the_previous_attempt() -> None:
     assert "denied attempt 1" in f.message
 
 
+def test_steps_attempts_and_operations_are_built_and_read_by_field_name() -> None:
+    """Issue 16: a field added in the middle of Step, Attempt or Operation must not shift
+    another silently, so none of them can be built by position, indexed or unpacked."""
+    m = model_of([tool("tool-invocation", 0), tool("tool-result", 1)])
+    op = m.operations[0]
+    for obj in (op, op.attempts[0], op.attempts[0].steps[0]):
+        cls = type(obj)
+        values = {f.name: getattr(obj, f.name) for f in fields(cls)}
+        assert cls(**values) == obj
+        with pytest.raises(TypeError):
+            cls(*values.values())
+        with pytest.raises(TypeError):
+            obj[0]  # type: ignore[index]
+        with pytest.raises(TypeError):
+            iter(obj)  # type: ignore[call-overload]
+
+
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 
 from tests import strategies as S  # noqa: E402
 
 
 def _model_tuple(m):  # everything but frozenset iteration order
-    return ([(o._replace(flags=sorted(o.flags),
-                         attempts=tuple(a._replace(flags=sorted(a.flags)) for a in o.attempts)))
+    return ([replace(o, flags=sorted(o.flags),
+                     attempts=tuple(replace(a, flags=sorted(a.flags)) for a in o.attempts))
              for o in m.operations], m.findings, m.diagnostics, m.standing)
 
 

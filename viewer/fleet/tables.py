@@ -162,25 +162,25 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     # prefix + (...) and the empty-collection tests: this loop runs once per operation and
     # attempt, and building each tuple at once costs less than unpacking prefix into it
     for op in model.operations:
-        (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
-         unassigned, first_time, _, retries, op_escalated, late_responses, op_flags) = op
+        op_id, server, tool = op.operation_id, op.server, op.tool
+        op_attempts, unassigned, once, op_flags = (op.attempts, op.unassigned_events,
+                                                   op.once_decisions, op.flags)
         targets[op_id] = (server, tool)
         ops.append(prefix + (  # noqa: RUF005 (faster than unpacking, see above)
-            op_id, kind, server, tool, decision, life, dec_event, outcome,
-            len(op_attempts), retries, op_escalated, late_responses,
-            list(unassigned) if unassigned else [], list(once) if once else [], first_time,
+            op_id, op.operation, server, tool, op.decision, op.decision_life, op.decision_event,
+            op.outcome, len(op_attempts), op.retries, op.escalated, op.late_responses,
+            list(unassigned) if unassigned else [], list(once) if once else [], op.first_time,
             sorted(op_flags) if op_flags else [],
             *party_columns(op),
         ))
         head = prefix + (op_id, server, tool)  # noqa: RUF005
         for a in op_attempts:
-            (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
-             late, out_of_model, escalated, flags) = a
+            steps, late, out_of_model, flags = a.steps, a.late, a.out_of_model, a.flags
             atts.append(head + (  # noqa: RUF005
-                _int64(number), a_start, a_end, [st[2] for st in steps], final_state,
-                [st[0] for st in steps], list(late) if late else [],
-                list(out_of_model) if out_of_model else [], a_decision, a_life, a_event,
-                escalated, sorted(flags) if flags else [],
+                _int64(a.number), a.start, a.end, [st.after for st in steps], a.final_state,
+                [st.event for st in steps], list(late) if late else [],
+                list(out_of_model) if out_of_model else [], a.decision, a.decision_life,
+                a.decision_event, a.escalated, sorted(flags) if flags else [],
             ))
     no_target = (None, None)
     out["findings"] = [

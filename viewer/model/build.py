@@ -15,6 +15,8 @@ from itertools import islice, repeat
 from operator import itemgetter, le
 from typing import Any
 
+from msgspec.structs import replace as with_fields
+
 from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
 from .columns import TAGS, unclean
@@ -42,7 +44,6 @@ from .types import (
     Finding,
     Model,
     Operation,
-    Step,
 )
 from .validate import Ctx, check_event, check_vcon
 
@@ -495,7 +496,6 @@ def _operation(
 ) -> Operation:
     """One operation: its replay (by shape), target, attempts under their decisions, and what
     is found about it."""
-    new = tuple.__new__
     tool_events: list[Event] = op[1]
     once_events: list[Event] = op[2]
     key = tuple(map(_KEY_OF, tool_events))
@@ -553,7 +553,7 @@ def _operation(
             missing.extend(range(prev + 1, min(a.number, prev + 12 - len(missing))))
             prev = a.number
         after_gap = next(a for a in shaped if a.number > missing[0])
-        first_after = tool_events[after_gap.steps[0][0]].index
+        first_after = tool_events[after_gap.steps[0].event].index
         shown = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
         diags.append(Diagnostic(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
@@ -601,7 +601,7 @@ def _operation(
         flags: set[str] = flagged.get(n) or set()
         steps = a.steps
         inv = None if a.invocation is None else tool_events[a.invocation]
-        first_ev = tool_events[steps[0][0]]
+        first_ev = tool_events[steps[0].event]
         gov = NONE if once_index is None else once_index.governing(n)
         if gov is NONE:
             gov = standing.governing(kind, server, tool, inv or first_ev)
@@ -632,26 +632,24 @@ def _operation(
             a_server, a_tool = server, tool
         else:
             a_server, a_tool = _str(inv.raw.get("server")), _str(inv.raw.get("tool"))
-        # By position, in the order of Attempt's fields (named beside each): a NamedTuple's
-        # keyword __new__ is a Python call, many times the cost of tuple.__new__, per attempt.
-        attempts.append(new(Attempt, (
-            n,  # number
-            tuple([new(Step, (index[p], before, after, o, lt))
-                   for p, before, after, o, lt in steps]),  # steps
-            first_ev.time,  # start
-            tool_events[steps[-1][0]].time if final in _FINAL else None,  # end
-            final,  # final_state
-            inv.index if inv else None,  # invocation
-            a_server,  # server
-            a_tool,  # tool
-            gov.decision,  # decision
-            gov.life,  # decision_life
-            gov.event,  # decision_event
-            late,  # late
-            oom,  # out_of_model
-            escalated,  # escalated
-            frozenset(flags) if flags else _NO_FLAGS,  # flags
-        )))
+        attempts.append(Attempt(
+            number=n,
+            # the shape's steps, each with its event's index in place of its position
+            steps=tuple([with_fields(s, event=index[s.event]) for s in steps]),
+            start=first_ev.time,
+            end=tool_events[steps[-1].event].time if final in _FINAL else None,
+            final_state=final,
+            invocation=inv.index if inv else None,
+            server=a_server,
+            tool=a_tool,
+            decision=gov.decision,
+            decision_life=gov.life,
+            decision_event=gov.event,
+            late=late,
+            out_of_model=oom,
+            escalated=escalated,
+            flags=frozenset(flags) if flags else _NO_FLAGS,
+        ))
         if n > 1:
             retries += 1
         if escalated:
@@ -674,22 +672,22 @@ def _operation(
                                       min((events[e].order for e in f.events), default=-1)))
         findings.extend(found)
     first: Event = op[0]
-    return new(Operation, (  # by position, as the attempts above
-        op_id,  # operation_id
-        kind,  # operation
-        server,  # server
-        tool,  # tool
-        decision,  # decision
-        life,  # decision_life
-        dec_event,  # decision_event
-        outcome,  # outcome
-        tuple(attempts),  # attempts
-        tuple([ev.index for ev in once_events]) if once_events else (),  # once_decisions
-        tuple(op[3]),  # unassigned_events
-        first.time,  # first_time
-        first.order,  # first_order
-        retries,  # retries
-        any_escalated,  # escalated
-        late_total,  # late_responses
-        frozenset([f.kind for f in found]) if found else _NO_FLAGS,  # flags
-    ))
+    return Operation(
+        operation_id=op_id,
+        operation=kind,
+        server=server,
+        tool=tool,
+        decision=decision,
+        decision_life=life,
+        decision_event=dec_event,
+        outcome=outcome,
+        attempts=tuple(attempts),
+        once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
+        unassigned_events=tuple(op[3]),
+        first_time=first.time,
+        first_order=first.order,
+        retries=retries,
+        escalated=any_escalated,
+        late_responses=late_total,
+        flags=frozenset([f.kind for f in found]) if found else _NO_FLAGS,
+    )

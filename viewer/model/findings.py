@@ -75,18 +75,20 @@ class ModelRule(NamedTuple):
 def out_of_model(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
                  ) -> Iterable[ShapeFound]:
     """An event that is not a transition of the draft's state model from where it arrived."""
-    for p, before, _after, oom, _late in a.steps if a.out_of_model else ():
-        if oom:
+    for step in a.steps if a.out_of_model else ():
+        if step.out_of_model:
+            p = step.event
             yield ((p,), f" attempt {a.number}: {safe(key[p][1])} from "
-                   f"{before or 'the start of the attempt'} "
+                   f"{step.before or 'the start of the attempt'} "
                    "is not a transition of the draft's state model")
 
 
 def late_response(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
                   ) -> Iterable[ShapeFound]:
     """A response after the attempt ended, or after a later attempt was invoked."""
-    for p, before, _after, _oom, late in a.steps if a.late else ():
-        if late:
+    for step in a.steps if a.late else ():
+        if step.late:
+            p, before = step.event, step.before
             yield ((p,), f" attempt {a.number}: {safe(key[p][1])} arrived "
                    + (f"while {before}" if before in spec.LATE_STATES
                       else "after a later attempt was invoked"))
@@ -96,21 +98,21 @@ def unterminated(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
                  ) -> Iterable[ShapeFound]:
     """An attempt that never reached a final state."""
     if a.state not in spec.FINAL_STATES:
-        yield ((a.steps[-1][0],), f" attempt {a.number} never ended "
+        yield ((a.steps[-1].event,), f" attempt {a.number} never ended "
                f"(last state {a.state or 'none'})")
 
 
 def retry(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey) -> Iterable[ShapeFound]:
     """Every attempt after the first."""
     if a.number > 1:
-        yield ((a.steps[0][0],), f": attempt {a.number} is a retry")
+        yield ((a.steps[0].event,), f": attempt {a.number} is a retry")
 
 
 def escalation(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
                ) -> Iterable[ShapeFound]:
     """An attempt after one the tool denied."""
     if prev is not None and prev.state == spec.DENIED:
-        yield ((a.steps[0][0],), f": attempt {a.number} retried after the tool denied "
+        yield ((a.steps[0].event,), f": attempt {a.number} retried after the tool denied "
                f"attempt {prev.number}")
 
 

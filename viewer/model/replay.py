@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from heapq import heappop, heappush
 
 import msgspec
+from msgspec.structs import replace
 
 from . import spec
 from .types import Event, Step
@@ -68,7 +69,6 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
     # it that it puts in ``watch``: linear in the events, not in attempts x invocations.
     active: set[int] = set()
     heap: list[int] = []
-    new = tuple.__new__
     for ev in events:
         n = ev.attempt
         assert n is not None
@@ -108,7 +108,8 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
                     heappush(heap, n)
             elif n in active:
                 active.discard(n)
-        run.steps.append(new(Step, (ev.index, before, after, oom, late)))
+        run.steps.append(Step(event=ev.index, before=before, after=after, out_of_model=oom,
+                              late=late))
         if late:
             run.late.append(ev.index)
         if oom:
@@ -123,17 +124,12 @@ def replay_operation(events: Sequence[Event]) -> OperationRun:
     return OperationRun(attempts, duplicates, invocations)
 
 
-#: One step of a shape: (position in the operation's tool events, state before, state after,
-#: out of model, late).
-ShapeStep = tuple[int, str | None, str | None, bool, bool]
-
-
 class AttemptShape(msgspec.Struct, frozen=True):
     """One attempt of a ``Shape``: its replay, events named by their position among the
     operation's tool events."""
 
     number: int
-    steps: tuple[ShapeStep, ...]
+    steps: tuple[Step, ...]  # ``event``: the position of the event, not its index
     state: str | None  # the state it ended in
     invocation: int | None  # position of its first tool-invocation
     late: tuple[int, ...]  # positions
@@ -159,8 +155,7 @@ def shape_of(events: Sequence[Event]) -> Shape:
     attempts = tuple(
         AttemptShape(
             number=n,
-            steps=tuple((pos[s.event], s.before, s.after, s.out_of_model, s.late)
-                        for s in a.steps),
+            steps=tuple(replace(s, event=pos[s.event]) for s in a.steps),
             state=a.state,
             invocation=None if a.invocation is None else pos[a.invocation.index],
             late=tuple(pos[i] for i in a.late),

@@ -1,11 +1,15 @@
 """The immutable model of one vCon: what the TUI and every export present.
 
-Events and replay steps are NamedTuples (cheap to build by the hundred thousand); diagnostics,
-findings, standing decisions and derivations frozen msgspec Structs (built by the ten thousand:
-a Struct is made in C, a frozen dataclass sets each field through object.__setattr__); the rest
-frozen, slotted dataclasses. Nothing here is mutated after ``build_model`` returns, so the TUI
-and the exports share one model without copying. String values are exactly as recorded (not
-sanitised): presenters pass them through ``viewer.textsafe`` before showing them.
+Events are NamedTuples (cheap to build by the hundred thousand); replay steps, attempts,
+operations, diagnostics, findings, standing decisions and derivations frozen msgspec Structs:
+a Struct is built by field name in C (a NamedTuple's keyword ``__new__`` is a Python call, a
+frozen dataclass sets each field through object.__setattr__) and its fields are slot reads.
+Steps, attempts and operations are ``kw_only`` and, being no tuples, cannot be indexed or
+unpacked: no code depends on the order of their fields (issue 16).
+The rest are frozen, slotted dataclasses. Nothing here is mutated after ``build_model``
+returns, so the TUI and the exports share one model without copying. String values are exactly
+as recorded (not sanitised): presenters pass them through ``viewer.textsafe`` before showing
+them.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ class Event(NamedTuple):
     raw: dict[str, Any]  # the Event Object as recorded; never modify
 
 
-class Step(NamedTuple):
-    """One event replayed in an attempt's state model."""
+class Step(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """One event replayed in an attempt's state model. (``gc=False``: the model's most
+    numerous object holds no container that could lead back to it.)"""
 
     event: int  # event index
     before: str | None  # state before (None: the attempt had not started)
@@ -80,9 +85,9 @@ class StandingDecision(msgspec.Struct, frozen=True):
     order: int = 0  # replay position
 
 
-class Attempt(NamedTuple):
-    """One attempt of an operation, replayed. A NamedTuple: built once per attempt, by the
-    hundred thousand, and never changed."""
+class Attempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+    """One attempt of an operation, replayed: built once per attempt, by the hundred thousand,
+    and never changed (nothing in it leads back to it: ``gc=False``)."""
 
     number: int
     steps: tuple[Step, ...]  # replay order
@@ -102,14 +107,14 @@ class Attempt(NamedTuple):
 
     @property
     def events(self) -> tuple[int, ...]:
-        return tuple([s[0] for s in self.steps])
+        return tuple([s.event for s in self.steps])
 
     @property
     def states(self) -> tuple[str | None, ...]:
-        return tuple([s[2] for s in self.steps])
+        return tuple([s.after for s in self.steps])
 
 
-class Operation(NamedTuple):
+class Operation(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """Every event of one operation_id, and what replay decided about it."""
 
     operation_id: str

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from itertools import islice
-from operator import itemgetter
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -104,57 +104,57 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             rec = records[party] = party_record(model, party)
             return rec
 
-    step_event = itemgetter(0)
-    step_after = itemgetter(2)
-    # Operations and attempts are unpacked, not read field by field: a NamedTuple field is a
-    # descriptor call, and a big summary reads dozens per operation.
+    step_event = attrgetter("event")
+    step_after = attrgetter("after")
     for op in ops:
-        (op_id, kind, server, tool, decision, life, dec_event, outcome, op_attempts, once,
-         unassigned, first_time, fo, retries, op_escalated, late_responses, op_flags) = op
+        first_time = op.first_time
+        fo = op.first_order
         attempts = []
         first = replay[fo] if 0 <= fo < n_replay else -1
         first_text: Any = False  # not yet written
-        for a in op_attempts:
-            (number, steps, a_start, a_end, final_state, _, _, _, a_decision, a_life, a_event,
-             late, out_of_model, escalated, flags) = a
+        for a in op.attempts:
+            steps = a.steps
+            a_start, a_end = a.start, a.end
             if steps:
-                i0 = steps[0][0]
+                i0 = steps[0].event
                 start = event_time(i0, a_start)
                 if i0 == first and a_start is first_time and first_text is False:
                     first_text = start  # the same event's time: the same text
-                end = event_time(steps[-1][0], a_end)
+                end = event_time(steps[-1].event, a_end)
             else:
                 start, end = rfc3339(a_start), rfc3339(a_end)
+            late, out_of_model, flags = a.late, a.out_of_model, a.flags
             attempts.append({
-                "attempt": number,
+                "attempt": a.number,
                 "start": start,
                 "end": end,
                 "states": list(map(step_after, steps)),
-                "final_state": final_state,
+                "final_state": a.final_state,
                 "events": list(map(step_event, steps)),
                 "late": list(late) if late else [],
                 "out_of_model": list(out_of_model) if out_of_model else [],
-                "decision": a_decision,
-                "decision_life": a_life,
-                "decision_event": a_event,
-                "escalated": escalated,
+                "decision": a.decision,
+                "decision_life": a.decision_life,
+                "decision_event": a.decision_event,
+                "escalated": a.escalated,
                 "flags": sorted(flags) if flags else [],
             })
         if first_text is False:
             first_text = event_time(first, first_time)
+        unassigned, once, op_flags = op.unassigned_events, op.once_decisions, op.flags
         yield {
-            "operation_id": op_id,
-            "operation": kind,
-            "server": server,
-            "tool": tool,
-            "decision": decision,
-            "decision_life": life,
-            "decision_event": dec_event,
-            "outcome": outcome,
+            "operation_id": op.operation_id,
+            "operation": op.operation,
+            "server": op.server,
+            "tool": op.tool,
+            "decision": op.decision,
+            "decision_life": op.decision_life,
+            "decision_event": op.decision_event,
+            "outcome": op.outcome,
             "attempts": attempts,
-            "retries": retries,
-            "escalated": op_escalated,
-            "late_responses": late_responses,
+            "retries": op.retries,
+            "escalated": op.escalated,
+            "late_responses": op.late_responses,
             "unassigned_events": list(unassigned) if unassigned else [],
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
