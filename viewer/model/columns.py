@@ -9,19 +9,26 @@ field can say (an index against the vCon's parties, sessions and attachments; co
 that come together), are checked after, column by column. An event that passes has nothing for
 ``check_event`` to say; every other one goes through it, which says what is off. So the rules
 are stated once (the tables), and the full check is paid only for events that may be broken.
+
+The Structs are also how events are read: ``Events`` decodes the ``events`` member's JSON
+straight into them (a Struct forbids members its column does not name, so a Struct holds the
+whole event), and an event's dict is decoded from its own bytes only when a reader asks for it
+(the raw view, an export, ``check_event`` for the events that fail their column). Events given
+as values (lifted, imported, built by hand) are encoded and take the same decode.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
 import msgspec
+import orjson
 from msgspec import UNSET, Meta, UnsetType
 
 from viewer.model import spec
+from viewer.model.types import EventArray
 
 _MAX_UINT: Final = 2**53 - 1  # JMAP UnsignedInt upper bound
 UInt = Annotated[int, Meta(ge=0, le=_MAX_UINT)]
@@ -42,10 +49,11 @@ VALUE_TYPES: Final[dict[str, Any]] = {
     "body": Any,  # not null: a column check (the union of every JSON type costs more)
     "encoding": Literal["json"],
     "mediatype": str,  # type/subtype: a column check
+    "time": str,  # an RFC 3339 date-time: the builder parses it (and says what is wrong)
 }
 #: Members a clean event never has: external content, and the core's legacy "session".
 ALWAYS_ABSENT: Final = ("url", "content_hash", "session")
-_NOT_FIELDS: Final = frozenset({"type", "time"})  # the tag, and the builder's
+_NOT_FIELDS: Final = frozenset({"type"})  # the tag
 CONTENT_FIELDS: Final = ("body", "encoding", "mediatype")
 
 
@@ -76,9 +84,12 @@ def _field(name: str, cell: spec.Cell) -> tuple[str, Any, Any]:
 
 
 def _struct(tag: str, column: dict[str, spec.Cell]) -> type[msgspec.Struct]:
+    """The Struct of a column. No other member: an event with one its column does not name
+    takes the full check (so a decoded Struct is the whole event, which the duplicate-key count
+    of ``Events.colons`` relies on)."""
     fields = [_field(name, cell) for name, cell in fields_of(column).items()]
     return msgspec.defstruct(tag.title().replace("-", ""), fields, kw_only=True, tag=tag,
-                             tag_field="type")
+                             tag_field="type", forbid_unknown_fields=True, gc=False)
 
 
 def _agreed(a: dict[str, spec.Cell], b: dict[str, spec.Cell]) -> dict[str, spec.Cell]:
@@ -100,59 +111,186 @@ COLUMNS: Final[dict[str, type[msgspec.Struct]]] = {
 }
 #: A Struct's class -> its event type (the tag).
 TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
-_EVENTS: Final = list[Union[tuple(COLUMNS.values())]]  # type: ignore[misc]  # noqa: UP007
+_EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP007
 #: Types whose content is optional: a body brings its encoding and mediatype, and no body
 #: leaves no content member (which fields alone cannot say).
 _OPTIONAL_CONTENT: Final = tuple(
     COLUMNS[t] for t, col in spec.TOOL_EVENT_PARAMS.items() if col["content"] == "O")
 _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
-_AT: Final = re.compile(r"at `\$\[(\d+)\]")
-_CHUNK: Final = 8192  # events converted at once
-_FAILS: Final = 16  # failed events in a chunk before the rest of it takes the full check
+_ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
+_ONE: Final = msgspec.json.Decoder(_EVENT)
+_SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
+_ENCODE: Final = msgspec.json.Encoder().encode
+_TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
 
 
-def unclean(events: list[Any], n_parties: int | None, n_sessions: int | None,
-            attachments: int | None, structs: list[Any] | None = None) -> bytearray:
+class Events(EventArray, Sequence[Any]):
+    """The vCon's ``events`` array as read: per event its column Struct (None when it fails
+    its column's types or is no object: ``check_event`` then says what is off) and its value
+    as recorded, decoded from the event's own bytes when first asked for and kept.
+
+    Headless summaries and checks of a clean file never build an event's dict: the model
+    reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
+
+    __slots__ = ("_raw", "_slices", "_values", "structs")
+
+    def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
+                 slices: list[msgspec.Raw] | None = None) -> None:
+        self.structs = structs
+        self._values = values
+        self._raw = raw
+        self._slices = slices
+
+    @classmethod
+    def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
+        """The events of the JSON array ``raw``. Raises ``msgspec.ValidationError`` when it is
+        not an array, ``msgspec.DecodeError`` or ``orjson.JSONDecodeError`` when it is not JSON
+        (the loader then reads the file as a whole, for its one message)."""
+        try:
+            structs = _ALL.decode(raw)
+            return cls(structs, [_TODO] * len(structs), raw)
+        except msgspec.ValidationError:  # some event fails its column: one by one
+            pass
+        slices = _SLICES.decode(raw)
+        structs = _structs(slices)
+        values = [_TODO if st is not None else orjson.loads(memoryview(s))  # check_event's
+                  for s, st in zip(slices, structs, strict=True)]
+        return cls(structs, values, raw, slices)
+
+    @classmethod
+    def of(cls, value: Any) -> Events | None:
+        """``value`` (a vCon's ``events`` member) as Events: itself when the loader read it,
+        a list's items through their JSON (the values kept as given); None for no array."""
+        if type(value) is cls:
+            return value
+        if not isinstance(value, list):
+            return None
+        try:
+            raw = _ENCODE(value)
+            try:
+                structs = _ALL.decode(raw)
+            except msgspec.ValidationError:
+                structs = _structs(_SLICES.decode(raw))
+        except (msgspec.EncodeError, TypeError, OverflowError, ValueError, RecursionError):
+            structs = []  # some item is no JSON: each on its own
+            for v in value:
+                try:
+                    structs.append(_ONE.decode(_ENCODE(v)))
+                except (msgspec.EncodeError, TypeError, OverflowError, ValueError,
+                        RecursionError):
+                    structs.append(None)
+        return cls(structs, list(value))
+
+    def __len__(self) -> int:
+        return len(self.structs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        v = self._values[i]
+        if v is _TODO:
+            if self._slices is None:
+                self._slices = _SLICES.decode(self._raw)
+            v = self._values[i] = orjson.loads(memoryview(self._slices[i]))
+        return v
+
+    def __iter__(self) -> Iterator[Any]:
+        values = self._values
+        if _TODO in values:  # all at once: one parse of the array, not one per event
+            every = orjson.loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
+                                 else self._raw)
+            for i, v in enumerate(values):
+                if v is _TODO:
+                    values[i] = every[i]
+        return iter(values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, Events)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
+
+    def __repr__(self) -> str:
+        return f"Events({len(self)} events)"
+
+    def column(self, name: str) -> list[Any]:
+        """Member ``name`` of every event as ``dict.get`` reads it (None when absent), from
+        the Structs in one pass when every event has one."""
+        structs = self.structs
+        if None not in structs:
+            out = list(map(attrgetter(name), structs))
+            if UNSET in out:
+                out = [None if v is UNSET else v for v in out]
+            return out
+        out = []
+        for i, st in enumerate(structs):
+            if st is not None:
+                v = getattr(st, name)
+                out.append(None if v is UNSET else v)
+            else:
+                e = self[i]
+                out.append(e.get(name) if type(e) is dict else None)
+        return out
+
+    def any_of(self, types: frozenset[str] | set[str]) -> bool:
+        """Whether any event's ``type`` is one of ``types``."""
+        tags = {TAGS[type(st)] for st in self.structs if st is not None}
+        if not tags.isdisjoint(types):
+            return True
+        return any(type(v := self[i]) is dict and v.get("type") in types
+                   for i, st in enumerate(self.structs) if st is None)
+
+    def colons(self, dumps: Callable[[Any], bytes]) -> int:
+        """The colons of these events written back as JSON (those without a Struct by
+        ``dumps``): one per member of each object, and those inside strings. It equals the
+        recorded array's count unless an object names a key twice (a Struct keeps one value per
+        field, as a dict does per key), or the recorded text escapes a colon (``load.py`` looks
+        for that first)."""
+        structs = self.structs
+        n = _ENCODE(structs).count(b":")
+        if None in structs:
+            n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
+        return n
+
+
+def _structs(slices: list[msgspec.Raw]) -> list[Any]:
+    """Each event's Struct, None for those that fail their column's types."""
+    structs: list[Any] = []
+    append = structs.append
+    one = _ONE.decode
+    for s in slices:
+        try:
+            append(one(s))
+        except msgspec.ValidationError:
+            append(None)
+    return structs
+
+
+def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int | None,
+            attachments: int | None) -> bytearray:
     """One byte per event: 1 when ``check_event`` may have something to say about it (run it),
-    0 when it passes its column and the index checks (it has nothing to say). ``n_parties``,
-    ``n_sessions``, ``attachments``: the lengths of those arrays (None: not an array).
-    ``structs``, a list as long as ``events`` (of None), gets each converted event's Struct."""
-    n = len(events)
-    flags = bytearray(n)
+    0 when it passes its column and the index checks (it has nothing to say). ``events``: an
+    events array (``Events.of``); ``n_parties``, ``n_sessions``, ``attachments``: the lengths
+    of those arrays (None: not an array)."""
+    got = Events.of(events)
+    structs = got.structs if got is not None else []
+    n = len(structs)
     if n_sessions is None:  # sessions not an array: every index into it is reported
         return bytearray(b"\x01") * n
-    for start in range(0, n, _CHUNK):
-        chunk = events[start:start + _CHUNK]
-        for at, converted in _converted(chunk, flags, start):
-            _after(converted, at, flags, n_parties, n_sessions, attachments)
-            if structs is not None:
-                structs[at:at + len(converted)] = converted
-    return flags
-
-
-def _converted(chunk: list[Any], flags: bytearray, start: int
-               ) -> Iterator[tuple[int, list[Any]]]:
-    """(position of the first, Structs) of each run of ``chunk`` that converts; the event a
-    failure names is flagged (context events fail too: they have no column, and ``check_event``
-    reports only a malformed ``type`` among them). Past ``_FAILS`` failures, the rest of the
-    chunk is flagged whole."""
+    flags = bytearray(n)
     at = 0
-    fails = 0
-    while at < len(chunk):
+    while at < n:  # each run of Structs between events that failed their column
         try:
-            yield start + at, msgspec.convert(chunk[at:], _EVENTS)
-            return
-        except msgspec.ValidationError as exc:
-            m = _AT.search(str(exc))
-            fails += 1
-            if m is None or fails > _FAILS:
-                flags[start + at:start + len(chunk)] = b"\x01" * (len(chunk) - at)
-                return
-            k = int(m.group(1))
-            if k:
-                yield start + at, msgspec.convert(chunk[at:at + k], _EVENTS)
-            flags[start + at + k] = 1
-            at += k + 1
+            end = structs.index(None, at)
+        except ValueError:
+            end = n
+        _after(structs[at:end] if at or end < n else structs, at, flags, n_parties,
+               n_sessions, attachments)
+        if end < n:
+            flags[end] = 1
+        at = end + 1
+    return flags
 
 
 _SESSIONS = attrgetter("sessions")

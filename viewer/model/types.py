@@ -16,9 +16,23 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 import msgspec
+from msgspec import UNSET
 
 Severity = Literal["error", "warning", "info"]
 EventKind = Literal["decision", "tool", "context"]
+
+
+class EventArray:
+    """What an ``events`` array read by the model is (``columns.Events``): ``array[i]`` the
+    event as recorded; ``structs[i]`` its column's Struct (None when it has none), whose
+    fields hold its members (``UNSET`` when absent)."""
+
+    __slots__ = ()
+    structs: list[Any]
+
+    def column(self, name: str) -> list[Any]:
+        """Member ``name`` of every event, as ``Event.get`` reads it."""
+        raise NotImplementedError
 
 
 class Event(NamedTuple):
@@ -33,7 +47,28 @@ class Event(NamedTuple):
     attempt: int | None  # None when missing or not an integer >= 1
     party: int | None
     sessions: tuple[int, ...]
-    raw: dict[str, Any]  # the Event Object as recorded; never modify
+    #: The ``events`` array it was read from (``EventArray``: ``columns.Events``, which decodes
+    #: an event's dict only when it is asked for); its value itself when built by hand.
+    source: Any
+
+    @property
+    def raw(self) -> Any:
+        """The Event Object as recorded (a dict, or whatever the array holds); never modify."""
+        s = self[9]
+        return s[self[0]] if isinstance(s, EventArray) else s
+
+    def get(self, name: str) -> Any:
+        """The member ``name`` as ``raw.get`` reads it (None when absent or ``raw`` is no
+        object), from its column's Struct when it has one (every Struct has a field per
+        parameter of the draft), so that no dict is decoded."""
+        s = self[9]
+        if isinstance(s, EventArray):
+            st = s.structs[self[0]]
+            if st is not None:
+                v = getattr(st, name)
+                return None if v is UNSET else v
+            s = s[self[0]]
+        return s.get(name) if type(s) is dict else None
 
 
 class Step(NamedTuple):
