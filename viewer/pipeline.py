@@ -25,7 +25,7 @@ from viewer.load import (
     read_input,
 )
 from viewer.model import spec
-from viewer.model.columns import Events
+from viewer.model.columns import Events, plain
 from viewer.model.types import Derivation, Diagnostic
 from viewer.textsafe import safe
 
@@ -81,10 +81,7 @@ def lifted(loaded: Loaded) -> Loaded:
         return loaded
     from viewer.importers.lift import derived_view  # imported only for a vCon that needs it
 
-    vcon = loaded.vcon
-    if isinstance(vcon.get("events"), Events):  # the lifter reads and copies plain values
-        vcon = {**vcon, "events": list(vcon["events"])}
-    view = derived_view(vcon)
+    view = derived_view(plain(loaded.vcon))  # the lifter reads and copies plain values
     if view is None:
         return loaded
     return replace(loaded, vcon=view.vcon, diagnostics=(*loaded.diagnostics, *view.diagnostics),

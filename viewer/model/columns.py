@@ -219,10 +219,7 @@ class Events(EventArray, Sequence[Any]):
         the Structs in one pass when every event has one."""
         structs = self.structs
         if None not in structs:
-            out = list(map(attrgetter(name), structs))
-            if UNSET in out:
-                out = [None if v is UNSET else v for v in out]
-            return out
+            return [None if v is UNSET else v for v in map(attrgetter(name), structs)]
         out = []
         for i, st in enumerate(structs):
             if st is not None:
@@ -252,6 +249,13 @@ class Events(EventArray, Sequence[Any]):
         if None in structs:
             n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
         return n
+
+
+def plain(vcon: dict[str, Any]) -> dict[str, Any]:
+    """``vcon`` with its events as a list of values (a shallow copy when they were Events):
+    for code that reads and copies plain JSON values, as the lifter does."""
+    events = vcon.get("events")
+    return {**vcon, "events": list(events)} if type(events) is Events else vcon
 
 
 def _structs(slices: list[msgspec.Raw]) -> list[Any]:
