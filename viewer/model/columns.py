@@ -111,6 +111,10 @@ COLUMNS: Final[dict[str, type[msgspec.Struct]]] = {
 }
 #: A Struct's class -> its event type (the tag).
 TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
+#: The fields every Struct has (one per parameter of the draft, and ``ALWAYS_ABSENT``).
+_FIELDS: Final = frozenset.intersection(*(frozenset(c.__struct_fields__)
+                                          for c in COLUMNS.values()))
+assert all(frozenset(c.__struct_fields__) == _FIELDS for c in COLUMNS.values())
 _EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP007
 #: Types whose content is optional: a body brings its encoding and mediatype, and no body
 #: leaves no content member (which fields alone cannot say).
@@ -218,6 +222,14 @@ class Events(EventArray, Sequence[Any]):
         """Member ``name`` of every event as ``dict.get`` reads it (None when absent), from
         the Structs in one pass when every event has one."""
         structs = self.structs
+        if name == "type":
+            return [TAGS[type(st)] if st is not None else
+                    (e.get(name) if type(e := self[i]) is dict else None)
+                    for i, st in enumerate(structs)]
+        if name not in _FIELDS:  # no Struct has it: only the events without one may
+            return [None if st is not None else
+                    (e.get(name) if type(e := self[i]) is dict else None)
+                    for i, st in enumerate(structs)]
         if None not in structs:
             return [None if v is UNSET else v for v in map(attrgetter(name), structs)]
         out = []

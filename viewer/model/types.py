@@ -59,13 +59,12 @@ class Event(NamedTuple):
 
     def get(self, name: str) -> Any:
         """The member ``name`` as ``raw.get`` reads it (None when absent or ``raw`` is no
-        object), from its column's Struct when it has one (every Struct has a field per
-        parameter of the draft), so that no dict is decoded."""
+        object), from its column's Struct when it has one, so that no dict is decoded."""
         s = self[9]
         if isinstance(s, EventArray):
             st = s.structs[self[0]]
-            if st is not None:
-                v = getattr(st, name)
+            if st is not None:  # it has no member its Struct does not name
+                v = getattr(st, name, None) if name != "type" else self[1]
                 return None if v is UNSET else v
             s = s[self[0]]
         return s.get(name) if type(s) is dict else None
