@@ -173,8 +173,10 @@ def _read_as_recorded(model: Any, recorded: list[Any]) -> None:
             assert ev.get(name) == (r.get(name) if isinstance(r, dict) else None), name
     if isinstance(source, Events):
         for name in _NAMES:
-            assert source.column(name) == [r.get(name) if isinstance(r, dict) else None
-                                           for r in recorded], name
+            values = [r.get(name) if isinstance(r, dict) else None for r in recorded]
+            assert source.column(name) == values, name
+            assert source.distinct(name) == {v for v in values
+                                             if getattr(v, "__hash__", None) is not None}
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -416,9 +416,8 @@ def _may_be_suspicious(vcon: dict[str, Any], ops: dict[str, Any],
     nothing is reported; otherwise each value is looked at, for its pointer."""
     values: list[Any] = []
     source = events[0].source if events else None
-    if isinstance(source, EventArray):
-        values += source.column("server")
-        values += source.column("tool")
+    if isinstance(source, EventArray):  # each distinct value once
+        values += source.distinct("server") | source.distinct("tool")
     else:  # built by hand: each its own
         values += [ev.get(name) for ev in events for name in ("server", "tool")]
     parties = vcon.get("parties")
@@ -533,7 +532,12 @@ def _operation(
         src_ev = once_events[0]
     server = tool = None
     if src_ev is not None:
-        server, tool = _str(src_ev.get("server")), _str(src_ev.get("tool"))
+        src = src_ev[9]  # Event.source: read from the event's Struct when it has one
+        st = src.structs[src_ev[0]] if isinstance(src, EventArray) else None
+        if st is not None:  # (UNSET, for absent, is no string)
+            server, tool = _str(st.server), _str(st.tool)
+        else:
+            server, tool = _str(src_ev.get("server")), _str(src_ev.get("tool"))
     kind = "tool-invocation"
     if once_events and isinstance(once_events[0].get("operation"), str):
         kind = once_events[0].get("operation")

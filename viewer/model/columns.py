@@ -115,6 +115,10 @@ TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
 _FIELDS: Final = frozenset.intersection(*(frozenset(c.__struct_fields__)
                                           for c in COLUMNS.values()))
 assert all(frozenset(c.__struct_fields__) == _FIELDS for c in COLUMNS.values())
+#: The fields every Struct requires (never UNSET).
+_REQUIRED: Final = frozenset.intersection(*(
+    frozenset(f.name for f in msgspec.structs.fields(c) if f.required)
+    for c in COLUMNS.values()))
 _EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP007
 #: Types whose content is optional: a body brings its encoding and mediatype, and no body
 #: leaves no content member (which fields alone cannot say).
@@ -231,6 +235,8 @@ class Events(EventArray, Sequence[Any]):
                     (e.get(name) if type(e := self[i]) is dict else None)
                     for i, st in enumerate(structs)]
         if None not in structs:
+            if name in _REQUIRED:  # never UNSET
+                return list(map(attrgetter(name), structs))
             return [None if v is UNSET else v for v in map(attrgetter(name), structs)]
         out = []
         for i, st in enumerate(structs):
@@ -240,6 +246,21 @@ class Events(EventArray, Sequence[Any]):
             else:
                 e = self[i]
                 out.append(e.get(name) if type(e) is dict else None)
+        return out
+
+    def distinct(self, name: str) -> set[Any]:
+        """The distinct values of member ``name`` (None for absent) that can be in a set."""
+        structs = self.structs
+        try:
+            if name in _FIELDS and None not in structs:
+                out = set(map(attrgetter(name), structs))
+            else:
+                out = set(self.column(name))
+        except TypeError:  # some value is no key (a body's object)
+            return {v for v in self.column(name) if getattr(v, "__hash__", None) is not None}
+        if UNSET in out:
+            out.discard(UNSET)
+            out.add(None)
         return out
 
     def any_of(self, types: frozenset[str] | set[str]) -> bool:

@@ -34,6 +34,10 @@ class EventArray:
         """Member ``name`` of every event, as ``Event.get`` reads it."""
         raise NotImplementedError
 
+    def distinct(self, name: str) -> set[Any]:
+        """The distinct values (those that can be in a set) of member ``name``."""
+        raise NotImplementedError
+
 
 class Event(NamedTuple):
     """One Event Object, by its index in the top-level ``events`` array."""
