@@ -128,7 +128,9 @@ _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
 _ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
 _ONE: Final = msgspec.json.Decoder(_EVENT)
 _SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
-_ENCODE: Final = msgspec.json.Encoder().encode
+_ENCODER: Final = msgspec.json.Encoder()
+_ENCODE: Final = _ENCODER.encode
+_CHUNK: Final = 4096  # events written back at once to count their colons
 _TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
 
 
@@ -278,7 +280,12 @@ class Events(EventArray, Sequence[Any]):
         field, as a dict does per key), or the recorded text escapes a colon (``load.py`` looks
         for that first)."""
         structs = self.structs
-        n = _ENCODE(structs).count(b":")
+        n = 0
+        buf = bytearray()
+        encode_into = _ENCODER.encode_into
+        for at in range(0, len(structs), _CHUNK):  # one buffer reused: no copy of the array
+            encode_into(structs[at:at + _CHUNK], buf)
+            n += buf.count(b":")
         if None in structs:
             n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
         return n
