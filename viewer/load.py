@@ -376,22 +376,29 @@ def _parse(
 
 
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_KEY: Final = msgspec.json.Encoder().encode
 
 
 def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
     """The JSON object of ``body`` with its ``events`` array read by ``columns.Events`` (into
-    the Structs the model reads; an event's dict only when asked for) and every other member by
-    orjson; None when that cannot be done (not an object, not JSON, no events array): then
-    orjson reads the whole, and gives its message. Both accept the same JSON: msgspec parses
-    every value of an event that decodes into its Struct, orjson every other value."""
+    the Structs the model reads; an event's dict only when asked for) and every other member,
+    with the events that have no Struct, by one orjson parse; None when that cannot be done
+    (not an object, not JSON, no events array): then orjson reads the whole, and gives its
+    message. Both accept the same JSON: msgspec parses every value of an event that decodes
+    into its Struct, orjson every other value."""
     try:
         members = _MEMBERS.decode(body)
         events = members.get("events")
         if events is None:
             return None
         events = Events.decode(events)
-        return {k: events if k == "events" else orjson.loads(memoryview(v))
-                for k, v in members.items()}
+        # The other members and the events without a Struct in one parse: [{members}, [events]]
+        todo, unread = events.unread()
+        rest, values = orjson.loads(
+            b"[{" + b",".join([_KEY(k) + b":" + bytes(v) for k, v in members.items()
+                               if k != "events"]) + b"}," + unread + b"]")
+        events.fill(todo, values)
+        return {k: events if k == "events" else rest[k] for k in members}
     except (msgspec.DecodeError, orjson.JSONDecodeError, RecursionError):  # ValidationError too
         return None
 

@@ -153,19 +153,33 @@ class Events(EventArray, Sequence[Any]):
 
     @classmethod
     def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
-        """The events of the JSON array ``raw``. Raises ``msgspec.ValidationError`` when it is
-        not an array, ``msgspec.DecodeError`` or ``orjson.JSONDecodeError`` when it is not JSON
-        (the loader then reads the file as a whole, for its one message)."""
+        """The events of the JSON array ``raw``, each event's value still to decode (see
+        ``unread``). Raises ``msgspec.ValidationError`` when it is not an array,
+        ``msgspec.DecodeError`` when it is not JSON (the loader then reads the file as a
+        whole, for its one message)."""
         try:
             structs = _ALL.decode(raw)
             return cls(structs, [_TODO] * len(structs), raw)
         except msgspec.ValidationError:  # some event fails its column: one by one
             pass
         slices = _SLICES.decode(raw)
-        structs = _structs(slices)
-        values = [_TODO if st is not None else orjson.loads(memoryview(s))  # check_event's
-                  for s, st in zip(slices, structs, strict=True)]
-        return cls(structs, values, raw, slices)
+        return cls(_structs(slices), [_TODO] * len(slices), raw, slices)
+
+    def unread(self) -> tuple[list[int], bytes]:
+        """The events without a Struct (``check_event`` reads their values) and a JSON array
+        of them, for the loader to parse with the vCon's other members; ``fill`` takes the
+        values."""
+        todo = [i for i, st in enumerate(self.structs) if st is None]
+        if not todo:
+            return todo, b"[]"
+        slices = self._slices
+        assert slices is not None  # an event without a Struct was decoded one by one
+        return todo, b"[" + b",".join([bytes(slices[i]) for i in todo]) + b"]"
+
+    def fill(self, indices: list[int], values: list[Any]) -> None:
+        """The values of events ``indices`` (``unread``), parsed by the loader."""
+        for i, v in zip(indices, values, strict=True):
+            self._values[i] = v
 
     @classmethod
     def of(cls, value: Any) -> Events | None:
