@@ -197,3 +197,12 @@ def test_events_read_from_bytes_or_values_are_the_recorded_ones(seed: int) -> No
     from_values = build_model(replace(loaded, vcon={**loaded.vcon, "events": given}))
     _read_as_recorded(from_values, recorded)
     assert from_values.events[0].raw is given[0]  # the values themselves, not copies
+
+
+def test_a_vendor_member_needs_no_check() -> None:
+    """A member no column names does not make an event unclean (check_event ignores it)."""
+    ev = tool("tool-invocation", 0)
+    ev["x-vendor"] = [1, {"a": None}]
+    doc = vcon([ev, tool("tool-result", 1)])
+    assert list(_flags(doc)) == [0, 0]
+    assert _said(doc, 0) == []

@@ -105,3 +105,16 @@ def test_a_key_twice_inside_a_body_or_an_event_is_found() -> None:
     assert [d.pointer for d in model.diagnostics if d.code == "duplicate-key"] == [
         "/events/0/party"]
     assert model.events[0].party == 0 and model.events[0].raw["party"] == 0  # the last, as read
+
+
+def test_a_vendor_member_passes_its_column_and_a_key_twice_in_it_is_found() -> None:
+    """An event with a member no column names is read like any clean one (no diagnostic),
+    and a key named twice inside that member is still a ``duplicate-key``."""
+    doc = vcon([tool("tool-invocation", 0), tool("tool-result", 1)])
+    doc["events"][0]["x-vendor"] = {"k": 1}
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    assert not [d for d in model.diagnostics if d.code == "duplicate-key"]
+    assert model.events[0].get("x-vendor") == {"k": 1} == model.events[0].raw["x-vendor"]
+    raw = orjson.dumps(doc).replace(b'{"k":1}', b'{"k":1,"k":2}', 1)
+    assert [d.pointer for d in build_model(load_bytes(raw)).diagnostics
+            if d.code == "duplicate-key"] == ["/events/0/x-vendor/k"]

@@ -109,8 +109,14 @@ COLUMNS: Final[dict[str, type[msgspec.Struct]]] = {
     **{t: _struct(t, col) for t, col in spec.TOOL_EVENT_PARAMS.items()},
     spec.POLICY_DECISION: _struct(spec.POLICY_DECISION, _agreed(*_LIVES.values())),
 }
+#: The same Structs with members no column names allowed (and not kept): an event with a
+#: vendor's member passes its column as well, but its value is parsed, for its colons.
+_LOOSE: Final[dict[str, type[msgspec.Struct]]] = {
+    t: msgspec.defstruct(cls.__name__, [], bases=(cls,), kw_only=True, tag=t, tag_field="type",
+                         forbid_unknown_fields=False, gc=False)
+    for t, cls in COLUMNS.items()}
 #: A Struct's class -> its event type (the tag).
-TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
+TAGS: Final = {cls: t for cols in (COLUMNS, _LOOSE) for t, cls in cols.items()}
 #: The fields every Struct has (one per parameter of the draft, and ``ALWAYS_ABSENT``).
 _FIELDS: Final = frozenset.intersection(*(frozenset(c.__struct_fields__)
                                           for c in COLUMNS.values()))
@@ -127,6 +133,7 @@ _OPTIONAL_CONTENT: Final = tuple(
 _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
 _ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
 _ONE: Final = msgspec.json.Decoder(_EVENT)
+_ONE_LOOSE: Final = msgspec.json.Decoder(Union[tuple(_LOOSE.values())])  # type: ignore[misc]  # noqa: UP007
 _SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
 _ENCODER: Final = msgspec.json.Encoder()
 _ENCODE: Final = _ENCODER.encode
@@ -142,14 +149,16 @@ class Events(EventArray, Sequence[Any]):
     Headless summaries and checks of a clean file never build an event's dict: the model
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
-    __slots__ = ("_raw", "_slices", "_values", "structs")
+    __slots__ = ("_loose", "_raw", "_slices", "_values", "structs")
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
-                 slices: list[msgspec.Raw] | None = None) -> None:
+                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None
+                 ) -> None:
         self.structs = structs
         self._values = values
         self._raw = raw
         self._slices = slices
+        self._loose = loose or []  # events whose Struct does not hold every member
 
     @classmethod
     def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
@@ -163,13 +172,16 @@ class Events(EventArray, Sequence[Any]):
         except msgspec.ValidationError:  # some event fails its column: one by one
             pass
         slices = _SLICES.decode(raw)
-        return cls(_structs(slices), [_TODO] * len(slices), raw, slices)
+        structs, loose = _structs(slices)
+        return cls(structs, [_TODO] * len(slices), raw, slices, loose)
 
     def unread(self) -> tuple[list[int], bytes]:
-        """The events without a Struct (``check_event`` reads their values) and a JSON array
-        of them, for the loader to parse with the vCon's other members; ``fill`` takes the
-        values."""
+        """The events without a Struct (``check_event`` reads their values) or with a loose one
+        (the duplicate-key count reads theirs) and a JSON array of them, for the loader to
+        parse with the vCon's other members; ``fill`` takes the values."""
         todo = [i for i, st in enumerate(self.structs) if st is None]
+        if self._loose:
+            todo = sorted({*todo, *self._loose})
         if not todo:
             return todo, b"[]"
         slices = self._slices
@@ -194,7 +206,7 @@ class Events(EventArray, Sequence[Any]):
             try:
                 structs = _ALL.decode(raw)
             except msgspec.ValidationError:
-                structs = _structs(_SLICES.decode(raw))
+                structs, _ = _structs(_SLICES.decode(raw))
         except (msgspec.EncodeError, TypeError, OverflowError, ValueError, RecursionError):
             structs = []  # some item is no JSON: each on its own
             for v in value:
@@ -246,10 +258,9 @@ class Events(EventArray, Sequence[Any]):
             return [TAGS[type(st)] if st is not None else
                     (e.get(name) if type(e := self[i]) is dict else None)
                     for i, st in enumerate(structs)]
-        if name not in _FIELDS:  # no Struct has it: only the events without one may
-            return [None if st is not None else
-                    (e.get(name) if type(e := self[i]) is dict else None)
-                    for i, st in enumerate(structs)]
+        if name not in _FIELDS:  # no Struct holds it: from the values
+            return [e.get(name) if type(e := self[i]) is dict else None
+                    for i in range(len(structs))]
         if None not in structs:
             if name in _REQUIRED:  # never UNSET
                 return list(map(attrgetter(name), structs))
@@ -288,12 +299,16 @@ class Events(EventArray, Sequence[Any]):
                    for i, st in enumerate(self.structs) if st is None)
 
     def colons(self, dumps: Callable[[Any], bytes]) -> int:
-        """The colons of these events written back as JSON (those without a Struct by
-        ``dumps``): one per member of each object, and those inside strings. It equals the
-        recorded array's count unless an object names a key twice (a Struct keeps one value per
-        field, as a dict does per key), or the recorded text escapes a colon (``load.py`` looks
-        for that first)."""
+        """The colons of these events written back as JSON (those without a Struct that holds
+        every member by ``dumps``): one per member of each object, and those inside strings.
+        It equals the recorded array's count unless an object names a key twice (a Struct
+        keeps one value per field, as a dict does per key), or the recorded text escapes a
+        colon (``load.py`` looks for that first)."""
         structs = self.structs
+        if self._loose:
+            structs = structs.copy()
+            for i in self._loose:
+                structs[i] = None
         n = 0
         buf = bytearray()
         encode_into = _ENCODER.encode_into
@@ -312,17 +327,23 @@ def plain(vcon: dict[str, Any]) -> dict[str, Any]:
     return {**vcon, "events": list(events)} if type(events) is Events else vcon
 
 
-def _structs(slices: list[msgspec.Raw]) -> list[Any]:
-    """Each event's Struct, None for those that fail their column's types."""
+def _structs(slices: list[msgspec.Raw]) -> tuple[list[Any], list[int]]:
+    """Each event's Struct, None for those that fail their column's types; and the events
+    that pass only with a member no column names (a loose Struct: their values are parsed)."""
     structs: list[Any] = []
+    loose: list[int] = []
     append = structs.append
     one = _ONE.decode
-    for s in slices:
+    for i, s in enumerate(slices):
         try:
             append(one(s))
         except msgspec.ValidationError:
-            append(None)
-    return structs
+            try:
+                append(_ONE_LOOSE.decode(s))
+                loose.append(i)
+            except msgspec.ValidationError:
+                append(None)
+    return structs, loose
 
 
 def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int | None,
@@ -358,7 +379,8 @@ _BODY = attrgetter("body")
 _MEDIATYPE = attrgetter("mediatype")
 _SERVER = attrgetter("server")
 #: Structs that need a look of their own: policy cells by life, optional content.
-_SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT})
+_SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT, _LOOSE[spec.POLICY_DECISION],
+                             *(_LOOSE[TAGS[c]] for c in _OPTIONAL_CONTENT)})
 
 
 def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
@@ -402,7 +424,7 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
 
 def _special_ok(st: Any) -> bool:
     """A policy-decision's cells by its life; optional content that comes together."""
-    if type(st) is _POLICY:
+    if isinstance(st, _POLICY):
         for name, cell in LIFE_CELLS[st.policy_life].items():
             v = getattr(st, name)
             if (v is UNSET or v is None) if cell == "M" else v is not UNSET and v is not None:

@@ -22,6 +22,9 @@ Severity = Literal["error", "warning", "info"]
 EventKind = Literal["decision", "tool", "context"]
 
 
+_NO_FIELD = object()
+
+
 class EventArray:
     """What an ``events`` array read by the model is (``columns.Events``): ``array[i]`` the
     event as recorded; ``structs[i]`` its column's Struct (None when it has none), whose
@@ -67,10 +70,11 @@ class Event(NamedTuple):
         s = self[9]
         if isinstance(s, EventArray):
             st = s.structs[self[0]]
-            if st is not None:  # it has no member its Struct does not name
-                v = getattr(st, name, None) if name != "type" else self[1]
-                return None if v is UNSET else v
-            s = s[self[0]]
+            if st is not None:
+                v = getattr(st, name, _NO_FIELD) if name != "type" else self[1]
+                if v is not _NO_FIELD:
+                    return None if v is UNSET else v
+            s = s[self[0]]  # no Struct, or no field of it: the value
         return s.get(name) if type(s) is dict else None
 
 
