@@ -4,9 +4,11 @@ a field, and an event its column passes has nothing for check_event to say."""
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any
 
 import msgspec
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from msgspec import UnsetType
@@ -14,8 +16,17 @@ from msgspec import UnsetType
 from tests import strategies as S
 from tests.enginekit import mutate
 from tests.modelkit import once, standing, t, tool, vcon
+from viewer.load import load_bytes
 from viewer.model import spec
-from viewer.model.columns import ALWAYS_ABSENT, COLUMNS, CONTENT_FIELDS, LIFE_CELLS, unclean
+from viewer.model.build import build_model
+from viewer.model.columns import (
+    ALWAYS_ABSENT,
+    COLUMNS,
+    CONTENT_FIELDS,
+    LIFE_CELLS,
+    Events,
+    unclean,
+)
 from viewer.model.validate import Ctx, check_event
 
 
@@ -45,7 +56,7 @@ def test_every_tool_event_cell_is_a_field(event_type: str) -> None:
     fields = _fields(COLUMNS[event_type])
     ticked = set()
     for param, cell in spec.TOOL_EVENT_PARAMS[event_type].items():
-        if param in ("type", "time"):
+        if param == "type":  # the tag
             continue
         for name, c in _cell_fields(param, cell):
             _assert_cell(fields[name], c, f"{event_type} {param} {cell}")
@@ -59,7 +70,7 @@ def test_every_tool_event_cell_is_a_field(event_type: str) -> None:
 def test_every_policy_decision_cell_is_a_field_or_checked_by_life(life: str) -> None:
     fields = _fields(COLUMNS[spec.POLICY_DECISION])
     for param, cell in spec.POLICY_DECISION_PARAMS[life].items():
-        if param in ("type", "time"):
+        if param == "type":  # the tag
             continue
         for name, c in _cell_fields(param, cell):
             if name in LIFE_CELLS[life]:  # the lives disagree: checked after the convert
@@ -143,3 +154,55 @@ def test_what_the_columns_pass_check_event_passes_after_mutation(seed: int) -> N
                  tool("tool-invocation", 6, op="op-2"), tool("tool-cancel", 7, op="op-2")])
     doc = copy.deepcopy(base)
     _sound(msgspec.json.decode(mutate(msgspec.json.encode(doc), seed)))
+
+
+_NAMES = (*sorted({p for col in (*spec.TOOL_EVENT_PARAMS.values(),
+                                 *spec.POLICY_DECISION_PARAMS.values()) for p in col}),
+          "body", "encoding", "mediatype", "session", "url", "x-vendor")
+
+
+def _read_as_recorded(model: Any, recorded: list[Any]) -> None:
+    """Each event's ``raw`` is the recorded value, and ``get`` reads its members as
+    ``raw.get`` does (from the Struct when the event has one)."""
+    assert len(model.events) == len(recorded)
+    source = model.events[0].source if model.events else None
+    for ev in model.events:
+        r = recorded[ev.index]
+        assert ev.raw == r
+        for name in _NAMES:
+            assert ev.get(name) == (r.get(name) if isinstance(r, dict) else None), name
+    if isinstance(source, Events):
+        for name in _NAMES:
+            values = [r.get(name) if isinstance(r, dict) else None for r in recorded]
+            assert source.column(name) == values, name
+            assert source.distinct(name) == {v for v in values
+                                             if getattr(v, "__hash__", None) is not None}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_events_read_from_bytes_or_values_are_the_recorded_ones(seed: int) -> None:
+    data = mutate(orjson.dumps(vcon([
+        once(0, "allowed"), tool("tool-invocation", 1, body={"q": [1, 2]}),
+        tool("tool-progress", 2), tool("tool-result", 3), standing(4, "allowed"),
+        tool("tool-timeout", 5), {"type": "join", "time": t(6)}, 7])), seed)
+    loaded = load_bytes(data)
+    recorded = orjson.loads(data).get("events")
+    if not isinstance(recorded, list):
+        return
+    events = loaded.vcon["events"]
+    assert isinstance(events, Events) and events == recorded and list(events) == recorded
+    _read_as_recorded(build_model(loaded), recorded)
+    # the same events given as values (as lifted and imported vCons are) read the same
+    given = copy.deepcopy(recorded)
+    from_values = build_model(replace(loaded, vcon={**loaded.vcon, "events": given}))
+    _read_as_recorded(from_values, recorded)
+    assert from_values.events[0].raw is given[0]  # the values themselves, not copies
+
+
+def test_a_vendor_member_needs_no_check() -> None:
+    """A member no column names does not make an event unclean (check_event ignores it)."""
+    ev = tool("tool-invocation", 0)
+    ev["x-vendor"] = [1, {"a": None}]
+    doc = vcon([ev, tool("tool-result", 1)])
+    assert list(_flags(doc)) == [0, 0]
+    assert _said(doc, 0) == []

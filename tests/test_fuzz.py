@@ -26,7 +26,7 @@ from tests import strategies as S
 from viewer.load import LoadError, load_bytes
 from viewer.model import spec
 from viewer.model.build import build_model
-from viewer.model.types import Model
+from viewer.model.types import EventArray, Model
 from viewer.report.csv import to_csv
 from viewer.report.markdown import to_markdown
 from viewer.report.summary import summary_dict, to_json
@@ -89,7 +89,8 @@ def check_exports(model: Model) -> None:
 
 def structural_invariants(model: Model, raw_events: Any) -> None:
     """What must hold of any model, however broken the input."""
-    n = len(raw_events) if isinstance(raw_events, list) else 0
+    # the loader's events array (EventArray), or a list when built from values
+    n = len(raw_events) if isinstance(raw_events, (list, EventArray)) else 0
     assert len(model.events) == n
     assert sorted(model.replay) == list(range(n))
     assert [model.events[i].order for i in model.replay] == list(range(n))
@@ -172,7 +173,7 @@ def test_each_problem_is_a_diagnostic(doc: dict[str, Any]) -> None:
         return
     doc = model.vcon  # the parsed input: Raw values are real JSON here
     events = doc.get("events")
-    if not isinstance(events, list):
+    if not isinstance(events, (list, EventArray)):  # the loader's array, or a list
         if events is not None:
             assert "/events" in _pointers(model, "invalid-structure")
         assert model.events == ()

@@ -89,3 +89,32 @@ def test_importer_json_loads_refuses_nan() -> None:
             json_loads(bad)
         with pytest.raises(ValueError):
             json_loads(bad)
+
+
+def test_a_key_twice_inside_a_body_or_an_event_is_found() -> None:
+    """The events are decoded into Structs, which keep one value per field as a dict does per
+    key: a key named twice in an event or deep in its body is still a ``duplicate-key``."""
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0, body={"a": {"k": 1}}),
+                             tool("tool-result", 1)])).decode()
+    raw = doc.replace('{"k":1}', '{"k":1,"k":2}', 1).encode()
+    dups = [d.pointer for d in build_model(load_bytes(raw)).diagnostics
+            if d.code == "duplicate-key"]
+    assert dups == ["/events/0/body/a/k"]
+    raw = doc.replace('"party":1', '"party":1,"party":0', 1).encode()
+    model = build_model(load_bytes(raw))
+    assert [d.pointer for d in model.diagnostics if d.code == "duplicate-key"] == [
+        "/events/0/party"]
+    assert model.events[0].party == 0 and model.events[0].raw["party"] == 0  # the last, as read
+
+
+def test_a_vendor_member_passes_its_column_and_a_key_twice_in_it_is_found() -> None:
+    """An event with a member no column names is read like any clean one (no diagnostic),
+    and a key named twice inside that member is still a ``duplicate-key``."""
+    doc = vcon([tool("tool-invocation", 0), tool("tool-result", 1)])
+    doc["events"][0]["x-vendor"] = {"k": 1}
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    assert not [d for d in model.diagnostics if d.code == "duplicate-key"]
+    assert model.events[0].get("x-vendor") == {"k": 1} == model.events[0].raw["x-vendor"]
+    raw = orjson.dumps(doc).replace(b'{"k":1}', b'{"k":1,"k":2}', 1)
+    assert [d.pointer for d in build_model(load_bytes(raw)).diagnostics
+            if d.code == "duplicate-key"] == ["/events/0/x-vendor/k"]

@@ -28,8 +28,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+import msgspec
 import orjson
 
+from viewer.model.columns import Events
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
@@ -338,7 +340,8 @@ def gunzip(data: bytes, label: str, where: str, *, limit: int | None = None,
 def _parse(
     body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic]
 ) -> dict[str, Any]:
-    """orjson straight from the bytes (BOM skipped with a warning); only an object is accepted."""
+    """The JSON object of ``body`` (BOM skipped with a warning): its ``events`` as read by
+    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted."""
     if body[:3] == _BOM:
         body = memoryview(body)[3:]
         if not any(d.code == "utf8-bom" for d in diags):
@@ -347,6 +350,10 @@ def _parse(
                     "utf8-bom", "warning", "", "the input starts with a UTF-8 byte order mark"
                 )
             )
+    raw = body.obj if isinstance(body, memoryview) else body  # the BOM has no colon
+    obj = _typed(body)
+    if obj is not None and not _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
+        return obj
     try:
         obj = orjson.loads(body)
     except orjson.JSONDecodeError as e:
@@ -363,10 +370,37 @@ def _parse(
         kind = "a JSON array" if isinstance(obj, list) else "a JSON scalar"
         raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)",
                         foreign=not where)
-    raw = body.obj if isinstance(body, memoryview) else body  # the BOM has no colon
     if _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         diags.extend(duplicate_keys(raw, where))  # type: ignore[arg-type]
     return obj
+
+
+_MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_KEY: Final = msgspec.json.Encoder().encode
+
+
+def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
+    """The JSON object of ``body`` with its ``events`` array read by ``columns.Events`` (into
+    the Structs the model reads; an event's dict only when asked for) and every other member,
+    with the events that have no Struct, by one orjson parse; None when that cannot be done
+    (not an object, not JSON, no events array): then orjson reads the whole, and gives its
+    message. Both accept the same JSON: msgspec parses every value of an event that decodes
+    into its Struct, orjson every other value."""
+    try:
+        members = _MEMBERS.decode(body)
+        events = members.get("events")
+        if events is None:
+            return None
+        events = Events.decode(events)
+        # The other members and the events without a Struct in one parse: [{members}, [events]]
+        todo, unread = events.unread()
+        rest, values = orjson.loads(
+            b"[{" + b",".join([_KEY(k) + b":" + bytes(v) for k, v in members.items()
+                               if k != "events"]) + b"}," + unread + b"]")
+        events.fill(todo, values)
+        return {k: events if k == "events" else rest[k] for k in members}
+    except (msgspec.DecodeError, orjson.JSONDecodeError, RecursionError):  # ValidationError too
+        return None
 
 
 _ESCAPED_COLON: Final = re.compile(rb"\\u003[aA]")
@@ -383,6 +417,10 @@ def _maybe_duplicate_keys(raw: bytes, obj: Any) -> bool:
         return True
     from viewer.jsonenc import dumps
 
+    events = obj.get("events")
+    if type(events) is Events:  # the members but the events, then those (with their key's)
+        rest = dumps({k: v for k, v in obj.items() if k != "events"}).count(b":")
+        return raw.count(b":") != rest + 1 + events.colons(dumps)
     return raw.count(b":") != dumps(obj).count(b":")
 
 

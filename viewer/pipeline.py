@@ -25,6 +25,7 @@ from viewer.load import (
     read_input,
 )
 from viewer.model import spec
+from viewer.model.columns import Events, plain
 from viewer.model.types import Derivation, Diagnostic
 from viewer.textsafe import safe
 
@@ -65,6 +66,8 @@ def has_lifecycle_events(vcon: Any) -> bool:
     """Whether the vCon records any of the draft's tool-lifecycle events: then its own events
     are the operations, and nothing is lifted."""
     evs = vcon.get("events") if isinstance(vcon, dict) else None
+    if isinstance(evs, Events):  # as the loader read them: by their Structs first
+        return evs.any_of(spec.LIFECYCLE_EVENT_SET)
     return isinstance(evs, list) and any(
         isinstance(e, dict) and isinstance(e.get("type"), str)
         and e["type"] in spec.LIFECYCLE_EVENT_SET for e in evs)
@@ -78,7 +81,7 @@ def lifted(loaded: Loaded) -> Loaded:
         return loaded
     from viewer.importers.lift import derived_view  # imported only for a vCon that needs it
 
-    view = derived_view(loaded.vcon)
+    view = derived_view(plain(loaded.vcon))  # the lifter reads and copies plain values
     if view is None:
         return loaded
     return replace(loaded, vcon=view.vcon, diagnostics=(*loaded.diagnostics, *view.diagnostics),

@@ -622,9 +622,10 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
                  ignore_critical: bool = False) -> tuple[dict[str, Any], Report]:
     """``vcon-view import vcon``: the input vCon plus its derived events, as a new vCon."""
     from viewer.load import load_bytes
+    from viewer.model.columns import plain
 
     loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical)
-    vcon = loaded.vcon
+    vcon = plain(loaded.vcon)  # its events as values, which the derived vCon copies
     if has_lifecycle_events(vcon):
         raise NothingToLift("it already has tool-invocation events")
     events, prov = lift(vcon)

@@ -11,7 +11,7 @@ import gc
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
-from itertools import islice, repeat
+from itertools import islice
 from operator import itemgetter, le
 from typing import Any
 
@@ -19,7 +19,7 @@ from msgspec.structs import replace as with_fields
 
 from ..textsafe import safe, safe_short, suspicious_char
 from . import spec
-from .columns import TAGS, unclean
+from .columns import TAGS, Events, unclean
 from .findings import (
     OPERATION_RULES,
     AttemptRule,
@@ -41,6 +41,7 @@ from .types import (
     Attempt,
     Diagnostic,
     Event,
+    EventArray,
     Finding,
     Model,
     Operation,
@@ -56,12 +57,11 @@ _NO_FLAGGED: dict[int, set[str]] = {}  # never written: an operation without onc
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
 
 
-def _flagged(events: list[Any], ctx: Ctx, structs: list[Any] | None = None) -> bytearray:
-    """Per event, 1 when ``check_event`` may report something about it (``columns.unclean``,
-    which fills ``structs``)."""
+def _flagged(events: Events, ctx: Ctx) -> bytearray:
+    """Per event, 1 when ``check_event`` may report something about it (``columns.unclean``)."""
     att = ctx.attachments
-    return unclean(events, ctx.n_parties, ctx.n_sessions, None if att is None else len(att),
-                   structs)
+    return unclean(events, ctx.n_parties, ctx.n_sessions,
+                   None if att is None else len(att))
 
 
 def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
@@ -86,24 +86,23 @@ class _Builder:
         position is its index; only when the array is out of time order are they rebuilt with
         the sorted positions.
 
-        Most files also have an RFC 3339 time with an offset on every event: those are parsed
-        in bulk first (``parse_times``, in C); else each event's time is parsed here, with a
-        diagnostic for what is wrong with it. When, besides, every event passed its column
-        (``columns.unclean``), each Event is read from its Struct, whose types already hold
-        what the general loop checks of each member.
+        The events are read as ``columns.Events``: an event that passed its column's types is
+        read from its Struct (whose types hold what the dict branch below checks of each
+        member), any other from its dict. Most files also have an RFC 3339 time with an
+        offset on every event: those are parsed in bulk first (``parse_times``, in C); else
+        each event's time is parsed here, with a diagnostic for what is wrong with it.
         """
-        raw = self.vcon.get("events")
-        if not isinstance(raw, list):
-            raw = []
+        evs = Events.of(self.vcon.get("events"))
+        if evs is None:
+            evs = Events([], [])
+        structs = evs.structs
         ctx = Ctx.of(self.vcon)
         diags = self.diags
         # check_event only for the events their column does not pass (viewer/model/columns.py)
-        structs: list[Any] = [None] * len(raw)
-        flagged = (_flagged(raw, ctx, structs) if self.check is check_event
-                   else bytes(len(raw)))
+        flagged = _flagged(evs, ctx) if self.check is check_event else bytes(len(structs))
         times = None
-        if raw and set(map(type, raw)) == {dict}:
-            times = parse_times(list(map(dict.get, raw, repeat("time"))))
+        if structs:
+            times = parse_times(evs.column("time"))
         # Replay keys (time, index, run) are only needed once the array is found out of time
         # order; until then they are (events[j].time, j, 0) and are filled in at that point.
         # With every time parsed in bulk, the order is known before the loop.
@@ -119,43 +118,50 @@ class _Builder:
         has_lifecycle = False
         last_t = EARLIEST
         kinds = _KIND
+        tags = TAGS
         new = tuple.__new__
         one_session: dict[int, tuple[int, ...]] = {}
         check = self.check
         if times is not None and not any(flagged) and None not in structs:
-            # Every event passed its column (viewer/model/columns.py): its Struct holds usable
-            # values of what the loop below reads from the dict, and nothing is reported.
-            tags = TAGS
-            for i, (st, ev) in enumerate(zip(structs, self.vcon["events"], strict=True)):
+            # Every event passed its column: nothing is reported, and each Event is read from
+            # its Struct.
+            for i, st in enumerate(structs):
                 typ = tags[type(st)]
                 s = st.sessions
                 sessions = one_session.get(s)
                 if sessions is None:
                     sessions = one_session[s] = (s,)
                 append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
-                                   st.attempt or None, st.party, sessions, ev)))
+                                   st.attempt or None, st.party, sessions, evs)))
             has_lifecycle = bool(events)
         else:
-            for i, ev in enumerate(raw):
+            for i, st in enumerate(structs):
+                ev = evs[i] if st is None else st
                 if flagged[i]:
-                    check(i, ev, ctx, diags)
-                if type(ev) is not dict:
+                    check(i, evs[i], ctx, diags)
+                if st is not None:  # its column's types hold: read as above
+                    typ = tags[type(st)]
+                    kind = kinds[typ]
+                    get = None
+                    tv = st.time
+                elif type(ev) is not dict:
                     if keys is None:
                         keys = [(e.time, j, 0) for j, e in enumerate(events)]
                     run += 1
                     in_order = False
                     keys.append((anchor[0], anchor[1], run))
-                    append(new(Event, (i, "", "context", None, i, None, None, None, (), ev)))
+                    append(new(Event, (i, "", "context", None, i, None, None, None, (), evs)))
                     continue
-                get = ev.get
-                typ = get("type")
-                if type(typ) is not str:
-                    typ = ""
-                kind = kinds.get(typ, "context")
+                else:
+                    get = ev.get
+                    typ = get("type")
+                    if type(typ) is not str:
+                        typ = ""
+                    kind = kinds.get(typ, "context")
+                    tv = get("time")
                 if times is not None:  # parsed in bulk, none missing
                     t = times[i]
                 else:
-                    tv = get("time")
                     t, naive = parse_time(tv)
                     if t is None:
                         if tv is None:
@@ -191,6 +197,15 @@ class _Builder:
                         run = 0
                         if keys is not None:
                             keys.append((t, i, 0))
+                if get is None:  # from the Struct: every value usable
+                    s = st.sessions
+                    sessions = one_session.get(s)
+                    if sessions is None:
+                        sessions = one_session[s] = (s,)
+                    has_lifecycle = True
+                    append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
+                                       st.attempt or None, st.party, sessions, evs)))
+                    continue
                 # party, sessions, operation_id and attempt when usable (their diagnostics say
                 # what is wrong otherwise)
                 party = get("party")
@@ -208,7 +223,7 @@ class _Builder:
                 else:
                     sessions = ()
                 if kind == "context":
-                    append(new(Event, (i, typ, kind, t, i, None, None, party, sessions, ev)))
+                    append(new(Event, (i, typ, kind, t, i, None, None, party, sessions, evs)))
                 else:
                     has_lifecycle = True
                     oid = get("operation_id")
@@ -217,7 +232,7 @@ class _Builder:
                     att = get("attempt")
                     if type(att) is not int or att < 1:
                         att = None
-                    append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, ev)))
+                    append(new(Event, (i, typ, kind, t, i, oid, att, party, sessions, evs)))
         self.n_parsed = len(diags)
         check_vcon(self.vcon, has_lifecycle, diags)
         if in_order:  # (t, i, 0) keys with t non-decreasing: replay order is array order
@@ -289,12 +304,12 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     lives = spec.POLICY_LIVES
     # Unpacked, not read by attribute: a NamedTuple field is a descriptor call.
     for ev in (events if b.in_order else [events[i] for i in replay]):
-        index, _, kind, _, _, oid, attempt, _, _, raw = ev
+        index, _, kind, _, _, oid, attempt, _, _, _ = ev
         if kind == "context":
             context.append(index)
             continue
         if kind == "decision":
-            life = raw.get("policy_life")
+            life = ev.get("policy_life")
             if life not in lives:
                 life = "once" if oid is not None else "standing"
             if life == "standing":
@@ -347,17 +362,18 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
         replay_operations(first)
         yield model()
     replay_operations(None)
-    _suspicious_identifiers(vcon, ops, standing_events, diags)
+    _suspicious_identifiers(vcon, ops, standing_events, events, diags)
     yield model()
 
 
 def _suspicious_identifiers(vcon: dict[str, Any], ops: dict[str, Any],
-                            standing: list[Event], diags: list[Diagnostic]) -> None:
+                            standing: list[Event], events: tuple[Event, ...],
+                            diags: list[Diagnostic]) -> None:
     """A ``suspicious-text`` warning for each identifier that carries a control, bidi,
     default-ignorable or blank-looking character (``op-07aa`` + U+3164 reads as ``op-07aa``
     and is another id). Each distinct operation id, server and tool once, at its first event;
     party names: one regex search per distinct string, linear."""
-    if not _may_be_suspicious(vcon, ops, standing):
+    if not _may_be_suspicious(vcon, ops, events):
         return
     seen: set[str] = set()
 
@@ -377,14 +393,14 @@ def _suspicious_identifiers(vcon: dict[str, Any], ops: dict[str, Any],
         check(oid, f"/events/{first.index}/operation_id", "operation_id")
         for ev in (*op[1][:1], *[e for e in op[1][1:] if e.type == "tool-invocation"]):
             if ev.type == "tool-invocation":
-                check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
-                check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+                check(ev.get("server"), f"/events/{ev.index}/server", "server")
+                check(ev.get("tool"), f"/events/{ev.index}/tool", "tool")
         for ev in op[2]:
-            check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
-            check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+            check(ev.get("server"), f"/events/{ev.index}/server", "server")
+            check(ev.get("tool"), f"/events/{ev.index}/tool", "tool")
     for ev in standing:
-        check(ev.raw.get("server"), f"/events/{ev.index}/server", "server")
-        check(ev.raw.get("tool"), f"/events/{ev.index}/tool", "tool")
+        check(ev.get("server"), f"/events/{ev.index}/server", "server")
+        check(ev.get("tool"), f"/events/{ev.index}/tool", "tool")
     parties = vcon.get("parties")
     if isinstance(parties, list):
         for i, p in enumerate(parties):
@@ -392,22 +408,19 @@ def _suspicious_identifiers(vcon: dict[str, Any], ops: dict[str, Any],
                 check(p.get("name"), f"/parties/{i}/name", "party name")
 
 
-def _may_be_suspicious(vcon: dict[str, Any], ops: dict[str, Any], standing: list[Event]) -> bool:
-    """Whether any identifier ``_suspicious_identifiers`` looks at carries a suspicious
-    character: the values joined (by a character that is not one) and searched once, in C,
-    rather than one by one. Most files have none, and then nothing is reported; otherwise each
-    value is looked at, for its pointer."""
+def _may_be_suspicious(vcon: dict[str, Any], ops: dict[str, Any],
+                       events: tuple[Event, ...]) -> bool:
+    """Whether any identifier ``_suspicious_identifiers`` looks at may carry a suspicious
+    character: the operation ids, every event's server and tool (those it looks at among them,
+    read in bulk from the Structs) and the party names, joined (by a character that is not
+    one) and searched once, in C, rather than one by one. Most files have none, and then
+    nothing is reported; otherwise each value is looked at, for its pointer."""
     values: list[Any] = []
-    add = values.extend
-    for op in ops.values():
-        for ev in op[1]:
-            if ev[1] == "tool-invocation":  # Event.type, by position
-                r = ev[9]  # Event.raw
-                add((r.get("server"), r.get("tool")))
-        for ev in op[2]:
-            add((ev.raw.get("server"), ev.raw.get("tool")))
-    for ev in standing:
-        add((ev.raw.get("server"), ev.raw.get("tool")))
+    source = events[0].source if events else None
+    if isinstance(source, EventArray):  # each distinct value once
+        values += source.distinct("server") | source.distinct("tool")
+    else:  # built by hand: each its own
+        values += [ev.get(name) for ev in events for name in ("server", "tool")]
     parties = vcon.get("parties")
     if isinstance(parties, list):
         values += [p.get("name") for p in parties if isinstance(p, dict)]
@@ -433,16 +446,16 @@ def complete_checks(model: Model) -> Model:
     gc.disable()
     try:
         given, parsed = model.unchecked
-        raw = model.vcon.get("events")
+        evs = model.events[0].source if model.events else None
         found: list[tuple[int, int, Diagnostic]] = []
-        if isinstance(raw, list):
+        if isinstance(evs, Events):
             ctx = Ctx.of(model.vcon)
             out: list[Diagnostic] = []
-            flagged = _flagged(raw, ctx)
-            for i, ev in enumerate(raw):
+            flagged = _flagged(evs, ctx)
+            for i in range(len(evs)):
                 if not flagged[i]:
                     continue
-                check_event(i, ev, ctx, out)
+                check_event(i, evs[i], ctx, out)
                 if out:
                     found.extend((i, 0, d) for d in out)
                     out.clear()
@@ -515,11 +528,19 @@ def _operation(
         if ev.type == "tool-invocation" and (src_ev is None or ev.order < src_ev.order):
             src_ev = ev
             break
-    src = src_ev.raw if src_ev is not None else (once_events[0].raw if once_events else {})
-    server, tool = _str(src.get("server")), _str(src.get("tool"))
+    if src_ev is None and once_events:
+        src_ev = once_events[0]
+    server = tool = None
+    if src_ev is not None:
+        src = src_ev[9]  # Event.source: read from the event's Struct when it has one
+        st = src.structs[src_ev[0]] if isinstance(src, EventArray) else None
+        if st is not None:  # (UNSET, for absent, is no string)
+            server, tool = _str(st.server), _str(st.tool)
+        else:
+            server, tool = _str(src_ev.get("server")), _str(src_ev.get("tool"))
     kind = "tool-invocation"
-    if once_events and isinstance(once_events[0].raw.get("operation"), str):
-        kind = once_events[0].raw["operation"]
+    if once_events and isinstance(once_events[0].get("operation"), str):
+        kind = once_events[0].get("operation")
 
     if len(invocations) > 1:
         sid = safe_short(op_id)
@@ -533,14 +554,14 @@ def _operation(
                         f"operation_id {sid} has a second attempt-1 tool-invocation: "
                         "operation_id MUST be unique among the operations in the vCon"))
                 seen_first = True
-            other_server = _str(inv.raw.get("server")) != server
-            if inv is not first_inv and (other_server or _str(inv.raw.get("tool")) != tool):
+            other_server = _str(inv.get("server")) != server
+            if inv is not first_inv and (other_server or _str(inv.get("tool")) != tool):
                 # at the member that differs (the server when both do)
                 member = "server" if other_server else "tool"
                 diags.append(Diagnostic(
                     "operation-target-mismatch", "error", f"/events/{inv.index}/{member}",
                     f"operation {sid}: this tool-invocation names "
-                    f"{safe_short(inv.raw.get('server'))} / {safe_short(inv.raw.get('tool'))}, "
+                    f"{safe_short(inv.get('server'))} / {safe_short(inv.get('tool'))}, "
                     f"the first names {safe_short(server)} / {safe_short(tool)}"))
 
     shaped = shape.attempts
@@ -631,7 +652,7 @@ def _operation(
         elif inv is first_inv:  # the operation's target was read from it
             a_server, a_tool = server, tool
         else:
-            a_server, a_tool = _str(inv.raw.get("server")), _str(inv.raw.get("tool"))
+            a_server, a_tool = _str(inv.get("server")), _str(inv.get("tool"))
         attempts.append(Attempt(
             number=n,
             # the shape's steps, each with its event's index in place of its position

@@ -9,19 +9,26 @@ field can say (an index against the vCon's parties, sessions and attachments; co
 that come together), are checked after, column by column. An event that passes has nothing for
 ``check_event`` to say; every other one goes through it, which says what is off. So the rules
 are stated once (the tables), and the full check is paid only for events that may be broken.
+
+The Structs are also how events are read: ``Events`` decodes the ``events`` member's JSON
+straight into them (a Struct forbids members its column does not name, so a Struct holds the
+whole event), and an event's dict is decoded from its own bytes only when a reader asks for it
+(the raw view, an export, ``check_event`` for the events that fail their column). Events given
+as values (lifted, imported, built by hand) are encoded and take the same decode.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
 import msgspec
+import orjson
 from msgspec import UNSET, Meta, UnsetType
 
 from viewer.model import spec
+from viewer.model.types import EventArray
 
 _MAX_UINT: Final = 2**53 - 1  # JMAP UnsignedInt upper bound
 UInt = Annotated[int, Meta(ge=0, le=_MAX_UINT)]
@@ -42,10 +49,11 @@ VALUE_TYPES: Final[dict[str, Any]] = {
     "body": Any,  # not null: a column check (the union of every JSON type costs more)
     "encoding": Literal["json"],
     "mediatype": str,  # type/subtype: a column check
+    "time": str,  # an RFC 3339 date-time: the builder parses it (and says what is wrong)
 }
 #: Members a clean event never has: external content, and the core's legacy "session".
 ALWAYS_ABSENT: Final = ("url", "content_hash", "session")
-_NOT_FIELDS: Final = frozenset({"type", "time"})  # the tag, and the builder's
+_NOT_FIELDS: Final = frozenset({"type"})  # the tag
 CONTENT_FIELDS: Final = ("body", "encoding", "mediatype")
 
 
@@ -76,9 +84,12 @@ def _field(name: str, cell: spec.Cell) -> tuple[str, Any, Any]:
 
 
 def _struct(tag: str, column: dict[str, spec.Cell]) -> type[msgspec.Struct]:
+    """The Struct of a column. No other member: an event with one its column does not name
+    takes the full check (so a decoded Struct is the whole event, which the duplicate-key count
+    of ``Events.colons`` relies on)."""
     fields = [_field(name, cell) for name, cell in fields_of(column).items()]
     return msgspec.defstruct(tag.title().replace("-", ""), fields, kw_only=True, tag=tag,
-                             tag_field="type")
+                             tag_field="type", forbid_unknown_fields=True, gc=False)
 
 
 def _agreed(a: dict[str, spec.Cell], b: dict[str, spec.Cell]) -> dict[str, spec.Cell]:
@@ -98,61 +109,267 @@ COLUMNS: Final[dict[str, type[msgspec.Struct]]] = {
     **{t: _struct(t, col) for t, col in spec.TOOL_EVENT_PARAMS.items()},
     spec.POLICY_DECISION: _struct(spec.POLICY_DECISION, _agreed(*_LIVES.values())),
 }
+#: The same Structs with members no column names allowed (and not kept): an event with a
+#: vendor's member passes its column as well, but its value is parsed, for its colons.
+_LOOSE: Final[dict[str, type[msgspec.Struct]]] = {
+    t: msgspec.defstruct(cls.__name__, [], bases=(cls,), kw_only=True, tag=t, tag_field="type",
+                         forbid_unknown_fields=False, gc=False)
+    for t, cls in COLUMNS.items()}
 #: A Struct's class -> its event type (the tag).
-TAGS: Final = {cls: t for t, cls in COLUMNS.items()}
-_EVENTS: Final = list[Union[tuple(COLUMNS.values())]]  # type: ignore[misc]  # noqa: UP007
+TAGS: Final = {cls: t for cols in (COLUMNS, _LOOSE) for t, cls in cols.items()}
+#: The fields every Struct has (one per parameter of the draft, and ``ALWAYS_ABSENT``).
+_FIELDS: Final = frozenset.intersection(*(frozenset(c.__struct_fields__)
+                                          for c in COLUMNS.values()))
+assert all(frozenset(c.__struct_fields__) == _FIELDS for c in COLUMNS.values())
+#: The fields every Struct requires (never UNSET).
+_REQUIRED: Final = frozenset.intersection(*(
+    frozenset(f.name for f in msgspec.structs.fields(c) if f.required)
+    for c in COLUMNS.values()))
+_EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP007
 #: Types whose content is optional: a body brings its encoding and mediatype, and no body
 #: leaves no content member (which fields alone cannot say).
 _OPTIONAL_CONTENT: Final = tuple(
     COLUMNS[t] for t, col in spec.TOOL_EVENT_PARAMS.items() if col["content"] == "O")
 _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
-_AT: Final = re.compile(r"at `\$\[(\d+)\]")
-_CHUNK: Final = 8192  # events converted at once
-_FAILS: Final = 16  # failed events in a chunk before the rest of it takes the full check
+_ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
+_ONE: Final = msgspec.json.Decoder(_EVENT)
+_ONE_LOOSE: Final = msgspec.json.Decoder(Union[tuple(_LOOSE.values())])  # type: ignore[misc]  # noqa: UP007
+_SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
+_ENCODER: Final = msgspec.json.Encoder()
+_ENCODE: Final = _ENCODER.encode
+_CHUNK: Final = 4096  # events written back at once to count their colons
+_TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
 
 
-def unclean(events: list[Any], n_parties: int | None, n_sessions: int | None,
-            attachments: int | None, structs: list[Any] | None = None) -> bytearray:
+class Events(EventArray, Sequence[Any]):
+    """The vCon's ``events`` array as read: per event its column Struct (None when it fails
+    its column's types or is no object: ``check_event`` then says what is off) and its value
+    as recorded, decoded from the event's own bytes when first asked for and kept.
+
+    Headless summaries and checks of a clean file never build an event's dict: the model
+    reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
+
+    __slots__ = ("_loose", "_raw", "_slices", "_values", "structs")
+
+    def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
+                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None
+                 ) -> None:
+        self.structs = structs
+        self._values = values
+        self._raw = raw
+        self._slices = slices
+        self._loose = loose or []  # events whose Struct does not hold every member
+
+    @classmethod
+    def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
+        """The events of the JSON array ``raw``, each event's value still to decode (see
+        ``unread``). Raises ``msgspec.ValidationError`` when it is not an array,
+        ``msgspec.DecodeError`` when it is not JSON (the loader then reads the file as a
+        whole, for its one message)."""
+        try:
+            structs = _ALL.decode(raw)
+            return cls(structs, [_TODO] * len(structs), raw)
+        except msgspec.ValidationError:  # some event fails its column: one by one
+            pass
+        slices = _SLICES.decode(raw)
+        structs, loose = _structs(slices)
+        return cls(structs, [_TODO] * len(slices), raw, slices, loose)
+
+    def unread(self) -> tuple[list[int], bytes]:
+        """The events without a Struct (``check_event`` reads their values) or with a loose one
+        (the duplicate-key count reads theirs) and a JSON array of them, for the loader to
+        parse with the vCon's other members; ``fill`` takes the values."""
+        todo = [i for i, st in enumerate(self.structs) if st is None]
+        if self._loose:
+            todo = sorted({*todo, *self._loose})
+        if not todo:
+            return todo, b"[]"
+        slices = self._slices
+        assert slices is not None  # an event without a Struct was decoded one by one
+        return todo, b"[" + b",".join([bytes(slices[i]) for i in todo]) + b"]"
+
+    def fill(self, indices: list[int], values: list[Any]) -> None:
+        """The values of events ``indices`` (``unread``), parsed by the loader."""
+        for i, v in zip(indices, values, strict=True):
+            self._values[i] = v
+
+    @classmethod
+    def of(cls, value: Any) -> Events | None:
+        """``value`` (a vCon's ``events`` member) as Events: itself when the loader read it,
+        a list's items through their JSON (the values kept as given); None for no array."""
+        if type(value) is cls:
+            return value
+        if not isinstance(value, list):
+            return None
+        try:
+            raw = _ENCODE(value)
+            try:
+                structs = _ALL.decode(raw)
+            except msgspec.ValidationError:
+                structs, _ = _structs(_SLICES.decode(raw))
+        except (msgspec.EncodeError, TypeError, OverflowError, ValueError, RecursionError):
+            structs = []  # some item is no JSON: each on its own
+            for v in value:
+                try:
+                    structs.append(_ONE.decode(_ENCODE(v)))
+                except (msgspec.EncodeError, TypeError, OverflowError, ValueError,
+                        RecursionError):
+                    structs.append(None)
+        return cls(structs, list(value))
+
+    def __len__(self) -> int:
+        return len(self.structs)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        v = self._values[i]
+        if v is _TODO:
+            if self._slices is None:
+                self._slices = _SLICES.decode(self._raw)
+            v = self._values[i] = orjson.loads(memoryview(self._slices[i]))
+        return v
+
+    def __iter__(self) -> Iterator[Any]:
+        values = self._values
+        if _TODO in values:  # all at once: one parse of the array, not one per event
+            every = orjson.loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
+                                 else self._raw)
+            for i, v in enumerate(values):
+                if v is _TODO:
+                    values[i] = every[i]
+        return iter(values)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (list, Events)):
+            return len(self) == len(other) and list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, like the list it stands for
+
+    def __repr__(self) -> str:
+        return f"Events({len(self)} events)"
+
+    def column(self, name: str) -> list[Any]:
+        """Member ``name`` of every event as ``dict.get`` reads it (None when absent), from
+        the Structs in one pass when every event has one."""
+        structs = self.structs
+        if name == "type":
+            return [TAGS[type(st)] if st is not None else
+                    (e.get(name) if type(e := self[i]) is dict else None)
+                    for i, st in enumerate(structs)]
+        if name not in _FIELDS:  # no Struct holds it: from the values
+            return [e.get(name) if type(e := self[i]) is dict else None
+                    for i in range(len(structs))]
+        if None not in structs:
+            if name in _REQUIRED:  # never UNSET
+                return list(map(attrgetter(name), structs))
+            return [None if v is UNSET else v for v in map(attrgetter(name), structs)]
+        out = []
+        for i, st in enumerate(structs):
+            if st is not None:
+                v = getattr(st, name)
+                out.append(None if v is UNSET else v)
+            else:
+                e = self[i]
+                out.append(e.get(name) if type(e) is dict else None)
+        return out
+
+    def distinct(self, name: str) -> set[Any]:
+        """The distinct values of member ``name`` (None for absent) that can be in a set."""
+        structs = self.structs
+        try:
+            if name in _FIELDS and None not in structs:
+                out = set(map(attrgetter(name), structs))
+            else:
+                out = set(self.column(name))
+        except TypeError:  # some value is no key (a body's object)
+            return {v for v in self.column(name) if getattr(v, "__hash__", None) is not None}
+        if UNSET in out:
+            out.discard(UNSET)
+            out.add(None)
+        return out
+
+    def any_of(self, types: frozenset[str] | set[str]) -> bool:
+        """Whether any event's ``type`` is one of ``types``."""
+        tags = {TAGS[type(st)] for st in self.structs if st is not None}
+        if not tags.isdisjoint(types):
+            return True
+        return any(type(v := self[i]) is dict and v.get("type") in types
+                   for i, st in enumerate(self.structs) if st is None)
+
+    def colons(self, dumps: Callable[[Any], bytes]) -> int:
+        """The colons of these events written back as JSON (those without a Struct that holds
+        every member by ``dumps``): one per member of each object, and those inside strings.
+        It equals the recorded array's count unless an object names a key twice (a Struct
+        keeps one value per field, as a dict does per key), or the recorded text escapes a
+        colon (``load.py`` looks for that first)."""
+        structs = self.structs
+        if self._loose:
+            structs = structs.copy()
+            for i in self._loose:
+                structs[i] = None
+        n = 0
+        buf = bytearray()
+        encode_into = _ENCODER.encode_into
+        for at in range(0, len(structs), _CHUNK):  # one buffer reused: no copy of the array
+            encode_into(structs[at:at + _CHUNK], buf)
+            n += buf.count(b":")
+        if None in structs:
+            n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
+        return n
+
+
+def plain(vcon: dict[str, Any]) -> dict[str, Any]:
+    """``vcon`` with its events as a list of values (a shallow copy when they were Events):
+    for code that reads and copies plain JSON values, as the lifter does."""
+    events = vcon.get("events")
+    return {**vcon, "events": list(events)} if type(events) is Events else vcon
+
+
+def _structs(slices: list[msgspec.Raw]) -> tuple[list[Any], list[int]]:
+    """Each event's Struct, None for those that fail their column's types; and the events
+    that pass only with a member no column names (a loose Struct: their values are parsed)."""
+    structs: list[Any] = []
+    loose: list[int] = []
+    append = structs.append
+    one = _ONE.decode
+    for i, s in enumerate(slices):
+        try:
+            append(one(s))
+        except msgspec.ValidationError:
+            try:
+                append(_ONE_LOOSE.decode(s))
+                loose.append(i)
+            except msgspec.ValidationError:
+                append(None)
+    return structs, loose
+
+
+def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int | None,
+            attachments: int | None) -> bytearray:
     """One byte per event: 1 when ``check_event`` may have something to say about it (run it),
-    0 when it passes its column and the index checks (it has nothing to say). ``n_parties``,
-    ``n_sessions``, ``attachments``: the lengths of those arrays (None: not an array).
-    ``structs``, a list as long as ``events`` (of None), gets each converted event's Struct."""
-    n = len(events)
-    flags = bytearray(n)
+    0 when it passes its column and the index checks (it has nothing to say). ``events``: an
+    events array (``Events.of``); ``n_parties``, ``n_sessions``, ``attachments``: the lengths
+    of those arrays (None: not an array)."""
+    got = Events.of(events)
+    structs = got.structs if got is not None else []
+    n = len(structs)
     if n_sessions is None:  # sessions not an array: every index into it is reported
         return bytearray(b"\x01") * n
-    for start in range(0, n, _CHUNK):
-        chunk = events[start:start + _CHUNK]
-        for at, converted in _converted(chunk, flags, start):
-            _after(converted, at, flags, n_parties, n_sessions, attachments)
-            if structs is not None:
-                structs[at:at + len(converted)] = converted
-    return flags
-
-
-def _converted(chunk: list[Any], flags: bytearray, start: int
-               ) -> Iterator[tuple[int, list[Any]]]:
-    """(position of the first, Structs) of each run of ``chunk`` that converts; the event a
-    failure names is flagged (context events fail too: they have no column, and ``check_event``
-    reports only a malformed ``type`` among them). Past ``_FAILS`` failures, the rest of the
-    chunk is flagged whole."""
+    flags = bytearray(n)
     at = 0
-    fails = 0
-    while at < len(chunk):
+    while at < n:  # each run of Structs between events that failed their column
         try:
-            yield start + at, msgspec.convert(chunk[at:], _EVENTS)
-            return
-        except msgspec.ValidationError as exc:
-            m = _AT.search(str(exc))
-            fails += 1
-            if m is None or fails > _FAILS:
-                flags[start + at:start + len(chunk)] = b"\x01" * (len(chunk) - at)
-                return
-            k = int(m.group(1))
-            if k:
-                yield start + at, msgspec.convert(chunk[at:at + k], _EVENTS)
-            flags[start + at + k] = 1
-            at += k + 1
+            end = structs.index(None, at)
+        except ValueError:
+            end = n
+        _after(structs[at:end] if at or end < n else structs, at, flags, n_parties,
+               n_sessions, attachments)
+        if end < n:
+            flags[end] = 1
+        at = end + 1
+    return flags
 
 
 _SESSIONS = attrgetter("sessions")
@@ -162,7 +379,8 @@ _BODY = attrgetter("body")
 _MEDIATYPE = attrgetter("mediatype")
 _SERVER = attrgetter("server")
 #: Structs that need a look of their own: policy cells by life, optional content.
-_SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT})
+_SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT, _LOOSE[spec.POLICY_DECISION],
+                             *(_LOOSE[TAGS[c]] for c in _OPTIONAL_CONTENT)})
 
 
 def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
@@ -206,7 +424,7 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
 
 def _special_ok(st: Any) -> bool:
     """A policy-decision's cells by its life; optional content that comes together."""
-    if type(st) is _POLICY:
+    if isinstance(st, _POLICY):
         for name, cell in LIFE_CELLS[st.policy_life].items():
             v = getattr(st, name)
             if (v is UNSET or v is None) if cell == "M" else v is not UNSET and v is not None:

@@ -38,7 +38,7 @@ def _str(v: object) -> str | None:
 def decision_value(ev: Event) -> str | None:
     """The recorded decision when it is one of the draft's values, else None (its diagnostic
     says what was recorded)."""
-    v = ev.raw.get("decision")
+    v = ev.get("decision")
     return v if v in spec.DECISIONS else None
 
 
@@ -59,9 +59,8 @@ class StandingIndex:
         #: (their diagnostics say why). A wrong-typed tool is not "all tools of the server".
         self.untargeted: list[Event] = []
         for ev in decisions:
-            r = ev.raw
-            tool = r.get("tool")
-            if (isinstance(r.get("operation"), str) and isinstance(r.get("server"), str)
+            tool = ev.get("tool")
+            if (isinstance(ev.get("operation"), str) and isinstance(ev.get("server"), str)
                     and (tool is None or isinstance(tool, str))):
                 self.by_target.setdefault(self.key(ev), []).append(ev)
             else:
@@ -76,25 +75,23 @@ class StandingIndex:
 
     @staticmethod
     def key(ev: Event) -> TargetKey:
-        r = ev.raw
-        return (_str(r.get("operation")), _str(r.get("server")), _str(r.get("tool")))
+        return (_str(ev.get("operation")), _str(ev.get("server")), _str(ev.get("tool")))
 
     def records(self) -> list[StandingDecision]:
         """Every standing decision with ``replaced_by``, in replay order."""
         out: list[StandingDecision] = []
         for evs in (*self.by_target.values(), *([ev] for ev in self.untargeted)):
             for i, ev in enumerate(evs):
-                r = ev.raw
                 nxt = evs[i + 1].index if i + 1 < len(evs) else None
                 out.append(
                     StandingDecision(
                         event=ev.index,
                         time=ev.time,
-                        operation=_str(r.get("operation")),
-                        server=_str(r.get("server")),
-                        tool=_str(r.get("tool")),
+                        operation=_str(ev.get("operation")),
+                        server=_str(ev.get("server")),
+                        tool=_str(ev.get("tool")),
                         decision=decision_value(ev),
-                        reason=_str(r.get("reason")),
+                        reason=_str(ev.get("reason")),
                         replaced_by=nxt,
                         order=ev.order,
                     )

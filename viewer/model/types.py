@@ -20,9 +20,30 @@ from datetime import datetime
 from typing import Any, Literal, NamedTuple
 
 import msgspec
+from msgspec import UNSET
 
 Severity = Literal["error", "warning", "info"]
 EventKind = Literal["decision", "tool", "context"]
+
+
+_NO_FIELD = object()
+
+
+class EventArray:
+    """What an ``events`` array read by the model is (``columns.Events``): ``array[i]`` the
+    event as recorded; ``structs[i]`` its column's Struct (None when it has none), whose
+    fields hold its members (``UNSET`` when absent)."""
+
+    __slots__ = ()
+    structs: list[Any]
+
+    def column(self, name: str) -> list[Any]:
+        """Member ``name`` of every event, as ``Event.get`` reads it."""
+        raise NotImplementedError
+
+    def distinct(self, name: str) -> set[Any]:
+        """The distinct values (those that can be in a set) of member ``name``."""
+        raise NotImplementedError
 
 
 class Event(NamedTuple):
@@ -37,7 +58,28 @@ class Event(NamedTuple):
     attempt: int | None  # None when missing or not an integer >= 1
     party: int | None
     sessions: tuple[int, ...]
-    raw: dict[str, Any]  # the Event Object as recorded; never modify
+    #: The ``events`` array it was read from (``EventArray``: ``columns.Events``, which decodes
+    #: an event's dict only when it is asked for); its value itself when built by hand.
+    source: Any
+
+    @property
+    def raw(self) -> Any:
+        """The Event Object as recorded (a dict, or whatever the array holds); never modify."""
+        s = self[9]
+        return s[self[0]] if isinstance(s, EventArray) else s
+
+    def get(self, name: str) -> Any:
+        """The member ``name`` as ``raw.get`` reads it (None when absent or ``raw`` is no
+        object), from its column's Struct when it has one, so that no dict is decoded."""
+        s = self[9]
+        if isinstance(s, EventArray):
+            st = s.structs[self[0]]
+            if st is not None:
+                v = getattr(st, name, _NO_FIELD) if name != "type" else self[1]
+                if v is not _NO_FIELD:
+                    return None if v is UNSET else v
+            s = s[self[0]]  # no Struct, or no field of it: the value
+        return s.get(name) if type(s) is dict else None
 
 
 class Step(msgspec.Struct, frozen=True, gc=False, kw_only=True):

@@ -28,7 +28,7 @@ import msgspec
 
 from viewer.model import spec
 from viewer.model.times import parse_time
-from viewer.model.types import Diagnostic, Severity
+from viewer.model.types import Diagnostic, EventArray, Severity
 from viewer.textsafe import safe
 
 # --- helpers -----------------------------------------------------------------------------------
@@ -650,7 +650,7 @@ def check_vcon(vcon: dict, has_lifecycle_events: bool, out: list[Diagnostic]) ->
     """Top-level diagnostics: structure, legacy names, created_at and the extensions SHOULD."""
     for name, shape in _TOP_SHAPES.items():
         v = vcon.get(name)
-        if v is not None and not isinstance(v, shape):
+        if v is not None and not isinstance(v, shape) and not isinstance(v, EventArray):
             _diag(out, "invalid-structure", "error", pointer(name),
                   f"{name} must be {_json_type(shape())}, "
                   f"found {_json_type(v)} (core §vCon JSON Object)")

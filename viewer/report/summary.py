@@ -18,7 +18,7 @@ import orjson
 
 from viewer import jsonenc
 from viewer.model.times import format_time as rfc3339
-from viewer.model.types import Model, Operation
+from viewer.model.types import EventArray, Model, Operation
 from viewer.parties import op_party, party_record
 from viewer.textsafe import json_escape_unsafe_bytes
 
@@ -78,6 +78,9 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
     replay = model.replay
     n_events = len(events)
     match = _CANONICAL.fullmatch
+    # Each event's time as recorded, read in bulk from the events array (no dict decoded).
+    source = events[0].source if events else None
+    recorded = source.column("time") if isinstance(source, EventArray) else None
 
     def event_time(i: int, dt: Any) -> str | None:
         if dt is None:
@@ -85,8 +88,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         if 0 <= i < n_events:
             ev = events[i]
             if ev[3] is dt:  # Event.time, by position (as above)
-                raw = ev[9]  # Event.raw
-                text = raw.get("time") if type(raw) is dict else None
+                text = recorded[i] if recorded is not None else ev.get("time")
                 if type(text) is str and match(text) is not None:
                     return text
         return rfc3339(dt)
