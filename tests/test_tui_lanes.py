@@ -30,7 +30,7 @@ def _lanes_in_order(app, view) -> dict[str, str]:
     lanes = {}
     for op_index in app.shown:
         op = model.operations[op_index]
-        lane = view._lane(model, op, view.columns(view.lane_width()), False).plain
+        lane = view.lane(model, op, view.columns(view.lane_width()), False).plain
         lanes[op.operation_id] = lane
         # decisions are drawn over the lane after the marks ("?": an unreadable decision):
         # once decisions at their time, a standing one as its glyph before the first bar
@@ -136,7 +136,7 @@ async def test_moving_between_attempts_repaints_without_redrawing_the_lane(monke
         cols = view.columns(view.lane_width())
 
         def emphasised() -> set[int]:  # cells drawn bold reverse: the selected attempt's
-            text = view._lane(model, model.operations[0], cols, True)
+            text = view.lane(model, model.operations[0], cols, True)
             styles = [text.get_style_at_offset(app.console, i) for i in range(cols.lane_w)]
             return {i for i, st in enumerate(styles) if st.reverse and st.bold}
 

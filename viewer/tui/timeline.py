@@ -402,7 +402,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         if cols.flags_w:
             text.append_text(self._flags(op, cols))
             text.append(" ")
-        text.append_text(self._lane(model, op, cols, selected))
+        text.append_text(self.lane(model, op, cols, selected))
         return text
 
     def _sub_row(self, model: Model, op_index: int, sub: int, cols: Columns,
@@ -417,7 +417,7 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
                 label += f" {gap} after #{op.attempts[sub - 1].number}"
         text = Text(" " + fit(" " * min(cols.id_w, 3) + label, cols.lane_x - 2) + " ",
                     style="bold" if selected else P.style("dim"))
-        text.append_text(self._lane(model, op, cols, selected, only=sub))
+        text.append_text(self.lane(model, op, cols, selected, only=sub))
         return text
 
     def _flags(self, op: Operation, cols: Columns) -> Text:
@@ -426,8 +426,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
         label = flag_glyph(op.flags, P.FLAG_ORDER, P.FLAG_SHORT, cols.flags_w)
         return Text(label, P.style(f"flag:{first}") or P.style("flag") if first else "")
 
-    def _lane(self, model: Model, op: Operation, cols: Columns, selected: bool,
-              only: int | None = None) -> Text:
+    def lane(self, model: Model, op: Operation, cols: Columns, selected: bool,
+             only: int | None = None) -> Text:
         """The operation's lane (``only``: one attempt's sub-lane): the cached picture, with
         the selected attempt's cells emphasised on top (O(width) per key, whatever the
         attempt count)."""
