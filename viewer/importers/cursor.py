@@ -184,18 +184,12 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
             rep.fail(f"line {n}", "not JSON")
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
               for _, o in lines]
-    known = [t for t in stamps if t is not None]
-    times: list[datetime] = []
-    if not known:
+    times = _carried(stamps)
+    if times is None:
         rep.times = "order-only"
         times = [EPOCH + timedelta(milliseconds=k) for k in range(len(lines))]
-    else:
-        if len(known) < len(stamps):
-            rep.times = "partial"
-        prev = known[0]
-        for t in stamps:
-            prev = t or prev
-            times.append(prev)
+    elif None in stamps:
+        rep.times = "partial"
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
     dialogs = Dialogs(parties)
@@ -268,7 +262,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
         parties[0]["meta"] = {"cursor_session_id": next(iter(sessions))}
     vcon = assemble(uid=vcon_uuid(data), subject=f"cursor-agent stream imported from "
                     f"{source_name}", parties=parties, events=ev,
-                    start=known[0] if known else None, provenance=provenance,
+                    start=next((t for t in stamps if t is not None), None), provenance=provenance,
                     created=created, dialogs=dialogs)
     return vcon, rep
 
@@ -318,17 +312,12 @@ def convert(data: bytes, *, source_name: str = "-",
                     if naive and t is not None:
                         rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    known = [t for t in stamps if t is not None]
-    times: list[datetime] = []
-    if not known:
+    times = _carried(stamps)
+    if times is None:
         rep.times = "order-only"
         times = [EPOCH + timedelta(milliseconds=k) for k in range(len(recs))]
     else:
         rep.times = "partial"
-        prev = known[0]
-        for t in stamps:
-            prev = t or prev
-            times.append(prev)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -445,3 +434,17 @@ FORMAT = Format(
     convert=convert,
     help="a Cursor agent transcript (~/.cursor/projects/<project>/agent-transcripts/*.jsonl)",
 )
+
+
+def _carried(stamps: list[datetime | None]) -> list[datetime] | None:
+    """Each record's time, a record without one taking the last known before it (the first
+    known for those before any); None when no record has a time."""
+    known = next((t for t in stamps if t is not None), None)
+    if known is None:
+        return None
+    times: list[datetime] = []
+    prev = known
+    for t in stamps:
+        prev = t or prev
+        times.append(prev)
+    return times
