@@ -9,14 +9,25 @@ other (surrogate-free) Unicode.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta, timezone
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.report.csv import RUN, cell, cells, column, csv_rows
-from viewer.report.evidence import each_once
-from viewer.report.html import h
-from viewer.report.markdown import MD_CHARS, MD_SPECIAL, backslash, inert, md, md_column
+from viewer.report.evidence import each_once, rfc3339_column
+from viewer.report.html import CELL_CHARS, h, h_each, hblock, hblock_each
+from viewer.report.markdown import (
+    MD_CHARS,
+    MD_SPECIAL,
+    backslash,
+    inert,
+    md,
+    md_column,
+    md_each,
+)
+from viewer.report.summary import rfc3339
 from viewer.textsafe import UNSAFE_TABLE, is_safe, json_escape_unsafe, safe, safe_block
 
 #: Characters some rule treats specially, so that examples reach every branch.
@@ -142,3 +153,82 @@ def test_md_column_longer_than_a_run(bad: object) -> None:
     values: list[object] = [f"v{i}" for i in range(3 * MD_RUN + 5)]
     values[2 * MD_RUN + 1] = bad
     assert md_column(values, md) == [md(v) for v in values]
+
+
+_TZS = st.sampled_from([UTC, timezone(timedelta(0)), timezone(timedelta(hours=-5)),
+                        timezone(timedelta(hours=1, seconds=30)), None])
+#: Times as the model has them (UTC, milliseconds) and any other: whole seconds, whole
+#: milliseconds, microseconds, other offsets, naive, None.
+TIME = st.one_of(
+    st.none(),
+    st.builds(lambda d, us: d.replace(microsecond=us),
+              st.datetimes(timezones=_TZS),
+              st.sampled_from([0, 1000, 100000, 500000, 999000, 1, 123456, 777000, 10])),
+    st.datetimes(timezones=_TZS))
+
+
+#: UTC times only (and None): the runs ``rfc3339_column`` writes in bulk.
+UTC_TIME = st.one_of(st.none(), st.builds(
+    lambda d, us: d.replace(microsecond=us), st.datetimes(timezones=st.just(UTC)),
+    st.sampled_from([0, 1000, 100000, 500000, 999000, 1, 123456, 777000, 10])))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(TIME, max_size=30), st.lists(UTC_TIME, max_size=30)))
+def test_rfc3339_column_is_rfc3339_of_each_time(times: list[datetime | None]) -> None:
+    assert rfc3339_column(times) == [rfc3339(t) for t in times]
+
+
+@pytest.mark.parametrize("bad", [None, datetime(2026, 1, 1, 8, tzinfo=timezone(timedelta(hours=2))),
+                                 datetime(2026, 1, 1, 8), datetime(2000, 1, 1, microsecond=5000)])
+def test_rfc3339_column_longer_than_a_run(bad: datetime | None) -> None:
+    from viewer.report.evidence import RUN as TIME_RUN
+
+    times: list[datetime | None] = [
+        datetime(2026, 4, 2, 9, 0, i % 60, (i * 1000) % 1000000 if i % 3 else 0, tzinfo=UTC)
+        for i in range(3 * TIME_RUN + 5)]
+    times[2 * TIME_RUN + 1] = bad
+    assert rfc3339_column(times) == [rfc3339(t) for t in times]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(TEXT, ASCII, st.sampled_from(
+    ["a://b", "WwW.x", "x@y.z", "op-1", "a_b", "www", ".www.x", "a@", "@b.c", "x:", "//", ""])),
+    max_size=30), st.sampled_from([None, 0, 5, 40, MD_CHARS]))
+def test_md_each_is_md_of_each_text(texts: list[str], limit: int | None) -> None:
+    assert md_each(texts, limit) == [md(t, len(t) + 1 if limit is None else limit)
+                                     for t in texts]
+
+
+@pytest.mark.parametrize("bad", ["a_b", "\u202ex", "x" * (MD_CHARS + 1), "http://x", "a\nb",
+                                 "", "x@y.z www.a"])
+@pytest.mark.parametrize("limit", [None, MD_CHARS])
+def test_md_each_longer_than_a_run(bad: str, limit: int | None) -> None:
+    from viewer.report.markdown import RUN as MD_RUN
+
+    texts = [f"v{i} {{}}" if i % 7 else f"www.v{i}.example" for i in range(3 * MD_RUN + 5)]
+    texts[2 * MD_RUN + 1] = bad
+    assert md_each(texts, limit) == [md(t, len(t) + 1 if limit is None else limit)
+                                     for t in texts]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.one_of(TEXT, ASCII, st.sampled_from(["<a>", "&amp;", "'\"", "", "\x00"])),
+                max_size=30), st.sampled_from([None, 0, 5, 40, CELL_CHARS]))
+def test_h_each_is_h_of_each_text(texts: list[str], limit: int | None) -> None:
+    assert h_each(texts, limit) == [h(t, len(t) + 1 if limit is None else limit)
+                                    for t in texts]
+    assert hblock_each(texts) == [hblock(t) for t in texts]
+
+
+@pytest.mark.parametrize("bad", ["<b>", "\u202ex", "x" * (CELL_CHARS + 1), "a\nb", "", "\x00",
+                                 "a\tb\r\n"])
+@pytest.mark.parametrize("limit", [None, CELL_CHARS])
+def test_h_each_longer_than_a_run(bad: str, limit: int | None) -> None:
+    from viewer.report.html import RUN as HTML_RUN
+
+    texts = [f"v{i} & <{i}>" if i % 7 else f'"{i}"' for i in range(3 * HTML_RUN + 5)]
+    texts[2 * HTML_RUN + 1] = bad
+    assert h_each(texts, limit) == [h(t, len(t) + 1 if limit is None else limit)
+                                    for t in texts]
+    assert hblock_each(texts) == [hblock(t) for t in texts]

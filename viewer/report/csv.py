@@ -21,7 +21,8 @@ from collections.abc import Sequence
 
 from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
-from viewer.report.summary import rfc3339, selected
+from viewer.report.evidence import rfc3339_column
+from viewer.report.summary import selected
 from viewer.signatures import overall
 from viewer.textsafe import is_safe, safe
 
@@ -117,8 +118,8 @@ def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[
         column([op.decision_event for op in ops]),
         column([op.outcome for op in ops]),
         column([None if a is None else a.number for a in atts]),
-        column([None if a is None else rfc3339(a.start) for a in atts]),
-        column([None if a is None else rfc3339(a.end) for a in atts]),
+        column(rfc3339_column([None if a is None else a.start for a in atts])),
+        column(rfc3339_column([None if a is None else a.end for a in atts])),
         column([None if a is None else a.final_state for a in atts]),
         column([None if a is None else " > ".join([s or "" for s in a.states]) for a in atts]),
         column([None if a is None else _ints(a.events) for a in atts]),

@@ -59,6 +59,37 @@ def each_once(escape: Callable[[object], str]) -> Callable[[object], str]:
     return once
 
 
+#: A column of times is written in runs of this many values (``rfc3339_column``).
+RUN = 256
+_ISO = datetime.isoformat
+
+
+def rfc3339_column(times: Sequence[datetime | None]) -> list[str | None]:
+    """``[rfc3339(t) for t in times]``: a report's column of attempt starts or ends, a
+    hundred thousand distinct times. A run of datetimes (None set aside) is written by
+    ``datetime.isoformat`` in C and joined, one line each; when every line ends "+00:00"
+    (UTC, as the model's times are), the two differences from ``rfc3339`` are made on the
+    joined text: a fraction that is whole milliseconds is written with six digits ending
+    "000", ``rfc3339`` writes three; and "+00:00" is "Z". Any other run goes through
+    ``rfc3339`` value by value."""
+    out: list[str | None] = []
+    for i in range(0, len(times), RUN):
+        run = times[i:i + RUN]
+        if None in run:
+            present = [t for t in run if t is not None]
+            texts = iter(rfc3339_column(present))
+            out += [None if t is None else next(texts) for t in run]
+            continue
+        if run and set(map(type, run)) == {datetime}:
+            text = "\n".join(map(_ISO, run)) + "\n"
+            if text.count("+00:00\n") == len(run):
+                out += text.replace("000+00:00\n", "Z\n").replace("+00:00\n", "Z\n") \
+                    .split("\n")[:-1]
+                continue
+        out += map(rfc3339, run)
+    return out
+
+
 def cut_note(full: int, limit: int) -> str:
     """' (first 2,000 of 12,518 characters)' for a quote cut at ``limit``, else ''."""
     return f" (first {limit:,} of {full:,} characters)" if full > limit else ""

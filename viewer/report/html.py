@@ -16,7 +16,8 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 
@@ -44,10 +45,11 @@ from viewer.report.evidence import (
     Quote,
     each_once,
     evidence,
+    rfc3339_column,
 )
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import safe_block, safe_short
+from viewer.textsafe import is_safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
 MAX_ROWS = 300
@@ -73,6 +75,38 @@ def h(value: object, limit: int = CELL_CHARS) -> str:
 def hblock(text: str) -> str:
     """Multi-line untrusted text for a ``<pre>``: newlines kept, the rest as ``h``."""
     return escape(safe_block(text), quote=True)
+
+
+#: Values are escaped in runs of this many (``h_each``, ``hblock_each``).
+RUN = 256
+
+
+def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
+    """``[h(t, limit) for t in texts]`` for strings that are mostly distinct (no memo);
+    ``limit`` None: each quoted whole, ``h(t, len(t) + 1)``. In runs of ``RUN``: when a run's
+    strings are within the limit and, joined by spaces, hold nothing ``safe`` escapes (so no
+    line break), they are joined by line breaks, HTML-escaped at once (``html.escape`` replaces
+    characters one for one, never a line break) and split again; any other run goes value by
+    value."""
+    out: list[str] = []
+    for i in range(0, len(texts), RUN):
+        run = texts[i:i + RUN]
+        if (limit is None or max(map(len, run)) <= limit) and is_safe(" ".join(run)):
+            out += escape("\n".join(run), quote=True).split("\n")
+        elif limit is None:
+            out += [h(t, len(t) + 1) for t in run]
+        else:
+            out += [h(t, limit) for t in run]
+    return out
+
+
+def hblock_each(texts: Sequence[str]) -> list[str]:
+    """``[hblock(t) for t in texts]``: ``safe_block`` one by one (a NUL becomes the text
+    ``\\x00``, so none is left), then ``html.escape`` on them all joined by NUL, split again."""
+    out: list[str] = []
+    for i in range(0, len(texts), RUN):
+        out += escape("\0".join(map(safe_block, texts[i:i + RUN])), quote=True).split("\0")
+    return out
 
 
 # --- the page frame ----------------------------------------------------------------------------
@@ -261,19 +295,48 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
     if not ev.operations:
         out.append("<p>No operation has a finding.</p>")
     is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
-    for oe in ev.operations:
-        out += _operation_evidence(e, oe, opts.max_chars, is_open)
+    # The values that differ from one operation to the next (quotes, turns, gaps, times) are
+    # escaped column by column (``h_each``, ``hblock_each``), then laid out in order.
+    oes = ev.operations
+    limit = opts.max_chars
+    atts = [ae for oe in oes for ae in oe.attempts]
+    cells = _Cells(
+        said=iter(h_each([oe.turn.text for oe in oes if oe.turn is not None], None)),
+        gaps=iter(h_each([g for oe in oes for g in oe.gaps], 2000)),
+        starts=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.start
+                                                              for ae in atts])])),
+        ends=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.end for ae in atts])])),
+        quotes=iter(_quotes([q for ae in atts for q in (ae.invocation, ae.final)
+                             if q is not None], limit)))
+    for oe in oes:
+        out += _operation_evidence(e, oe, limit, is_open, cells)
     out.append("</section>")
     return out
 
 
-def _quote(q: Quote, limit: int) -> list[str]:
-    text, full = q.block(limit)
-    return [f"<p>{h(q.lead(full, limit), 4 * limit)}:</p>", f"<pre>{hblock(text)}</pre>"]
+@dataclass(frozen=True, slots=True)
+class _Cells:
+    """The evidence's escaped values, in the order ``_operation_evidence`` takes them."""
+
+    said: Iterator[str]  # what each turn before an operation says
+    gaps: Iterator[str]
+    starts: Iterator[str]  # each attempt's start and end
+    ends: Iterator[str]
+    quotes: Iterator[tuple[str, str]]  # each quote's lead and block, as two elements
+
+
+def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
+    """The lead paragraph and the ``<pre>`` of each quote (``Quote.block``), cut at ``limit``."""
+    blocks = [q.block(limit) for q in quotes]
+    leads = h_each([q.lead(full, limit) for q, (_, full) in zip(quotes, blocks, strict=True)],
+                   4 * limit)
+    texts = hblock_each([text for text, _ in blocks])
+    return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>")
+            for lead, text in zip(leads, texts, strict=True)]
 
 
 def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        is_open: str) -> list[str]:
+                        is_open: str, cells: _Cells) -> list[str]:
     op = oe.operation
     worst = next((sev for sev in spec.SEVERITIES if any(f.severity == sev
                                                         for f in oe.findings)), None)
@@ -291,10 +354,11 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     t = oe.turn
     if t is not None:
         who = f"<b>{e(t.speaker)}</b>: " if t.speaker else ""
-        out.append(f"<li>{e(t.lead(limit))}: {who}{h(t.text, len(t.text) + 1)}</li>")
+        out.append(f"<li>{e(t.lead(limit))}: {who}{next(cells.said)}</li>")
     else:
         out.append(f"<li>{NO_TURN}</li>")
-    out += [f"<li>{h(g, 2000)}</li>" for g in oe.gaps]
+    gaps = cells.gaps
+    out += [f"<li>{next(gaps)}</li>" for _ in oe.gaps]
     out.append("</ul>")
     for ae in oe.attempts:
         a = ae.attempt
@@ -302,11 +366,12 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
             f"{STATE_GLYPH.get(x or '', '-')} {e(x)}" for x in a.states) or "no events"
         out.append(f"<h4>Attempt {a.number}: {states}</h4>")
         flags = f" · flags {e(' '.join(sorted(a.flags)))}" if a.flags else ""
+        start, end = next(cells.starts), next(cells.ends)
         out.append(f"<p>Decision: {_decision(e, a.decision, a.decision_life, a.decision_event)}"
-                   f"{flags} · started {e(rfc3339(a.start)) or 'time unknown'}, "
-                   + (f"ended {e(rfc3339(a.end))}" if a.end else "did not end") + "</p>")
+                   f"{flags} · started {start or 'time unknown'}, "
+                   + (f"ended {end}" if a.end else "did not end") + "</p>")
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
-            out += _quote(q, limit) if q is not None else [f"<p>{missing}</p>"]
+            out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
     out.append("</details>")
     return out
 

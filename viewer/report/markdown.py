@@ -9,8 +9,8 @@ backtick open code, ``[`` a link, ``<`` raw HTML, ``&`` an entity that renders a
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from viewer.glyphs import PARTY_GLYPH
@@ -27,6 +27,7 @@ from viewer.report.evidence import (
     Quote,
     each_once,
     evidence,
+    rfc3339_column,
 )
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import rfc3339, selected, selected_findings
@@ -64,8 +65,13 @@ def md(value: object, limit: int = MD_CHARS) -> str:
     """Untrusted value as inert Markdown text (one line, no structure, no autolink), at most
     ``limit`` characters (the summary JSON has the exact values)."""
     text = safe_short(value, limit)
-    if not text:
-        return ""
+    return _markup(text) if text else ""
+
+
+def _markup(text: str) -> str:
+    """``md``'s steps after ``safe``: autolinks defanged, a backslash before each Markdown
+    character. Each step works within a line (nothing it looks for spans a line break), so on
+    safe values joined by line breaks it gives what it gives on each (``md_each``)."""
     # (the scheme alternative needs "://": a bare ":" of a time or a JSON object never
     # starts an autolink, and skipping the regex for it halves the cost of a big report)
     if "://" in text or "www" in text.lower() or "@" in text:
@@ -111,6 +117,24 @@ def md_column(values: Sequence[object], once: Callable[[object], str]) -> list[s
             out += texts
         else:
             out += [once(v) for v in run]
+    return out
+
+
+def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
+    """``[md(t, limit) for t in texts]`` for strings that are mostly distinct (quotes, times,
+    sentences: no memo); ``limit`` None: each quoted whole, ``md(t, len(t) + 1)``. In runs of
+    ``RUN``: when a run's strings are within the limit and, joined by spaces, hold nothing
+    ``safe`` escapes (so none holds a line break), they are joined by line breaks, marked up
+    at once (``_markup``) and split again; any other run goes value by value."""
+    out: list[str] = []
+    for i in range(0, len(texts), RUN):
+        run = texts[i:i + RUN]
+        if (limit is None or max(map(len, run)) <= limit) and is_safe(" ".join(run)):
+            out += _markup("\n".join(run)).split("\n")
+        elif limit is None:
+            out += [md(t, len(t) + 1) for t in run]
+        else:
+            out += [md(t, limit) for t in run]
     return out
 
 
@@ -221,8 +245,8 @@ def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation]) -> lis
         [
             md_column([op.operation_id for op, _ in pairs], m),
             [str(a.number) for a in atts],
-            md_column([rfc3339(a.start) for a in atts], m),
-            md_column([rfc3339(a.end) for a in atts], m),
+            md_column(rfc3339_column([a.start for a in atts]), m),
+            md_column(rfc3339_column([a.end for a in atts]), m),
             [" → ".join([m(s) for s in a.states]) for a in atts],
             [_ints(a.events) for a in atts],
             [_decision(a.decision, d, life, a.decision_event)
@@ -293,18 +317,45 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
            "gaps in time."]
     if not ev.operations:
         out += ["", "No operation has a finding."]
-    for oe in ev.operations:
-        out += ["", *_operation_evidence(m, oe, opts.max_chars)]
+    # The values that differ from one operation to the next (quotes, turns, gaps, times) are
+    # marked up column by column (``md_each``, ``md_column``), then laid out in order.
+    oes = ev.operations
+    limit = opts.max_chars
+    atts = [ae for oe in oes for ae in oe.attempts]
+    cells = _Cells(
+        said=iter(md_each([oe.turn.text for oe in oes if oe.turn is not None])),
+        gaps=iter(md_each([g for oe in oes for g in oe.gaps], MD_CHARS)),
+        starts=iter(md_column(rfc3339_column([ae.attempt.start for ae in atts]), m)),
+        ends=iter(md_column(rfc3339_column([ae.attempt.end for ae in atts]), m)),
+        quotes=iter(_quote_lines([q for ae in atts for q in (ae.invocation, ae.final)
+                                  if q is not None], limit)))
+    for oe in oes:
+        out += ["", *_operation_evidence(m, oe, limit, cells)]
     return out
 
 
-def _quote_line(q: Quote, limit: int) -> str:
-    text, full = q.line(limit)
-    return f"- {md(q.lead(full, limit), limit=4 * limit)}: {md(text, limit=len(text) + 1)}"
+@dataclass(frozen=True, slots=True)
+class _Cells:
+    """The evidence's marked-up values, in the order ``_operation_evidence`` takes them."""
+
+    said: Iterator[str]  # what each turn before an operation says
+    gaps: Iterator[str]
+    starts: Iterator[str]  # each attempt's start and end
+    ends: Iterator[str]
+    quotes: Iterator[str]  # each quote's line: "- lead: text"
 
 
-def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int
-                        ) -> list[str]:
+def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
+    """'- lead: text' of each quote, on one line (``Quote.line``), cut at ``limit``."""
+    lines = [q.line(limit) for q in quotes]
+    leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
+                    4 * limit)
+    texts = md_each([text for text, _ in lines])
+    return [f"- {lead}: {text}" for lead, text in zip(leads, texts, strict=True)]
+
+
+def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
+                        cells: _Cells) -> list[str]:
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
     head = (f"**{m(op.operation_id)}** · {m(op.target)} · outcome {m(op.outcome)}")
@@ -319,10 +370,11 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     t = oe.turn
     if t is not None:
         who = f"{m(t.speaker)}: " if t.speaker else ""
-        out.append(f"- {m(t.lead(limit))}: {who}{md(t.text, limit=len(t.text) + 1)}")
+        out.append(f"- {m(t.lead(limit))}: {who}{next(cells.said)}")
     else:
         out.append(f"- {NO_TURN}")
-    out += [f"- {m(g)}" for g in oe.gaps]
+    gaps = cells.gaps
+    out += [f"- {next(gaps)}" for _ in oe.gaps]
     for ae in oe.attempts:
         a = ae.attempt
         states = " → ".join([m(x) for x in a.states]) or "no events"
@@ -330,10 +382,11 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
         decision = _decision(a.decision, m(a.decision), m(a.decision_life), a.decision_event)
         out.append(f"- Decision: {decision}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
-        out.append(f"- Started {m(rfc3339(a.start)) or 'time unknown'}, "
-                   + (f"ended {m(rfc3339(a.end))}" if a.end else "did not end"))
+        start, end = next(cells.starts), next(cells.ends)
+        out.append(f"- Started {start or 'time unknown'}, "
+                   + (f"ended {end}" if a.end else "did not end"))
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
-            out.append(_quote_line(q, limit) if q is not None else f"- {missing}")
+            out.append(next(cells.quotes) if q is not None else f"- {missing}")
     return out
 
 
