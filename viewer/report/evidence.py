@@ -320,16 +320,23 @@ def gaps(model: Model, op: Operation) -> list[str]:
         elif then is not None:
             line += f", while attempt {prev.number} was still {safe(then)}"
         out.append(line + ".")
-    starts = sorted((f.order, b.number, f) for b in atts
-                    if b.steps and (f := _event(model, b.steps[0].event)) is not None)
-    orders = [o for o, _, _ in starts]
+    starts: list[tuple[int, int, Event]] = []
+    orders: list[int] | None = None  # made at the first late answer (most operations have none)
+    events = model.events
+    n = len(events)
     for a in atts:
         entered: dict[str, Event] = {}
         for step in a.steps:
-            e = _event(model, step.event)
-            if e is None:
+            i = step.event
+            if not 0 <= i < n:  # (``_event``, inline: every step of every quoted attempt)
                 continue
+            e = events[i]
             if step.late:
+                if orders is None:
+                    starts = sorted((f.order, b.number, f) for b in atts
+                                    if b.steps and (f := _event(model, b.steps[0].event))
+                                    is not None)
+                    orders = [o for o, _, _ in starts]
                 out.append(_late(a, step.before, e, entered.get(step.before or ""),
                                  _invoked_before(starts, orders, a.number, e.order)))
             if step.after != step.before and step.after is not None:
@@ -371,10 +378,22 @@ def _late(a: Attempt, before: str | None, e: Event, ref: Event | None,
     return line + ": a late answer."
 
 
-def _turn(model: Model, op: Operation, limit: int) -> Turn | None:
+def _turn(model: Model, op: Operation, limit: int,
+          made: dict[int, Turn] | None = None) -> Turn | None:
+    """The turn before ``op``; ``made``: the turns made so far, by dialog index (operations in
+    a row often follow the same request)."""
     i = turn_before(model, op.first_time)
     if i is None:
         return None
+    if made is not None:
+        t = made.get(i)
+        if t is None:
+            t = made[i] = _turn_at(model, i, limit)
+        return t
+    return _turn_at(model, i, limit)
+
+
+def _turn_at(model: Model, i: int, limit: int) -> Turn:
     d = model.dialog[i]
     body = d.get("body") if isinstance(d, dict) else None
     text = dialog_text(d, limit)
@@ -386,14 +405,17 @@ def _turn(model: Model, op: Operation, limit: int) -> Turn | None:
 
 
 def operation_evidence(model: Model, op: Operation, position: int,
-                       findings: Sequence[Finding], opts: ReportOptions) -> OperationEvidence:
+                       findings: Sequence[Finding], opts: ReportOptions,
+                       turns: dict[int, Turn] | None = None) -> OperationEvidence:
+    """``turns``: the dialog turns already made for this report (``_turn``)."""
     attempts = []
     for a in op.attempts:
         fin = _final_event(model, a)
         attempts.append(AttemptEvidence(
             a.number, a, _quote(model, a.invocation),
             _quote(model, fin[0], fin[1]) if fin is not None else None))
-    return OperationEvidence(position, op, tuple(findings), _turn(model, op, opts.max_chars),
+    return OperationEvidence(position, op, tuple(findings),
+                             _turn(model, op, opts.max_chars, turns),
                              tuple(attempts), tuple(gaps(model, op)),
                              delegated_mark(model, op, lead_party(model)))
 
@@ -406,10 +428,11 @@ def evidence(model: Model, opts: ReportOptions) -> Evidence:
         if f.operation_id is not None:
             by_op.setdefault(f.operation_id, []).append(f)
     out: list[OperationEvidence] = []
+    turns: dict[int, Turn] = {}
     if opts.evidence != "none":
         for pos, op in enumerate(ops, 1):
             found = by_op.get(op.operation_id, ())
             if found or opts.evidence == "all":
-                out.append(operation_evidence(model, op, pos, found, opts))
+                out.append(operation_evidence(model, op, pos, found, opts, turns))
     anchors = {e.operation.operation_id: e.position for e in out}
     return Evidence(provenance(model, opts), tuple(out), anchors)

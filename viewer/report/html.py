@@ -185,7 +185,8 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     out += _standing(e, model)
     out += _evidence(e, ev, opts)
     out.append("</body></html>")
-    return "\n".join(out) + "\n"
+    out.append("")  # the final line break, without a copy of the whole text to add it
+    return "\n".join(out)
 
 
 def _sev(e: Callable[[object], str], sev: str) -> str:
@@ -252,13 +253,20 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
                    "than the lead agent (a sub-agent).</p>")
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
-    for i, (op, mark) in enumerate(zip(ops, marks, strict=True), 1):
-        attempts = "; ".join(
-            f"{a.number}: {STATE_GLYPH.get(a.final_state or '', '-')} {e(a.final_state) or '-'}"
-            for a in op.attempts) or "none"
+    ids = h_each([op.operation_id for op in ops])  # distinct: escaped in bulk, not memoised
+    finals: dict[str | None, str] = {}  # an attempt's final state, with its glyph
+    for i, (op, mark, op_id) in enumerate(zip(ops, marks, ids, strict=True), 1):
+        parts = []
+        for a in op.attempts:
+            fs = a.final_state
+            cell = finals.get(fs)
+            if cell is None:
+                cell = finals[fs] = f"{STATE_GLYPH.get(fs or '', '-')} {e(fs) or '-'}"
+            parts.append(f"{a.number}: {cell}")
+        attempts = "; ".join(parts) or "none"
         out.append(
             f"<tr><td>{_ref(ev, op.operation_id, str(i))}</td>"
-            f'<td class="mono">{e(op.operation_id)}'
+            f'<td class="mono">{op_id}'
             + (f'<br><span class="dim">{e(mark)}</span>' if mark else "")
             + f"</td><td>{e(op.target)}</td>"
             f"<td>{_decision(e, op.decision, op.decision_life, op.decision_event)}</td>"

@@ -16,7 +16,7 @@ from typing import Any
 from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
-from viewer.parties import delegated_mark, is_delegated, lead_party
+from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     NO_ARGUMENTS,
     NO_FINAL,
@@ -192,11 +192,9 @@ def _link(position: int) -> str:
     return f"[evidence](#operation-{position})"
 
 
-def _op_id(m: Callable[[object], str], model: Model, op: Operation, lead: int | None,
-           op_md: str) -> str:
+def _op_id(m: Callable[[object], str], op_md: str, mark: str) -> str:
     """The id (``op_md``: through ``md``), then `` ↳ name`` when a sub-agent (not the lead
-    agent) ran it."""
-    mark = delegated_mark(model, op, lead)
+    agent) ran it (``mark``: ``delegated_mark``)."""
     return op_md + (f" {m(mark)}" if mark else "")
 
 
@@ -208,10 +206,10 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
             *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
 
 
-def _operations_table(m: Callable[[object], str], model: Model,
-                      ops: Sequence[Operation]) -> list[str]:
-    """The operations table, built column by column (``md_column``)."""
-    lead = lead_party(model)
+def _operations_table(m: Callable[[object], str], ops: Sequence[Operation],
+                      marks: Sequence[str]) -> list[str]:
+    """The operations table, built column by column (``md_column``); ``marks``: each
+    operation's ``delegated_mark``."""
     ids = md_column([op.operation_id for op in ops], m)
     decisions = md_column([op.decision for op in ops], m)
     lives = md_column([op.decision_life for op in ops], m)
@@ -219,7 +217,7 @@ def _operations_table(m: Callable[[object], str], model: Model,
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
         [
             [str(i) for i in range(1, len(ops) + 1)],
-            [_op_id(m, model, op, lead, op_md) for op, op_md in zip(ops, ids, strict=True)],
+            [_op_id(m, op_md, mark) for op_md, mark in zip(ids, marks, strict=True)],
             md_column([op.target for op in ops], m),
             [_decision(op.decision, d, life, op.decision_event)
              for op, d, life in zip(ops, decisions, lives, strict=True)],
@@ -277,10 +275,11 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     out += ["", "## Operations", ""]
     if ops:
         lead = lead_party(model)
-        if any(is_delegated(model, op, lead) for op in ops):
+        marks = [delegated_mark(model, op, lead) for op in ops]
+        if any(marks):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
-        out += _operations_table(m, model, ops)
+        out += _operations_table(m, ops, marks)
         out += _attempts_table(m, ops)
     else:
         out.append("No operations.")
@@ -305,7 +304,8 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     )
     out += ["", "## Evidence", ""]
     out += _evidence(m, ev, opts)
-    return "\n".join(out) + "\n"
+    out.append("")  # the final line break, without a copy of the whole text to add it
+    return "\n".join(out)
 
 
 def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
