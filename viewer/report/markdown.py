@@ -69,13 +69,26 @@ def md(value: object, limit: int = MD_CHARS) -> str:
 
 
 def _markup(text: str) -> str:
-    """``md``'s steps after ``safe``: autolinks defanged, a backslash before each Markdown
-    character. Each step works within a line (nothing it looks for spans a line break), so on
-    safe values joined by line breaks it gives what it gives on each (``md_each``)."""
+    """``md``'s steps after ``safe``: autolinks defanged (``_unlink``), then a backslash before
+    each Markdown character (``_backslashed``). Each step works within a line (nothing it
+    looks for spans a line break), so on safe values joined by line breaks it gives what it
+    gives on each (``md_each``)."""
+    return _backslashed(_unlink(text))
+
+
+def _may_link(text: str) -> bool:
+    """False when ``_AUTOLINK`` cannot match in ``text``."""
     # (the scheme alternative needs "://": a bare ":" of a time or a JSON object never
     # starts an autolink, and skipping the regex for it halves the cost of a big report)
-    if "://" in text or "www" in text.lower() or "@" in text:
-        text = _AUTOLINK.sub(_defang, text)
+    return "://" in text or "www" in text.lower() or "@" in text
+
+
+def _unlink(text: str) -> str:
+    """Every autolink of ``text`` defanged (``_AUTOLINK``)."""
+    return _AUTOLINK.sub(_defang, text) if _may_link(text) else text
+
+
+def _backslashed(text: str) -> str:
     return backslash(text) if _MD_RE.search(text) else text
 
 
@@ -130,7 +143,10 @@ def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
     for i in range(0, len(texts), RUN):
         run = texts[i:i + RUN]
         if (limit is None or max(map(len, run)) <= limit) and is_safe(" ".join(run)):
-            out += _markup("\n".join(run)).split("\n")
+            text = "\n".join(run)
+            if _may_link(text):  # the regex on the values that need it, not on all of them
+                text = "\n".join(map(_unlink, run))
+            out += _backslashed(text).split("\n")
         elif limit is None:
             out += [md(t, len(t) + 1) for t in run]
         else:
