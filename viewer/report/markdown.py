@@ -183,11 +183,22 @@ def _attempts_cell(m: Callable[[object], str], op: Operation) -> str:
     return "; ".join(f"{a.number}: {m(a.final_state) or '-'}" for a in op.attempts)
 
 
-def _finding_line(m: Callable[[object], str], f: Finding,
+def _finding_lines(m: Callable[[object], str], findings: Sequence[Finding],
+                   anchors: dict[str, int] | None = None) -> list[str]:
+    """One line per finding; the operation ids and messages (each nearly always distinct)
+    are marked up column by column (``md_column``)."""
+    ids = md_column([f.operation_id for f in findings], m)
+    messages = md_column([f.message for f in findings], m)
+    return [_finding_line(m, f, op_md, message, anchors)
+            for f, op_md, message in zip(findings, ids, messages, strict=True)]
+
+
+def _finding_line(m: Callable[[object], str], f: Finding, op_md: str, message: str,
                   anchors: dict[str, int] | None = None) -> str:
+    """``op_md``, ``message``: its operation id and message through ``md``."""
     where = []
     if f.operation_id is not None:
-        where.append(f"operation {m(f.operation_id)}")
+        where.append(f"operation {op_md}")
     if f.attempt is not None:
         where.append(f"attempt {f.attempt}")
     if f.events:
@@ -195,7 +206,7 @@ def _finding_line(m: Callable[[object], str], f: Finding,
     loc = f" ({', '.join(where)})" if where else ""
     pos = anchors.get(f.operation_id) if anchors and f.operation_id is not None else None
     link = f" → {_link(pos)}" if pos is not None else ""
-    return f"- **{m(f.kind)}**{loc}: {m(f.message)}{link}"
+    return f"- **{m(f.kind)}**{loc}: {message}{link}"
 
 
 def _anchor(position: int) -> str:
@@ -222,52 +233,99 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
             *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
 
 
-def _operations_table(m: Callable[[object], str], ops: Sequence[Operation],
+def _decisions(m: Callable[[object], str],
+               rows: Iterable[tuple[str | None, str | None, int | None]]) -> list[str]:
+    """``_decision`` of each (decision, life, event): a report has a few distinct ones (the
+    values, and the standing decisions that govern many attempts), each made once."""
+    memo: dict[tuple[Any, ...], str] = {}
+    out: list[str] = []
+    for value, life, event in rows:
+        # the event's type too: True and 1.0 equal 1 as keys, and are written otherwise
+        key = (value, life, event, type(event))
+        try:
+            cell = memo[key]
+        except KeyError:
+            cell = _decision(value, m(value), m(life), event)
+            if _plain(value) and _plain(life):  # (no other value is equal to these)
+                memo[key] = cell
+        except TypeError:  # a value no dict holds (a model built by hand)
+            cell = _decision(value, m(value), m(life), event)
+        out.append(cell)
+    return out
+
+
+def _plain(value: object) -> bool:
+    """A str or None: a key no value of another type is equal to."""
+    return value is None or type(value) is str
+
+
+def _by_key(keys: Iterable[Any], make: Callable[[Any], str]) -> list[str]:
+    """``[make(k) for k in keys]`` for keys of str and None (a set or tuple of them), ``make``
+    called once per distinct key; a key holding anything else is made every time."""
+    memo: dict[Any, str] = {}
+    out: list[str] = []
+    for key in keys:
+        try:
+            cell = memo[key]
+        except KeyError:
+            cell = make(key)
+            if all(map(_plain, key)):
+                memo[key] = cell
+        except TypeError:  # a value no dict holds (a model built by hand)
+            cell = make(key)
+        out.append(cell)
+    return out
+
+
+def _flags(m: Callable[[object], str], flags: Any) -> str:
+    return m(" ".join(sorted(flags)))
+
+
+def _states(m: Callable[[object], str], states: Sequence[object]) -> str:
+    return " → ".join([m(s) for s in states])
+
+
+def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids: Sequence[str],
                       marks: Sequence[str]) -> list[str]:
-    """The operations table, built column by column (``md_column``); ``marks``: each
-    operation's ``delegated_mark``."""
-    ids = md_column([op.operation_id for op in ops], m)
-    decisions = md_column([op.decision for op in ops], m)
-    lives = md_column([op.decision_life for op in ops], m)
+    """The operations table, built column by column (``md_column``); ``ids``: each operation's
+    id through ``md``, ``marks``: its ``delegated_mark``."""
     return _column_table(
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
         [
             [str(i) for i in range(1, len(ops) + 1)],
             [_op_id(m, op_md, mark) for op_md, mark in zip(ids, marks, strict=True)],
             md_column([op.target for op in ops], m),
-            [_decision(op.decision, d, life, op.decision_event)
-             for op, d, life in zip(ops, decisions, lives, strict=True)],
+            _decisions(m, [(op.decision, op.decision_life, op.decision_event) for op in ops]),
             [_attempts_cell(m, op) for op in ops],
             md_column([op.outcome for op in ops], m),
-            [m(" ".join(sorted(op.flags))) for op in ops],
+            _by_key([op.flags for op in ops], lambda f: _flags(m, f)),
         ],
     )
 
 
-def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation], ids: Sequence[str]
+                    ) -> list[str]:
     """The attempts table, built column by column (``md_column``): ids and times are
-    different on every row, so checking them in bulk is what saves the most."""
-    pairs = [(op, a) for op in ops for a in op.attempts]
+    different on every row, so checking them in bulk is what saves the most. ``ids``: each
+    operation's id through ``md``."""
+    pairs = [(op_md, a) for op, op_md in zip(ops, ids, strict=True) for a in op.attempts]
     if not pairs:
         return []
     atts = [a for _, a in pairs]
-    decisions = md_column([a.decision for a in atts], m)
-    lives = md_column([a.decision_life for a in atts], m)
     return ["", "### Attempts", "", *_column_table(
         ["Operation ID", "Attempt", "Start", "End", "States", "Events", "Decision", "Late",
          "Out of model", "Flags"],
         [
-            md_column([op.operation_id for op, _ in pairs], m),
+            [op_md for op_md, _ in pairs],
             [str(a.number) for a in atts],
             md_column(rfc3339_column([a.start for a in atts]), m),
             md_column(rfc3339_column([a.end for a in atts]), m),
-            [" → ".join([m(s) for s in a.states]) for a in atts],
+            _by_key([a.states for a in atts], lambda s: _states(m, s)),
             [_ints(a.events) for a in atts],
-            [_decision(a.decision, d, life, a.decision_event)
-             for a, d, life in zip(atts, decisions, lives, strict=True)],
+            _decisions(m, [(a.decision, a.decision_life, a.decision_event) for a in atts]),
             [_ints(a.late) for a in atts],
             [_ints(a.out_of_model) for a in atts],
-            [m(" ".join(sorted(a.flags))) for a in atts],
+            _by_key([a.flags for a in atts], lambda f: _flags(m, f)),
         ])]
 
 
@@ -295,8 +353,9 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
         if any(marks):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
-        out += _operations_table(m, ops, marks)
-        out += _attempts_table(m, ops)
+        ids = md_column([op.operation_id for op in ops], m)
+        out += _operations_table(m, ops, ids, marks)
+        out += _attempts_table(m, ops, ids)
     else:
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
@@ -312,11 +371,12 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     else:
         out.append("None.")
     out += ["", "## Findings", ""]
-    out += _grouped(findings, lambda f: _finding_line(m, f, ev.anchors))
+    out += _grouped(findings, _finding_lines(m, findings, ev.anchors))
     out += ["", "## Diagnostics", ""]
     out += _grouped(
         model.diagnostics,
-        lambda d: f"- **{m(d.code)}** at {m(d.pointer) or '(document)'}: {m(d.message)}",
+        [f"- **{m(d.code)}** at {m(d.pointer) or '(document)'}: {m(d.message)}"
+         for d in model.diagnostics],
     )
     out += ["", "## Evidence", ""]
     out += _evidence(m, ev, opts)
@@ -344,7 +404,10 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
         starts=iter(md_column(rfc3339_column([ae.attempt.start for ae in atts]), m)),
         ends=iter(md_column(rfc3339_column([ae.attempt.end for ae in atts]), m)),
         quotes=iter(_quote_lines([q for ae in atts for q in (ae.invocation, ae.final)
-                                  if q is not None], limit)))
+                                  if q is not None], limit)),
+        states=iter(_by_key([ae.attempt.states for ae in atts], lambda x: _states(m, x))),
+        decisions=iter(_decisions(m, [(ae.attempt.decision, ae.attempt.decision_life,
+                                       ae.attempt.decision_event) for ae in atts])))
     for oe in oes:
         out += ["", *_operation_evidence(m, oe, limit, cells)]
     return out
@@ -359,6 +422,8 @@ class _Cells:
     starts: Iterator[str]  # each attempt's start and end
     ends: Iterator[str]
     quotes: Iterator[str]  # each quote's line: "- lead: text"
+    states: Iterator[str]  # each attempt's states, and its decision
+    decisions: Iterator[str]
 
 
 def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
@@ -393,10 +458,9 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     out += [f"- {next(gaps)}" for _ in oe.gaps]
     for ae in oe.attempts:
         a = ae.attempt
-        states = " → ".join([m(x) for x in a.states]) or "no events"
+        states = next(cells.states) or "no events"
         out += ["", f"#### {m(op.operation_id)} attempt {a.number}: {states}", ""]
-        decision = _decision(a.decision, m(a.decision), m(a.decision_life), a.decision_event)
-        out.append(f"- Decision: {decision}"
+        out.append(f"- Decision: {next(cells.decisions)}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
         start, end = next(cells.starts), next(cells.ends)
         out.append(f"- Started {start or 'time unknown'}, "
@@ -406,16 +470,17 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     return out
 
 
-def _grouped(items: Sequence[Any], line: Callable[[Any], str]) -> list[str]:
-    """Items under one heading per severity, errors first, model order within."""
+def _grouped(items: Sequence[Any], lines: Sequence[str]) -> list[str]:
+    """Items (``lines``: the line of each) under one heading per severity, errors first, model
+    order within."""
     if not items:
         return ["None."]
     out: list[str] = []
     for sev in spec.SEVERITIES:
-        group = [i for i in items if i.severity == sev]
+        group = [line for i, line in zip(items, lines, strict=True) if i.severity == sev]
         if group:
             if out:
                 out.append("")
             out += [f"### {_HEADINGS[sev]} ({len(group)})", ""]
-            out += [line(i) for i in group]
+            out += group
     return out
