@@ -13,10 +13,11 @@ and escape it their own way. Pure: no rich, no textual.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
+from typing import Any
 
 from viewer import __version__
 from viewer.content import DecodedText, decode_text, dialog_text, turn_before, turn_speaker
@@ -88,6 +89,31 @@ def rfc3339_column(times: Sequence[datetime | None]) -> list[str | None]:
                 continue
         out += map(rfc3339, run)
     return out
+
+
+def per_key(keys: Iterable[Any], make: Callable[[Any], str]) -> list[str]:
+    """``[make(k) for k in keys]``, ``make`` (pure) called once per distinct key: each key a
+    tuple or frozenset (a row's decision, an attempt's states, its flags). A key is kept only
+    when it holds nothing but str and None, which no value of another type is equal to (True
+    and 1.0 are equal to 1, and are written otherwise); any other key, or one no dict can hold,
+    is made every time."""
+    memo: dict[Any, str] = {}
+    out: list[str] = []
+    for key in keys:
+        try:
+            cell = memo[key]
+        except KeyError:
+            cell = make(key)
+            if all(map(_plain, key)):
+                memo[key] = cell
+        except TypeError:  # unhashable: a model built by hand
+            cell = make(key)
+        out.append(cell)
+    return out
+
+
+def _plain(value: object) -> bool:
+    return value is None or type(value) is str
 
 
 def cut_note(full: int, limit: int) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from html import escape
@@ -45,6 +45,7 @@ from viewer.report.evidence import (
     Quote,
     each_once,
     evidence,
+    per_key,
     rfc3339_column,
 )
 from viewer.report.formats import ReportOptions
@@ -98,6 +99,15 @@ def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
         else:
             out += [h(t, limit) for t in run]
     return out
+
+
+def h_column(values: Sequence[object], once: Callable[[object], str]) -> list[str]:
+    """``[once(v) for v in values]``, ``once`` being ``h`` at its default limit (or
+    ``each_once(h)``): a column of strings that are mostly distinct (ids, messages) by
+    ``h_each``; a column holding anything else value by value."""
+    if set(map(type, values)) <= {str}:
+        return h_each(values)  # type: ignore[arg-type]
+    return [once(v) for v in values]
 
 
 def hblock_each(texts: Sequence[str]) -> list[str]:
@@ -205,16 +215,19 @@ def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evide
         return [*out, "<p>None.</p></section>"]
     out.append("<table><tr><th>Severity</th><th>Kind</th><th>Operation</th><th>Attempt</th>"
                "<th>Events</th><th>Message</th></tr>")
+    # ids and messages are nearly all distinct: escaped column by column, not memoised
+    ids = h_column([f.operation_id for f in findings], e)
+    messages = h_column([f.message for f in findings], e)
     for sev in spec.SEVERITIES:
-        for f in findings:
+        for f, op_id, message in zip(findings, ids, messages, strict=True):
             if f.severity != sev:
                 continue
-            op = e(f.operation_id) if f.operation_id is not None else "(the file)"
+            op = op_id if f.operation_id is not None else "(the file)"
             out.append(
                 f"<tr><td>{_sev(e, f.severity)}</td><td>{e(f.kind)}</td>"
                 f'<td class="mono">{_ref(ev, f.operation_id, op)}</td>'
                 f"<td>{'' if f.attempt is None else f.attempt}</td>"
-                f"<td>{', '.join(map(str, f.events))}</td><td>{e(f.message)}</td></tr>")
+                f"<td>{', '.join(map(str, f.events))}</td><td>{message}</td></tr>")
     out.append("</table></section>")
     return out
 
@@ -241,6 +254,25 @@ def _decision(e: Callable[[object], str], value: str | None, life: str | None,
     return f"{glyph} " + (f"{e(value) or '(missing)'} ({where})" if where else e(value))
 
 
+def _decisions(e: Callable[[object], str],
+               rows: Iterable[tuple[str | None, str | None, int | None]]) -> list[str]:
+    """``_decision`` of each (decision, life, event), each distinct one made once: the key has
+    the event as written (``str``, as the f-string writes it), so it holds only str and None."""
+    return per_key(
+        [(value, life, None if event is None else str(event)) for value, life, event in rows],
+        lambda k: _decision(e, k[0], k[1], k[2]))
+
+
+def _states(e: Callable[[object], str], states: Sequence[str | None]) -> str:
+    return " → ".join(f"{STATE_GLYPH.get(x or '', '-')} {e(x)}" for x in states)
+
+
+def _final(e: Callable[[object], str], key: tuple[str | None]) -> str:
+    """An attempt's final state (``key``: it alone) with its glyph."""
+    fs = key[0]
+    return f"{STATE_GLYPH.get(fs or '', '-')} {e(fs) or '-'}"
+
+
 def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operation],
                 ev: Evidence) -> list[str]:
     out = ['<section id="operations"><h2>Operations</h2>']
@@ -253,25 +285,26 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
                    "than the lead agent (a sub-agent).</p>")
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
-    ids = h_each([op.operation_id for op in ops])  # distinct: escaped in bulk, not memoised
-    finals: dict[str | None, str] = {}  # an attempt's final state, with its glyph
-    for i, (op, mark, op_id) in enumerate(zip(ops, marks, ids, strict=True), 1):
-        parts = []
-        for a in op.attempts:
-            fs = a.final_state
-            cell = finals.get(fs)
-            if cell is None:
-                cell = finals[fs] = f"{STATE_GLYPH.get(fs or '', '-')} {e(fs) or '-'}"
-            parts.append(f"{a.number}: {cell}")
-        attempts = "; ".join(parts) or "none"
+    ids = h_column([op.operation_id for op in ops], e)  # distinct: in bulk, not memoised
+    decisions = _decisions(e, [(op.decision, op.decision_life, op.decision_event)
+                               for op in ops])
+    flags = per_key([op.flags for op in ops], lambda f: e(" ".join(sorted(f))))
+    finals = iter(per_key([(a.final_state,) for op in ops for a in op.attempts],
+                          lambda k: _final(e, k)))
+    anchors = ev.anchors
+    for i, (op, mark, op_id, decision, flag) in enumerate(
+            zip(ops, marks, ids, decisions, flags, strict=True), 1):
+        attempts = "; ".join([f"{a.number}: {next(finals)}" for a in op.attempts]) or "none"
+        pos = anchors.get(op.operation_id)  # (``_ref``)
         out.append(
-            f"<tr><td>{_ref(ev, op.operation_id, str(i))}</td>"
-            f'<td class="mono">{op_id}'
+            (f'<tr><td><a href="#op-{pos}">{i}</a></td>' if pos is not None
+             else f"<tr><td>{i}</td>")
+            + f'<td class="mono">{op_id}'
             + (f'<br><span class="dim">{e(mark)}</span>' if mark else "")
             + f"</td><td>{e(op.target)}</td>"
-            f"<td>{_decision(e, op.decision, op.decision_life, op.decision_event)}</td>"
+            f"<td>{decision}</td>"
             f"<td>{attempts}</td><td>{e(op.outcome)}</td>"
-            f"<td>{e(' '.join(sorted(op.flags)))}</td></tr>")
+            f"<td>{flag}</td></tr>")
     out.append("</table></section>")
     return out
 
@@ -315,7 +348,10 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
                                                               for ae in atts])])),
         ends=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.end for ae in atts])])),
         quotes=iter(_quotes([q for ae in atts for q in (ae.invocation, ae.final)
-                             if q is not None], limit)))
+                             if q is not None], limit)),
+        states=iter(per_key([ae.attempt.states for ae in atts], lambda x: _states(e, x))),
+        decisions=iter(_decisions(e, [(ae.attempt.decision, ae.attempt.decision_life,
+                                       ae.attempt.decision_event) for ae in atts])))
     for oe in oes:
         out += _operation_evidence(e, oe, limit, is_open, cells)
     out.append("</section>")
@@ -331,6 +367,8 @@ class _Cells:
     starts: Iterator[str]  # each attempt's start and end
     ends: Iterator[str]
     quotes: Iterator[tuple[str, str]]  # each quote's lead and block, as two elements
+    states: Iterator[str]  # each attempt's states, and its decision
+    decisions: Iterator[str]
 
 
 def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
@@ -370,12 +408,11 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     out.append("</ul>")
     for ae in oe.attempts:
         a = ae.attempt
-        states = " → ".join(
-            f"{STATE_GLYPH.get(x or '', '-')} {e(x)}" for x in a.states) or "no events"
+        states = next(cells.states) or "no events"
         out.append(f"<h4>Attempt {a.number}: {states}</h4>")
         flags = f" · flags {e(' '.join(sorted(a.flags)))}" if a.flags else ""
         start, end = next(cells.starts), next(cells.ends)
-        out.append(f"<p>Decision: {_decision(e, a.decision, a.decision_life, a.decision_event)}"
+        out.append(f"<p>Decision: {next(cells.decisions)}"
                    f"{flags} · started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end") + "</p>")
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):

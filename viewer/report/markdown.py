@@ -27,6 +27,7 @@ from viewer.report.evidence import (
     Quote,
     each_once,
     evidence,
+    per_key,
     rfc3339_column,
 )
 from viewer.report.formats import ReportOptions
@@ -236,45 +237,12 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
 def _decisions(m: Callable[[object], str],
                rows: Iterable[tuple[str | None, str | None, int | None]]) -> list[str]:
     """``_decision`` of each (decision, life, event): a report has a few distinct ones (the
-    values, and the standing decisions that govern many attempts), each made once."""
-    memo: dict[tuple[Any, ...], str] = {}
-    out: list[str] = []
-    for value, life, event in rows:
-        # the event's type too: True and 1.0 equal 1 as keys, and are written otherwise
-        key = (value, life, event, type(event))
-        try:
-            cell = memo[key]
-        except KeyError:
-            cell = _decision(value, m(value), m(life), event)
-            if _plain(value) and _plain(life):  # (no other value is equal to these)
-                memo[key] = cell
-        except TypeError:  # a value no dict holds (a model built by hand)
-            cell = _decision(value, m(value), m(life), event)
-        out.append(cell)
-    return out
-
-
-def _plain(value: object) -> bool:
-    """A str or None: a key no value of another type is equal to."""
-    return value is None or type(value) is str
-
-
-def _by_key(keys: Iterable[Any], make: Callable[[Any], str]) -> list[str]:
-    """``[make(k) for k in keys]`` for keys of str and None (a set or tuple of them), ``make``
-    called once per distinct key; a key holding anything else is made every time."""
-    memo: dict[Any, str] = {}
-    out: list[str] = []
-    for key in keys:
-        try:
-            cell = memo[key]
-        except KeyError:
-            cell = make(key)
-            if all(map(_plain, key)):
-                memo[key] = cell
-        except TypeError:  # a value no dict holds (a model built by hand)
-            cell = make(key)
-        out.append(cell)
-    return out
+    values, and the standing decisions that govern many attempts), each made once: the key
+    has the event as written (``str``, as the f-string writes it), so it holds only str and
+    None."""
+    return per_key(
+        [(value, life, None if event is None else str(event)) for value, life, event in rows],
+        lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
 
 
 def _flags(m: Callable[[object], str], flags: Any) -> str:
@@ -298,7 +266,7 @@ def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids:
             _decisions(m, [(op.decision, op.decision_life, op.decision_event) for op in ops]),
             [_attempts_cell(m, op) for op in ops],
             md_column([op.outcome for op in ops], m),
-            _by_key([op.flags for op in ops], lambda f: _flags(m, f)),
+            per_key([op.flags for op in ops], lambda f: _flags(m, f)),
         ],
     )
 
@@ -320,12 +288,12 @@ def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation], ids: S
             [str(a.number) for a in atts],
             md_column(rfc3339_column([a.start for a in atts]), m),
             md_column(rfc3339_column([a.end for a in atts]), m),
-            _by_key([a.states for a in atts], lambda s: _states(m, s)),
+            per_key([a.states for a in atts], lambda s: _states(m, s)),
             [_ints(a.events) for a in atts],
             _decisions(m, [(a.decision, a.decision_life, a.decision_event) for a in atts]),
             [_ints(a.late) for a in atts],
             [_ints(a.out_of_model) for a in atts],
-            _by_key([a.flags for a in atts], lambda f: _flags(m, f)),
+            per_key([a.flags for a in atts], lambda f: _flags(m, f)),
         ])]
 
 
@@ -405,7 +373,7 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
         ends=iter(md_column(rfc3339_column([ae.attempt.end for ae in atts]), m)),
         quotes=iter(_quote_lines([q for ae in atts for q in (ae.invocation, ae.final)
                                   if q is not None], limit)),
-        states=iter(_by_key([ae.attempt.states for ae in atts], lambda x: _states(m, x))),
+        states=iter(per_key([ae.attempt.states for ae in atts], lambda x: _states(m, x))),
         decisions=iter(_decisions(m, [(ae.attempt.decision, ae.attempt.decision_life,
                                        ae.attempt.decision_event) for ae in atts])))
     for oe in oes:
