@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from viewer.report.csv import RUN, cell, cells, column, csv_rows
-from viewer.report.evidence import each_once, rfc3339_column
+from viewer.report.evidence import each_once, per_key, rfc3339_column
 from viewer.report.html import CELL_CHARS, h, h_each, hblock, hblock_each
 from viewer.report.markdown import (
     MD_CHARS,
@@ -232,3 +232,20 @@ def test_h_each_longer_than_a_run(bad: str, limit: int | None) -> None:
     assert h_each(texts, limit) == [h(t, len(t) + 1 if limit is None else limit)
                                     for t in texts]
     assert hblock_each(texts) == [hblock(t) for t in texts]
+
+
+_ATOM = st.one_of(st.none(), st.sampled_from(["a", "b", "1", "True", ""]), st.integers(0, 2),
+                  st.booleans(), st.sampled_from([1.0, 0.0]))
+KEY = st.one_of(st.tuples(_ATOM, _ATOM), st.tuples(_ATOM), st.frozensets(_ATOM, max_size=3),
+                st.lists(_ATOM, max_size=2))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(KEY, max_size=40))
+def test_per_key_is_make_of_each_key(keys: list[object]) -> None:
+    def make(key: object) -> str:  # tells True from 1 and 1.0, and a list from a tuple
+        if isinstance(key, frozenset):
+            return "frozenset" + repr(sorted(key, key=repr))
+        return repr(key)
+
+    assert per_key(keys + keys, make) == [make(k) for k in keys + keys]
