@@ -18,6 +18,8 @@ import csv
 import io
 import re
 from collections.abc import Sequence
+from operator import attrgetter
+from typing import Any
 
 from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
@@ -63,7 +65,13 @@ def cells(values: Sequence[object]) -> list[str]:
     (checked together, not escaped one by one); else every value goes through ``cell``.
     Values that are not strings always do.
     """
-    texts = [v if type(v) is str else cell(v) for v in values]
+    kinds = set(map(type, values))
+    if kinds <= {str}:
+        texts = list(values)
+    elif kinds <= {int}:
+        texts = list(map(str, values))  # ``cell`` of an int
+    else:
+        texts = [v if type(v) is str else cell(v) for v in values]
     block = " ".join(texts)
     if is_safe(block) and not block.startswith(_STARTS) and \
             _FORMULA_AFTER_SPACE.search(block) is None:
@@ -90,11 +98,23 @@ def _ints(values: Sequence[int]) -> str:
     return " ".join(map(str, values))
 
 
+class _NoAttempt:
+    """The row of an operation without any attempt: every attempt field None (empty cells)."""
+
+    __slots__ = ()
+    number = start = end = final_state = states = events = late = out_of_model = None
+    decision = decision_life = decision_event = escalated = None
+
+
+_NO_ATTEMPT = _NoAttempt()
+
+
 def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[str]]:
     """The cells, column by column: one row per attempt, and one for an operation without
     any. Recorded values repeat down a column (servers, tools, states), and a column is one
     kind of value, so each is checked in bulk (``column``) rather than cell by cell."""
-    pairs = [(op, a) for op in selected(model, operations) for a in (op.attempts or (None,))]
+    pairs = [(op, a) for op in selected(model, operations)
+             for a in (op.attempts or (_NO_ATTEMPT,))]
     ops = [op for op, _ in pairs]
     atts = [a for _, a in pairs]
     names: dict[int | None, str] = {}
@@ -105,31 +125,40 @@ def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[
         if name is None:
             name = names[p] = party_name(model, p)
         parties.append(name)
+
+    def of_ops(name: str) -> list[Any]:
+        return list(map(attrgetter(name), ops))
+
+    def of_attempts(name: str) -> list[Any]:
+        """Each row's attempt's ``name``; None for an operation without any."""
+        return list(map(attrgetter(name), atts))
+
     # file-level provenance on every row: the weakest status of every signature of every layer
     override, signature = cells([True if model.source.critical_override else None,
                                  overall(model.source) or "unsigned"])
     return [
-        column([op.operation_id for op in ops]),
-        column([op.operation for op in ops]),
-        column([op.server for op in ops]),
-        column([op.tool for op in ops]),
-        column([op.decision for op in ops]),
-        column([op.decision_life for op in ops]),
-        column([op.decision_event for op in ops]),
-        column([op.outcome for op in ops]),
-        column([None if a is None else a.number for a in atts]),
-        column(rfc3339_column([None if a is None else a.start for a in atts])),
-        column(rfc3339_column([None if a is None else a.end for a in atts])),
-        column([None if a is None else a.final_state for a in atts]),
-        column([None if a is None else " > ".join([s or "" for s in a.states]) for a in atts]),
-        column([None if a is None else _ints(a.events) for a in atts]),
-        column([None if a is None else _ints(a.late) for a in atts]),
-        column([None if a is None else _ints(a.out_of_model) for a in atts]),
-        column([None if a is None else a.decision for a in atts]),
-        column([None if a is None else a.decision_life for a in atts]),
-        column([None if a is None else a.decision_event for a in atts]),
-        column([None if a is None else a.escalated for a in atts]),
-        column([" ".join(sorted((op if a is None else a).flags)) for op, a in pairs]),
+        column(of_ops("operation_id")),
+        column(of_ops("operation")),
+        column(of_ops("server")),
+        column(of_ops("tool")),
+        column(of_ops("decision")),
+        column(of_ops("decision_life")),
+        column(of_ops("decision_event")),
+        column(of_ops("outcome")),
+        column(of_attempts("number")),
+        column(rfc3339_column(of_attempts("start"))),
+        column(rfc3339_column(of_attempts("end"))),
+        column(of_attempts("final_state")),
+        column([None if s is None else " > ".join([x or "" for x in s])
+                for s in of_attempts("states")]),
+        column([None if e is None else _ints(e) for e in of_attempts("events")]),
+        column([None if e is None else _ints(e) for e in of_attempts("late")]),
+        column([None if e is None else _ints(e) for e in of_attempts("out_of_model")]),
+        column(of_attempts("decision")),
+        column(of_attempts("decision_life")),
+        column(of_attempts("decision_event")),
+        column(of_attempts("escalated")),
+        column([" ".join(sorted((op if a is _NO_ATTEMPT else a).flags)) for op, a in pairs]),
         column(parties),
         [override] * len(pairs),
         [signature] * len(pairs),
