@@ -229,7 +229,7 @@ def _op_id(m: Callable[[object], str], op_md: str, mark: str) -> str:
 def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> list[str]:
     """``_table`` of the rows the columns make (cells already escaped): an empty cell is a
     space, as ``_row`` has it, then each row is one join."""
-    cols = [[c if c else " " for c in col] for col in columns]
+    cols = [[c if c else " " for c in col] if "" in col else col for col in columns]
     return [_row(header), _row("---" for _ in header),
             *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
 
