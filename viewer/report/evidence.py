@@ -19,6 +19,8 @@ from datetime import datetime
 from itertools import pairwise
 from typing import Any
 
+import msgspec
+
 from viewer import __version__
 from viewer.content import DecodedText, decode_text, dialog_text, turn_before, turn_speaker
 from viewer.model import spec
@@ -189,9 +191,11 @@ def provenance(model: Model, opts: ReportOptions) -> Provenance:
 # --- quotes ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Quote:
-    """One event's content as decoded by the viewer, with where it came from."""
+class Quote(msgspec.Struct, frozen=True, gc=False):
+    """One event's content as decoded by the viewer, with where it came from. (A Struct, as
+    ``AttemptEvidence`` and ``OperationEvidence``: a report makes them by the ten thousand, and
+    a frozen dataclass takes ten times as long to make; none holds anything that leads back to
+    it, so the collector need not track them.)"""
 
     event: int
     event_type: str
@@ -253,16 +257,14 @@ class Turn:
                 + cut_note(self.chars, limit))
 
 
-@dataclass(frozen=True, slots=True)
-class AttemptEvidence:
+class AttemptEvidence(msgspec.Struct, frozen=True, gc=False):
     number: int
     attempt: Attempt
     invocation: Quote | None  # the arguments
     final: Quote | None  # the last result, failure, error or denial
 
 
-@dataclass(frozen=True, slots=True)
-class OperationEvidence:
+class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
     position: int  # 1-based position in the report's operations table: the section's anchor
     operation: Operation
     findings: tuple[Finding, ...]
