@@ -11,10 +11,12 @@ import pytest
 from viewer import cli
 from viewer.report.formats import (
     FORMATS,
+    PIECE_LINES,
     ExportFormat,
     ReportOptions,
     ReportTimeError,
     as_bytes,
+    line_pieces,
     register,
     report_time,
 )
@@ -81,3 +83,23 @@ def test_bad_source_date_epoch_is_one_line_exit_2(monkeypatch: pytest.MonkeyPatc
                                  ["--evidence", "some"], ["--format", "pdf"]])
 def test_bad_report_options_are_usage_errors(bad: list[str]) -> None:
     assert cli.main(["summary", str(TOUR), *bad]) == 2
+
+
+@pytest.mark.parametrize("n", [0, 1, PIECE_LINES - 1, PIECE_LINES, PIECE_LINES + 1,
+                               2 * PIECE_LINES + 3])
+def test_line_pieces_are_the_joined_lines_in_utf8(n: int) -> None:
+    lines = [f"{i} → \ud800 é" if i % 5 else "" for i in range(n)]
+    assert as_bytes(line_pieces(lines)) == "\n".join(lines).encode("utf-8", "replace")
+
+
+def test_md_and_html_pieces_are_the_reports() -> None:
+    from viewer.pipeline import open_model
+    from viewer.report.html import to_html
+    from viewer.report.markdown import to_markdown
+
+    model = open_model(str(TOUR))
+    opts = ReportOptions(time=datetime(2026, 4, 2, tzinfo=UTC), evidence="all")
+    assert as_bytes(FORMATS["md"].render(model, opts)) == \
+        to_markdown(model, None, opts).encode("utf-8", "replace")
+    assert as_bytes(FORMATS["html"].render(model, opts)) == \
+        to_html(model, opts).encode("utf-8", "replace")

@@ -8,7 +8,7 @@ imports rich or textual, and nothing here imports more than the standard library
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal
@@ -102,6 +102,20 @@ def as_bytes(data: Rendered) -> bytes:
     return b"".join(data)
 
 
+#: Lines per piece of ``line_pieces``.
+PIECE_LINES = 4096
+
+
+def line_pieces(lines: Sequence[str]) -> Iterator[bytes]:
+    """``"\\n".join(lines)`` as UTF-8 pieces of ``PIECE_LINES`` lines (``as_bytes`` joins them
+    back): a report of 50 MB is never one string, which takes two or four bytes a character
+    once one character is not Latin-1 (an arrow, a dot), and then its UTF-8 copy as well."""
+    n = len(lines)
+    for i in range(0, n, PIECE_LINES):
+        text = "\n".join(lines[i:i + PIECE_LINES])
+        yield (text + "\n" if i + PIECE_LINES < n else text).encode("utf-8", "replace")
+
+
 # --- the built-in formats ----------------------------------------------------------------------
 
 
@@ -118,10 +132,10 @@ def _json(model: Model, opts: ReportOptions) -> Iterable[bytes]:
     return iter_json(model, opts.operations)
 
 
-def _md(model: Model, opts: ReportOptions) -> str:
-    from viewer.report.markdown import to_markdown
+def _md(model: Model, opts: ReportOptions) -> Iterable[bytes]:
+    from viewer.report.markdown import markdown_pieces
 
-    return to_markdown(model, opts.operations, opts)
+    return markdown_pieces(model, opts)  # (opts.operations: the operations it reports)
 
 
 def _csv(model: Model, opts: ReportOptions) -> str:
@@ -130,10 +144,10 @@ def _csv(model: Model, opts: ReportOptions) -> str:
     return to_csv(model, opts.operations)
 
 
-def _html(model: Model, opts: ReportOptions) -> str:
-    from viewer.report.html import to_html
+def _html(model: Model, opts: ReportOptions) -> Iterable[bytes]:
+    from viewer.report.html import html_pieces
 
-    return to_html(model, opts)
+    return html_pieces(model, opts)
 
 
 register(ExportFormat("text", "txt", "text/plain", "terminal summary", _text, in_dialog=False))

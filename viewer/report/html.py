@@ -48,7 +48,7 @@ from viewer.report.evidence import (
     per_key,
     rfc3339_column,
 )
-from viewer.report.formats import ReportOptions
+from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
 from viewer.textsafe import is_safe, safe_block, safe_short
 
@@ -164,6 +164,16 @@ CSP = (f"default-src 'none'; style-src 'sha256-{_CSS_HASH}'; img-src data:; "
 
 def to_html(model: Model, options: ReportOptions | None = None) -> str:
     """The report as one HTML document (a str)."""
+    return "\n".join(html_lines(model, options))
+
+
+def html_pieces(model: Model, options: ReportOptions | None = None) -> Iterator[bytes]:
+    """``to_html`` as UTF-8 pieces (``formats.line_pieces``)."""
+    return line_pieces(html_lines(model, options))
+
+
+def html_lines(model: Model, options: ReportOptions | None = None) -> list[str]:
+    """The lines of ``to_html``, the last one empty (the text ends with a line break)."""
     opts = options or ReportOptions()
     ev = evidence(model, opts)
     ops = selected(model, opts.operations)
@@ -195,8 +205,8 @@ def to_html(model: Model, options: ReportOptions | None = None) -> str:
     out += _standing(e, model)
     out += _evidence(e, ev, opts)
     out.append("</body></html>")
-    out.append("")  # the final line break, without a copy of the whole text to add it
-    return "\n".join(out)
+    out.append("")  # the final line break
+    return out
 
 
 def _sev(e: Callable[[object], str], sev: str) -> str:

@@ -30,7 +30,7 @@ from viewer.report.evidence import (
     per_key,
     rfc3339_column,
 )
-from viewer.report.formats import ReportOptions
+from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
 from viewer.textsafe import is_safe, safe_short
 
@@ -301,6 +301,17 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
                 options: ReportOptions | None = None) -> str:
     """The incident report as Markdown text: provenance, operations, attempts, standing
     decisions, findings (each linked to its operation's evidence), diagnostics, evidence."""
+    return "\n".join(markdown_lines(model, operations, options))
+
+
+def markdown_pieces(model: Model, options: ReportOptions | None = None) -> Iterator[bytes]:
+    """``to_markdown(model, None, options)`` as UTF-8 pieces (``formats.line_pieces``)."""
+    return line_pieces(markdown_lines(model, None, options))
+
+
+def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
+                   options: ReportOptions | None = None) -> list[str]:
+    """The lines of ``to_markdown``, the last one empty (the text ends with a line break)."""
     opts = options or ReportOptions()
     if operations is not None:
         opts = replace(opts, operations=operations)
@@ -348,8 +359,8 @@ def to_markdown(model: Model, operations: Sequence[Operation] | None = None,
     )
     out += ["", "## Evidence", ""]
     out += _evidence(m, ev, opts)
-    out.append("")  # the final line break, without a copy of the whole text to add it
-    return "\n".join(out)
+    out.append("")  # the final line break
+    return out
 
 
 def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
