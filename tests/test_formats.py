@@ -92,8 +92,9 @@ def test_line_pieces_are_the_joined_lines_in_utf8(n: int) -> None:
     assert as_bytes(line_pieces(lines)) == "\n".join(lines).encode("utf-8", "replace")
 
 
-def test_md_and_html_pieces_are_the_reports() -> None:
+def test_md_html_and_csv_pieces_are_the_reports() -> None:
     from viewer.pipeline import open_model
+    from viewer.report.csv import to_csv
     from viewer.report.html import to_html
     from viewer.report.markdown import to_markdown
 
@@ -103,3 +104,4 @@ def test_md_and_html_pieces_are_the_reports() -> None:
         to_markdown(model, None, opts).encode("utf-8", "replace")
     assert as_bytes(FORMATS["html"].render(model, opts)) == \
         to_html(model, opts).encode("utf-8", "replace")
+    assert as_bytes(FORMATS["csv"].render(model, opts)) == to_csv(model).encode("utf-8", "replace")

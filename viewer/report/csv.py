@@ -17,13 +17,14 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from operator import attrgetter
 from typing import Any
 
 from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
 from viewer.report.evidence import rfc3339_column
+from viewer.report.formats import PIECE_LINES
 from viewer.report.summary import selected
 from viewer.signatures import overall
 from viewer.textsafe import is_safe, safe
@@ -188,14 +189,34 @@ def csv_rows(columns: Sequence[list[str]]) -> str:
     cells (``cell`` output: no line break), two or more of them: a column none of whose
     cells needs quoting is joined as it is, any other column is quoted by the csv module
     (``_quoted``), and the rows are joined once."""
+    lines = _row_lines(columns)
+    return "\r\n".join(lines) + "\r\n" if lines else ""
+
+
+def _row_lines(columns: Sequence[list[str]]) -> list[str]:
+    """The rows of ``csv_rows``, each without its line end."""
     cols = [_quoted(c) if _needs_quotes(" ".join(c)) else c for c in columns]
     if not cols or not cols[0]:
-        return ""
-    return "\r\n".join([",".join(row) for row in zip(*cols, strict=True)]) + "\r\n"
+        return []
+    return [",".join(row) for row in zip(*cols, strict=True)]
+
+
+def _header() -> str:
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS)
+    return buf.getvalue()
 
 
 def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     """The CSV text (RFC 4180, CRLF line ends), header row first."""
-    buf = io.StringIO()
-    csv.writer(buf, lineterminator="\r\n").writerow(COLUMNS)
-    return buf.getvalue() + csv_rows(_columns(model, operations))
+    return _header() + csv_rows(_columns(model, operations))
+
+
+def csv_pieces(model: Model, operations: Sequence[Operation] | None = None
+               ) -> Iterator[bytes]:
+    """``to_csv`` as UTF-8 pieces: the header, then ``PIECE_LINES`` rows at a time (a big
+    export is never one string, and then its UTF-8 copy as well)."""
+    rows = _row_lines(_columns(model, operations))
+    yield _header().encode("utf-8", "replace")
+    for i in range(0, len(rows), PIECE_LINES):
+        yield ("\r\n".join(rows[i:i + PIECE_LINES]) + "\r\n").encode("utf-8", "replace")

@@ -138,10 +138,10 @@ def _md(model: Model, opts: ReportOptions) -> Iterable[bytes]:
     return markdown_pieces(model, opts)  # (opts.operations: the operations it reports)
 
 
-def _csv(model: Model, opts: ReportOptions) -> str:
-    from viewer.report.csv import to_csv
+def _csv(model: Model, opts: ReportOptions) -> Iterable[bytes]:
+    from viewer.report.csv import csv_pieces
 
-    return to_csv(model, opts.operations)
+    return csv_pieces(model, opts.operations)
 
 
 def _html(model: Model, opts: ReportOptions) -> Iterable[bytes]:
