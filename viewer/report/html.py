@@ -199,11 +199,14 @@ def html_lines(model: Model, options: ReportOptions | None = None) -> list[str]:
             for label, value in ev.provenance.rows]
     out.append("</table></header>")
     out += _timeline(model, ops, findings, ev)
-    out += _findings(e, findings, ev)
+    # the findings' messages, nearly all distinct: escaped as a column, once for both places
+    messages = dict(zip(map(id, findings), h_column([f.message for f in findings], e),
+                        strict=True))
+    out += _findings(e, findings, ev, messages)
     out += _diagnostics(e, model)
     out += _operations(e, model, ops, ev)
     out += _standing(e, model)
-    out += _evidence(e, ev, opts)
+    out += _evidence(e, ev, opts, messages)
     out.append("</body></html>")
     out.append("")  # the final line break
     return out
@@ -219,7 +222,9 @@ def _ref(ev: Evidence, op_id: str | None, text: str) -> str:
     return f'<a href="#op-{pos}">{text}</a>' if pos is not None else text
 
 
-def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evidence) -> list[str]:
+def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evidence,
+              messages: dict[int, str]) -> list[str]:
+    """``messages``: each finding's message through ``h``, by the finding's ``id``."""
     out = ['<section id="findings"><h2>Findings</h2>']
     if not findings:
         return [*out, "<p>None.</p></section>"]
@@ -227,9 +232,8 @@ def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evide
                "<th>Events</th><th>Message</th></tr>")
     # ids and messages are nearly all distinct: escaped column by column, not memoised
     ids = h_column([f.operation_id for f in findings], e)
-    messages = h_column([f.message for f in findings], e)
     for sev in spec.SEVERITIES:
-        for f, op_id, message in zip(findings, ids, messages, strict=True):
+        for f, op_id in zip(findings, ids, strict=True):
             if f.severity != sev:
                 continue
             op = op_id if f.operation_id is not None else "(the file)"
@@ -237,7 +241,7 @@ def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evide
                 f"<tr><td>{_sev(e, f.severity)}</td><td>{e(f.kind)}</td>"
                 f'<td class="mono">{_ref(ev, f.operation_id, op)}</td>'
                 f"<td>{'' if f.attempt is None else f.attempt}</td>"
-                f"<td>{', '.join(map(str, f.events))}</td><td>{message}</td></tr>")
+                f"<td>{', '.join(map(str, f.events))}</td><td>{messages[id(f)]}</td></tr>")
     out.append("</table></section>")
     return out
 
@@ -336,7 +340,9 @@ def _standing(e: Callable[[object], str], model: Model) -> list[str]:
 
 # --- evidence ----------------------------------------------------------------------------------
 
-def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
+def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
+              messages: dict[int, str] | None = None) -> list[str]:
+    """``messages``: findings' messages through ``h``, by the finding's ``id``."""
     out = ['<section id="evidence"><h2>Evidence</h2>']
     if opts.evidence == "none":
         return [*out, "<p>Not quoted (--evidence none).</p></section>"]
@@ -363,7 +369,7 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
         decisions=iter(_decisions(e, [(ae.attempt.decision, ae.attempt.decision_life,
                                        ae.attempt.decision_event) for ae in atts])))
     for oe in oes:
-        out += _operation_evidence(e, oe, limit, is_open, cells)
+        out += _operation_evidence(e, oe, limit, is_open, cells, messages or {})
     out.append("</section>")
     return out
 
@@ -392,7 +398,7 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
 
 
 def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        is_open: str, cells: _Cells) -> list[str]:
+                        is_open: str, cells: _Cells, messages: dict[int, str]) -> list[str]:
     op = oe.operation
     worst = next((sev for sev in spec.SEVERITIES if any(f.severity == sev
                                                         for f in oe.findings)), None)
@@ -405,7 +411,8 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"<li>Flags: {e(' '.join(sorted(op.flags)))}</li>")
     if oe.findings:
         out.append("<li>Findings: " + "; ".join(f"{_sev(e, f.severity)} {e(f.kind)}: "
-                                                 f"{e(f.message)}" for f in oe.findings)
+                                                 f"{messages.get(id(f)) or e(f.message)}"
+                                                 for f in oe.findings)
                    + "</li>")
     t = oe.turn
     if t is not None:
