@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
@@ -139,8 +138,7 @@ def signature_rows(source: Source) -> list[tuple[str, str]]:
     return rows
 
 
-@dataclass(frozen=True, slots=True)
-class Provenance:
+class Provenance(msgspec.Struct, frozen=True, gc=False):
     """What the report describes and how it was made: (label, value) rows, values not yet
     escaped, and the override note when the report was made under --ignore-critical."""
 
@@ -241,8 +239,7 @@ def _quote(model: Model, index: int | None, late: bool = False) -> Quote | None:
 # --- per operation -----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Turn:
+class Turn(msgspec.Struct, frozen=True, gc=False):
     """The dialog turn just before an operation (what the agent was asked)."""
 
     index: int
@@ -274,8 +271,7 @@ class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
     party: str = ""  # "↳ name" (safe) when a sub-agent, not the lead agent, ran it
 
 
-@dataclass(frozen=True, slots=True)
-class Evidence:
+class Evidence(msgspec.Struct, frozen=True, gc=False):
     provenance: Provenance
     operations: tuple[OperationEvidence, ...]
     #: operation_id -> position, for every operation with a section (findings link there)
