@@ -326,13 +326,13 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
                 f"extensions: {m(', '.join(s.unsupported_critical)) or 'none'}.", ""]
     out += _table(["Provenance", ""], ([label, m(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
+    ids = md_column([op.operation_id for op in ops], m)  # for the tables and the evidence
     if ops:
         lead = lead_party(model)
         marks = [delegated_mark(model, op, lead) for op in ops]
         if any(marks):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
-        ids = md_column([op.operation_id for op in ops], m)
         out += _operations_table(m, ops, ids, marks)
         out += _attempts_table(m, ops, ids)
     else:
@@ -358,12 +358,15 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
          for d in model.diagnostics],
     )
     out += ["", "## Evidence", ""]
-    out += _evidence(m, ev, opts)
+    out += _evidence(m, ev, opts, ids)
     out.append("")  # the final line break
     return out
 
 
-def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> list[str]:
+def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
+              ids: Sequence[str]) -> list[str]:
+    """``ids``: the id through ``md`` of each operation of the report, in table order (an
+    operation's evidence has its position there)."""
     if opts.evidence == "none":
         return ["Not quoted (--evidence none)."]
     out = [f"For {SCOPE[opts.evidence]}: the dialog turn before it, each attempt's "
@@ -388,7 +391,7 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions) -> 
         decisions=iter(_decisions(m, [(ae.attempt.decision, ae.attempt.decision_life,
                                        ae.attempt.decision_event) for ae in atts])))
     for oe in oes:
-        out += ["", *_operation_evidence(m, oe, limit, cells)]
+        out += ["", *_operation_evidence(m, oe, limit, cells, ids[oe.position - 1])]
     return out
 
 
@@ -415,18 +418,19 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        cells: _Cells) -> list[str]:
+                        cells: _Cells, op_md: str) -> list[str]:
+    """``op_md``: the operation's id through ``md``."""
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
-    head = (f"**{m(op.operation_id)}** · {m(op.target)} · outcome {m(op.outcome)}")
+    head = f"**{op_md}** · {m(op.target)} · outcome {m(op.outcome)}"
     if oe.party:
         head += f" · {m(oe.party)}"
     if op.flags:
         head += f" · flags {m(' '.join(sorted(op.flags)))}"
     out += [head, ""]
     if oe.findings:
-        out.append("- Findings: " + "; ".join(f"{m(f.kind)} ({m(f.severity)})"
-                                              for f in oe.findings))
+        out.append("- Findings: " + "; ".join([f"{m(f.kind)} ({m(f.severity)})"
+                                               for f in oe.findings]))
     t = oe.turn
     if t is not None:
         who = f"{m(t.speaker)}: " if t.speaker else ""
@@ -438,7 +442,7 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
-        out += ["", f"#### {m(op.operation_id)} attempt {a.number}: {states}", ""]
+        out += ["", f"#### {op_md} attempt {a.number}: {states}", ""]
         out.append(f"- Decision: {next(cells.decisions)}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
         start, end = next(cells.starts), next(cells.ends)
