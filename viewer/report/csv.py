@@ -58,6 +58,14 @@ def cell(value: object) -> str:
     return text
 
 
+_STR = frozenset({str})
+_STR_NONE = frozenset({str, type(None)})
+_INT_NONE = frozenset({int, type(None)})
+_BOOL = frozenset({bool})
+_EMPTY: dict[object, str] = {None: ""}  # ``cell(None)``: ``_EMPTY.get(v, text)`` is text else
+_BOOLS = {True: "true", False: "false"}
+
+
 def cells(values: Sequence[object]) -> list[str]:
     """``[cell(v) for v in values]``, with one check of the values' strings together.
 
@@ -66,11 +74,16 @@ def cells(values: Sequence[object]) -> list[str]:
     (checked together, not escaped one by one); else every value goes through ``cell``.
     Values that are not strings always do.
     """
+    # ``cell`` of None, of an int and of a bool, made in C (map) for a run of those alone
     kinds = set(map(type, values))
-    if kinds <= {str}:
+    if kinds <= _STR:
         texts = list(values)
-    elif kinds <= {int}:
-        texts = list(map(str, values))  # ``cell`` of an int
+    elif kinds <= _STR_NONE:
+        texts = list(map(_EMPTY.get, values, values))
+    elif kinds <= _INT_NONE:
+        texts = list(map(_EMPTY.get, values, map(str, values)))
+    elif kinds <= _BOOL:
+        texts = list(map(_BOOLS.__getitem__, values))
     else:
         texts = [v if type(v) is str else cell(v) for v in values]
     block = " ".join(texts)
