@@ -430,8 +430,10 @@ def _turn_at(model: Model, i: int, limit: int) -> Turn:
 
 def operation_evidence(model: Model, op: Operation, position: int,
                        findings: Sequence[Finding], opts: ReportOptions,
-                       turns: dict[int, Turn] | None = None) -> OperationEvidence:
-    """``turns``: the dialog turns already made for this report (``_turn``)."""
+                       turns: dict[int, Turn] | None = None, lead: int | None = -1
+                       ) -> OperationEvidence:
+    """``turns``: the dialog turns already made for this report (``_turn``); ``lead``: the
+    lead agent's party (``lead_party``), -1: not yet known."""
     attempts = []
     for a in op.attempts:
         fin = _final_event(model, a)
@@ -441,7 +443,8 @@ def operation_evidence(model: Model, op: Operation, position: int,
     return OperationEvidence(position, op, tuple(findings),
                              _turn(model, op, opts.max_chars, turns),
                              tuple(attempts), tuple(gaps(model, op)),
-                             delegated_mark(model, op, lead_party(model)))
+                             delegated_mark(model, op,
+                                            lead_party(model) if lead == -1 else lead))
 
 
 def evidence(model: Model, opts: ReportOptions) -> Evidence:
@@ -453,10 +456,11 @@ def evidence(model: Model, opts: ReportOptions) -> Evidence:
             by_op.setdefault(f.operation_id, []).append(f)
     out: list[OperationEvidence] = []
     turns: dict[int, Turn] = {}
+    lead = lead_party(model)
     if opts.evidence != "none":
         for pos, op in enumerate(ops, 1):
             found = by_op.get(op.operation_id, ())
             if found or opts.evidence == "all":
-                out.append(operation_evidence(model, op, pos, found, opts, turns))
+                out.append(operation_evidence(model, op, pos, found, opts, turns, lead))
     anchors = {e.operation.operation_id: e.position for e in out}
     return Evidence(provenance(model, opts), tuple(out), anchors)
