@@ -128,8 +128,8 @@ class _Builder:
             # its Struct.
             for i, st in enumerate(structs):
                 typ = tags[type(st)]
-                s = st.sessions
-                sessions = one_session.get(s)
+                s = st.sessions  # an index, or a non-empty array of them
+                sessions = one_session.get(s) if type(s) is int else tuple(s)
                 if sessions is None:
                     sessions = one_session[s] = (s,)
                 append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
@@ -199,8 +199,8 @@ class _Builder:
                         if keys is not None:
                             keys.append((t, i, 0))
                 if get is None:  # from the Struct: every value usable
-                    s = st.sessions
-                    sessions = one_session.get(s)
+                    s = st.sessions  # an index, or a non-empty array of them
+                    sessions = one_session.get(s) if type(s) is int else tuple(s)
                     if sessions is None:
                         sessions = one_session[s] = (s,)
                     has_lifecycle = True
