@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-import orjson
-
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
@@ -138,13 +136,9 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
 
 
 def _loads(raw: bytes) -> Any:
-    """One JSON value: orjson (fast), else the standard parser (huge integers, bad UTF-8
-    replaced); ValueError when neither reads it (also for NaN/Infinity, which are not JSON and
+    """One JSON value as ``common.json_loads`` reads it (exact integers of any size), bad UTF-8
+    replaced; ValueError when it is not read (also for NaN/Infinity, which are not JSON and
     would be written as null in silence, and for nesting too deep)."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
     try:
         return json_loads(raw.decode("utf-8", errors="replace"))
     except RecursionError as exc:
