@@ -17,6 +17,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import msgspec
+import orjson
 
 from viewer.model.spec import EXTENSION_NAME
 from viewer.model.times import parse_time
@@ -333,3 +334,14 @@ def json_loads(text: str | bytes) -> Any:
 
 
 _DECODE: Final = msgspec.json.Decoder().decode
+
+
+def read_json(data: bytes | str) -> Any:
+    """A record of a recording as ``orjson.loads`` reads it, with its errors and messages, but
+    integers past 64 bits exact: orjson makes them floats, and a tool's argument of 2**70
+    would be shown as 1.1805916207174113e+21. msgspec reads first; what it refuses (or
+    nests deeper than the interpreter's recursion limit) goes to orjson."""
+    try:
+        return _DECODE(data)
+    except (msgspec.DecodeError, RecursionError):
+        return orjson.loads(data)
