@@ -258,21 +258,18 @@ def _load_model(path: str, ignore_critical: bool, trust: str | None = None) -> M
 
 def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: str) -> None:
     """Write to OUT atomically (never over the input), or to stdout (pieces as they come)."""
-    if not isinstance(data, (bytes, str)):
-        if output is not None and output != "-":
-            data = b"".join(data)
-        else:
-            try:
-                sys.stdout.flush()
-                write = sys.stdout.buffer.write
-                for piece in data:
-                    write(piece)
-                sys.stdout.buffer.flush()
-            except BrokenPipeError:  # piped into head: the reader has what it wanted
-                _silence_stdout()
-            except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
-                _stdout_failed(exc)
-            return
+    if not isinstance(data, (bytes, str)) and (output is None or output == "-"):
+        try:
+            sys.stdout.flush()
+            write = sys.stdout.buffer.write
+            for piece in data:
+                write(piece)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:  # piped into head: the reader has what it wanted
+            _silence_stdout()
+        except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
+            _stdout_failed(exc)
+        return
     if output is not None and output != "-":
         from viewer.report.write import write_atomic
         from viewer.textsafe import safe
