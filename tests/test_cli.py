@@ -289,6 +289,28 @@ def test_gc_paused_during_command_and_restored(monkeypatch: pytest.MonkeyPatch,
     assert gc.isenabled()  # and restored afterwards, also after a refusal
 
 
+
+def test_gc_paused_while_importing(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """An import builds its events in one go, as summary builds a model: collector passes
+    over them were half of an MCP capture's import time."""
+    import gc
+
+    from viewer.importers import common
+
+    seen: list[bool] = []
+    original = common.Events.add
+
+    def spy(self: object, *args: object, **kw: object) -> object:
+        seen.append(gc.isenabled())
+        return original(self, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(common.Events, "add", spy)
+    src = FIXTURES / "agents" / "claude-code-transcript" / "spotter__short.jsonl"
+    assert main(["import", "claude-code", str(src), "-o", str(tmp_path / "out.vcon.json")]) == 0
+    assert seen and not any(seen)
+    assert gc.isenabled()
+
 # --- subprocess: stdin, pipes, start-up -------------------------------------------------------
 
 

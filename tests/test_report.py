@@ -10,6 +10,7 @@ import csv
 import io
 import os
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
@@ -351,6 +352,38 @@ def test_write_atomic_writes_and_replaces(tmp_path: Path) -> None:
     write_atomic(str(target), "two", input_path=str(tmp_path / "in.json"))
     assert target.read_text() == "two"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]  # no temp file left
+
+
+def test_write_atomic_writes_pieces_and_keeps_the_old_file_when_they_fail(
+        tmp_path: Path) -> None:
+    """The summary JSON is written as it is made; a failure half-way leaves the target as it
+    was and no temporary file."""
+    target = tmp_path / "out.json"
+    write_atomic(target, iter([b"a", b"bc", b""]), input_path=None)
+    assert target.read_bytes() == b"abc"
+
+    def broken() -> Iterator[bytes]:
+        yield b"half"
+        raise RuntimeError("failed while making the output")
+
+    with pytest.raises(RuntimeError):
+        write_atomic(target, broken(), input_path=None)
+    assert target.read_bytes() == b"abc"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json"]
+
+
+def test_write_atomic_refuses_the_input_before_making_the_output(tmp_path: Path) -> None:
+    src = tmp_path / "in.vcon.json"
+    src.write_bytes(b"{}")
+    made: list[bytes] = []
+
+    def pieces() -> Iterator[bytes]:
+        made.append(b"x")
+        yield b"x"
+
+    with pytest.raises(ValueError, match="input file"):
+        write_atomic(src, pieces(), input_path=str(src))
+    assert made == [] and src.read_bytes() == b"{}"
 
 
 def test_write_atomic_refuses_input(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

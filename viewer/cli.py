@@ -258,21 +258,18 @@ def _load_model(path: str, ignore_critical: bool, trust: str | None = None) -> M
 
 def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: str) -> None:
     """Write to OUT atomically (never over the input), or to stdout (pieces as they come)."""
-    if not isinstance(data, (bytes, str)):
-        if output is not None and output != "-":
-            data = b"".join(data)
-        else:
-            try:
-                sys.stdout.flush()
-                write = sys.stdout.buffer.write
-                for piece in data:
-                    write(piece)
-                sys.stdout.buffer.flush()
-            except BrokenPipeError:  # piped into head: the reader has what it wanted
-                _silence_stdout()
-            except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
-                _stdout_failed(exc)
-            return
+    if not isinstance(data, (bytes, str)) and (output is None or output == "-"):
+        try:
+            sys.stdout.flush()
+            write = sys.stdout.buffer.write
+            for piece in data:
+                write(piece)
+            sys.stdout.buffer.flush()
+        except BrokenPipeError:  # piped into head: the reader has what it wanted
+            _silence_stdout()
+        except OSError as exc:  # a full disk (/dev/full), an I/O error: never silent
+            _stdout_failed(exc)
+        return
     if output is not None and output != "-":
         from viewer.report.write import write_atomic
         from viewer.textsafe import safe
@@ -508,21 +505,28 @@ def _parsed(
     parser_factory: Callable[[], argparse.ArgumentParser],
     command: Callable[[argparse.Namespace], int],
 ) -> Callable[[Sequence[str]], int]:
-    """Parse, then run the headless command with the cyclic collector paused.
+    """Parse, then run the headless command with the cyclic collector paused
+    (``_collector_paused``)."""
 
-    The model is acyclic and built in one go: collector passes over its millions of young
-    objects cost load and export time on large files and free nothing. Reference counting
-    still frees everything; the collector is restored for in-process callers (tests, the TUI).
-    """
+    def run(argv: Sequence[str]) -> int:
+        return command(parser_factory().parse_args(argv))
+
+    return _collector_paused(run)
+
+
+def _collector_paused(command: Callable[[Sequence[str]], int]) -> Callable[[Sequence[str]], int]:
+    """``command`` run with the cyclic collector paused, and restored after it for in-process
+    callers (tests, the TUI): what the headless commands build (models, imported events) is
+    acyclic and made in one go, so collector passes over it cost much time (half of an MCP
+    capture's import) and free nothing; reference counting still frees everything."""
 
     def run(argv: Sequence[str]) -> int:
         import gc
 
-        args = parser_factory().parse_args(argv)
         was_enabled = gc.isenabled()
         gc.disable()
         try:
-            return command(args)
+            return command(argv)
         finally:
             if was_enabled:
                 gc.enable()
@@ -534,19 +538,11 @@ def _fleet(name: str) -> Callable[[Sequence[str]], int]:
     """A fleet command (``viewer.fleet.cli``), imported only when it runs."""
 
     def run(argv: Sequence[str]) -> int:
-        import gc
-
         from viewer.fleet import cli as fleet
 
-        was_enabled = gc.isenabled()
-        gc.disable()  # as _parsed: the models are acyclic
-        try:
-            return int(getattr(fleet, f"cmd_{name}")(argv))
-        finally:
-            if was_enabled:
-                gc.enable()
+        return int(getattr(fleet, f"cmd_{name}")(argv))
 
-    return run
+    return _collector_paused(run)
 
 
 #: Subcommands by name; each takes the arguments after its name and returns the exit status.
@@ -554,7 +550,7 @@ def _fleet(name: str) -> Callable[[Sequence[str]], int]:
 SUBCOMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "summary": _parsed(_summary_parser, cmd_summary),
     "check": _parsed(_check_parser, cmd_check),
-    "import": _import_hook,
+    "import": _collector_paused(_import_hook),
     "demo": cmd_demo,
     "scan": _fleet("scan"),
     "query": _fleet("query"),

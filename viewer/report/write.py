@@ -15,6 +15,7 @@ import contextlib
 import os
 import stat
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -46,8 +47,11 @@ def _same_file(target: Path, input_path: str | None) -> bool:
         return False
 
 
-def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None) -> None:
-    """Write ``data`` to ``path`` atomically; refuse when ``path`` is the input file.
+def write_atomic(path: str | Path, data: bytes | str | Iterable[bytes], *,
+                 input_path: str | None) -> None:
+    """Write ``data`` to ``path`` atomically; refuse when ``path`` is the input file. ``data``
+    may come in pieces (the summary JSON of a big file): each is written as it comes, so the
+    whole never has to be in memory.
 
     Raises ValueError (one-line message) for a refused target, OSError when writing fails.
     """
@@ -59,7 +63,8 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
         raise ValueError(f"refusing to write {safe(str(path))}: it is {what}")
     if target.is_dir():
         raise ValueError(f"refusing to write {safe(str(path))}: it is a directory")
-    payload = data.encode("utf-8", "replace") if isinstance(data, str) else data
+    pieces = ((data.encode("utf-8", "replace") if isinstance(data, str) else data,)
+              if isinstance(data, (bytes, str)) else data)
     if target.is_symlink():  # replace the file the link names, keep the link
         target = target.resolve()
     try:
@@ -70,7 +75,8 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
         # A device, FIFO or socket (``-o /dev/stdout``, ``-o /dev/null``): renaming over it
         # would replace the device with a regular file, so write to it in place.
         with open(target, "wb") as fh:
-            fh.write(payload)
+            for piece in pieces:
+                fh.write(piece)
         return
     directory = target.parent if str(target.parent) else Path(".")
     # SIGTERM (SystemExit in the CLI) is held while the temporary file is made: between its
@@ -84,7 +90,8 @@ def write_atomic(path: str | Path, data: bytes | str, *, input_path: str | None)
     try:
         _release_sigterm(held)
         with os.fdopen(fd, "wb") as fh:
-            fh.write(payload)
+            for piece in pieces:
+                fh.write(piece)
             fh.flush()
             os.fsync(fh.fileno())
         # keep the mode of an export being replaced; a new one stays 0600 (mkstemp)
