@@ -228,8 +228,12 @@ def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
 def csv_pieces(model: Model, operations: Sequence[Operation] | None = None
                ) -> Iterator[bytes]:
     """``to_csv`` as UTF-8 pieces: the header, then ``PIECE_LINES`` rows at a time (a big
-    export is never one string, and then its UTF-8 copy as well)."""
-    rows = _row_lines(_columns(model, operations))
-    yield _header().encode("utf-8", "replace")
+    export is never one string, and then its UTF-8 copy as well). The rows are all made
+    before the first piece is asked for, as with ``to_csv``."""
+    return _pieces(_header(), _row_lines(_columns(model, operations)))
+
+
+def _pieces(header: str, rows: list[str]) -> Iterator[bytes]:
+    yield header.encode("utf-8", "replace")
     for i in range(0, len(rows), PIECE_LINES):
         yield ("\r\n".join(rows[i:i + PIECE_LINES]) + "\r\n").encode("utf-8", "replace")
