@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from test_tui_support import model_of
 
+from tests.tuikit import notices
 from viewer.model import spec
 from viewer.tui import palette, themes
 from viewer.tui.app import make_app
@@ -210,11 +211,11 @@ async def test_bad_user_theme_is_reported_and_default_used(_isolated: Path) -> N
                 'name = "mine"\nprimary = "#123456"\n[palette]\n"state:Runing" = "#fff"\n')
     themes.save_theme("mine")
     app = tour_app(user_config=True)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await pilot.pause()
         assert app.theme == themes.DEFAULT_THEME
         assert any(str(bad) in m and "palette.state:Runing" in m for m in app.theme_messages)
-        shown = [n.message for n in app._notifications]
+        shown = notices(app)
         assert any(str(bad) in m for m in shown)
         assert any("Unknown theme 'mine'" in m for m in shown)
 

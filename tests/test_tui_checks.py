@@ -13,6 +13,7 @@ from pathlib import Path
 
 from test_tui_keys import screen_text
 
+from tests.tuikit import notices
 from viewer.load import load_path
 from viewer.model import build
 from viewer.tui.app import make_app
@@ -132,7 +133,7 @@ async def test_first_operations_then_the_rest(monkeypatch) -> None:
     assert len(full.operations) > 4
     gate = gate_stages(monkeypatch, first=2)
     app = make_app(str(TOUR))
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
         await pilot.pause()
         assert len(app.model.operations) == 2
@@ -143,7 +144,9 @@ async def test_first_operations_then_the_rest(monkeypatch) -> None:
         assert app.operation == full.operations[1]
         await pilot.press("e")  # no export of a part
         assert isinstance(app.screen, TimelineScreen)
-        assert any("Still replaying" in n.message for n in app._notifications)
+        await pilot.pause()
+        assert any("Still replaying" in n for n in notices(app))
+        app.clear_notifications()  # the screen below is read next
         gate.set()
         await wait_for(pilot, lambda: app.model.unchecked is None
                        and not app.model.pending_operations)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tests.tuikit import notices
 from viewer.tui.app import make_app
 from viewer.tui.timeline import StatusLine
 
@@ -13,13 +14,13 @@ TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
 
 async def test_next_finding_is_said_in_the_status_line_without_toasts() -> None:
     app = make_app(str(TOUR))
-    async with app.run_test(size=(120, 24)) as pilot:
+    async with app.run_test(size=(120, 24), notifications=True) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         for _ in range(3):
             await pilot.press("n")
         await pilot.pause()
-        assert not app._notifications  # nothing stacked over the lanes
+        assert not notices(app)  # nothing stacked over the lanes
         status = str(app.screen.query_one(StatusLine).render())
         f = app.model.findings[app.finding_pos]
         assert f"finding 3/{len(app.model.findings)}" in status
@@ -27,7 +28,7 @@ async def test_next_finding_is_said_in_the_status_line_without_toasts() -> None:
         await pilot.press("N")
         await pilot.pause()
         assert "finding 2/" in str(app.screen.query_one(StatusLine).render())
-        assert not app._notifications
+        assert not notices(app)
         await pilot.press("j")  # moving on clears it: the status line is the selection's again
         await pilot.pause()
         assert "finding" not in str(app.screen.query_one(StatusLine).render())
@@ -35,12 +36,12 @@ async def test_next_finding_is_said_in_the_status_line_without_toasts() -> None:
 
 async def test_next_finding_in_the_detail_is_said_in_its_head() -> None:
     app = make_app(str(TOUR))
-    async with app.run_test(size=(120, 30)) as pilot:
+    async with app.run_test(size=(120, 30), notifications=True) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
         await pilot.press("enter", "n")
         await pilot.pause()
-        assert not app._notifications
+        assert not notices(app)
         head = str(app.screen.query_one("#detail-head").render())
         assert "finding 1/" in head
 
