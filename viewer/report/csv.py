@@ -43,13 +43,18 @@ _STARTS = tuple(_FORMULA_START)
 _FORMULA_AFTER_SPACE = re.compile(f" [{re.escape(_FORMULA_START)}]")
 
 
+#: The cell of None, and of each bool (``cell``; ``cells`` maps whole runs through them).
+_EMPTY: dict[object, str] = {None: ""}
+_BOOLS = {True: "true", False: "false"}
+
+
 def cell(value: object) -> str:
     """One CSV cell: safe text, with a formula-looking start neutralised by a leading '."""
     if value is None:
-        return ""
+        return _EMPTY[None]
     kind = type(value)
     if kind is bool:
-        return "true" if value else "false"
+        return _BOOLS[value]  # type: ignore[index]
     if kind is int:
         return str(value)  # numbers (including negative ones we never emit) are not formulas
     text = safe(value)
@@ -62,8 +67,6 @@ _STR = frozenset({str})
 _STR_NONE = frozenset({str, type(None)})
 _INT_NONE = frozenset({int, type(None)})
 _BOOL = frozenset({bool})
-_EMPTY: dict[object, str] = {None: ""}  # ``cell(None)``: ``_EMPTY.get(v, text)`` is text else
-_BOOLS = {True: "true", False: "false"}
 
 
 def cells(values: Sequence[object]) -> list[str]:
@@ -74,7 +77,8 @@ def cells(values: Sequence[object]) -> list[str]:
     (checked together, not escaped one by one); else every value goes through ``cell``.
     Values that are not strings always do.
     """
-    # ``cell`` of None, of an int and of a bool, made in C (map) for a run of those alone
+    # ``cell`` of None, of an int and of a bool, made in C (map) for a run of those alone:
+    # ``_EMPTY.get(v, text)`` is ``cell(None)`` for None, ``text`` for anything else
     kinds = set(map(type, values))
     if kinds <= _STR:
         texts = list(values)
