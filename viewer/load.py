@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import orjson
 
-from viewer.model.columns import Events
+from viewer.model.columns import Events, orjson_depth
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
@@ -385,9 +385,11 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
     with the events that have no Struct, by one orjson parse; None when that cannot be done
     (not an object, not JSON, no events array): then orjson reads the whole, and gives its
     message. Both accept the same JSON: msgspec parses every value of an event that decodes
-    into its Struct, orjson every other value."""
+    into its Struct, orjson every other value; msgspec reads no deeper than orjson does
+    (``orjson_depth``)."""
     try:
-        members = _MEMBERS.decode(body)
+        with orjson_depth():
+            members = _MEMBERS.decode(body)
         events = members.get("events")
         if events is None:
             return None

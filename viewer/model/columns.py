@@ -19,7 +19,9 @@ as values (lifted, imported, built by hand) are encoded and take the same decode
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
@@ -139,6 +141,26 @@ _ENCODER: Final = msgspec.json.Encoder()
 _ENCODE: Final = _ENCODER.encode
 _CHUNK: Final = 4096  # events written back at once to count their colons
 _TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
+_DEPTH: Final = 1000  # Python's default recursion limit
+
+
+@contextmanager
+def orjson_depth() -> Iterator[None]:
+    """Within it, msgspec reads no deeper than orjson (1,024 levels). msgspec nests as deep as
+    Python's recursion limit lets it (with the limit raised far, past the C stack: a crash);
+    so while it reads, the limit is at most Python's default, under which msgspec refuses
+    (RecursionError) whatever orjson refuses, and a little more, which the loader then reads
+    with orjson, for its one message. Raises RecursionError when the stack is already deeper
+    than that."""
+    limit = sys.getrecursionlimit()
+    if limit <= _DEPTH:
+        yield
+        return
+    sys.setrecursionlimit(_DEPTH)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class Events(EventArray, Sequence[Any]):
@@ -150,6 +172,9 @@ class Events(EventArray, Sequence[Any]):
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
     __slots__ = ("_loose", "_raw", "_slices", "_values", "structs")
+    #: A body is read into its Struct by msgspec, an event's dict by orjson: they differ on
+    #: an integer beyond 64 bits (exact, or a float). The dict is the event as recorded.
+    recorded_only = frozenset({"body"})
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
                  slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None
@@ -165,14 +190,16 @@ class Events(EventArray, Sequence[Any]):
         """The events of the JSON array ``raw``, each event's value still to decode (see
         ``unread``). Raises ``msgspec.ValidationError`` when it is not an array,
         ``msgspec.DecodeError`` when it is not JSON (the loader then reads the file as a
-        whole, for its one message)."""
-        try:
-            structs = _ALL.decode(raw)
-            return cls(structs, [_TODO] * len(structs), raw)
-        except msgspec.ValidationError:  # some event fails its column: one by one
-            pass
-        slices = _SLICES.decode(raw)
-        structs, loose = _structs(slices)
+        whole, for its one message), RecursionError when it nests deeper than orjson reads
+        (``orjson_depth``)."""
+        with orjson_depth():
+            try:
+                structs = _ALL.decode(raw)
+                return cls(structs, [_TODO] * len(structs), raw)
+            except msgspec.ValidationError:  # some event fails its column: one by one
+                pass
+            slices = _SLICES.decode(raw)
+            structs, loose = _structs(slices)
         return cls(structs, [_TODO] * len(slices), raw, slices, loose)
 
     def unread(self) -> tuple[list[int], bytes]:
@@ -258,7 +285,7 @@ class Events(EventArray, Sequence[Any]):
             return [TAGS[type(st)] if st is not None else
                     (e.get(name) if type(e := self[i]) is dict else None)
                     for i, st in enumerate(structs)]
-        if name not in _FIELDS:  # no Struct holds it: from the values
+        if name not in _FIELDS or name in self.recorded_only:  # from the values
             return [e.get(name) if type(e := self[i]) is dict else None
                     for i in range(len(structs))]
         if None not in structs:
@@ -279,7 +306,7 @@ class Events(EventArray, Sequence[Any]):
         """The distinct values of member ``name`` (None for absent) that can be in a set."""
         structs = self.structs
         try:
-            if name in _FIELDS and None not in structs:
+            if name in _FIELDS and name not in self.recorded_only and None not in structs:
                 out = set(map(attrgetter(name), structs))
             else:
                 out = set(self.column(name))

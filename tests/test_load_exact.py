@@ -1,0 +1,80 @@
+"""The typed decode (msgspec Structs for the events, ``viewer/model/columns.py``) agrees with
+the plain orjson read it stands for (issue 16): what an event's member holds, and which
+inputs are refused."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+
+import orjson
+import pytest
+
+from tests.modelkit import tool, vcon
+from viewer.load import LoadError, load_bytes
+from viewer.model.build import build_model
+
+
+def _with_body(body: bytes) -> bytes:
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0, body={"n": 0}, encoding="json",
+                                  mediatype="application/json"),
+                             tool("tool-result", 1)]))
+    return doc.replace(b'{"n":0}', body, 1)
+
+
+@pytest.mark.parametrize("number", [b"18446744073709551617", b"-9223372036854775809",
+                                    b"123456789012345678901234567890"])
+def test_a_body_number_beyond_64_bits_reads_as_orjson_reads_it(number: bytes) -> None:
+    """orjson reads an integer beyond 64 bits as a float; msgspec exactly. The event's dict
+    as orjson reads it is the reference: ``get("body")`` gives what ``raw`` holds."""
+    for body in (number, b'{"n":' + number + b"}", b"[1," + number + b"]"):
+        data = _with_body(body)
+        recorded = orjson.loads(data)["events"][0]["body"]
+        loaded = load_bytes(data)
+        assert loaded.vcon["events"].structs[0] is not None  # read through its Struct
+        model = build_model(loaded)
+        ev = model.events[0]
+        assert ev.raw["body"] == recorded
+        got = ev.get("body")
+        assert got == recorded and type(got) is type(recorded)
+        assert orjson.dumps(got) == orjson.dumps(recorded)
+        assert model.vcon["events"].column("body")[0] == recorded
+
+
+@pytest.fixture
+def deep_stack() -> Iterator[None]:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _plain(data: bytes) -> str:
+    """What the plain orjson read says of ``data``: "ok", or its error."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        return e.msg
+    return "ok"
+
+
+@pytest.mark.parametrize("depth", [1000, 1019, 1020, 1021, 1022, 1030, 3000])
+def test_a_body_deeper_than_orjson_reads_is_refused_as_orjson_refuses_it(
+        deep_stack: None, depth: int) -> None:
+    """With Python's recursion limit raised msgspec reads deeper than orjson's 1,024 levels:
+    the loader refuses such a file as the plain orjson read does (one LoadError line), and a
+    file it accepts can be read event by event without an orjson error."""
+    data = _with_body(b"[" * depth + b"]" * depth)
+    plain = _plain(data)
+    try:
+        loaded = load_bytes(data, name="x.json")
+    except LoadError as e:
+        assert plain != "ok", "refused what orjson reads"
+        assert e.message.startswith(f"x.json: not JSON ({plain}"), e.message
+        return
+    assert plain == "ok", "accepted what orjson refuses"
+    events = loaded.vcon["events"]
+    assert [events[i] for i in range(len(events))] == orjson.loads(data)["events"]
+    build_model(loaded)
