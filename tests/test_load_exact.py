@@ -9,9 +9,11 @@ from collections.abc import Iterator
 
 import orjson
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.modelkit import tool, vcon
-from viewer.load import LoadError, load_bytes
+from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
 
 
@@ -78,3 +80,57 @@ def test_a_body_deeper_than_orjson_reads_is_refused_as_orjson_refuses_it(
     events = loaded.vcon["events"]
     assert [events[i] for i in range(len(events))] == orjson.loads(data)["events"]
     build_model(loaded)
+
+
+# --- the one-pass read of a vCon's members (load._typed) ------------------------------------
+
+_WS = st.sampled_from(["", " ", "\n  ", "\t", "\r\n"])
+_TRICKY = st.sampled_from([
+    "x", ',"uuid":"x"}', '"], "dialog": [1]}', "]", ":", "\\", '{"events": []}', "\u2028"])
+_MEMBERS = {
+    "vcon": st.just("0.4.0"),
+    "uuid": _TRICKY,
+    "subject": _TRICKY,
+    "created_at": st.just("2026-01-05T08:00:00Z"),
+    "parties": st.just([{"name": "Alice"}, {"name": "Agent"}]),
+    "sessions": st.just([{"start": "2026-01-05T08:00:00Z", "parties": [0, 1]}]),
+    "extensions": st.sampled_from([["tool-invocation"], []]),
+    "critical": st.sampled_from([[], ["tool-invocation"]]),
+    "dialog": st.lists(st.fixed_dictionaries({"body": _TRICKY}), max_size=2),
+    "meta": st.dictionaries(_TRICKY, _TRICKY, max_size=2),
+    "x-vendor": st.just([1, "]"]),  # a member the one-pass read does not name
+}
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> bytes:
+    names = draw(st.lists(st.sampled_from(sorted(_MEMBERS)), unique=True, max_size=6))
+    names.insert(draw(st.integers(0, len(names))), "events")
+    if draw(st.booleans()) and len(names) > 1:  # a key named twice
+        names.insert(draw(st.integers(0, len(names))), draw(st.sampled_from(names)))
+    events = [tool("tool-invocation", 0, body={"k": draw(_TRICKY)}, encoding="json",
+                   mediatype="application/json"), tool("tool-result", 1)]
+    if draw(st.booleans()):
+        events.append({"type": "join", "note": draw(_TRICKY)})  # no Struct
+    parts = []
+    for name in names:
+        value = events if name == "events" else draw(_MEMBERS[name])
+        key = orjson.dumps(name).decode()
+        if name == "uuid" and draw(st.booleans()):
+            key = '"\\u0075uid"'  # the same key, spelt with an escape
+        parts.append(draw(_WS) + key + draw(_WS) + ":" + draw(_WS) + orjson.dumps(value).decode())
+    return (draw(_WS) + "{" + ",".join(p + draw(_WS) for p in parts) + "}" + draw(_WS)).encode()
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@given(_documents())
+def test_members_read_in_one_pass_are_the_recorded_ones_in_their_order(data: bytes) -> None:
+    recorded = orjson.loads(data)
+    loaded = load_bytes(data)
+    assert list(loaded.vcon) == list(recorded)
+    assert loaded.vcon == recorded
+    events = loaded.vcon["events"]
+    assert [events[i] for i in range(len(events))] == recorded["events"]
+    assert list(events) == recorded["events"]
+    dups = [(d.pointer, d.message) for d in loaded.diagnostics if d.code == "duplicate-key"]
+    assert dups == [(d.pointer, d.message) for d in duplicate_keys(data)]

@@ -133,7 +133,10 @@ _EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP
 _OPTIONAL_CONTENT: Final = tuple(
     COLUMNS[t] for t, col in spec.TOOL_EVENT_PARAMS.items() if col["content"] == "O")
 _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
-_ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
+#: The type of an events array every event of which passes its column: a Struct each. The
+#: loader reads a vCon into a Struct with a member of this type (``Events.read`` takes it).
+CLEAN: Final = list[_EVENT]  # type: ignore[valid-type]
+_ALL: Final = msgspec.json.Decoder(CLEAN)
 _ONE: Final = msgspec.json.Decoder(_EVENT)
 _ONE_LOOSE: Final = msgspec.json.Decoder(Union[tuple(_LOOSE.values())])  # type: ignore[misc]  # noqa: UP007
 _SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
@@ -186,26 +189,34 @@ class Events(EventArray, Sequence[Any]):
         self._loose = loose or []  # events whose Struct does not hold every member
 
     @classmethod
-    def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
+    def decode(cls, raw: bytes | memoryview | msgspec.Raw, *, whole: bool = True) -> Events:
         """The events of the JSON array ``raw``, each event's value still to decode (see
         ``unread``). Raises ``msgspec.ValidationError`` when it is not an array,
         ``msgspec.DecodeError`` when it is not JSON (the loader then reads the file as a
         whole, for its one message), RecursionError when it nests deeper than orjson reads
-        (``orjson_depth``)."""
+        (``orjson_depth``). ``whole``: first try every event at once (false when some event
+        is known to fail its column: ``CLEAN`` did not take the array)."""
         with orjson_depth():
-            try:
-                structs = _ALL.decode(raw)
-                return cls(structs, [_TODO] * len(structs), raw)
-            except msgspec.ValidationError:  # some event fails its column: one by one
-                pass
+            if whole:
+                try:
+                    return cls.read(_ALL.decode(raw), raw)
+                except msgspec.ValidationError:  # some event fails its column: one by one
+                    pass
             slices = _SLICES.decode(raw)
             structs, loose = _structs(slices)
         return cls(structs, [_TODO] * len(slices), raw, slices, loose)
+
+    @classmethod
+    def read(cls, structs: list[Any], raw: bytes | memoryview | msgspec.Raw) -> Events:
+        """The events of the JSON array ``raw`` as read into ``CLEAN`` (``structs``)."""
+        return cls(structs, [_TODO] * len(structs), raw)
 
     def unread(self) -> tuple[list[int], bytes]:
         """The events without a Struct (``check_event`` reads their values) or with a loose one
         (the duplicate-key count reads theirs) and a JSON array of them, for the loader to
         parse with the vCon's other members; ``fill`` takes the values."""
+        if not self._loose and None not in self.structs:  # the common case, in C
+            return [], b"[]"
         todo = [i for i, st in enumerate(self.structs) if st is None]
         if self._loose:
             todo = sorted({*todo, *self._loose})
