@@ -524,7 +524,8 @@ def _maybe_duplicate_keys(raw: bytes, obj: Any) -> bool:
     are the same in ``raw`` and in orjson's re-serialisation of ``obj``, so the counts of colons
     differ exactly when a pair was dropped, that is when a key was repeated. The count and the
     dumps run at C speed; the exact scan, in Python, runs only then."""
-    if _ESCAPED_COLON.search(raw):
+    at = raw.find(b"\\")  # memchr: most files escape nothing, and an escape starts there
+    if at >= 0 and _ESCAPED_COLON.search(raw, at):
         return True
     from viewer.jsonenc import dumps
 

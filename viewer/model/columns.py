@@ -174,15 +174,16 @@ class Events(EventArray, Sequence[Any]):
     Headless summaries and checks of a clean file never build an event's dict: the model
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
-    __slots__ = ("_loose", "_raw", "_slices", "_values", "structs")
+    __slots__ = ("_loose", "_raw", "_slices", "_values", "_whole", "structs")
     #: A body is read into its Struct by msgspec, an event's dict by orjson: they differ on
     #: an integer beyond 64 bits (exact, or a float). The dict is the event as recorded.
     recorded_only = frozenset({"body"})
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
-                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None
-                 ) -> None:
+                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None,
+                 whole: bool = False) -> None:
         self.structs = structs
+        self._whole = whole  # read into CLEAN: every event has its Struct, none loose
         self._values = values
         self._raw = raw
         self._slices = slices
@@ -209,13 +210,13 @@ class Events(EventArray, Sequence[Any]):
     @classmethod
     def read(cls, structs: list[Any], raw: bytes | memoryview | msgspec.Raw) -> Events:
         """The events of the JSON array ``raw`` as read into ``CLEAN`` (``structs``)."""
-        return cls(structs, [_TODO] * len(structs), raw)
+        return cls(structs, [_TODO] * len(structs), raw, whole=True)
 
     def unread(self) -> tuple[list[int], bytes]:
         """The events without a Struct (``check_event`` reads their values) or with a loose one
         (the duplicate-key count reads theirs) and a JSON array of them, for the loader to
         parse with the vCon's other members; ``fill`` takes the values."""
-        if not self._loose and None not in self.structs:  # the common case, in C
+        if self._whole:  # the common case
             return [], b"[]"
         todo = [i for i, st in enumerate(self.structs) if st is None]
         if self._loose:
@@ -353,7 +354,7 @@ class Events(EventArray, Sequence[Any]):
         for at in range(0, len(structs), _CHUNK):  # one buffer reused: no copy of the array
             encode_into(structs[at:at + _CHUNK], buf)
             n += buf.count(b":")
-        if None in structs:
+        if not self._whole and None in structs:
             n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
         return n
 
@@ -396,10 +397,11 @@ def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int |
     if n_sessions is None:  # sessions not an array: every index into it is reported
         return bytearray(b"\x01") * n
     flags = bytearray(n)
+    whole = got is not None and got._whole  # no event failed its column
     at = 0
     while at < n:  # each run of Structs between events that failed their column
         try:
-            end = structs.index(None, at)
+            end = n if whole else structs.index(None, at)
         except ValueError:
             end = n
         _after(structs[at:end] if at or end < n else structs, at, flags, n_parties,
