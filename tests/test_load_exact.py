@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import viewer.load as load_mod
 from tests.modelkit import tool, vcon
 from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
@@ -122,9 +123,24 @@ def _documents(draw: st.DrawFn) -> bytes:
     return (draw(_WS) + "{" + ",".join(p + draw(_WS) for p in parts) + "}" + draw(_WS)).encode()
 
 
-@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow], deadline=None)
-@given(_documents())
-def test_members_read_in_one_pass_are_the_recorded_ones_in_their_order(data: bytes) -> None:
+@pytest.fixture(params=[0, 1 << 30], ids=["one pass", "two passes"])
+def one_pass(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The loader reads inputs of ``ONE_PASS`` bytes or more in one pass: every input here,
+    or none."""
+    saved = load_mod.ONE_PASS
+    load_mod.ONE_PASS = request.param
+    try:
+        yield
+    finally:
+        load_mod.ONE_PASS = saved
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow,
+                                                   HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(data=_documents())
+def test_members_read_in_one_pass_are_the_recorded_ones_in_their_order(
+        one_pass: None, data: bytes) -> None:
     recorded = orjson.loads(data)
     loaded = load_bytes(data)
     assert list(loaded.vcon) == list(recorded)

@@ -24,7 +24,7 @@ import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -377,6 +377,9 @@ def _parse(
 
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _KEY: Final = msgspec.json.Encoder().encode
+#: Inputs at least this big are read in one msgspec pass when they can be (``_typed``): under
+#: it, finding the members' order costs more than the second pass it saves.
+ONE_PASS: int = 1 << 16
 #: A vCon's members in one pass: its events into ``CLEAN``, each other member's JSON text (a
 #: member no field names, or an event that fails its column, refuses it: ``_MEMBERS`` then).
 _OTHERS: Final = tuple(sorted(UNSIGNED_KEYS - {"events"}
@@ -398,30 +401,32 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
     into its Struct, orjson every other value; msgspec reads no deeper than orjson does
     (``orjson_depth``).
 
-    A vCon of the usual members whose events all pass their columns is read in one pass
-    (``_VCON``); ``_order`` then finds its members' order and the events' text. Any other
-    reads its members first (``_MEMBERS``), then its events."""
+    A vCon of ``ONE_PASS`` bytes or more, of the usual members, whose events all pass their
+    columns, is read in one pass (``_VCON``); ``_order`` then finds its members' order and the
+    events' text. Any other reads its members first (``_MEMBERS``), then its events."""
     try:
         with orjson_depth():
-            whole = True
-            try:
-                top = _VCON.decode(body)
-            except msgspec.ValidationError:  # an event fails its column, or another member
-                top = None
+            tried = len(body) >= ONE_PASS
+            top = None
+            if tried:
+                with suppress(msgspec.ValidationError):  # an event fails its column, or
+                    top = _VCON.decode(body)  # a member no field names
             found = _order(body, top) if top is not None else None
             if found is not None:
                 names, raws, at, end = found
                 events = Events.read(top.events, memoryview(body)[at:end])  # type: ignore[union-attr]
                 members: dict[str, Any] = dict(zip(names, raws, strict=True))
-                del top
             else:
                 members = _MEMBERS.decode(body)
-                events = members.get("events")
-                if events is None:
+                raw = members.get("events")
+                if raw is None:
                     return None
-                whole = top is not None or not all(k in _OTHERS or k == "events"
-                                                   for k in members)
-                events = Events.decode(events, whole=whole)
+                if top is not None:  # read, but not in order: its events are the last ones
+                    events = Events.read(top.events, raw)
+                else:  # when the one pass failed with the usual members, on an event
+                    whole = not tried or not all(k in _OTHERS or k == "events" for k in members)
+                    events = Events.decode(raw, whole=whole)
+            del top
         # The other members and the events without a Struct in one parse: [{members}, [events]]
         todo, unread = events.unread()
         rest, values = orjson.loads(
