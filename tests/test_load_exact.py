@@ -154,3 +154,15 @@ def test_members_read_in_one_pass_are_the_recorded_ones_in_their_order(
     dups = [(d.pointer, d.message) for d in loaded.diagnostics if d.code == "duplicate-key"]
     assert dups == [(d.pointer, d.message)
                     for d in duplicate_keys(data.removeprefix(b"\xef\xbb\xbf"))]
+
+
+@pytest.mark.parametrize("first", [b"[]", b"[1]", b'[{"type":"join"}]'])
+def test_events_named_twice_read_as_orjson_reads_them(one_pass: None, first: bytes) -> None:
+    """The last ``events`` is read, and the key is a ``duplicate-key``, however the first
+    one's text would fit between the object's other members."""
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0), tool("tool-result", 1)]))
+    assert doc.endswith(b"]}") and b'"events":' in doc  # the last member
+    data = doc.replace(b'"events":', b'"events":' + first + b',"events":', 1)
+    loaded = load_bytes(data)
+    assert loaded.vcon == orjson.loads(data) and list(loaded.vcon) == list(orjson.loads(data))
+    assert [d.pointer for d in loaded.diagnostics if d.code == "duplicate-key"] == ["/events"]

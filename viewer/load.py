@@ -441,7 +441,9 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
 def _order(body: bytes | memoryview, top: Any) -> tuple[list[str], list[Any], int, int] | None:
     """The members of the object ``body`` (as read into ``top``) in their order, each with its
     JSON text (the events: None), and where the events' text begins and ends; None when the
-    members are not found so (a key spelt with an escape, a key named twice).
+    members are not found so (a key spelt with an escape, most keys named twice). A key named
+    twice can go unseen here (``"events"`` twice, last): the duplicate-key count, which a
+    dropped pair always changes, then sends the file to orjson.
 
     The members before the events are read from the start, those after them from the end:
     a key's quotes, unescaped, delimit a string that a colon makes a key, and the value that

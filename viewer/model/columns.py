@@ -11,10 +11,11 @@ that come together), are checked after, column by column. An event that passes h
 are stated once (the tables), and the full check is paid only for events that may be broken.
 
 The Structs are also how events are read: ``Events`` decodes the ``events`` member's JSON
-straight into them (a Struct forbids members its column does not name, so a Struct holds the
-whole event), and an event's dict is decoded from its own bytes only when a reader asks for it
-(the raw view, an export, ``check_event`` for the events that fail their column). Events given
-as values (lifted, imported, built by hand) are encoded and take the same decode.
+straight into them, or the loader does, with the vCon's other members, into ``CLEAN`` (a Struct
+forbids members its column does not name, so a Struct holds the whole event); an event's dict
+is decoded from its own bytes only when a reader asks for it (the raw view, an export,
+``check_event`` for the events that fail their column). Events given as values (lifted,
+imported, built by hand) are encoded and take the same decode.
 """
 
 from __future__ import annotations
