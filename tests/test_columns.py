@@ -117,14 +117,44 @@ def test_each_defect_takes_the_full_check(defect: dict[str, Any]) -> None:
     assert _said(doc, 0)  # and the full check has something to say
 
 
-@pytest.mark.parametrize("form", [{"sessions": [0]}, {"session": 0}])
-def test_rarer_valid_forms_take_the_full_check_which_passes_them(form: dict[str, Any]) -> None:
+def test_the_legacy_session_takes_the_full_check_which_passes_it() -> None:
     ev = tool("tool-invocation", 0)
     del ev["sessions"]
-    ev.update(form)
+    ev["session"] = 0
     doc = vcon([ev])
     assert _flags(doc)[0] == 1
     assert [d.code for d in _said(doc, 0)] in ([], ["legacy-parameter"])
+
+
+@pytest.mark.parametrize("sessions", [[0], [0, 0], [1, 0]])
+def test_an_array_of_sessions_passes_its_column(sessions: list[int]) -> None:
+    """What every importer writes: it needs no full check, which agrees."""
+    ev = tool("tool-invocation", 0)
+    ev["sessions"] = sessions
+    doc = vcon([ev])
+    doc["sessions"] = [{}, {}]
+    assert _flags(doc)[0] == 0
+    assert _said(doc, 0) == []
+
+
+def test_an_event_read_from_its_struct_names_every_session_of_its_array() -> None:
+    doc = vcon([tool("tool-invocation", 0), tool("tool-result", 1)])
+    doc["sessions"] = [{}, {}]
+    doc["events"][0]["sessions"] = [1, 0]
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    assert [ev.sessions for ev in model.events] == [(1, 0), (0,)]
+    assert model.events[0].get("sessions") == [1, 0]
+    assert not model.diagnostics
+
+
+@pytest.mark.parametrize("sessions", [[], [0, 2], [2], [-1], [True], [0, "0"], [[0]], [0.5]])
+def test_a_bad_array_of_sessions_takes_the_full_check(sessions: list[Any]) -> None:
+    ev = tool("tool-invocation", 0)
+    ev["sessions"] = sessions
+    doc = vcon([ev])
+    doc["sessions"] = [{}, {}]
+    assert _flags(doc)[0] == 1
+    assert _said(doc, 0)  # and the full check has something to say
 
 
 def test_context_event_without_a_type_is_checked() -> None:

@@ -1048,3 +1048,23 @@ def test_task_notification_status_decides(status: str, by_tool_id: bool) -> None
     want = {"completed": "completed", "failed": "failed", "killed": "cancel-requested",
             "running": "pending"}[status]
     assert [o[3] for o in ops(m)] == [want]
+
+
+def test_integers_past_64_bits_in_a_tool_input_are_kept_exactly() -> None:
+    """orjson reads 2**70 as a float: the evidence must show the recorded integer."""
+    big = 2**70
+    base = {"sessionId": "s-1", "cwd": "/w", "version": "2.1.38", "isSidechain": False}
+    lines = [
+        {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-02-10T21:12:01.117Z",
+         "message": {"role": "assistant", "content": [
+             {"type": "tool_use", "id": "toolu_1", "name": "Transfer",
+              "input": {"amount": big, "ids": [-(2**65), 7]}}]}},
+        {**base, "type": "user", "uuid": "u1", "parentUuid": "a1",
+         "timestamp": "2026-02-10T21:12:02.480Z",
+         "message": {"role": "user", "content": [
+             {"type": "tool_result", "tool_use_id": "toolu_1", "content": "ok"}]}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, _ = cc.convert(data)
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"]["input"] == {"amount": big, "ids": [-(2**65), 7]}

@@ -254,14 +254,14 @@ def test_proxy_events_belong_to_the_client_party() -> None:
 
 def test_proxy_direction_rule() -> None:
     from viewer.importers.lift import proxy_direction
-    from viewer.importers.mcp import C2S, S2C
+    from viewer.importers.mcp import C2S, S2C, request_key
 
     def way(msg: dict[str, Any], side: str | None = None, c: Any = (), s: Any = (),
             **kw: Any) -> str | None:
         shape = ("request" if "id" in msg else "notification") if "method" in msg \
             else "response"
-        return proxy_direction(msg, shape, side, {json.dumps(k): "m" for k in c},
-                               {json.dumps(k): "elicitation/create" for k in s}, **kw)
+        return proxy_direction(msg, shape, side, {request_key(k): "m" for k in c},
+                               {request_key(k): "elicitation/create" for k in s}, **kw)
 
     # requests: by method; ping by its sender, or by which side has its id in flight
     assert way({"id": 1, "method": "tools/call"}, S2C) == C2S

@@ -642,3 +642,18 @@ def test_jsonrpc_batches_are_recognised_and_each_call_is_an_operation(tmp_path: 
         assert [(o.tool, o.outcome) for o in m.operations] == [("a", "completed"),
                                                                ("b", "failed")]
         assert main(["summary", str(f), "--format", "json"]) == 0  # recognised by content
+
+
+def test_integers_past_64_bits_are_kept_exactly() -> None:
+    """An argument of 2**70 is shown as recorded, never as a float's 1.1805916207174113e+21."""
+    big = 2**70
+    call = _call(1, "transfer", task=False)
+    call["params"]["arguments"] = {"amount": big, "ids": [-(2**65), 7]}
+    data = _lines(("2026-03-02T10:00:00.000Z", "c2s", call),
+                  ("2026-03-02T10:00:01.000Z", "s2c",
+                   {"jsonrpc": "2.0", "id": 1, "result": {"content": [], "total": big + 1}}))
+    vcon, _ = convert(data, created=CREATED)
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"] == {"amount": big, "ids": [-(2**65), 7]}
+    res = next(e for e in vcon["events"] if e["type"] == "tool-result")
+    assert res["body"]["total"] == big + 1

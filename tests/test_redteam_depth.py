@@ -61,6 +61,14 @@ def test_encoder_writes_any_depth_as_orjson_would() -> None:
     assert orjson.loads(text) is not None  # valid JSON, read back at the loader's limit
 
 
+def test_encoder_writes_an_integer_past_64_bits_exactly() -> None:
+    """orjson refuses 2**64 and beyond; the fallback writes it as recorded."""
+    value = {"n": 2**70, "m": [-(2**64), 2**64 - 1]}
+    assert dumps(value) == (b'{"n":1180591620717411303424,'
+                            b'"m":[-18446744073709551616,18446744073709551615]}')
+    assert json.loads(dumps(value, option=orjson.OPT_INDENT_2)) == value
+
+
 def test_safe_text_of_a_deep_value() -> None:
     d = deep(LIMIT)
     for f in (safe, safe_block):

@@ -62,7 +62,8 @@ async def test_loads_in_worker_and_shows_timeline() -> None:
 async def test_loads_stdin_bytes_read_before_start() -> None:
     """``vcon-view -``: the CLI reads stdin whole, then the app loads those bytes (it never
     reads stdin itself: there it reads keys)."""
-    app = make_app("-", data=Path(SMALL).read_bytes())
+    data = Path(SMALL).read_bytes()
+    app = make_app("-", data=data)
     async with app.run_test(size=SIZE) as pilot:
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -70,7 +71,8 @@ async def test_loads_stdin_bytes_read_before_start() -> None:
         assert app.model is not None and len(app.model.operations) == 5
         assert app.model.source.file == "-"
         assert "stdin" in screen_text(app)
-        assert app._data is None  # released once loaded
+        # released once loaded: the app holds the input's bytes no more
+        assert all(v is not data for v in vars(app).values())
 
 
 async def test_operation_and_attempt_keys() -> None:

@@ -94,17 +94,21 @@ def dumps_deep(value: Any, indent: bool = False) -> str:
 
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+#: What orjson refuses to write that ``dumps_deep`` writes: nesting past 254 levels, a lone
+#: surrogate, an integer past 64 bits (exact: a recording's 2**70 stays 2**70).
+_NOT_WRITTEN = ("ecursion", "surrogate", "64-bit")
 
 
 def dumps(value: Any, option: int | None = None) -> bytes:
     """``orjson.dumps(value, option=option)``; what orjson cannot write is written by
     ``dumps_deep`` (indented when ``option`` asks for it, with the trailing newline when asked):
-    deeper than 254 levels, or a lone surrogate in a string (an importer's input may carry one:
-    Python's json reads ``"\\ud800"``), written as U+FFFD so the output stays UTF-8."""
+    deeper than 254 levels, an integer past 64 bits, or a lone surrogate in a string (an
+    importer's input may carry one: Python's json reads ``"\\ud800"``), written as U+FFFD so
+    the output stays UTF-8."""
     try:
         return orjson.dumps(value, option=option)
     except orjson.JSONEncodeError as exc:
-        if "ecursion" not in str(exc) and "surrogate" not in str(exc):
+        if not any(why in str(exc) for why in _NOT_WRITTEN):
             raise
     opt = option or 0
     text = dumps_deep(value, indent=bool(opt & orjson.OPT_INDENT_2))

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import msgspec
 import orjson
 
 from viewer.importers.common import (
@@ -33,6 +34,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    read_json,
     vcon_uuid,
 )
 from viewer.importers.cursor import is_stream_record as is_cursor_stream
@@ -236,7 +238,7 @@ def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
     pre = f"{label}:" if label else ""
     text = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
     try:
-        doc = orjson.loads(text)
+        doc = read_json(text)
     except orjson.JSONDecodeError:
         doc = None
     else:
@@ -249,7 +251,7 @@ def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
         if not ln.strip():
             continue
         try:
-            out.append(Rec(orjson.loads(ln), f"{pre}line {n}"))
+            out.append(Rec(read_json(ln), f"{pre}line {n}"))
         except orjson.JSONDecodeError:
             out.append(Rec(None, f"{pre}line {n}"))
     return out, "jsonl"
@@ -260,15 +262,20 @@ def _digest(v: Any) -> bytes:
     try:
         return hashlib.sha1(orjson.dumps(v, option=orjson.OPT_SORT_KEYS)).digest()
     except TypeError:
+        pass
+    try:  # an integer past 64 bits, which orjson does not write
+        return hashlib.sha1(msgspec.json.encode(v, order="sorted")).digest()
+    except (TypeError, ValueError, RecursionError):
         return os.urandom(20)
 
 
 def _writable(v: Any) -> bool:
-    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels)."""
+    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels;
+    ``jsonenc`` writes what else orjson refuses)."""
     try:
         orjson.dumps([[[[[[[[v]]]]]]]])
-    except TypeError:
-        return False
+    except TypeError as exc:
+        return "ecursion" not in str(exc)
     return True
 
 

@@ -37,6 +37,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
@@ -150,7 +151,7 @@ def _ts_rollout(data: bytes) -> dict[str, Any] | None:
     if data.lstrip()[:1] != b"{":
         return None
     try:
-        doc = orjson.loads(data)
+        doc = read_json(data)
     except orjson.JSONDecodeError:
         return None
     if isinstance(doc, dict) and isinstance(doc.get("session"), dict) \
@@ -181,7 +182,7 @@ def read(data: bytes, report: Report) -> tuple[list[Rec], str]:
             continue
         where = f"line {n}"
         try:
-            obj = orjson.loads(line)
+            obj = read_json(line)
         except orjson.JSONDecodeError:
             report.fail(where, "not JSON")
             continue

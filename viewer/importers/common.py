@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
+import msgspec
+import orjson
+
 from viewer.model.spec import EXTENSION_NAME
 from viewer.model.times import parse_time
 
@@ -316,7 +319,29 @@ def _no_constant(name: str) -> Any:
 def json_loads(text: str | bytes) -> Any:
     """``json.loads`` for importer input that refuses ``NaN``/``Infinity`` (Python's parser
     accepts them, and orjson would later write them as null in silence): the importer counts
-    the line as unmapped with the reason instead (``except ValueError``, as for any bad line)."""
+    the line as unmapped with the reason instead (``except ValueError``, as for any bad line).
+
+    msgspec reads it first: where it accepts the text, its value is Python's (integers of any
+    size too), five to ten times faster. What it refuses (not JSON, a lone surrogate, a number
+    past a double) Python's parser reads or refuses, with its own reason, as before."""
+    try:
+        return _DECODE(text)
+    except msgspec.DecodeError:
+        pass
     import json
 
     return json.loads(text, parse_constant=_no_constant)
+
+
+_DECODE: Final = msgspec.json.Decoder().decode
+
+
+def read_json(data: bytes | str) -> Any:
+    """A record of a recording as ``orjson.loads`` reads it, with its errors and messages, but
+    integers past 64 bits exact: orjson makes them floats, and a tool's argument of 2**70
+    would be shown as 1.1805916207174113e+21. msgspec reads first; what it refuses (or
+    nests deeper than the interpreter's recursion limit) goes to orjson."""
+    try:
+        return _DECODE(data)
+    except (msgspec.DecodeError, RecursionError):
+        return orjson.loads(data)

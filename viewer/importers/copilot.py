@@ -58,6 +58,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
@@ -308,7 +309,7 @@ def _args(v: Any) -> Any:
     """Arguments as recorded; a JSON text (toolRequests) is read as the value it holds."""
     if isinstance(v, str):
         try:
-            return orjson.loads(v)
+            return read_json(v)
         except orjson.JSONDecodeError:
             return v
     return v

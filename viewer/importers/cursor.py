@@ -34,6 +34,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
@@ -179,7 +180,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
         if not raw.strip():
             continue
         try:
-            lines.append((n, orjson.loads(raw)))
+            lines.append((n, read_json(raw)))
         except orjson.JSONDecodeError:
             rep.fail(f"line {n}", "not JSON")
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
@@ -285,7 +286,7 @@ def convert(data: bytes, *, source_name: str = "-",
                 status[n] = ("ignored", "byte order mark")
             continue
         try:
-            obj = orjson.loads(raw)
+            obj = read_json(raw)
         except orjson.JSONDecodeError:
             status[n] = ("unmapped", "not JSON")
             continue
@@ -404,7 +405,7 @@ def convert(data: bytes, *, source_name: str = "-",
 
 def _loads_or_none(raw: bytes) -> Any:
     try:
-        return orjson.loads(raw) if raw.strip() else None
+        return read_json(raw) if raw.strip() else None
     except orjson.JSONDecodeError:
         return None
 

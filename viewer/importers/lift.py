@@ -19,7 +19,6 @@ without tool-lifecycle events;
 from __future__ import annotations
 
 import base64
-import json
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -34,7 +33,7 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
-from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, _direction
+from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, direction_named, request_key
 from viewer.model import spec
 from viewer.model.types import Derivation, Diagnostic
 from viewer.pipeline import has_lifecycle_events
@@ -181,9 +180,9 @@ class _Lifter:
             way = proxy_direction(body, shape, sides.get(sender) if sender is not None else None,
                                   open_c, open_s, explicit=m.get("direction", m.get("dir")))
             if way is not None and shape == "request":
-                (open_c if way == C2S else open_s)[_id_key(body.get("id"))] = body["method"]
+                (open_c if way == C2S else open_s)[request_key(body.get("id"))] = body["method"]
             elif way is not None and shape == "response":
-                (open_c if way == S2C else open_s).pop(_id_key(body.get("id")), None)
+                (open_c if way == S2C else open_s).pop(request_key(body.get("id")), None)
             ts, naive = parse_ts(d.get("start"))
             if naive:
                 self.rep.warn("dialog start times without a zone offset were read as UTC")
@@ -424,11 +423,6 @@ def _shape(msg: dict[str, Any]) -> str | None:
     return None
 
 
-def _id_key(rid: Any) -> str:
-    """Request ids compare by JSON value and type: 1 and "1" are different ids."""
-    return json.dumps(rid, sort_keys=True)
-
-
 def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | None,
                     open_c: dict[str, str], open_s: dict[str, str], *,
                     explicit: Any = None) -> str | None:
@@ -455,7 +449,7 @@ def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | N
     (``_learn_sides``); ``open_c``/``open_s`` (id key -> method) are kept by the caller.
     None: no direction (a response to no open request; the mapper reports it).
     """
-    got = _direction(explicit)
+    got = direction_named(explicit)
     if got:
         return got
     method = msg.get("method")
@@ -466,12 +460,12 @@ def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | N
             return C2S
         if sender_side:
             return sender_side
-        return S2C if _id_key(msg.get("id")) in open_c else C2S  # ids in flight are unique
+        return S2C if request_key(msg.get("id")) in open_c else C2S  # ids in flight are unique
     if shape == "notification":
         return sender_side or (C2S if method in _CLIENT_NOTIFICATIONS else S2C)
     if shape != "response":
         return None
-    key = _id_key(msg.get("id"))
+    key = request_key(msg.get("id"))
     in_c, in_s = key in open_c, key in open_s
     if in_c != in_s:
         return S2C if in_c else C2S

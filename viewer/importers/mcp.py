@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-import orjson
-
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
@@ -107,7 +105,8 @@ def _is_jsonrpc(obj: Any) -> bool:
     )
 
 
-def _direction(value: Any) -> str | None:
+def direction_named(value: Any) -> str | None:
+    """C2S or S2C when ``value`` names a direction in words a capture uses, else None."""
     if isinstance(value, str):
         v = value.strip().lower()
         for d, words in _DIR_WORDS.items():
@@ -137,13 +136,9 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
 
 
 def _loads(raw: bytes) -> Any:
-    """One JSON value: orjson (fast), else the standard parser (huge integers, bad UTF-8
-    replaced); ValueError when neither reads it (also for NaN/Infinity, which are not JSON and
+    """One JSON value as ``common.json_loads`` reads it (exact integers of any size), bad UTF-8
+    replaced; ValueError when it is not read (also for NaN/Infinity, which are not JSON and
     would be written as null in silence, and for nesting too deep)."""
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        pass
     try:
         return json_loads(raw.decode("utf-8", errors="replace"))
     except RecursionError as exc:
@@ -218,7 +213,7 @@ def _inspector_entry(sink: _Sink, e: dict[str, Any], where: str) -> None:
     """One MessageEntry: its message, then its inline ``response`` (at timestamp + duration,
     answering the other way), placed in time order among the entries that follow."""
     kind = e["direction"].strip().lower()
-    d = _direction(e.get("origin")) if kind in _ENTRY_KINDS else _direction(kind)
+    d = direction_named(e.get("origin")) if kind in _ENTRY_KINDS else direction_named(kind)
     ts, naive = parse_ts(e.get("timestamp"))
     if naive:
         sink.report.warn("timestamps without a zone offset were read as UTC")
@@ -305,7 +300,7 @@ def _read_jsonl(data: bytes) -> Transcript:
                 http = {"http_status": status,
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
-            d = _direction(obj.get("dir", obj.get("direction")))
+            d = direction_named(obj.get("dir", obj.get("direction")))
             sink.add(obj.get("msg"), d, ts, where, **http)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
@@ -329,7 +324,7 @@ def _read_jsonl(data: bytes) -> Transcript:
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
                 rep.warn("timestamps without a zone offset were read as UTC")
-            d = _direction(obj.get("dir", obj.get("direction")))
+            d = direction_named(obj.get("dir", obj.get("direction")))
             sink.add({k: v for k, v in obj.items() if k not in _FLAT_KEYS}, d, ts, where)
         elif _is_jsonrpc(obj) or isinstance(obj, list):
             kinds.add("jsonl-jsonrpc")
@@ -391,7 +386,7 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
             continue
         ts, nv = parse_ts(it.get("timestamp"))
         naive = naive or nv
-        d = _direction(it.get("direction")) or C2S
+        d = direction_named(it.get("direction")) or C2S
         back = S2C if d == C2S else C2S
         lat = it.get("latency_ms")
         end = _after(ts, lat)
@@ -481,8 +476,9 @@ class _Op:
     last: datetime | None = None
 
 
-def _key(rid: Any) -> str:
-    """Request ids compare by JSON value and type: 1 and "1" are different ids."""
+def request_key(rid: Any) -> str:
+    """Request ids compare by JSON value and type: 1 and "1" are different ids (a key of an
+    integer or a string is written without the JSON encoder: most ids are one)."""
     if type(rid) is int:
         return f"i{rid}"
     if type(rid) is str:
@@ -701,7 +697,7 @@ class MCPMapper:
 
     # -- client -> server -----------------------------------------------------------------
     def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
-        method, rid = msg["method"], _key(msg.get("id"))
+        method, rid = msg["method"], request_key(msg.get("id"))
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "tools/call":
             self._tools_call(m, rid, params, when)
@@ -764,7 +760,7 @@ class MCPMapper:
         self.in_flight[op.id] = op
         meta = params.get("_meta")
         if isinstance(meta, dict) and "progressToken" in meta:
-            self.progress[_key(meta["progressToken"])] = op
+            self.progress[request_key(meta["progressToken"])] = op
 
     def _denied_retry(self, name: str, args: Any) -> _Op | None:
         """The operation this call repeats (same tool and arguments) if its last attempt was
@@ -772,7 +768,7 @@ class MCPMapper:
         denied operation."""
         if name not in self.denied_tools:
             return None
-        op = self.denied.pop((name, _key(args)), None)
+        op = self.denied.pop((name, request_key(args)), None)
         if op is not None:
             self.denied_tools[name] -= 1
             if not self.denied_tools[name]:
@@ -791,7 +787,7 @@ class MCPMapper:
         method = msg["method"]
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/cancelled":
-            entry = self.pending_c.get(_key(params.get("requestId")))
+            entry = self.pending_c.get(request_key(params.get("requestId")))
             if entry is None or entry[1] is None or entry[0] != "call":
                 self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
@@ -801,7 +797,7 @@ class MCPMapper:
 
     # -- server -> client -----------------------------------------------------------------
     def _s2c_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
-        method, rid = msg["method"], _key(msg.get("id"))
+        method, rid = msg["method"], request_key(msg.get("id"))
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method != "elicitation/create":
             if method == "sampling/createMessage":
@@ -842,7 +838,7 @@ class MCPMapper:
         method = msg["method"]
         params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
         if method == "notifications/progress":
-            op = self.progress.get(_key(params.get("progressToken")))
+            op = self.progress.get(request_key(params.get("progressToken")))
             if op is None:
                 self._fail(m.where, "notifications/progress for an unknown progressToken")
             elif not self._ended(op, "a progress notification", m.where):
@@ -907,7 +903,7 @@ class MCPMapper:
 
     # -- responses ------------------------------------------------------------------------
     def _response(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
-        rid = _key(msg.get("id"))
+        rid = request_key(msg.get("id"))
         d = m.dir
         if d is None:
             in_c, in_s = rid in self.pending_c, rid in self.pending_s
@@ -993,7 +989,7 @@ class MCPMapper:
 
     def _http_denial(self, m: Msg, when: datetime, rid: Any, op: _Op | None = None) -> None:
         if op is None:
-            entry = self.pending_c.pop(_key(rid), None)
+            entry = self.pending_c.pop(request_key(rid), None)
             op = entry[1] if entry and entry[0] == "call" else None
         if op is None:
             self._fail(m.where, f"HTTP {m.http_status} for no open tools/call")
@@ -1010,7 +1006,7 @@ class MCPMapper:
         self._emit("tool-denied", op, when, m.where, body)
         self._stop(op)
         op.denied = True
-        key = (op.tool, _key(op.args))
+        key = (op.tool, request_key(op.args))
         if key not in self.denied:
             self.denied_tools[op.tool] = self.denied_tools.get(op.tool, 0) + 1
         self.denied[key] = op

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from itertools import islice
 from operator import itemgetter, le
-from typing import Any
+from typing import Any, NamedTuple
 
 from msgspec.structs import replace as with_fields
 
@@ -45,6 +45,7 @@ from .types import (
     Finding,
     Model,
     Operation,
+    Step,
 )
 from .validate import Ctx, check_event, check_vcon
 
@@ -127,8 +128,8 @@ class _Builder:
             # its Struct.
             for i, st in enumerate(structs):
                 typ = tags[type(st)]
-                s = st.sessions
-                sessions = one_session.get(s)
+                s = st.sessions  # an index, or a non-empty array of them
+                sessions = one_session.get(s) if type(s) is int else tuple(s)
                 if sessions is None:
                     sessions = one_session[s] = (s,)
                 append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
@@ -198,8 +199,8 @@ class _Builder:
                         if keys is not None:
                             keys.append((t, i, 0))
                 if get is None:  # from the Struct: every value usable
-                    s = st.sessions
-                    sessions = one_session.get(s)
+                    s = st.sessions  # an index, or a non-empty array of them
+                    sessions = one_session.get(s) if type(s) is int else tuple(s)
                     if sessions is None:
                         sessions = one_session[s] = (s,)
                     has_lifecycle = True
@@ -481,13 +482,48 @@ def _str(v: Any) -> str | None:
 _Static = tuple[tuple[str, tuple[int, ...], str], ...]
 
 
+class _Plan(NamedTuple):
+    """What ``_operation`` reads of one attempt of a shape, read out of it once per shape:
+    (number, steps (events by position), position of its invocation, of its first event, of
+    its last event when it ended in a final state, else None; late and out-of-model
+    positions, final state, static findings)."""
+
+    number: int
+    steps: tuple[Step, ...]
+    invocation: int | None
+    first: int
+    end: int | None
+    late: tuple[int, ...]
+    out_of_model: tuple[int, ...]
+    state: str | None
+    static: _Static
+
+
+class _Shaped(NamedTuple):
+    """A shape with what ``_operation`` reads of it: its attempts' plans, the positions of
+    its tool-invocations, and whether its attempt numbers have a gap."""
+
+    shape: Shape
+    plans: tuple[_Plan, ...]
+    invocations: tuple[int, ...]
+    gap: bool
+
+
 class _Shapes(dict):
-    """Shape key -> (``Shape``, its static findings per attempt), filled as shapes are met."""
+    """Shape key -> ``_Shaped``, filled as shapes are met."""
 
     def add(self, key: tuple[tuple[int | None, str], ...], tool_events: list[Event]
-            ) -> tuple[Shape, tuple[_Static, ...]]:
+            ) -> _Shaped:
         shape = shape_of(tool_events)
-        got = self[key] = (shape, shape_findings(shape.attempts, key))
+        attempts = shape.attempts
+        plans = tuple(
+            _Plan(a.number, a.steps, a.invocation, a.steps[0].event,
+                  a.steps[-1].event if a.state in _FINAL else None,
+                  a.late, a.out_of_model, a.state, fixed)
+            for a, fixed in zip(attempts, shape_findings(attempts, key), strict=True))
+        # attempt numbers are distinct and >= 1: a gap somewhere when the last is not their count
+        gap = bool(attempts) and attempts[-1].number != len(attempts)
+        got = self[key] = _Shaped(shape, plans, shape.invocations, gap)
         return got
 
 
@@ -512,15 +548,16 @@ def _operation(
     tool_events: list[Event] = op[1]
     once_events: list[Event] = op[2]
     key = tuple(map(_KEY_OF, tool_events))
-    got = shapes.get(key)
-    shape, static = got if got is not None else shapes.add(key, tool_events)
+    shaped = shapes.get(key)
+    if shaped is None:
+        shaped = shapes.add(key, tool_events)
     index = list(map(_INDEX_OF, tool_events))
     sid = ""
 
     # Target: the first tool-invocation (replayed or not: an invocation with a bad attempt
     # number still names the tool), else the once decision (the README: How vcon-view reads
     # the drafts).
-    invocations = shape.invocations
+    invocations = shaped.invocations
     first_inv = tool_events[invocations[0]] if invocations else None
     src_ev = first_inv
     for i in op[3]:
@@ -535,7 +572,11 @@ def _operation(
         src = src_ev[9]  # Event.source: read from the event's Struct when it has one
         st = src.structs[src_ev[0]] if isinstance(src, EventArray) else None
         if st is not None:  # (UNSET, for absent, is no string)
-            server, tool = _str(st.server), _str(st.tool)
+            server, tool = st.server, st.tool
+            if type(server) is not str:
+                server = None
+            if type(tool) is not str:
+                tool = None
         else:
             server, tool = _str(src_ev.get("server")), _str(src_ev.get("tool"))
     kind = "tool-invocation"
@@ -564,25 +605,25 @@ def _operation(
                     f"{safe_short(inv.get('server'))} / {safe_short(inv.get('tool'))}, "
                     f"the first names {safe_short(server)} / {safe_short(tool)}"))
 
-    shaped = shape.attempts
-    if shaped and shaped[-1].number != len(shaped):  # distinct and >= 1: a gap somewhere
+    plans = shaped.plans
+    if shaped.gap:
         sid = sid or safe_short(op_id)
         # Never materialise range(1, highest): a recorded attempt may be 2**63.
         missing: list[int] = []
         prev = 0
-        for a in shaped:
+        for a in plans:
             missing.extend(range(prev + 1, min(a.number, prev + 12 - len(missing))))
             prev = a.number
-        after_gap = next(a for a in shaped if a.number > missing[0])
-        first_after = tool_events[after_gap.steps[0].event].index
+        after_gap = next(a for a in plans if a.number > missing[0])
+        first_after = index[after_gap.first]
         shown = ", ".join(map(str, missing[:10])) + (", …" if len(missing) > 10 else "")
         diags.append(Diagnostic(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
             f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
-    if len(shaped) > 1:
+    if len(plans) > 1:
         prev_inv: Event | None = None
-        for a in shaped:
+        for a in plans:
             if a.invocation is None:
                 continue
             inv = tool_events[a.invocation]
@@ -594,59 +635,61 @@ def _operation(
                     f"{prev_inv.attempt}"))
             prev_inv = inv
 
-    once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
     found: list[Finding] = []
     severity = _SEVERITY
 
     # The registered rules (viewer/model/findings.py); each attempt is flagged with the kinds
     # found about it.
     flagged = _NO_FLAGGED
-    if once:
-        flagged = {}
-        by_number = {a.number: a for a in shaped}
-        for rule in _OPERATION_RULES:
-            for n, at, msg in rule.check(by_number, once, tool_events):
-                sid = sid or safe_short(op_id)
-                flagged.setdefault(n, set()).add(rule.kind)
-                found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
+    once_index = None
+    if once_events:
+        once = [(ev.attempt, ev) for ev in once_events if ev.attempt is not None]
+        if once:
+            flagged = {}
+            by_number = {a.number: a for a in shaped.shape.attempts}
+            for rule in _OPERATION_RULES:
+                for n, at, msg in rule.check(by_number, once, tool_events):
+                    sid = sid or safe_short(op_id)
+                    flagged.setdefault(n, set()).add(rule.kind)
+                    found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at,
+                                         sid + msg))
+            once_index = OnceIndex(once)  # numbers ascend: one pass
 
     attempts: list[Attempt] = []
     first_gov: Governing = NONE
     late_total = 0
     retries = 0
     any_escalated = False
-    once_index = OnceIndex(once) if once else None  # numbers ascend: one pass
-    first_number = shaped[0].number if shaped else 0
-    for a, fixed in zip(shaped, static, strict=True):
-        n = a.number
-        flags: set[str] = flagged.get(n) or set()
-        steps = a.steps
-        inv = None if a.invocation is None else tool_events[a.invocation]
-        first_ev = tool_events[steps[0].event]
+    for n, steps, inv_pos, first_pos, end_pos, late_p, oom_p, final, fixed in plans:
+        flags: set[str] | None = flagged.get(n)
+        inv = None if inv_pos is None else tool_events[inv_pos]
         gov = NONE if once_index is None else once_index.governing(n)
         if gov is NONE:
-            gov = standing.governing(kind, server, tool, inv or first_ev)
-        if n == first_number:
+            gov = standing.governing(kind, server, tool, inv or tool_events[first_pos])
+        if not attempts:
             first_gov = gov
         rules = governed.get(gov)
         if rules is None:
             rules = governed[gov] = attempt_rules(gov)
         for rule in rules:  # most often none
             sid = sid or safe_short(op_id)
+            if flags is None:
+                flags = set()
             flags.add(rule.kind)
-            at, msg = rule.check(n, gov, inv.index if inv else first_ev.index)
+            at, msg = rule.check(n, gov, index[inv_pos if inv_pos is not None else first_pos])
             found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
         if fixed:
             sid = sid or safe_short(op_id)
+            if flags is None:
+                flags = set()
             for kind_, at, msg in fixed:
                 flags.add(kind_)
                 found.append(Finding(kind_, severity[kind_], op_id, n,
                                      tuple([index[p] for p in at]), sid + msg))
-        late = tuple([index[p] for p in a.late]) if a.late else ()
-        oom = tuple([index[p] for p in a.out_of_model]) if a.out_of_model else ()
-        late_total += len(late)
-        final = a.state
-        escalated = "escalation" in flags
+        late = tuple([index[p] for p in late_p]) if late_p else ()
+        if late:
+            late_total += len(late)
+        escalated = flags is not None and "escalation" in flags
         if inv is None:
             a_server = a_tool = None
         elif inv is first_inv:  # the operation's target was read from it
@@ -657,17 +700,17 @@ def _operation(
             number=n,
             # the shape's steps, each with its event's index in place of its position
             steps=tuple([with_fields(s, event=index[s.event]) for s in steps]),
-            start=first_ev.time,
-            end=tool_events[steps[-1].event].time if final in _FINAL else None,
+            start=tool_events[first_pos].time,
+            end=None if end_pos is None else tool_events[end_pos].time,
             final_state=final,
-            invocation=inv.index if inv else None,
+            invocation=None if inv is None else inv.index,
             server=a_server,
             tool=a_tool,
             decision=gov.decision,
             decision_life=gov.life,
             decision_event=gov.event,
             late=late,
-            out_of_model=oom,
+            out_of_model=tuple([index[p] for p in oom_p]) if oom_p else (),
             escalated=escalated,
             flags=frozenset(flags) if flags else _NO_FLAGS,
         ))
@@ -704,7 +747,7 @@ def _operation(
         outcome=outcome,
         attempts=tuple(attempts),
         once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
-        unassigned_events=tuple(op[3]),
+        unassigned_events=tuple(op[3]) if op[3] else (),
         first_time=first.time,
         first_order=first.order,
         retries=retries,

@@ -37,7 +37,9 @@ _MAX_UINT: Final = 2**53 - 1  # JMAP UnsignedInt upper bound
 UInt = Annotated[int, Meta(ge=0, le=_MAX_UINT)]
 #: Each parameter's value type in a clean event.
 VALUE_TYPES: Final[dict[str, Any]] = {
-    "sessions": UInt,  # one index: an array, or the legacy "session", takes the full check
+    # one index or a non-empty array of them (what the importers write); the legacy "session"
+    # takes the full check
+    "sessions": UInt | Annotated[list[UInt], Meta(min_length=1)],
     "party": UInt,
     "operation_id": Annotated[str, Meta(min_length=1)],
     "attempt": Annotated[int, Meta(ge=1, le=_MAX_UINT)],
@@ -436,8 +438,13 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
             if bad(st):
                 flags[at + j] = 1
 
-    if max(map(_SESSIONS, structs)) >= n_sessions:
-        flag(lambda st: st.sessions >= n_sessions)
+    sessions = list(map(_SESSIONS, structs))
+    if list in set(map(type, sessions)):  # arrays among them: each event's highest index
+        sessions = [max(s) if type(s) is list else s for s in sessions]
+    if max(sessions) >= n_sessions:
+        for j, s in enumerate(sessions):
+            if s >= n_sessions:
+                flags[at + j] = 1
     if n_parties is not None and max(map(_PARTY, structs)) >= n_parties:
         flag(lambda st: st.party >= n_parties)
     if attachments is not None and any(type(a) is int and a >= attachments

@@ -364,10 +364,20 @@ def _check_content_cell(index: int, ev: dict[str, Any], keys: Any, plan: _Plan, 
 # --- value checks, one per parameter --------------------------------------------------------------
 
 
+def _is_uint(value: Any) -> bool:
+    """An UnsignedInt (JMAP: an integer 0..2^53-1; a boolean is not one)."""
+    return type(value) is int and 0 <= value <= _MAX_UINT
+
+
+def _index_ok(value: Any, limit: int | None) -> bool:
+    """An UnsignedInt index that ``_index_ref`` accepts: below ``limit`` when one is known."""
+    return _is_uint(value) and (limit is None or value < limit)
+
+
 def _uint(index: int, name: str, value: Any, t: str, out: list[Diagnostic],
           ptr: str | None = None) -> bool:
     """True when value is an UnsignedInt (JMAP: an integer 0..2^53-1; a boolean is not one)."""
-    if type(value) is int and 0 <= value <= _MAX_UINT:
+    if _is_uint(value):
         return True
     ptr = ptr or f"/events/{index}/{name}"
     if type(value) is int:
@@ -756,8 +766,7 @@ def _check_core_refs(vcon: dict, out: list[Diagnostic]) -> None:
             for name, limit, what, depth in params:
                 v = item.get(name)
                 if v is not None:
-                    _core_index(out, v, limit, what, pointer(arr, i, name), f"{arr}[{i}]",
-                                name, depth)
+                    _core_index(out, v, limit, what, (arr, i, name), depth)
             for name in ("mediatype", "mimetype"):  # the content of dialog, analysis, files
                 v = item.get(name)
                 if v is not None and type(v) is not str:
@@ -766,13 +775,18 @@ def _check_core_refs(vcon: dict, out: list[Diagnostic]) -> None:
                           "(core-03 Mediatype)")
 
 
-def _core_index(out: list[Diagnostic], v: Any, limit: int | None, what: str, ptr: str,
-                t: str, name: str, depth: int) -> None:
+def _core_index(out: list[Diagnostic], v: Any, limit: int | None, what: str,
+                at: tuple[str | int, ...], depth: int) -> None:
     """An UnsignedInt index into ``what`` (``limit`` elements; None: not an array, reported
-    elsewhere), or, ``depth`` levels deep, arrays of them: the events' index check, labelled
-    ``t`` (the item, e.g. ``dialog[2]``) and ``name`` (e.g. ``parties[1]``)."""
+    elsewhere), or, ``depth`` levels deep, arrays of them: the events' index check. ``at``:
+    (array, item, parameter, positions in the parameter's arrays); the pointer and the labels
+    (``dialog[2]``, ``parties[1]``) are written only for an index that is reported."""
     if type(v) is list and depth > 0:
         for j, item in enumerate(v):
-            _core_index(out, item, limit, what, f"{ptr}/{j}", t, f"{name}[{j}]", depth - 1)
+            _core_index(out, item, limit, what, (*at, j), depth - 1)
         return
-    _index_ref(-1, name, v, limit, what, t, out, ptr)
+    if _index_ok(v, limit):  # most are: nothing to write
+        return
+    arr, i, name, *path = at
+    _index_ref(-1, name + "".join(f"[{j}]" for j in path), v, limit, what, f"{arr}[{i}]",
+               out, pointer(*at))
