@@ -414,7 +414,8 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
             found = _order(body, top) if top is not None else None
             if found is not None:
                 names, raws, at, end = found
-                events = Events.read(top.events, memoryview(body)[at:end])  # type: ignore[union-attr]
+                text = msgspec.Raw(memoryview(body)[at:end])  # no copy: as _MEMBERS reads it
+                events = Events.read(top.events, text)  # type: ignore[union-attr]
                 members: dict[str, Any] = dict(zip(names, raws, strict=True))
             else:
                 members = _MEMBERS.decode(body)
