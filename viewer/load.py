@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import orjson
 
-from viewer.model.columns import CLEAN, Events, orjson_depth
+from viewer.jsonenc import loads, orjson_depth
+from viewer.model.columns import CLEAN, Events
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
@@ -355,7 +356,7 @@ def _parse(
     if obj is not None and not _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         return obj
     try:
-        obj = orjson.loads(body)
+        obj = loads(body)
     except orjson.JSONDecodeError as e:
         msg = safe(e.msg)
         if "UTF-8" in e.msg:
@@ -430,7 +431,7 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
             del top
         # The other members and the events without a Struct in one parse: [{members}, [events]]
         todo, unread = events.unread()
-        rest, values = orjson.loads(
+        rest, values = loads(
             b"[{" + b",".join([_KEY(k) + b":" + bytes(v) for k, v in members.items()
                                if k != "events"]) + b"}," + unread + b"]")
         events.fill(todo, values)

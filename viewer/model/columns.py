@@ -20,16 +20,14 @@ imported, built by hand) are encoded and take the same decode.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
 import msgspec
-import orjson
 from msgspec import UNSET, Meta, UnsetType
 
+from viewer.jsonenc import loads, orjson_depth
 from viewer.model import spec
 from viewer.model.types import EventArray
 
@@ -150,26 +148,7 @@ _ENCODER: Final = msgspec.json.Encoder()
 _ENCODE: Final = _ENCODER.encode
 _CHUNK: Final = 4096  # events written back at once to count their colons
 _TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
-_DEPTH: Final = 1000  # Python's default recursion limit
 
-
-@contextmanager
-def orjson_depth() -> Iterator[None]:
-    """Within it, msgspec reads no deeper than orjson (1,024 levels). msgspec nests as deep as
-    Python's recursion limit lets it (with the limit raised far, past the C stack: a crash);
-    so while it reads, the limit is at most Python's default, under which msgspec refuses
-    (RecursionError) whatever orjson refuses, and a little more, which the loader then reads
-    with orjson, for its one message. Raises RecursionError when the stack is already deeper
-    than that."""
-    limit = sys.getrecursionlimit()
-    if limit <= _DEPTH:
-        yield
-        return
-    sys.setrecursionlimit(_DEPTH)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 class Events(EventArray, Sequence[Any]):
@@ -181,9 +160,6 @@ class Events(EventArray, Sequence[Any]):
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
     __slots__ = ("_loose", "_raw", "_slices", "_values", "_whole", "structs")
-    #: A body is read into its Struct by msgspec, an event's dict by orjson: they differ on
-    #: an integer beyond 64 bits (exact, or a float). The dict is the event as recorded.
-    recorded_only = frozenset({"body"})
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
                  slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None,
@@ -272,13 +248,13 @@ class Events(EventArray, Sequence[Any]):
         if v is _TODO:
             if self._slices is None:
                 self._slices = _SLICES.decode(self._raw)
-            v = self._values[i] = orjson.loads(memoryview(self._slices[i]))
+            v = self._values[i] = loads(memoryview(self._slices[i]))
         return v
 
     def __iter__(self) -> Iterator[Any]:
         values = self._values
         if _TODO in values:  # all at once: one parse of the array, not one per event
-            every = orjson.loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
+            every = loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
                                  else self._raw)
             for i, v in enumerate(values):
                 if v is _TODO:
@@ -303,7 +279,7 @@ class Events(EventArray, Sequence[Any]):
             return [TAGS[type(st)] if st is not None else
                     (e.get(name) if type(e := self[i]) is dict else None)
                     for i, st in enumerate(structs)]
-        if name not in _FIELDS or name in self.recorded_only:  # from the values
+        if name not in _FIELDS:  # no Struct holds it: from the values
             return [e.get(name) if type(e := self[i]) is dict else None
                     for i in range(len(structs))]
         if None not in structs:
@@ -324,7 +300,7 @@ class Events(EventArray, Sequence[Any]):
         """The distinct values of member ``name`` (None for absent) that can be in a set."""
         structs = self.structs
         try:
-            if name in _FIELDS and name not in self.recorded_only and None not in structs:
+            if name in _FIELDS and None not in structs:
                 out = set(map(attrgetter(name), structs))
             else:
                 out = set(self.column(name))

@@ -36,10 +36,6 @@ class EventArray:
 
     __slots__ = ()
     structs: list[Any]
-    #: Members whose Struct field may hold another value than the event as recorded (a
-    #: body's integer beyond 64 bits: exact in a Struct, a float as orjson reads the event):
-    #: ``Event.get`` reads them from the value.
-    recorded_only: frozenset[str] = frozenset()
 
     def column(self, name: str) -> list[Any]:
         """Member ``name`` of every event, as ``Event.get`` reads it."""
@@ -74,12 +70,11 @@ class Event(NamedTuple):
 
     def get(self, name: str) -> Any:
         """The member ``name`` as ``raw.get`` reads it (None when absent or ``raw`` is no
-        object), from its column's Struct when it has one (but for the members the array's
-        ``recorded_only`` names), so that no dict is decoded."""
+        object), from its column's Struct when it has one, so that no dict is decoded."""
         s = self[9]
         if isinstance(s, EventArray):
             st = s.structs[self[0]]
-            if st is not None and name not in s.recorded_only:
+            if st is not None:
                 v = getattr(st, name, _NO_FIELD) if name != "type" else self[1]
                 if v is not _NO_FIELD:
                     return None if v is UNSET else v
