@@ -309,7 +309,7 @@ def test_memory_error_mapped(monkeypatch: pytest.MonkeyPatch) -> None:
     def boom(_: Any) -> Any:
         raise MemoryError
 
-    monkeypatch.setattr(load_mod.orjson, "loads", boom)
+    monkeypatch.setattr(load_mod, "loads", boom)  # the JSON reader the loader uses
     with pytest.raises(LoadError) as ei:
         load_bytes(b"{}", name="big.json")
     assert ei.value.message == "big.json: too large for memory"

@@ -1,4 +1,5 @@
-"""JSON text of a value at any depth: the fallback when orjson cannot write it.
+"""The JSON codec: values read exactly (``loads``), and JSON text of a value at any depth (the
+fallback when orjson cannot write it).
 
 orjson reads 1,024 levels of nesting but writes at most 254, and Python's ``json`` and ``repr``
 recurse (a RecursionError near 1,000 levels). A vCon the loader accepts may hold a tool body
@@ -11,11 +12,48 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Final
 
+import msgspec
 import orjson
 
 _encode_str = json.JSONEncoder(ensure_ascii=False).encode  # the C string encoder
+_DECODE: Final = msgspec.json.Decoder().decode
+_DEPTH: Final = 1000  # Python's default recursion limit
+
+
+def loads(data: bytes | bytearray | memoryview | str) -> Any:
+    """A JSON value read exactly as recorded: what ``orjson.loads`` reads, and refuses with the
+    same error and message, but an integer past 64 bits kept as it is (orjson makes a float of
+    it: 2**70 would be shown as 1.1805916207174113e+21). msgspec reads (no deeper than orjson:
+    ``orjson_depth``); what it refuses goes to orjson, for orjson's answer."""
+    try:
+        with orjson_depth():
+            return _DECODE(data)
+    except (msgspec.DecodeError, RecursionError):
+        return orjson.loads(data)
+
+
+@contextmanager
+def orjson_depth() -> Iterator[None]:
+    """Within it, msgspec reads no deeper than orjson (1,024 levels). msgspec nests as deep as
+    Python's recursion limit lets it (with the limit raised far, past the C stack: a crash);
+    so while it reads, the limit is at most Python's default, under which msgspec refuses
+    (RecursionError) whatever orjson refuses, and a little more, which the caller then reads
+    with orjson, for its one message. Raises RecursionError when the stack is already deeper
+    than that."""
+    limit = sys.getrecursionlimit()
+    if limit <= _DEPTH:
+        yield
+        return
+    sys.setrecursionlimit(_DEPTH)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def depth(value: Any) -> int:

@@ -24,14 +24,15 @@ import re
 import sys
 import zlib
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
 import orjson
 
-from viewer.model.columns import Events
+from viewer.jsonenc import loads, orjson_depth
+from viewer.model.columns import CLEAN, Events
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
 from viewer.textsafe import safe
@@ -355,7 +356,7 @@ def _parse(
     if obj is not None and not _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         return obj
     try:
-        obj = orjson.loads(body)
+        obj = loads(body)
     except orjson.JSONDecodeError as e:
         msg = safe(e.msg)
         if "UTF-8" in e.msg:
@@ -377,6 +378,19 @@ def _parse(
 
 _MEMBERS: Final = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _KEY: Final = msgspec.json.Encoder().encode
+#: Inputs at least this big are read in one msgspec pass when they can be (``_typed``): under
+#: it, finding the members' order costs more than the second pass it saves.
+ONE_PASS: int = 1 << 16
+#: A vCon's members in one pass: its events into ``CLEAN``, each other member's JSON text (a
+#: member no field names, or an event that fails its column, refuses it: ``_MEMBERS`` then).
+_OTHERS: Final = tuple(sorted(UNSIGNED_KEYS - {"events"}
+                              | {"updated_at", "meta", "tags", "must_support"}))
+_VCON: Final = msgspec.json.Decoder(msgspec.defstruct(
+    "Vcon", [("events", CLEAN), *((k, msgspec.Raw | msgspec.UnsetType, msgspec.UNSET)
+                                 for k in _OTHERS)],
+    forbid_unknown_fields=True, gc=False))
+_NAME_AT: Final = re.compile(rb'[ \t\n\r]*"([a-z_]+)"[ \t\n\r]*:[ \t\n\r]*')
+_WS: Final = b" \t\n\r"
 
 
 def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
@@ -385,22 +399,128 @@ def _typed(body: bytes | memoryview) -> dict[str, Any] | None:
     with the events that have no Struct, by one orjson parse; None when that cannot be done
     (not an object, not JSON, no events array): then orjson reads the whole, and gives its
     message. Both accept the same JSON: msgspec parses every value of an event that decodes
-    into its Struct, orjson every other value."""
+    into its Struct, orjson every other value; msgspec reads no deeper than orjson does
+    (``orjson_depth``).
+
+    A vCon of ``ONE_PASS`` bytes or more, of the usual members, whose events all pass their
+    columns, is read in one pass (``_VCON``); ``_order`` then finds its members' order and the
+    events' text. Any other reads its members first (``_MEMBERS``), then its events."""
     try:
-        members = _MEMBERS.decode(body)
-        events = members.get("events")
-        if events is None:
-            return None
-        events = Events.decode(events)
+        with orjson_depth():
+            tried = len(body) >= ONE_PASS
+            top = None
+            if tried:
+                with suppress(msgspec.ValidationError):  # an event fails its column, or
+                    top = _VCON.decode(body)  # a member no field names
+            found = _order(body, top) if top is not None else None
+            if found is not None:
+                names, raws, at, end = found
+                text = msgspec.Raw(memoryview(body)[at:end])  # no copy: as _MEMBERS reads it
+                events = Events.read(top.events, text)  # type: ignore[union-attr]
+                members: dict[str, Any] = dict(zip(names, raws, strict=True))
+            else:
+                members = _MEMBERS.decode(body)
+                raw = members.get("events")
+                if raw is None:
+                    return None
+                if top is not None:  # read, but not in order: its events are the last ones
+                    events = Events.read(top.events, raw)
+                else:  # when the one pass failed with the usual members, on an event
+                    whole = not tried or not all(k in _OTHERS or k == "events" for k in members)
+                    events = Events.decode(raw, whole=whole)
+            del top
         # The other members and the events without a Struct in one parse: [{members}, [events]]
         todo, unread = events.unread()
-        rest, values = orjson.loads(
+        rest, values = loads(
             b"[{" + b",".join([_KEY(k) + b":" + bytes(v) for k, v in members.items()
                                if k != "events"]) + b"}," + unread + b"]")
         events.fill(todo, values)
         return {k: events if k == "events" else rest[k] for k in members}
     except (msgspec.DecodeError, orjson.JSONDecodeError, RecursionError):  # ValidationError too
         return None
+
+
+def _order(body: bytes | memoryview, top: Any) -> tuple[list[str], list[Any], int, int] | None:
+    """The members of the object ``body`` (as read into ``top``) in their order, each with its
+    JSON text (the events: None), and where the events' text begins and ends; None when the
+    members are not found so (a key spelt with an escape, most keys named twice). A key named
+    twice can go unseen here (``"events"`` twice, last): the duplicate-key count, which a
+    dropped pair always changes, then sends the file to orjson.
+
+    The members before the events are read from the start, those after them from the end:
+    a key's quotes, unescaped, delimit a string that a colon makes a key, and the value that
+    follows it is exactly the member's text (no JSON value is a prefix of another but a number,
+    which a delimiter ends); so each member found is the object's, in its place."""
+    present = {k: v for k in _OTHERS if (v := getattr(top, k)) is not msgspec.UNSET}
+    view = memoryview(body)
+    n = len(view)
+    at = 0
+    while at < n and view[at] in _WS:
+        at += 1
+    if view[at:at + 1] != b"{":
+        return None
+    at += 1
+    names: list[str] = []
+    while True:  # from the start to the events
+        m = _NAME_AT.match(body, at)
+        if m is None:
+            return None
+        name = m.group(1).decode()
+        at = m.end()
+        if name == "events":
+            break
+        v = present.get(name)
+        if v is None or name in names or view[at:at + len(v)] != v:
+            return None
+        names.append(name)
+        at += len(v)
+        while at < n and view[at] in _WS:
+            at += 1
+        if view[at:at + 1] != b",":
+            return None
+        at += 1
+    end = n  # from the end back to the events
+    while end > at and view[end - 1] in _WS:
+        end -= 1
+    if view[end - 1:end] != b"}":
+        return None
+    end -= 1
+    after = [k for k in present if k not in names]
+    tail: list[str] = []
+    while len(tail) < len(after):
+        while end > at and view[end - 1] in _WS:
+            end -= 1
+        for name in after:
+            v = present[name]
+            i = end - len(v)
+            if name in tail or i <= at or view[i:end] != v:
+                continue
+            while i > at and view[i - 1] in _WS:
+                i -= 1
+            if view[i - 1:i] != b":":
+                continue
+            i -= 1
+            while i > at and view[i - 1] in _WS:
+                i -= 1
+            key = b'"' + name.encode() + b'"'
+            if view[i - len(key):i] != key:
+                continue
+            i -= len(key)
+            while i > at and view[i - 1] in _WS:
+                i -= 1
+            if view[i - 1:i] != b",":
+                continue
+            tail.append(name)
+            end = i - 1
+            break
+        else:
+            return None
+    while end > at and view[end - 1] in _WS:
+        end -= 1
+    if view[at:at + 1] != b"[" or view[end - 1:end] != b"]":
+        return None
+    names += ["events", *reversed(tail)]
+    return names, [present.get(k) for k in names], at, end
 
 
 _ESCAPED_COLON: Final = re.compile(rb"\\u003[aA]")
@@ -413,7 +533,8 @@ def _maybe_duplicate_keys(raw: bytes, obj: Any) -> bool:
     are the same in ``raw`` and in orjson's re-serialisation of ``obj``, so the counts of colons
     differ exactly when a pair was dropped, that is when a key was repeated. The count and the
     dumps run at C speed; the exact scan, in Python, runs only then."""
-    if _ESCAPED_COLON.search(raw):
+    at = raw.find(b"\\")  # memchr: most files escape nothing, and an escape starts there
+    if at >= 0 and _ESCAPED_COLON.search(raw, at):
         return True
     from viewer.jsonenc import dumps
 

@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
 import msgspec
-import orjson
 
+from viewer.jsonenc import loads
 from viewer.model.spec import EXTENSION_NAME
 from viewer.model.times import parse_time
 
@@ -337,11 +337,6 @@ _DECODE: Final = msgspec.json.Decoder().decode
 
 
 def read_json(data: bytes | str) -> Any:
-    """A record of a recording as ``orjson.loads`` reads it, with its errors and messages, but
-    integers past 64 bits exact: orjson makes them floats, and a tool's argument of 2**70
-    would be shown as 1.1805916207174113e+21. msgspec reads first; what it refuses (or
-    nests deeper than the interpreter's recursion limit) goes to orjson."""
-    try:
-        return _DECODE(data)
-    except (msgspec.DecodeError, RecursionError):
-        return orjson.loads(data)
+    """A record of a recording, exactly as recorded (``viewer.jsonenc.loads``: orjson's errors
+    and messages, but an integer past 64 bits kept, not made a float)."""
+    return loads(data)

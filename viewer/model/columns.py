@@ -11,10 +11,11 @@ that come together), are checked after, column by column. An event that passes h
 are stated once (the tables), and the full check is paid only for events that may be broken.
 
 The Structs are also how events are read: ``Events`` decodes the ``events`` member's JSON
-straight into them (a Struct forbids members its column does not name, so a Struct holds the
-whole event), and an event's dict is decoded from its own bytes only when a reader asks for it
-(the raw view, an export, ``check_event`` for the events that fail their column). Events given
-as values (lifted, imported, built by hand) are encoded and take the same decode.
+straight into them, or the loader does, with the vCon's other members, into ``CLEAN`` (a Struct
+forbids members its column does not name, so a Struct holds the whole event); an event's dict
+is decoded from its own bytes only when a reader asks for it (the raw view, an export,
+``check_event`` for the events that fail their column). Events given as values (lifted,
+imported, built by hand) are encoded and take the same decode.
 """
 
 from __future__ import annotations
@@ -24,9 +25,9 @@ from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
 import msgspec
-import orjson
 from msgspec import UNSET, Meta, UnsetType
 
+from viewer.jsonenc import loads, orjson_depth
 from viewer.model import spec
 from viewer.model.types import EventArray
 
@@ -48,7 +49,10 @@ VALUE_TYPES: Final[dict[str, Any]] = {
     "reason": str,
     "attachment": UInt,
     # content: inline JSON only (other encodings and external content take the full check)
-    "body": Any,  # not null: a column check (the union of every JSON type costs more)
+    # not null: a column check (the union of every JSON type costs more). Decoded, not kept as
+    # msgspec.Raw: the duplicate-key count (``Events.colons``) must read every body's keys, and
+    # reading them after costs more than reading them here (issue 16, gen-88000)
+    "body": Any,
     "encoding": Literal["json"],
     "mediatype": str,  # type/subtype: a column check
     "time": str,  # an RFC 3339 date-time: the builder parses it (and says what is wrong)
@@ -133,7 +137,10 @@ _EVENT: Final = Union[tuple(COLUMNS.values())]  # type: ignore[misc]  # noqa: UP
 _OPTIONAL_CONTENT: Final = tuple(
     COLUMNS[t] for t, col in spec.TOOL_EVENT_PARAMS.items() if col["content"] == "O")
 _POLICY: Final = COLUMNS[spec.POLICY_DECISION]
-_ALL: Final = msgspec.json.Decoder(list[_EVENT])  # type: ignore[valid-type]
+#: The type of an events array every event of which passes its column: a Struct each. The
+#: loader reads a vCon into a Struct with a member of this type (``Events.read`` takes it).
+CLEAN: Final = list[_EVENT]  # type: ignore[valid-type]
+_ALL: Final = msgspec.json.Decoder(CLEAN)
 _ONE: Final = msgspec.json.Decoder(_EVENT)
 _ONE_LOOSE: Final = msgspec.json.Decoder(Union[tuple(_LOOSE.values())])  # type: ignore[misc]  # noqa: UP007
 _SLICES: Final = msgspec.json.Decoder(list[msgspec.Raw])
@@ -141,6 +148,7 @@ _ENCODER: Final = msgspec.json.Encoder()
 _ENCODE: Final = _ENCODER.encode
 _CHUNK: Final = 4096  # events written back at once to count their colons
 _TODO: Final = object()  # an event whose value is not decoded yet (JSON null is a value)
+
 
 
 class Events(EventArray, Sequence[Any]):
@@ -151,36 +159,47 @@ class Events(EventArray, Sequence[Any]):
     Headless summaries and checks of a clean file never build an event's dict: the model
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
-    __slots__ = ("_loose", "_raw", "_slices", "_values", "structs")
+    __slots__ = ("_loose", "_raw", "_slices", "_values", "_whole", "structs")
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
-                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None
-                 ) -> None:
+                 slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None,
+                 whole: bool = False) -> None:
         self.structs = structs
+        self._whole = whole  # read into CLEAN: every event has its Struct, none loose
         self._values = values
         self._raw = raw
         self._slices = slices
         self._loose = loose or []  # events whose Struct does not hold every member
 
     @classmethod
-    def decode(cls, raw: bytes | memoryview | msgspec.Raw) -> Events:
+    def decode(cls, raw: bytes | memoryview | msgspec.Raw, *, whole: bool = True) -> Events:
         """The events of the JSON array ``raw``, each event's value still to decode (see
         ``unread``). Raises ``msgspec.ValidationError`` when it is not an array,
         ``msgspec.DecodeError`` when it is not JSON (the loader then reads the file as a
-        whole, for its one message)."""
-        try:
-            structs = _ALL.decode(raw)
-            return cls(structs, [_TODO] * len(structs), raw)
-        except msgspec.ValidationError:  # some event fails its column: one by one
-            pass
-        slices = _SLICES.decode(raw)
-        structs, loose = _structs(slices)
+        whole, for its one message), RecursionError when it nests deeper than orjson reads
+        (``orjson_depth``). ``whole``: first try every event at once (false when some event
+        is known to fail its column: ``CLEAN`` did not take the array)."""
+        with orjson_depth():
+            if whole:
+                try:
+                    return cls.read(_ALL.decode(raw), raw)
+                except msgspec.ValidationError:  # some event fails its column: one by one
+                    pass
+            slices = _SLICES.decode(raw)
+            structs, loose = _structs(slices)
         return cls(structs, [_TODO] * len(slices), raw, slices, loose)
+
+    @classmethod
+    def read(cls, structs: list[Any], raw: bytes | memoryview | msgspec.Raw) -> Events:
+        """The events of the JSON array ``raw`` as read into ``CLEAN`` (``structs``)."""
+        return cls(structs, [_TODO] * len(structs), raw, whole=True)
 
     def unread(self) -> tuple[list[int], bytes]:
         """The events without a Struct (``check_event`` reads their values) or with a loose one
         (the duplicate-key count reads theirs) and a JSON array of them, for the loader to
         parse with the vCon's other members; ``fill`` takes the values."""
+        if self._whole:  # the common case
+            return [], b"[]"
         todo = [i for i, st in enumerate(self.structs) if st is None]
         if self._loose:
             todo = sorted({*todo, *self._loose})
@@ -229,13 +248,13 @@ class Events(EventArray, Sequence[Any]):
         if v is _TODO:
             if self._slices is None:
                 self._slices = _SLICES.decode(self._raw)
-            v = self._values[i] = orjson.loads(memoryview(self._slices[i]))
+            v = self._values[i] = loads(memoryview(self._slices[i]))
         return v
 
     def __iter__(self) -> Iterator[Any]:
         values = self._values
         if _TODO in values:  # all at once: one parse of the array, not one per event
-            every = orjson.loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
+            every = loads(memoryview(self._raw) if isinstance(self._raw, msgspec.Raw)
                                  else self._raw)
             for i, v in enumerate(values):
                 if v is _TODO:
@@ -317,7 +336,7 @@ class Events(EventArray, Sequence[Any]):
         for at in range(0, len(structs), _CHUNK):  # one buffer reused: no copy of the array
             encode_into(structs[at:at + _CHUNK], buf)
             n += buf.count(b":")
-        if None in structs:
+        if not self._whole and None in structs:
             n += sum(dumps(self[i]).count(b":") for i, st in enumerate(structs) if st is None)
         return n
 
@@ -360,10 +379,11 @@ def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int |
     if n_sessions is None:  # sessions not an array: every index into it is reported
         return bytearray(b"\x01") * n
     flags = bytearray(n)
+    whole = got is not None and got._whole  # no event failed its column
     at = 0
     while at < n:  # each run of Structs between events that failed their column
         try:
-            end = structs.index(None, at)
+            end = n if whole else structs.index(None, at)
         except ValueError:
             end = n
         _after(structs[at:end] if at or end < n else structs, at, flags, n_parties,

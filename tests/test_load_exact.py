@@ -1,0 +1,183 @@
+"""The typed decode (msgspec Structs for the events, ``viewer/model/columns.py``) agrees with
+the plain orjson read it stands for (issue 16): what an event's member holds, and which
+inputs are refused."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import viewer.load as load_mod
+from tests.modelkit import tool, vcon
+from viewer.load import LoadError, duplicate_keys, load_bytes
+from viewer.model.build import build_model
+
+
+def _with_body(body: bytes) -> bytes:
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0, body={"n": 0}, encoding="json",
+                                  mediatype="application/json"),
+                             tool("tool-result", 1)]))
+    return doc.replace(b'{"n":0}', body, 1)
+
+
+@pytest.fixture(params=[0, 1 << 30], ids=["one pass", "two passes"])
+def one_pass(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The loader reads inputs of ``ONE_PASS`` bytes or more in one pass: every input here,
+    or none."""
+    saved = load_mod.ONE_PASS
+    load_mod.ONE_PASS = request.param
+    try:
+        yield
+    finally:
+        load_mod.ONE_PASS = saved
+
+
+@pytest.mark.parametrize("number", [b"18446744073709551617", b"-9223372036854775809",
+                                    b"123456789012345678901234567890"])
+def test_a_body_number_beyond_64_bits_reads_as_recorded(one_pass: None, number: bytes) -> None:
+    """orjson reads an integer beyond 64 bits as a float; the viewer shows what was recorded:
+    ``get("body")`` (its Struct), ``raw`` (its dict) and the column agree, exactly."""
+    for body in (number, b'{"n":' + number + b"}", b"[1," + number + b"]"):
+        data = _with_body(body)
+        recorded = json.loads(data)["events"][0]["body"]  # Python's reader: exact
+        loaded = load_bytes(data)
+        assert loaded.vcon["events"].structs[0] is not None  # read through its Struct
+        model = build_model(loaded)
+        ev = model.events[0]
+        assert ev.raw["body"] == recorded and repr(ev.raw["body"]) == repr(recorded)
+        got = ev.get("body")
+        assert got == recorded and repr(got) == repr(recorded)
+        assert model.vcon["events"].column("body")[0] == recorded
+
+
+def test_every_member_reads_as_recorded() -> None:
+    """An integer past 64 bits outside the events (a dialog's meta) and in an event that fails
+    its column (read from its value) is exact too."""
+    big = 2**70
+    doc = vcon([tool("tool-invocation", 0, body={"n": 1}, encoding="json",
+                     mediatype="application/json"), tool("tool-result", 1)])
+    doc["meta"] = {"n": big}
+    doc["events"][1]["attempt"] = "x"  # fails its column: its value is read
+    doc["events"][1]["extra"] = [big]
+    data = json.dumps(doc).encode()
+    loaded = load_bytes(data)
+    assert loaded.vcon["meta"] == {"n": big}
+    assert loaded.vcon["events"][1]["extra"] == [big]
+    assert type(loaded.vcon["meta"]["n"]) is int
+
+
+@pytest.fixture
+def deep_stack() -> Iterator[None]:
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(20_000)
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
+def _plain(data: bytes) -> str:
+    """What the plain orjson read says of ``data``: "ok", or its error."""
+    try:
+        orjson.loads(data)
+    except orjson.JSONDecodeError as e:
+        return e.msg
+    return "ok"
+
+
+@pytest.mark.parametrize("depth", [1000, 1019, 1020, 1021, 1022, 1030, 3000])
+def test_a_body_deeper_than_orjson_reads_is_refused_as_orjson_refuses_it(
+        one_pass: None, deep_stack: None, depth: int) -> None:
+    """With Python's recursion limit raised msgspec reads deeper than orjson's 1,024 levels:
+    the loader refuses such a file as the plain orjson read does (one LoadError line), and a
+    file it accepts can be read event by event without an orjson error."""
+    data = _with_body(b"[" * depth + b"]" * depth)
+    plain = _plain(data)
+    try:
+        loaded = load_bytes(data, name="x.json")
+    except LoadError as e:
+        assert plain != "ok", "refused what orjson reads"
+        assert e.message.startswith(f"x.json: not JSON ({plain}"), e.message
+        return
+    assert plain == "ok", "accepted what orjson refuses"
+    events = loaded.vcon["events"]
+    assert [events[i] for i in range(len(events))] == orjson.loads(data)["events"]
+    build_model(loaded)
+
+
+# --- the one-pass read of a vCon's members (load._typed) ------------------------------------
+
+_WS = st.sampled_from(["", " ", "\n  ", "\t", "\r\n"])
+_TRICKY = st.sampled_from([
+    "x", ',"uuid":"x"}', '"], "dialog": [1]}', "]", ":", "\\", '{"events": []}', "\u2028"])
+_MEMBERS = {
+    "vcon": st.just("0.4.0"),
+    "uuid": _TRICKY,
+    "subject": _TRICKY,
+    "created_at": st.just("2026-01-05T08:00:00Z"),
+    "parties": st.just([{"name": "Alice"}, {"name": "Agent"}]),
+    "sessions": st.just([{"start": "2026-01-05T08:00:00Z", "parties": [0, 1]}]),
+    "extensions": st.sampled_from([["tool-invocation"], []]),
+    "critical": st.sampled_from([[], ["tool-invocation"]]),
+    "dialog": st.lists(st.fixed_dictionaries({"body": _TRICKY}), max_size=2),
+    "meta": st.dictionaries(_TRICKY, _TRICKY, max_size=2),
+    "x-vendor": st.just([1, "]"]),  # a member the one-pass read does not name
+}
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> bytes:
+    names = draw(st.lists(st.sampled_from(sorted(_MEMBERS)), unique=True, max_size=6))
+    names.insert(draw(st.integers(0, len(names))), "events")
+    if draw(st.booleans()) and len(names) > 1:  # a key named twice
+        names.insert(draw(st.integers(0, len(names))), draw(st.sampled_from(names)))
+    events = [tool("tool-invocation", 0, body={"k": draw(_TRICKY)}, encoding="json",
+                   mediatype="application/json"), tool("tool-result", 1)]
+    if draw(st.booleans()):
+        events.append({"type": "join", "note": draw(_TRICKY)})  # no Struct
+    parts = []
+    for name in names:
+        value = events if name == "events" else draw(_MEMBERS[name])
+        key = orjson.dumps(name).decode()
+        if name == "uuid" and draw(st.booleans()):
+            key = '"\\u0075uid"'  # the same key, spelt with an escape
+        parts.append(draw(_WS) + key + draw(_WS) + ":" + draw(_WS) + orjson.dumps(value).decode())
+    bom = "\ufeff" if draw(st.booleans()) else ""
+    return (bom + draw(_WS) + "{" + ",".join(p + draw(_WS) for p in parts) + "}"
+            + draw(_WS)).encode()
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow,
+                                                   HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(data=_documents())
+def test_members_read_in_one_pass_are_the_recorded_ones_in_their_order(
+        one_pass: None, data: bytes) -> None:
+    recorded = orjson.loads(data.removeprefix(b"\xef\xbb\xbf"))
+    loaded = load_bytes(data)
+    assert list(loaded.vcon) == list(recorded)
+    assert loaded.vcon == recorded
+    events = loaded.vcon["events"]
+    assert [events[i] for i in range(len(events))] == recorded["events"]
+    assert list(events) == recorded["events"]
+    dups = [(d.pointer, d.message) for d in loaded.diagnostics if d.code == "duplicate-key"]
+    assert dups == [(d.pointer, d.message)
+                    for d in duplicate_keys(data.removeprefix(b"\xef\xbb\xbf"))]
+
+
+@pytest.mark.parametrize("first", [b"[]", b"[1]", b'[{"type":"join"}]'])
+def test_events_named_twice_read_as_orjson_reads_them(one_pass: None, first: bytes) -> None:
+    """The last ``events`` is read, and the key is a ``duplicate-key``, however the first
+    one's text would fit between the object's other members."""
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0), tool("tool-result", 1)]))
+    assert doc.endswith(b"]}") and b'"events":' in doc  # the last member
+    data = doc.replace(b'"events":', b'"events":' + first + b',"events":', 1)
+    loaded = load_bytes(data)
+    assert loaded.vcon == orjson.loads(data) and list(loaded.vcon) == list(orjson.loads(data))
+    assert [d.pointer for d in loaded.diagnostics if d.code == "duplicate-key"] == ["/events"]
