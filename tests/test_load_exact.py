@@ -4,6 +4,7 @@ inputs are refused."""
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from collections.abc import Iterator
@@ -15,8 +16,10 @@ from hypothesis import strategies as st
 
 import viewer.load as load_mod
 from tests.modelkit import tool, vcon
+from viewer.content import decode_text
 from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
+from viewer.tui.diff import arguments_of
 
 
 def _with_body(body: bytes) -> bytes:
@@ -181,3 +184,29 @@ def test_events_named_twice_read_as_orjson_reads_them(one_pass: None, first: byt
     loaded = load_bytes(data)
     assert loaded.vcon == orjson.loads(data) and list(loaded.vcon) == list(orjson.loads(data))
     assert [d.pointer for d in loaded.diagnostics if d.code == "duplicate-key"] == ["/events"]
+
+
+_TEXT = '{"n": 1180591620717411303425}'  # 2**70 + 1 in JSON text (no double equals it)
+
+
+@pytest.mark.parametrize("content", [
+    {"body": _TEXT, "encoding": "json"},
+    {"body": base64.urlsafe_b64encode(_TEXT.encode()).decode().rstrip("="),
+     "encoding": "base64url"},
+    {"body": _TEXT},
+], ids=["json string", "base64url", "no encoding"])
+def test_json_text_in_a_body_is_shown_exactly(content: dict[str, str]) -> None:
+    """A body that holds JSON as text (a JSON string, base64url, a string of a JSON mediatype) is
+    decoded for the evidence and the viewer's decoded view as the loader reads JSON: 2**70
+    + 1 stays 2**70 + 1, not orjson's float 1.1805916207174113e+21."""
+    decoded = decode_text({**content, "mediatype": "application/json"})
+    assert decoded.value == {"n": 2**70 + 1}
+    assert "1180591620717411303425" in decoded.text
+
+
+def test_the_argument_diff_reads_a_json_string_body_exactly() -> None:
+    doc = vcon([tool("tool-invocation", 0, body=_TEXT, encoding="json",
+                     mediatype="application/json"), tool("tool-result", 1)])
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    attempt = model.operations[0].attempts[0]
+    assert arguments_of(model, attempt)[0] == {"n": 2**70 + 1}

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
-from viewer.jsonenc import depth, dumps_deep
+from viewer.jsonenc import depth, dumps_deep, loads
 from viewer.model.times import parse_time
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
@@ -124,7 +124,7 @@ def _json_value(value: Any, label: str) -> DecodedText:
 def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:
     if _is_json_type(mediatype):
         try:
-            return _json_value(orjson.loads(text), label)
+            return _json_value(loads(text), label)
         except orjson.JSONDecodeError:
             pass
     return DecodedText(label, "text", text)
@@ -146,7 +146,7 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
     if encoding == "json":
         if isinstance(body, str):
             try:
-                return _json_value(orjson.loads(body), f"json (string), {mt}")
+                return _json_value(loads(body), f"json (string), {mt}")
             except orjson.JSONDecodeError:
                 return _text_or_json(body, None, f"json string that does not parse, {mt}")
         return _json_value(body, f"json, {mt}")
