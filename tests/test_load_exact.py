@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import viewer.load as load_mod
 from tests.modelkit import tool, vcon
-from viewer.content import decode_text
+from viewer.content import decode_text, dumps_pretty
 from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
 from viewer.tui.diff import arguments_of
@@ -210,3 +210,10 @@ def test_the_argument_diff_reads_a_json_string_body_exactly() -> None:
     model = build_model(load_bytes(orjson.dumps(doc)))
     attempt = model.operations[0].attempts[0]
     assert arguments_of(model, attempt)[0] == {"n": 2**70 + 1}
+
+
+def test_a_body_with_an_integer_past_64_bits_is_laid_out_as_any_other() -> None:
+    """The decoded view and the argument diff read a body line by line: an exact 2**70 (which
+    orjson does not write) must not put the whole body on one line, as 2**60 does not."""
+    assert dumps_pretty({"a": 2**70, "b": [1]}) == dumps_pretty({"a": 2**60, "b": [1]}).replace(
+        str(2**60), str(2**70))

@@ -57,11 +57,12 @@ class DecodedText:
 
 def dumps_pretty(value: Any) -> str:
     """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw); deeper
-    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback."""
+    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback. What
+    else orjson does not write (an integer past 64 bits, a lone surrogate) is laid out too."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
-        text = dumps_deep(value)
+        text = dumps_deep(value, indent=not too_deep(value))
     return safe_block(json_escape_unsafe(text))
 
 
