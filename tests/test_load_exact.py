@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 
 import viewer.load as load_mod
 from tests.modelkit import tool, vcon
+from viewer import jsonenc
 from viewer.content import decode_text, dumps_pretty
+from viewer.importers import common
 from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
 from viewer.tui.diff import arguments_of
@@ -217,3 +219,22 @@ def test_a_body_with_an_integer_past_64_bits_is_laid_out_as_any_other() -> None:
     orjson does not write) must not put the whole body on one line, as 2**60 does not."""
     assert dumps_pretty({"a": 2**70, "b": [1]}) == dumps_pretty({"a": 2**60, "b": [1]}).replace(
         str(2**60), str(2**70))
+
+
+@pytest.mark.parametrize("text", ['"\ud800"', '{"a": "x\udc00"}', '["\ud83d"]'])
+def test_a_lone_surrogate_in_text_is_refused_as_orjson_refuses_it(text: str) -> None:
+    """``jsonenc.loads`` of a str (a body of JSON text an importer made with Python's json,
+    which reads a lone surrogate) gives orjson's error, which its callers catch; msgspec
+    raises UnicodeEncodeError for it, which they do not."""
+    with pytest.raises(orjson.JSONDecodeError) as want:
+        orjson.loads(text)
+    with pytest.raises(orjson.JSONDecodeError) as got:
+        jsonenc.loads(text)
+    assert str(got.value) == str(want.value)
+    shown = decode_text({"body": text, "encoding": "json", "mediatype": "application/json"})
+    assert shown.kind == "text"
+
+
+@pytest.mark.parametrize("text", ['"\ud800"', '{"a": "x\udc00"}'])
+def test_an_importer_reads_a_lone_surrogate_as_pythons_json_does(text: str) -> None:
+    assert common.json_loads(text) == json.loads(text)
