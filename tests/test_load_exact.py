@@ -75,6 +75,7 @@ def test_every_member_reads_as_recorded() -> None:
     assert loaded.vcon["meta"] == {"n": big}
     assert loaded.vcon["events"][1]["extra"] == [big]
     assert type(loaded.vcon["meta"]["n"]) is int
+    assert type(loaded.vcon["events"][1]["extra"][0]) is int  # 2**70 == its float: ask the type
 
 
 @pytest.fixture
