@@ -311,6 +311,30 @@ def test_gc_paused_while_importing(monkeypatch: pytest.MonkeyPatch, tmp_path: Pa
     assert seen and not any(seen)
     assert gc.isenabled()
 
+@pytest.mark.parametrize("error", [ValueError("a bug"), OSError(5, "a bug")])
+def test_a_failure_while_making_the_output_is_an_internal_error_also_with_o(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        error: Exception) -> None:
+    """``-o`` writes the summary JSON as it is made: a failure of the making (a bug) is still
+    an internal error (exit 70), as on stdout, never taken for a refused target or a write
+    error of OUT (exit 2), and OUT is not made."""
+    from viewer import jsonenc
+
+    dumps = jsonenc.dumps
+
+    def broken(value: object, option: int | None = None) -> bytes:
+        if isinstance(value, dict) and "operations" in value:
+            raise error
+        return dumps(value, option)
+
+    monkeypatch.setattr(jsonenc, "dumps", broken)
+    out = tmp_path / "out.json"
+    for target in ([], ["-o", str(out)]):
+        assert main(["summary", "--format", "json", *target, SMALL]) == 70
+        assert "internal error" in capsys.readouterr().err
+    assert sorted(tmp_path.iterdir()) == []
+
+
 # --- subprocess: stdin, pipes, start-up -------------------------------------------------------
 
 

@@ -1051,8 +1051,9 @@ def test_task_notification_status_decides(status: str, by_tool_id: bool) -> None
 
 
 def test_integers_past_64_bits_in_a_tool_input_are_kept_exactly() -> None:
-    """orjson reads 2**70 as a float: the evidence must show the recorded integer."""
-    big = 2**70
+    """orjson reads 2**70 + 1 as a float: the evidence must show the recorded integer (+ 1:
+    2**70 itself equals its float, so ``==`` would not tell them apart)."""
+    big = 2**70 + 1
     base = {"sessionId": "s-1", "cwd": "/w", "version": "2.1.38", "isSidechain": False}
     lines = [
         {**base, "type": "assistant", "uuid": "a1", "timestamp": "2026-02-10T21:12:01.117Z",
@@ -1068,3 +1069,4 @@ def test_integers_past_64_bits_in_a_tool_input_are_kept_exactly() -> None:
     vcon, _ = cc.convert(data)
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["body"]["input"] == {"amount": big, "ids": [-(2**65), 7]}
+    assert type(inv["body"]["input"]["ids"][0]) is int

@@ -657,3 +657,29 @@ def test_integers_past_64_bits_are_kept_exactly() -> None:
     assert inv["body"] == {"amount": big, "ids": [-(2**65), 7]}
     res = next(e for e in vcon["events"] if e["type"] == "tool-result")
     assert res["body"]["total"] == big + 1
+
+
+@pytest.mark.parametrize("depth", [990, 1020])
+def test_an_argument_nested_as_deep_as_orjson_reads_is_read(depth: int) -> None:
+    """A message nested under orjson's 1,024 levels was read before msgspec read first (whose
+    RecursionError comes at Python's recursion limit, lower, less the caller's frames): it is
+    still read, not counted as unmapped for nesting too deep."""
+    call = _call(1, "transfer", task=False)
+    call["params"]["arguments"] = {"deep": 0}
+    data = _lines(("2026-03-02T10:00:00.000Z", "c2s", call),
+                  ("2026-03-02T10:00:01.000Z", "s2c",
+                   {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}))
+    data = data.replace(b'{"deep": 0}', b'{"deep": ' + b"[" * depth + b"]" * depth + b"}", 1)
+    assert b"[" * depth in data
+    vcon, _ = convert(data, created=CREATED)
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert "deep" in inv["body"]
+
+
+def test_an_argument_nested_deeper_than_orjson_reads_is_refused() -> None:
+    call = _call(1, "transfer", task=False)
+    call["params"]["arguments"] = {"deep": 0}
+    data = _lines(("2026-03-02T10:00:00.000Z", "c2s", call))
+    data = data.replace(b'{"deep": 0}', b'{"deep": ' + b"[" * 1100 + b"]" * 1100 + b"}", 1)
+    with pytest.raises(ImportInputError):
+        convert(data, created=CREATED)

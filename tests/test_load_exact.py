@@ -4,6 +4,7 @@ inputs are refused."""
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 from collections.abc import Iterator
@@ -15,8 +16,12 @@ from hypothesis import strategies as st
 
 import viewer.load as load_mod
 from tests.modelkit import tool, vcon
+from viewer import jsonenc
+from viewer.content import decode_text, dumps_pretty
+from viewer.importers import common
 from viewer.load import LoadError, duplicate_keys, load_bytes
 from viewer.model.build import build_model
+from viewer.tui.diff import arguments_of
 
 
 def _with_body(body: bytes) -> bytes:
@@ -70,6 +75,7 @@ def test_every_member_reads_as_recorded() -> None:
     assert loaded.vcon["meta"] == {"n": big}
     assert loaded.vcon["events"][1]["extra"] == [big]
     assert type(loaded.vcon["meta"]["n"]) is int
+    assert type(loaded.vcon["events"][1]["extra"][0]) is int  # 2**70 == its float: ask the type
 
 
 @pytest.fixture
@@ -181,3 +187,55 @@ def test_events_named_twice_read_as_orjson_reads_them(one_pass: None, first: byt
     loaded = load_bytes(data)
     assert loaded.vcon == orjson.loads(data) and list(loaded.vcon) == list(orjson.loads(data))
     assert [d.pointer for d in loaded.diagnostics if d.code == "duplicate-key"] == ["/events"]
+
+
+_TEXT = '{"n": 1180591620717411303425}'  # 2**70 + 1 in JSON text (no double equals it)
+
+
+@pytest.mark.parametrize("content", [
+    {"body": _TEXT, "encoding": "json"},
+    {"body": base64.urlsafe_b64encode(_TEXT.encode()).decode().rstrip("="),
+     "encoding": "base64url"},
+    {"body": _TEXT},
+], ids=["json string", "base64url", "no encoding"])
+def test_json_text_in_a_body_is_shown_exactly(content: dict[str, str]) -> None:
+    """A body that holds JSON as text (a JSON string, base64url, a string of a JSON mediatype) is
+    decoded for the evidence and the viewer's decoded view as the loader reads JSON: 2**70
+    + 1 stays 2**70 + 1, not orjson's float 1.1805916207174113e+21."""
+    decoded = decode_text({**content, "mediatype": "application/json"})
+    assert decoded.value == {"n": 2**70 + 1}
+    assert "1180591620717411303425" in decoded.text
+
+
+def test_the_argument_diff_reads_a_json_string_body_exactly() -> None:
+    doc = vcon([tool("tool-invocation", 0, body=_TEXT, encoding="json",
+                     mediatype="application/json"), tool("tool-result", 1)])
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    attempt = model.operations[0].attempts[0]
+    assert arguments_of(model, attempt)[0] == {"n": 2**70 + 1}
+
+
+def test_a_body_with_an_integer_past_64_bits_is_laid_out_as_any_other() -> None:
+    """The decoded view and the argument diff read a body line by line: an exact 2**70 (which
+    orjson does not write) must not put the whole body on one line, as 2**60 does not."""
+    assert dumps_pretty({"a": 2**70, "b": [1]}) == dumps_pretty({"a": 2**60, "b": [1]}).replace(
+        str(2**60), str(2**70))
+
+
+@pytest.mark.parametrize("text", ['"\ud800"', '{"a": "x\udc00"}', '["\ud83d"]'])
+def test_a_lone_surrogate_in_text_is_refused_as_orjson_refuses_it(text: str) -> None:
+    """``jsonenc.loads`` of a str (a body of JSON text an importer made with Python's json,
+    which reads a lone surrogate) gives orjson's error, which its callers catch; msgspec
+    raises UnicodeEncodeError for it, which they do not."""
+    with pytest.raises(orjson.JSONDecodeError) as want:
+        orjson.loads(text)
+    with pytest.raises(orjson.JSONDecodeError) as got:
+        jsonenc.loads(text)
+    assert str(got.value) == str(want.value)
+    shown = decode_text({"body": text, "encoding": "json", "mediatype": "application/json"})
+    assert shown.kind == "text"
+
+
+@pytest.mark.parametrize("text", ['"\ud800"', '{"a": "x\udc00"}'])
+def test_an_importer_reads_a_lone_surrogate_as_pythons_json_does(text: str) -> None:
+    assert common.json_loads(text) == json.loads(text)

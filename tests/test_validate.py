@@ -417,6 +417,19 @@ def test_sessions_array():
     assert codes(run(ev, ctx)) == [("invalid-type", "error", f"{BASE}/sessions")]
 
 
+@pytest.mark.parametrize("value", [2**53, 2**70])
+def test_an_index_past_an_unsignedint_says_it_is_too_large(value: int) -> None:
+    """2**70 is 0 or more: the message says what is wrong with it, as attempt's does."""
+    ev = valid("tool-invocation")
+    ev["party"] = value
+    [d] = run(ev)
+    assert (d.code, d.pointer) == ("invalid-value", f"{BASE}/party")
+    assert d.message == (f"tool-invocation: party {value} is larger than an UnsignedInt "
+                         "allows (2^53-1)")
+    ev["party"] = -1
+    assert run(ev)[0].message == "tool-invocation: party -1 is not an UnsignedInt (0 or more)"
+
+
 def test_session_out_of_range_when_there_are_no_sessions():
     ev = valid("tool-result")
     none = Ctx(n_parties=2, n_sessions=0, attachments=[], redacted=False)

@@ -18,7 +18,7 @@ from viewer.report.formats import TEXT_WIDTH
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Iterable, Sequence
+    from collections.abc import Callable, Iterable, Iterator, Sequence
     from pathlib import Path
 
     from viewer.model.types import Model
@@ -256,8 +256,37 @@ def _load_model(path: str, ignore_critical: bool, trust: str | None = None) -> M
         raise _Exit(exc.message, exc.exit_code) from None
 
 
+class _MakingFailed(Exception):
+    """An error of the code that makes the output's pieces (its cause), carried past the
+    handlers of the writing's own errors (a refused target, a full disk)."""
+
+
+def _made(pieces: Iterable[bytes]) -> Iterator[bytes]:
+    """``pieces``, each error of their making raised as ``_MakingFailed``."""
+    it = iter(pieces)
+    while True:
+        try:
+            piece = next(it)
+        except StopIteration:
+            return
+        except Exception as exc:
+            raise _MakingFailed from exc
+        yield piece
+
+
 def _emit(data: bytes | str | Iterable[bytes], output: str | None, input_path: str) -> None:
-    """Write to OUT atomically (never over the input), or to stdout (pieces as they come)."""
+    """Write to OUT atomically (never over the input), or to stdout (pieces as they come).
+    An error while the pieces are made is raised as it is (an internal error), not taken for
+    an error of the writing."""
+    if not isinstance(data, (bytes, str)):
+        data = _made(data)
+    try:
+        _write(data, output, input_path)
+    except _MakingFailed as exc:
+        raise exc.__cause__ from None  # type: ignore[misc]
+
+
+def _write(data: bytes | str | Iterable[bytes], output: str | None, input_path: str) -> None:
     if not isinstance(data, (bytes, str)) and (output is None or output == "-"):
         try:
             sys.stdout.flush()

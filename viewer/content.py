@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
 
-from viewer.jsonenc import depth, dumps_deep
+from viewer.jsonenc import depth, dumps_deep, loads
 from viewer.model.times import parse_time
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
@@ -57,11 +57,12 @@ class DecodedText:
 
 def dumps_pretty(value: Any) -> str:
     """Pretty JSON with every unsafe character escaped (orjson keeps C1/bidi raw); deeper
-    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback."""
+    than ``DISPLAY_DEPTH``: compact JSON text (``viewer.jsonenc``), never a traceback. What
+    else orjson does not write (an integer past 64 bits, a lone surrogate) is laid out too."""
     try:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
-        text = dumps_deep(value)
+        text = dumps_deep(value, indent=not too_deep(value))
     return safe_block(json_escape_unsafe(text))
 
 
@@ -124,7 +125,7 @@ def _json_value(value: Any, label: str) -> DecodedText:
 def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:
     if _is_json_type(mediatype):
         try:
-            return _json_value(orjson.loads(text), label)
+            return _json_value(loads(text), label)
         except orjson.JSONDecodeError:
             pass
     return DecodedText(label, "text", text)
@@ -146,7 +147,7 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
     if encoding == "json":
         if isinstance(body, str):
             try:
-                return _json_value(orjson.loads(body), f"json (string), {mt}")
+                return _json_value(loads(body), f"json (string), {mt}")
             except orjson.JSONDecodeError:
                 return _text_or_json(body, None, f"json string that does not parse, {mt}")
         return _json_value(body, f"json, {mt}")

@@ -29,11 +29,12 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     """A JSON value read exactly as recorded: what ``orjson.loads`` reads, and refuses with the
     same error and message, but an integer past 64 bits kept as it is (orjson makes a float of
     it: 2**70 would be shown as 1.1805916207174113e+21). msgspec reads (no deeper than orjson:
-    ``orjson_depth``); what it refuses goes to orjson, for orjson's answer."""
+    ``orjson_depth``); what it refuses goes to orjson, for orjson's answer (a str with a lone
+    surrogate too: msgspec raises UnicodeEncodeError for it, orjson its JSONDecodeError)."""
     try:
         with orjson_depth():
             return _DECODE(data)
-    except (msgspec.DecodeError, RecursionError):
+    except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
         return orjson.loads(data)
 
 

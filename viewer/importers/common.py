@@ -323,10 +323,11 @@ def json_loads(text: str | bytes) -> Any:
 
     msgspec reads it first: where it accepts the text, its value is Python's (integers of any
     size too), five to ten times faster. What it refuses (not JSON, a lone surrogate, a number
-    past a double) Python's parser reads or refuses, with its own reason, as before."""
+    past a double) Python's parser reads or refuses, with its own reason, as before (a str
+    with a lone surrogate: msgspec raises UnicodeEncodeError, Python's parser reads it)."""
     try:
         return _DECODE(text)
-    except msgspec.DecodeError:
+    except (msgspec.DecodeError, UnicodeEncodeError):
         pass
     import json
 

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
+import orjson
+
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
@@ -138,11 +140,17 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
 def _loads(raw: bytes) -> Any:
     """One JSON value as ``common.json_loads`` reads it (exact integers of any size), bad UTF-8
     replaced; ValueError when it is not read (also for NaN/Infinity, which are not JSON and
-    would be written as null in silence, and for nesting too deep)."""
+    would be written as null in silence, and for nesting too deep). Nesting is read as deep as
+    orjson reads it (1,024 levels), as it was before msgspec read first: msgspec and Python's
+    parser stop at Python's recursion limit, lower, less the caller's frames."""
+    text = raw.decode("utf-8", errors="replace")
     try:
-        return json_loads(raw.decode("utf-8", errors="replace"))
+        return json_loads(text)
     except RecursionError as exc:
-        raise ValueError("nested too deeply") from exc
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            raise ValueError("nested too deeply") from exc
 
 
 def read_transcript(data: bytes) -> Transcript:

@@ -381,8 +381,9 @@ def _uint(index: int, name: str, value: Any, t: str, out: list[Diagnostic],
         return True
     ptr = ptr or f"/events/{index}/{name}"
     if type(value) is int:
-        _diag(out, "invalid-value", "error", ptr,
-              f"{t}: {name} {value} is not an UnsignedInt (0 or more)")
+        why = ("is larger than an UnsignedInt allows (2^53-1)" if value > _MAX_UINT
+               else "is not an UnsignedInt (0 or more)")
+        _diag(out, "invalid-value", "error", ptr, f"{t}: {name} {value} {why}")
     else:
         shown = "" if isinstance(value, (dict, list)) else f" {_show(value)}"
         _diag(out, "invalid-type", "error", ptr,

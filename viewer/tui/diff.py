@@ -43,8 +43,10 @@ def _body(raw: dict[str, Any]) -> Any:
     if raw.get("encoding") == "json" and isinstance(body, str):
         import orjson
 
+        from viewer.jsonenc import loads  # exact: an integer past 64 bits stays one
+
         with contextlib.suppress(orjson.JSONDecodeError):
-            body = orjson.loads(body)
+            body = loads(body)
     return body
 
 
