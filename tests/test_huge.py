@@ -76,11 +76,17 @@ def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_nothing_is_decoded_before_it_is_looked_at(big_file: Path,
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
+    inside: list[str] = []  # the JSON reader's own parse is the reader's call, counted once
 
     def counting(name: str, real: Any) -> Any:
         def f(*a: Any, **kw: Any) -> Any:
-            calls.append(name)
-            return real(*a, **kw)
+            if not inside:
+                calls.append(name)
+            inside.append(name)
+            try:
+                return real(*a, **kw)
+            finally:
+                inside.pop()
         return f
 
     for mod, name in ((binascii, "a2b_base64"), (base64, "urlsafe_b64decode"),

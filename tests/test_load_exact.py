@@ -239,3 +239,27 @@ def test_a_lone_surrogate_in_text_is_refused_as_orjson_refuses_it(text: str) -> 
 @pytest.mark.parametrize("text", ['"\ud800"', '{"a": "x\udc00"}'])
 def test_an_importer_reads_a_lone_surrogate_as_pythons_json_does(text: str) -> None:
     assert common.json_loads(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("text", [
+    b"[" * 1025 + b"]" * 1025,  # deeper than orjson reads (msgspec, on 3.12+, reads more)
+    b"[" + b"9" * 400 + b"]",  # past a double: orjson's "number is infinity"
+    b'{"a": NaN}', b'"\\ud800"', b"[1,]", b"",
+])
+def test_the_reader_refuses_what_orjson_refuses_with_its_message(text: bytes) -> None:
+    with pytest.raises(orjson.JSONDecodeError) as ours:
+        jsonenc.loads(text)
+    with pytest.raises(orjson.JSONDecodeError) as theirs:
+        orjson.loads(text)
+    assert str(ours.value) == str(theirs.value)
+
+
+@pytest.mark.parametrize("n", [2**63, 2**64, 2**70 + 1, -(2**63) - 1, -(2**64) - 7])
+def test_the_reader_keeps_integers_orjson_cannot_hold(n: int) -> None:
+    for text in (str(n).encode(), f'{{"v": [1, {n}]}}'.encode(), f'[{n}]'):
+        got = jsonenc.loads(text)
+        value = got if isinstance(got, int) else (got["v"][1] if isinstance(got, dict)
+                                                  else got[0])
+        assert value == n and type(value) is int
+    deep = b"[" * 1000 + str(n).encode() + b"]" * 1000  # within orjson's depth
+    assert jsonenc.loads(deep) is not None

@@ -26,16 +26,36 @@ _DEPTH: Final = 1000  # Python's default recursion limit
 
 
 def loads(data: bytes | bytearray | memoryview | str) -> Any:
-    """A JSON value read exactly as recorded: what ``orjson.loads`` reads, and refuses with the
-    same error and message, but an integer past 64 bits kept as it is (orjson makes a float of
-    it: 2**70 would be shown as 1.1805916207174113e+21). msgspec reads (no deeper than orjson:
-    ``orjson_depth``); what it refuses goes to orjson, for orjson's answer (a str with a lone
-    surrogate too: msgspec raises UnicodeEncodeError for it, orjson its JSONDecodeError)."""
-    try:
-        with orjson_depth():
-            return _DECODE(data)
-    except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
-        return orjson.loads(data)
+    """A JSON value read exactly as recorded: what ``orjson.loads`` reads and refuses (its
+    errors, messages and depth limit are the answer), but an integer past 64 bits kept as it
+    is (orjson makes a float of it: 2**70 + 1 would be shown as 1.1805916207174113e+21).
+
+    orjson reads; only text that holds 19 digits in a row (the fewest an integer orjson cannot
+    hold has: -2**63 - 1 is -9223372036854775809) is read again by msgspec, which keeps
+    integers exact.
+    It reads text orjson accepted, so no deeper than orjson reads (``orjson_depth`` keeps
+    Python's recursion limit, which msgspec obeys on 3.11, at its default); should it refuse
+    what orjson read (nesting near orjson's limit), orjson's value stands."""
+    value = orjson.loads(data)
+    if _long_digit_run(data):
+        try:
+            with orjson_depth():
+                return _DECODE(data)
+        except (msgspec.DecodeError, UnicodeEncodeError, RecursionError):
+            pass
+    return value
+
+
+_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
+_STR_TO_ZERO: Final = str.maketrans("123456789", "000000000")
+_RUN: Final = 19
+
+
+def _long_digit_run(data: bytes | bytearray | memoryview | str) -> bool:
+    """Whether ``data`` holds 19 ASCII digits in a row (one pass of translate, one find)."""
+    if isinstance(data, str):
+        return data.translate(_STR_TO_ZERO).find("0" * _RUN) >= 0
+    return bytes(data).translate(_TO_ZERO).find(b"0" * _RUN) >= 0
 
 
 @contextmanager

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
 
-import msgspec
+import orjson
 
 from viewer.jsonenc import loads
 from viewer.model.spec import EXTENSION_NAME
@@ -321,20 +321,16 @@ def json_loads(text: str | bytes) -> Any:
     accepts them, and orjson would later write them as null in silence): the importer counts
     the line as unmapped with the reason instead (``except ValueError``, as for any bad line).
 
-    msgspec reads it first: where it accepts the text, its value is Python's (integers of any
-    size too), five to ten times faster. What it refuses (not JSON, a lone surrogate, a number
-    past a double) Python's parser reads or refuses, with its own reason, as before (a str
-    with a lone surrogate: msgspec raises UnicodeEncodeError, Python's parser reads it)."""
+    ``viewer.jsonenc.loads`` reads it first (integers of any size exact); what orjson refuses
+    (not JSON, NaN, a lone surrogate, a number past a double) Python's parser reads or refuses,
+    with its own reason, as before."""
     try:
-        return _DECODE(text)
-    except (msgspec.DecodeError, UnicodeEncodeError):
+        return loads(text)
+    except orjson.JSONDecodeError:
         pass
     import json
 
     return json.loads(text, parse_constant=_no_constant)
-
-
-_DECODE: Final = msgspec.json.Decoder().decode
 
 
 def read_json(data: bytes | str) -> Any:
