@@ -108,7 +108,7 @@ PIECE_LINES = 4096
 
 def line_pieces(lines: Sequence[str]) -> Iterator[bytes]:
     """``"\\n".join(lines)`` as UTF-8 pieces of ``PIECE_LINES`` lines (``as_bytes`` joins them
-    back): a report of 50 MB is never one string, which takes two or four bytes a character
+    back): a big report is never one string, which takes two or four bytes a character
     once one character is not Latin-1 (an arrow, a dot), and then its UTF-8 copy as well."""
     n = len(lines)
     for i in range(0, n, PIECE_LINES):
