@@ -13,7 +13,8 @@ and escape it their own way. Pure: no rich, no textual.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from itertools import pairwise
 from typing import Any
@@ -464,3 +465,17 @@ def evidence(model: Model, opts: ReportOptions) -> Evidence:
                 out.append(operation_evidence(model, op, pos, found, opts, turns, lead))
     anchors = {e.operation.operation_id: e.position for e in out}
     return Evidence(provenance(model, opts), tuple(out), anchors)
+
+
+@dataclass(frozen=True, slots=True)
+class Cells:
+    """A report's evidence values, already marked up or escaped, in the order its
+    ``_operation_evidence`` takes them (the Markdown and the HTML report each fill one)."""
+
+    said: Iterator[str]  # what each turn before an operation says
+    gaps: Iterator[str]
+    starts: Iterator[str]  # each attempt's start and end
+    ends: Iterator[str]
+    quotes: Iterator[Any]  # each quote: its Markdown line, or its HTML lead and block
+    states: Iterator[str]  # each attempt's states, and its decision
+    decisions: Iterator[str]

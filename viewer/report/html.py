@@ -17,7 +17,6 @@ import base64
 import hashlib
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from html import escape
 
@@ -40,6 +39,7 @@ from viewer.report.evidence import (
     NO_FINAL,
     NO_TURN,
     SCOPE,
+    Cells,
     Evidence,
     OperationEvidence,
     Quote,
@@ -357,7 +357,7 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     oes = ev.operations
     limit = opts.max_chars
     atts = [ae for oe in oes for ae in oe.attempts]
-    cells = _Cells(
+    cells = Cells(
         said=iter(h_each([oe.turn.text for oe in oes if oe.turn is not None], None)),
         gaps=iter(h_each([g for oe in oes for g in oe.gaps], 2000)),
         starts=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.start
@@ -374,19 +374,6 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class _Cells:
-    """The evidence's escaped values, in the order ``_operation_evidence`` takes them."""
-
-    said: Iterator[str]  # what each turn before an operation says
-    gaps: Iterator[str]
-    starts: Iterator[str]  # each attempt's start and end
-    ends: Iterator[str]
-    quotes: Iterator[tuple[str, str]]  # each quote's lead and block, as two elements
-    states: Iterator[str]  # each attempt's states, and its decision
-    decisions: Iterator[str]
-
-
 def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
     """The lead paragraph and the ``<pre>`` of each quote (``Quote.block``), cut at ``limit``."""
     blocks = [q.block(limit) for q in quotes]
@@ -398,7 +385,7 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
 
 
 def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        is_open: str, cells: _Cells, messages: dict[int, str]) -> list[str]:
+                        is_open: str, cells: Cells, messages: dict[int, str]) -> list[str]:
     op = oe.operation
     worst = next((sev for sev in spec.SEVERITIES if any(f.severity == sev
                                                         for f in oe.findings)), None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from viewer.glyphs import PARTY_GLYPH
@@ -22,6 +22,7 @@ from viewer.report.evidence import (
     NO_FINAL,
     NO_TURN,
     SCOPE,
+    Cells,
     Evidence,
     OperationEvidence,
     Quote,
@@ -380,7 +381,7 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     oes = ev.operations
     limit = opts.max_chars
     atts = [ae for oe in oes for ae in oe.attempts]
-    cells = _Cells(
+    cells = Cells(
         said=iter(md_each([oe.turn.text for oe in oes if oe.turn is not None])),
         gaps=iter(md_each([g for oe in oes for g in oe.gaps], MD_CHARS)),
         starts=iter(md_column(rfc3339_column([ae.attempt.start for ae in atts]), m)),
@@ -395,19 +396,6 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     return out
 
 
-@dataclass(frozen=True, slots=True)
-class _Cells:
-    """The evidence's marked-up values, in the order ``_operation_evidence`` takes them."""
-
-    said: Iterator[str]  # what each turn before an operation says
-    gaps: Iterator[str]
-    starts: Iterator[str]  # each attempt's start and end
-    ends: Iterator[str]
-    quotes: Iterator[str]  # each quote's line: "- lead: text"
-    states: Iterator[str]  # each attempt's states, and its decision
-    decisions: Iterator[str]
-
-
 def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     """'- lead: text' of each quote, on one line (``Quote.line``), cut at ``limit``."""
     lines = [q.line(limit) for q in quotes]
@@ -418,7 +406,7 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        cells: _Cells, op_md: str) -> list[str]:
+                        cells: Cells, op_md: str) -> list[str]:
     """``op_md``: the operation's id through ``md``."""
     op = oe.operation
     out = [f"### {_anchor(oe.position)}", ""]
