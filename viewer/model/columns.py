@@ -31,7 +31,7 @@ from viewer.jsonenc import loads, orjson_depth
 from viewer.model import spec
 from viewer.model.types import EventArray
 
-_MAX_UINT: Final = 2**53 - 1  # JMAP UnsignedInt upper bound
+_MAX_UINT: Final = spec.MAX_UINT
 UInt = Annotated[int, Meta(ge=0, le=_MAX_UINT)]
 #: Each parameter's value type in a clean event.
 VALUE_TYPES: Final[dict[str, Any]] = {

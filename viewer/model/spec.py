@@ -16,6 +16,8 @@ from viewer.model.types import Severity
 Cell = Literal["M", "S", "O", "X"]
 
 EXTENSION_NAME: Final = "tool-invocation"
+#: The largest UnsignedInt (JMAP, which the drafts' indices and attempt numbers are): 2^53-1.
+MAX_UINT: Final = 2**53 - 1
 
 # Extensions vcon-view understands, for the core draft's `critical` rule.
 SUPPORTED_EXTENSIONS: Final = frozenset({EXTENSION_NAME, "agent_session"})  # agent_trace lifted

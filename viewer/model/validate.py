@@ -33,7 +33,7 @@ from viewer.textsafe import safe
 
 # --- helpers -----------------------------------------------------------------------------------
 
-_MAX_UINT: Final = 2**53 - 1  # JMAP UnsignedInt upper bound
+_MAX_UINT: Final = spec.MAX_UINT
 
 
 def pointer(*parts: str | int) -> str:
