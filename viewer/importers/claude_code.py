@@ -34,11 +34,11 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
-    read_json,
     vcon_uuid,
 )
 from viewer.importers.cursor import is_stream_record as is_cursor_stream
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.jsonenc import loads
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -238,7 +238,7 @@ def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
     pre = f"{label}:" if label else ""
     text = data[3:] if data[:3] == b"\xef\xbb\xbf" else data
     try:
-        doc = read_json(text)
+        doc = loads(text)
     except orjson.JSONDecodeError:
         doc = None
     else:
@@ -251,7 +251,7 @@ def read_records(data: bytes, label: str = "") -> tuple[list[Rec], str]:
         if not ln.strip():
             continue
         try:
-            out.append(Rec(read_json(ln), f"{pre}line {n}"))
+            out.append(Rec(loads(ln), f"{pre}line {n}"))
         except orjson.JSONDecodeError:
             out.append(Rec(None, f"{pre}line {n}"))
     return out, "jsonl"

@@ -37,10 +37,10 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
-    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.jsonenc import loads
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -151,7 +151,7 @@ def _ts_rollout(data: bytes) -> dict[str, Any] | None:
     if data.lstrip()[:1] != b"{":
         return None
     try:
-        doc = read_json(data)
+        doc = loads(data)
     except orjson.JSONDecodeError:
         return None
     if isinstance(doc, dict) and isinstance(doc.get("session"), dict) \
@@ -182,7 +182,7 @@ def read(data: bytes, report: Report) -> tuple[list[Rec], str]:
             continue
         where = f"line {n}"
         try:
-            obj = read_json(line)
+            obj = loads(line)
         except orjson.JSONDecodeError:
             report.fail(where, "not JSON")
             continue

@@ -331,9 +331,3 @@ def json_loads(text: str | bytes) -> Any:
     import json
 
     return json.loads(text, parse_constant=_no_constant)
-
-
-def read_json(data: bytes | str) -> Any:
-    """A record of a recording, exactly as recorded (``viewer.jsonenc.loads``: orjson's errors
-    and messages, but an integer past 64 bits kept, not made a float)."""
-    return loads(data)

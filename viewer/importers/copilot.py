@@ -58,10 +58,10 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
-    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
+from viewer.jsonenc import loads
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -309,7 +309,7 @@ def _args(v: Any) -> Any:
     """Arguments as recorded; a JSON text (toolRequests) is read as the value it holds."""
     if isinstance(v, str):
         try:
-            return read_json(v)
+            return loads(v)
         except orjson.JSONDecodeError:
             return v
     return v

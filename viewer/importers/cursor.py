@@ -34,10 +34,10 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
-    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.jsonenc import loads
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -180,7 +180,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
         if not raw.strip():
             continue
         try:
-            lines.append((n, read_json(raw)))
+            lines.append((n, loads(raw)))
         except orjson.JSONDecodeError:
             rep.fail(f"line {n}", "not JSON")
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
@@ -286,7 +286,7 @@ def convert(data: bytes, *, source_name: str = "-",
                 status[n] = ("ignored", "byte order mark")
             continue
         try:
-            obj = read_json(raw)
+            obj = loads(raw)
         except orjson.JSONDecodeError:
             status[n] = ("unmapped", "not JSON")
             continue
@@ -405,7 +405,7 @@ def convert(data: bytes, *, source_name: str = "-",
 
 def _loads_or_none(raw: bytes) -> Any:
     try:
-        return read_json(raw) if raw.strip() else None
+        return loads(raw) if raw.strip() else None
     except orjson.JSONDecodeError:
         return None
 

@@ -18,7 +18,8 @@ from typing import Any, Final
 
 import orjson
 
-from viewer.importers.common import Report, read_json
+from viewer.importers.common import Report
+from viewer.jsonenc import loads
 
 #: Importer modules (``vcon-view import`` lists them in this order).
 MODULES: Final = (
@@ -78,7 +79,7 @@ def json_records(data: bytes) -> Iterator[tuple[int, dict[str, Any] | None, str]
         if not line.strip():
             continue
         try:
-            obj = read_json(line)
+            obj = loads(line)
         except orjson.JSONDecodeError:
             yield n, None, "not JSON"
             continue
@@ -92,7 +93,7 @@ def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
     """The sample of ``data`` (pass ``doc`` when the caller already parsed it)."""
     if is_doc is None:
         try:
-            doc, is_doc = read_json(data), True
+            doc, is_doc = loads(data), True
         except orjson.JSONDecodeError:
             is_doc = False
     if is_doc:
@@ -102,7 +103,7 @@ def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
         if not ln.strip():
             continue
         try:
-            lines.append(read_json(ln))
+            lines.append(loads(ln))
         except orjson.JSONDecodeError:
             lines.append(None)
         if len(lines) >= SAMPLE_LINES:

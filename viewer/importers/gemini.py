@@ -35,10 +35,10 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
-    read_json,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
+from viewer.jsonenc import loads
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -124,7 +124,7 @@ def _is_telemetry(rec: Any) -> bool:
 def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg], str]:
     """(session metadata, messages in order, form). Raises ImportInputError."""
     try:
-        doc = read_json(data)
+        doc = loads(data)
         is_doc = True
     except orjson.JSONDecodeError:
         doc, is_doc = None, False
@@ -546,7 +546,7 @@ def convert(data: bytes, *, source_name: str = "-",
     tele = None
     if text.lstrip()[:1] == "{":
         try:
-            one = read_json(data)
+            one = loads(data)
         except orjson.JSONDecodeError:
             tele, cut = _concatenated(text)
             if not any(_is_telemetry(r) for r in tele[:SCAN]):

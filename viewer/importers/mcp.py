@@ -40,8 +40,6 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
-import orjson
-
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 
@@ -140,17 +138,12 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
 def _loads(raw: bytes) -> Any:
     """One JSON value as ``common.json_loads`` reads it (exact integers of any size), bad UTF-8
     replaced; ValueError when it is not read (also for NaN/Infinity, which are not JSON and
-    would be written as null in silence, and for nesting too deep). Nesting is read as deep as
-    orjson reads it (1,024 levels), as it was before msgspec read first: msgspec and Python's
-    parser stop at Python's recursion limit, lower, less the caller's frames."""
-    text = raw.decode("utf-8", errors="replace")
+    would be written as null in silence, and for nesting too deep: orjson reads 1,024 levels,
+    and what it refuses Python's parser reads only to its recursion limit)."""
     try:
-        return json_loads(text)
+        return json_loads(raw.decode("utf-8", errors="replace"))
     except RecursionError as exc:
-        try:
-            return orjson.loads(text)
-        except orjson.JSONDecodeError:
-            raise ValueError("nested too deeply") from exc
+        raise ValueError("nested too deeply") from exc
 
 
 def read_transcript(data: bytes) -> Transcript:
