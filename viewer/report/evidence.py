@@ -479,3 +479,25 @@ class Cells:
     quotes: Iterator[Any]  # each quote: its Markdown line, or its HTML lead and block
     states: Iterator[str]  # each attempt's states, and its decision
     decisions: Iterator[str]
+
+    @classmethod
+    def of(cls, operations: Sequence[OperationEvidence], *,
+           texts: Callable[[list[str]], Iterable[str]],
+           gaps: Callable[[list[str]], Iterable[str]],
+           times: Callable[[list[str | None]], Iterable[str]],
+           quotes: Callable[[list[Quote]], Iterable[Any]],
+           states: Callable[[Any], str],
+           decisions: Callable[[list[tuple[Any, Any, Any]]], Iterable[str]]) -> Cells:
+        """The cells of ``operations``, each column gathered here once and marked up by the
+        report's function for it (a column at a time: ``md_each``, ``h_each``...)."""
+        atts = [ae for oe in operations for ae in oe.attempts]
+        return cls(
+            said=iter(texts([oe.turn.text for oe in operations if oe.turn is not None])),
+            gaps=iter(gaps([g for oe in operations for g in oe.gaps])),
+            starts=iter(times(rfc3339_column([ae.attempt.start for ae in atts]))),
+            ends=iter(times(rfc3339_column([ae.attempt.end for ae in atts]))),
+            quotes=iter(quotes([q for ae in atts for q in (ae.invocation, ae.final)
+                                if q is not None])),
+            states=iter(per_key([ae.attempt.states for ae in atts], states)),
+            decisions=iter(decisions([(ae.attempt.decision, ae.attempt.decision_life,
+                                       ae.attempt.decision_event) for ae in atts])))

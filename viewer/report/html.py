@@ -46,7 +46,6 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
-    rfc3339_column,
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
@@ -356,18 +355,10 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     # escaped column by column (``h_each``, ``hblock_each``), then laid out in order.
     oes = ev.operations
     limit = opts.max_chars
-    atts = [ae for oe in oes for ae in oe.attempts]
-    cells = Cells(
-        said=iter(h_each([oe.turn.text for oe in oes if oe.turn is not None], None)),
-        gaps=iter(h_each([g for oe in oes for g in oe.gaps], 2000)),
-        starts=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.start
-                                                              for ae in atts])])),
-        ends=iter(h_each([t or "" for t in rfc3339_column([ae.attempt.end for ae in atts])])),
-        quotes=iter(_quotes([q for ae in atts for q in (ae.invocation, ae.final)
-                             if q is not None], limit)),
-        states=iter(per_key([ae.attempt.states for ae in atts], lambda x: _states(e, x))),
-        decisions=iter(_decisions(e, [(ae.attempt.decision, ae.attempt.decision_life,
-                                       ae.attempt.decision_event) for ae in atts])))
+    cells = Cells.of(
+        oes, texts=lambda v: h_each(v, None), gaps=lambda v: h_each(v, 2000),
+        times=lambda v: h_each([t or "" for t in v]), quotes=lambda q: _quotes(q, limit),
+        states=lambda x: _states(e, x), decisions=lambda d: _decisions(e, d))
     for oe in oes:
         out += _operation_evidence(e, oe, limit, is_open, cells, messages or {})
     out.append("</section>")

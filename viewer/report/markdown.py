@@ -380,17 +380,10 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     # marked up column by column (``md_each``, ``md_column``), then laid out in order.
     oes = ev.operations
     limit = opts.max_chars
-    atts = [ae for oe in oes for ae in oe.attempts]
-    cells = Cells(
-        said=iter(md_each([oe.turn.text for oe in oes if oe.turn is not None])),
-        gaps=iter(md_each([g for oe in oes for g in oe.gaps], MD_CHARS)),
-        starts=iter(md_column(rfc3339_column([ae.attempt.start for ae in atts]), m)),
-        ends=iter(md_column(rfc3339_column([ae.attempt.end for ae in atts]), m)),
-        quotes=iter(_quote_lines([q for ae in atts for q in (ae.invocation, ae.final)
-                                  if q is not None], limit)),
-        states=iter(per_key([ae.attempt.states for ae in atts], lambda x: _states(m, x))),
-        decisions=iter(_decisions(m, [(ae.attempt.decision, ae.attempt.decision_life,
-                                       ae.attempt.decision_event) for ae in atts])))
+    cells = Cells.of(
+        oes, texts=md_each, gaps=lambda v: md_each(v, MD_CHARS),
+        times=lambda v: md_column(v, m), quotes=lambda q: _quote_lines(q, limit),
+        states=lambda x: _states(m, x), decisions=lambda d: _decisions(m, d))
     for oe in oes:
         out += ["", *_operation_evidence(m, oe, limit, cells, ids[oe.position - 1])]
     return out
