@@ -9,7 +9,7 @@ nor textual, so ``summary --format json`` starts fast.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from operator import attrgetter
 from typing import Any
@@ -203,6 +203,15 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
 def _document(model: Model, operations: Sequence[Operation] | None,
               *, with_operations: bool) -> dict[str, Any]:
     ops = selected(model, operations)
+    out = _before(model, operations, ops)
+    out["operations"] = _operations(model, ops) if with_operations else []
+    out.update(_after(model, operations))
+    return out
+
+
+def _before(model: Model, operations: Sequence[Operation] | None,
+            ops: Sequence[Operation]) -> dict[str, Any]:
+    """The document's members before "operations"."""
     out: dict[str, Any] = {"format": FORMAT}
     if model.source.critical_override:
         out["produced_under_override"] = True
@@ -221,7 +230,14 @@ def _document(model: Model, operations: Sequence[Operation] | None,
             "of": len(model.operations),
             "operation_ids": [op.operation_id for op in ops],
         }
-    out["operations"] = _operations(model, ops) if with_operations else []
+    return out
+
+
+def _after(model: Model, operations: Sequence[Operation] | None,
+           *, with_findings: bool = True) -> dict[str, Any]:
+    """The document's members after "operations" (``with_findings=False``: "findings" empty,
+    for ``iter_json`` to write in batches from ``_finding_dicts``)."""
+    out: dict[str, Any] = {}
     out["standing_decisions"] = [
         {
             "event": d.event,
@@ -236,17 +252,7 @@ def _document(model: Model, operations: Sequence[Operation] | None,
         for d in model.standing
     ]
     findings = selected_findings(model, operations)
-    out["findings"] = [
-        {
-            "kind": f.kind,
-            "severity": f.severity,
-            "operation_id": f.operation_id,
-            "attempt": f.attempt,
-            "events": list(f.events),
-            "message": f.message,
-        }
-        for f in findings
-    ]
+    out["findings"] = list(_finding_dicts(findings)) if with_findings else []
     out["diagnostics"] = [
         {"code": d.code, "severity": d.severity, "pointer": d.pointer, "message": d.message}
         for d in model.diagnostics
@@ -254,6 +260,18 @@ def _document(model: Model, operations: Sequence[Operation] | None,
     out["counts"] = {"findings": len(findings), "diagnostics": len(model.diagnostics),
                      "by_severity": model.counts(findings)}
     return out
+
+
+def _finding_dicts(findings: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    for f in findings:
+        yield {
+            "kind": f.kind,
+            "severity": f.severity,
+            "operation_id": f.operation_id,
+            "attempt": f.attempt,
+            "events": list(f.events),
+            "message": f.message,
+        }
 
 
 def dumps(document: Any) -> bytes:
@@ -268,43 +286,72 @@ def _escaped(raw: bytes) -> bytes:
     return json_escape_unsafe_bytes(raw)
 
 
-#: Operations dumped per orjson call by ``iter_json``: few enough that their dicts stay small
-#: next to the parsed vCon, enough that the per-call cost vanishes.
+#: Items dumped per orjson call by ``iter_json``: few enough that their dicts stay small next to
+#: the parsed vCon, enough that the per-call cost vanishes.
 BATCH = 512
-_BATCH_HEAD = b'{\n  "operations": [\n'
-_BATCH_TAIL = b"\n  ]\n}"
 
 
 def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
-    """``to_json`` in pieces, byte for byte: the operations are built, dumped and released
-    ``BATCH`` at a time, so the document never exists whole (on a big file, millions of dicts
-    and lists fewer at once, and the memory of one batch is reused for the next).
+    """``to_json`` in pieces, byte for byte: the operations, then the findings, are built,
+    dumped and released ``BATCH`` at a time, so the document never exists whole (on a big file,
+    millions of dicts and lists fewer at once, and the memory of one batch is reused for the
+    next).
 
-    The rest of the document is dumped with an empty "operations" array, which is then opened.
-    Each batch is dumped as ``{"operations": [...]}``, which puts its operations at their depth
-    in the document; the wrapper is cut off.
+    The members before the operations are dumped with an empty "operations" array, which is
+    then opened (``_opened``); the members after it, with an empty "findings" array, only once
+    every operation is written, so their text is never held next to a batch.
     """
-    option = orjson.OPT_INDENT_2
-    head = dumps(_document(model, operations, with_operations=False))
-    marker = b'\n  "operations": []'
-    at = head.index(marker) + len(marker) - 1  # at the "]"
     ops = selected(model, operations)
     if not ops:
-        yield head
+        yield dumps(_document(model, operations, with_operations=False))
         return
-    yield head[: at - 1] + b"[\n"
-    cut = len(_BATCH_HEAD)
-    tail = len(_BATCH_TAIL)
-    dicts = _iter_operations(model, ops)
-    for start in range(0, len(ops), BATCH):
-        batch = list(islice(dicts, BATCH))
-        chunk = jsonenc.dumps({"operations": batch}, option=option)
-        if not (chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)):
+    head, _ = _opened(dumps({**_before(model, operations, ops), "operations": []}),
+                      "operations")
+    yield head
+    del head
+    yield from _batches("operations", _iter_operations(model, ops), len(ops))
+    findings = selected_findings(model, operations)
+    _, after = _opened(
+        dumps({"operations": [], **_after(model, operations, with_findings=False)}),
+        "operations")
+    if findings:
+        head, after = _opened(after, "findings")
+        yield head
+        del head
+        yield from _batches("findings", _finding_dicts(findings), len(findings))
+    yield after
+
+
+def _opened(text: bytes, name: str) -> tuple[bytes, bytes]:
+    """``text`` (a document dumped by ``dumps`` with member ``name`` an empty array, at the
+    top level) cut where the array's items go: before them (with ``[`` and a line break), and
+    after them (from the line break before ``]``)."""
+    marker = b'\n  "' + name.encode() + b'": []'
+    at = text.index(marker) + len(marker) - 1  # at the "]"
+    return text[: at - 1] + b"[\n", b"\n  " + text[at:]
+
+
+def _batches(name: str, dicts: Iterator[dict[str, Any]], n: int) -> Iterator[bytes]:
+    """The ``n`` items of top-level array member ``name``, ``BATCH`` at a time, as ``dumps``
+    writes them in the document: each batch is dumped as ``{name: [...]}``, which puts its items
+    at their depth in the document, and the wrapper is cut off."""
+    option = orjson.OPT_INDENT_2
+    wrapper = b'{\n  "' + name.encode() + b'": [\n'
+    cut, tail = len(wrapper), len(_BATCH_TAIL)
+    for start in range(0, n, BATCH):
+        if start:  # first: the reader lets go of the batch before while this one is made
+            yield b",\n"
+        chunk = jsonenc.dumps({name: list(islice(dicts, BATCH))}, option=option)
+        if not (chunk.startswith(wrapper) and chunk.endswith(_BATCH_TAIL)):
             # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
-            raise RuntimeError("summary JSON: unexpected layout of an operations batch")
-        chunk = _escaped(chunk[cut:-tail])
-        yield chunk if start == 0 else b",\n" + chunk
-    yield b"\n  " + head[at:]
+            raise RuntimeError(f"summary JSON: unexpected layout of a batch of {name}")
+        piece = _escaped(chunk[cut:-tail])
+        del chunk
+        yield piece
+        del piece
+
+
+_BATCH_TAIL = b"\n  ]\n}"
 
 
 def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:
