@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -316,16 +317,17 @@ def _no_constant(name: str) -> Any:
     raise NotJSONConstant(f"{name} is not a JSON value")
 
 
-def json_loads(text: str | bytes) -> Any:
+def json_loads(text: str | bytes, read: Callable[[Any], Any] = loads) -> Any:
     """``json.loads`` for importer input that refuses ``NaN``/``Infinity`` (Python's parser
     accepts them, and orjson would later write them as null in silence): the importer counts
     the line as unmapped with the reason instead (``except ValueError``, as for any bad line).
 
     ``viewer.jsonenc.loads`` reads it first (integers of any size exact); what orjson refuses
     (not JSON, NaN, a lone surrogate, a number past a double) Python's parser reads or refuses,
-    with its own reason, as before."""
+    with its own reason, as before. ``read``: ``loads``, or what ``jsonenc.reader`` gave for
+    a batch of texts holding this one."""
     try:
-        return loads(text)
+        return read(text)
     except orjson.JSONDecodeError:
         pass
     import json

@@ -19,6 +19,7 @@ without tool-lifecycle events;
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -34,7 +35,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, direction_named, request_key
+from viewer.jsonenc import loads, reader
 from viewer.model import spec
+from viewer.model.times import parse_times
 from viewer.model.types import Derivation, Diagnostic
 from viewer.pipeline import has_lifecycle_events
 
@@ -43,6 +46,8 @@ _SERVER_ROLES: Final = frozenset({"server", "tool-server", "tool_server", "tool_
 _CLIENT_ROLES: Final = frozenset({"client", "agent", "mcp_client", "mcp-client", "assistant",
                                   "ai_agent"})
 _OK: Final = frozenset({"ok", "success", "succeeded", "completed", "complete", "done"})
+#: A dialog whose meta has one of these is a vcon-mcp-proxy message.
+_PROXY_KEYS: Final = frozenset({"mcp_type", "mcp_method", "request_id"})
 
 
 class NothingToLift(Exception):
@@ -88,17 +93,19 @@ def _arr(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _decode(item: dict[str, Any]) -> Any:
-    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable."""
+def _decode(item: dict[str, Any], read: Callable[[Any], Any] = loads) -> Any:
+    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable.
+    ``read``: what ``jsonenc.reader`` gave for the bodies that are text (not base64url)."""
     body, enc = item.get("body"), item.get("encoding")
     if isinstance(body, str) and enc == "base64url":
         try:
             body = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
         except ValueError:
             return None
+        read = loads  # its text was not among those checked at once
     if isinstance(body, str):
         try:
-            return json_loads(body)
+            return json_loads(body, read)
         except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
             return None
     return body
@@ -150,30 +157,38 @@ class _Lifter:
 
     # -- vcon-mcp-proxy: a dialog per JSON-RPC message ---------------------------------------
     def proxy(self) -> None:
-        found: list[tuple[str, dict[str, Any], dict[str, Any], int | None, int | None]] = []
-        for i, d in enumerate(_list(self.vcon, "dialog")):
-            m = _meta(d)
-            if not ({"mcp_type", "mcp_method", "request_id"} & m.keys()):
-                continue
+        found: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], int | None,
+                          int | None]] = []
+        dialogs = [(i, d, m) for i, d in enumerate(_list(self.vcon, "dialog"))
+                   if not _PROXY_KEYS.isdisjoint(m := _meta(d))]
+        read = reader(b for _, d, _ in dialogs if isinstance(b := d.get("body"), str)
+                      and d.get("encoding") != "base64url")
+        for i, d, m in dialogs:
             where = f"/dialog/{i}"
-            body = _decode(d)
+            body = _decode(d, read)
             if not isinstance(body, (dict, list)):
                 self.rep.fail(where, "dialog body is not a JSON-RPC message")
                 self.prov.unreadable += 1
                 continue
             self.derived.append(where)
-            found.append((where, d, body if isinstance(body, dict) else {"batch": body},
+            found.append((where, d, m, body if isinstance(body, dict) else {"batch": body},
                           *_sender(d)))
         if not found:
             return
         self.shapes.append("vcon-mcp-proxy")
-        sides = _learn_sides((body, sender, other) for _, _, body, sender, other in found)
+        sides = _learn_sides((body, sender, other) for _, _, _, body, sender, other in found)
+        starts = [d.get("start") for _, d, _, _, _, _ in found]
+        parsed = parse_times(starts)  # all at once when all are date-times with an offset
+        if parsed is None:
+            read_ts = [parse_ts(v) for v in starts]
+            if any(naive for _, naive in read_ts):
+                self.rep.warn("dialog start times without a zone offset were read as UTC")
+            parsed = [ts for ts, _ in read_ts]
         msgs: list[Msg] = []
         open_c: dict[str, str] = {}  # the client's open requests: id key -> method
         open_s: dict[str, str] = {}  # the server's
         disagree = 0
-        for where, d, body, sender, _ in found:
-            m = _meta(d)
+        for (where, _, m, body, sender, _), ts in zip(found, parsed, strict=True):
             shape = _shape(body)
             if shape is not None and m.get("mcp_type") in _SHAPES and m["mcp_type"] != shape:
                 disagree += 1
@@ -183,9 +198,6 @@ class _Lifter:
                 (open_c if way == C2S else open_s)[request_key(body.get("id"))] = body["method"]
             elif way is not None and shape == "response":
                 (open_c if way == S2C else open_s).pop(request_key(body.get("id")), None)
-            ts, naive = parse_ts(d.get("start"))
-            if naive:
-                self.rep.warn("dialog start times without a zone offset were read as UTC")
             msgs.append(Msg(body, way, ts, where))
         if disagree:
             self.rep.warn(f"{disagree} dialog(s) have a meta.mcp_type that is not the shape of "
@@ -487,12 +499,15 @@ def _client_answer(method: str, result: Any) -> bool:
 def _sender(d: dict[str, Any]) -> tuple[int | None, int | None]:
     """The dialog's sender (``originator``, else the first of its ``parties``) and the other
     party of the dialog: indices used as identities (their roles are not read)."""
-    ps = [p for p in _arr(d.get("parties")) if type(p) is int]
+    ps = d.get("parties")
+    ps = [p for p in ps if type(p) is int] if isinstance(ps, list) else []
     sender = d.get("originator")
     if type(sender) is not int:
         sender = ps[0] if ps else None
-    other = next((p for p in ps if p != sender), None)
-    return sender, other
+    for p in ps:
+        if p != sender:
+            return sender, p
+    return sender, None
 
 
 def _learn_sides(found: Any) -> dict[int, str | None]:
