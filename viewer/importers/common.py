@@ -161,12 +161,16 @@ class Events:
             ev["server"] = server
         if tool is not None:
             ev["tool"] = tool
-        ev.update(fields)
+        if fields:
+            ev.update(fields)
         if body is not None:
+            ev["body"] = body
             if isinstance(body, str) and mediatype != JSON:
-                ev.update(body=body, encoding="none", mediatype=mediatype)
+                ev["encoding"] = "none"
+                ev["mediatype"] = mediatype
             else:
-                ev.update(body=body, encoding="json", mediatype=JSON)
+                ev["encoding"] = "json"
+                ev["mediatype"] = JSON
         self.events.append(ev)
         self.sources.append(source)
         return ev

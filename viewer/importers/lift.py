@@ -93,22 +93,31 @@ def _arr(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _decode(item: dict[str, Any], read: Callable[[Any], Any] = loads) -> Any:
-    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable.
-    ``read``: what ``jsonenc.reader`` gave for the bodies that are text (not base64url)."""
+def _body_text(item: dict[str, Any]) -> tuple[str | None, Any]:
+    """(the JSON text of a dialog's or analysis's body, None) when the body is text (json/none,
+    or base64url decoded); else (None, the body as it is; None when its base64url is not
+    readable)."""
     body, enc = item.get("body"), item.get("encoding")
     if isinstance(body, str) and enc == "base64url":
         try:
             body = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
         except ValueError:
-            return None
-        read = loads  # its text was not among those checked at once
-    if isinstance(body, str):
-        try:
-            return json_loads(body, read)
-        except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
-            return None
-    return body
+            return None, None
+    return (body, None) if isinstance(body, str) else (None, body)
+
+
+def _json(text: str, read: Callable[[Any], Any] = loads) -> Any:
+    """A body's JSON text read (``read``: see ``common.json_loads``); None if unreadable."""
+    try:
+        return json_loads(text, read)
+    except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
+        return None
+
+
+def _decode(item: dict[str, Any]) -> Any:
+    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable."""
+    text, body = _body_text(item)
+    return body if text is None else _json(text)
 
 
 class _Lifter:
@@ -161,11 +170,14 @@ class _Lifter:
                           int | None]] = []
         dialogs = [(i, d, m) for i, d in enumerate(_list(self.vcon, "dialog"))
                    if not _PROXY_KEYS.isdisjoint(m := _meta(d))]
-        read = reader(b for _, d, _ in dialogs if isinstance(b := d.get("body"), str)
-                      and d.get("encoding") != "base64url")
-        for i, d, m in dialogs:
+        got = [_body_text(d) for _, d, _ in dialogs]
+        read = reader(text for text, _ in got if text is not None)
+        try:  # all at once; when one is not read, each alone (json_loads says why)
+            bodies = [body if text is None else read(text) for text, body in got]
+        except (ValueError, RecursionError):
+            bodies = [body if text is None else _json(text, read) for text, body in got]
+        for (i, d, m), body in zip(dialogs, bodies, strict=True):
             where = f"/dialog/{i}"
-            body = _decode(d, read)
             if not isinstance(body, (dict, list)):
                 self.rep.fail(where, "dialog body is not a JSON-RPC message")
                 self.prov.unreadable += 1
