@@ -645,7 +645,9 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
     from viewer.load import load_bytes
     from viewer.model.columns import plain
 
-    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical)
+    # the loader's diagnostics are not kept: no search for keys named twice
+    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical,
+                        duplicates=False)
     vcon = plain(loaded.vcon)  # its events as values, which the derived vCon copies
     if has_lifecycle_events(vcon):
         raise NothingToLift("it already has tool-invocation events")
