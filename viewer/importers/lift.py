@@ -473,7 +473,7 @@ def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | N
     (``_learn_sides``); ``open_c``/``open_s`` (id key -> method) are kept by the caller.
     None: no direction (a response to no open request; the mapper reports it).
     """
-    got = direction_named(explicit)
+    got = direction_named(explicit) if explicit is not None else None
     if got:
         return got
     method = msg.get("method")
