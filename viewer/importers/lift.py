@@ -214,15 +214,17 @@ class _Lifter:
         if disagree:
             self.rep.warn(f"{disagree} dialog(s) have a meta.mcp_type that is not the shape of "
                           "their JSON-RPC message: the message was followed")
-        known = [m.ts for m in msgs if m.ts is not None]
-        times: list[datetime] = []
-        prev = known[0] if known else EPOCH
-        for k, m in enumerate(msgs):
-            prev = m.ts if m.ts is not None else (prev if known else EPOCH.replace(
-                microsecond=min(k * 1000, 999000)))
-            times.append(prev)
-        if not known:
-            self.rep.times = "order-only"
+        times = parsed
+        if None in parsed:  # a dialog without a time takes the time before it
+            known = [ts for ts in parsed if ts is not None]
+            times = []
+            prev = known[0] if known else EPOCH
+            for k, ts in enumerate(parsed):
+                prev = ts if ts is not None else (prev if known else EPOCH.replace(
+                    microsecond=min(k * 1000, 999000)))
+                times.append(prev)
+            if not known:
+                self.rep.times = "order-only"
         self.note_time(times[0])
         client = self._side_party(sides, C2S)
         self.ev.party = client if client is not None else self.party(
@@ -668,8 +670,8 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
                    "shapes": list(prov.shapes)},
         "derived_from": list(prov.derived_from),
         **prov.report.as_dict(),
-        "events": [{"event": len(_list(vcon, "events")) + i, "from": s}
-                   for i, s in enumerate(prov.event_sources)],
+        "events": [{"event": i, "from": s}
+                   for i, s in enumerate(prov.event_sources, len(_list(vcon, "events")))],
     }
     out["attachments"] = [*_list(out, "attachments"), {
         "purpose": "import-provenance",
