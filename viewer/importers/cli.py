@@ -154,16 +154,18 @@ def _import_dir(args: argparse.Namespace, finish: Callable[[int], int]) -> int:
 
 
 def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
-    from viewer.report.summary import dumps
+    from viewer.report.summary import iter_dumps
     from viewer.report.write import write_atomic
 
+    pieces = iter_dumps(vcon, ("dialog", "events"))  # the big arrays a batch at a time
     try:
         if args.output == "-":  # stdout, as `summary -o -` (a pipe into the viewer or check)
             sys.stdout.flush()
-            sys.stdout.buffer.write(dumps(vcon))
+            for piece in pieces:
+                sys.stdout.buffer.write(piece)
             sys.stdout.buffer.flush()
         else:
-            write_atomic(args.output, dumps(vcon), input_path=args.file)
+            write_atomic(args.output, pieces, input_path=args.file)
     except ValueError as exc:
         _err(str(exc))
         return EX_USAGE
