@@ -11,8 +11,9 @@ runs, ended with ``os._exit``), the commands interleaved run by run, medians rep
   ``orjson.loads`` per dialog body (a JSON-RPC message), requests paired with their responses
   by (sender, id) and progress notifications with their call by token, one event dict per
   mapped message (its time copied as recorded: no parsing, no checking), the provenance's
-  per-event pointer, the derived vCon dumped indented as ``import`` writes it, and written to
-  a file (fsynced, renamed). No direction rules, no checks, no report, no imports of ours;
+  per-event pointer, the derived vCon dumped indented as ``import`` writes it (its two big
+  arrays 512 items at a time), and written to a file (fsynced, renamed). No direction
+  rules, no checks, no report, no imports of ours;
 - ``import vcon`` of this checkout (and of each ``--tree``).
 """
 
@@ -84,11 +85,23 @@ out["attachments"] = [{"purpose": "import-provenance", "party": 0,
                        "mediatype": "application/json", "encoding": "json", "body": {
                            "derived_from": [f"/dialog/{i}" for i in range(len(doc["dialog"]))],
                            "events": [{"event": i, "from": s} for i, s in enumerate(sources)]}}]
-raw = orjson.dumps(out, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+opt = orjson.OPT_INDENT_2
+head = orjson.dumps({**out, "dialog": [], "events": []}, option=opt | orjson.OPT_APPEND_NEWLINE)
 target = sys.argv[2]
 fd, tmp = __import__("tempfile").mkstemp(dir=os.path.dirname(target) or ".")
-with os.fdopen(fd, "wb") as fh:
-    fh.write(raw)
+with os.fdopen(fd, "wb") as fh:  # in pieces: the two big arrays 512 items at a time
+    at = 0
+    for name in ("dialog", "events"):
+        marker = b'\n  "' + name.encode() + b'": []'
+        end = head.index(marker, at) + len(marker) - 1
+        fh.write(head[at:end - 1] + b"[\n")
+        items = out[name]
+        for k in range(0, len(items), 512):
+            chunk = orjson.dumps({name: items[k:k + 512]}, option=opt)
+            fh.write((b",\n" if k else b"") + chunk[len(name) + 10:-6])
+        fh.write(b"\n  ")
+        at = end
+    fh.write(head[at:])
     fh.flush()
     os.fsync(fh.fileno())
 os.replace(tmp, target)
