@@ -246,9 +246,10 @@ def created_at() -> str:
     return rfc3339(datetime.now(UTC))
 
 
-def vcon_uuid(data: bytes) -> str:
-    """A stable uuid for the vCon imported from these input bytes."""
-    return str(uuid.uuid5(NAMESPACE, hashlib.sha256(data).hexdigest()))
+def vcon_uuid(data: bytes, sha256: str | None = None) -> str:
+    """A stable uuid for the vCon imported from these input bytes (``sha256``: their hex
+    SHA-256 when the caller has it already)."""
+    return str(uuid.uuid5(NAMESPACE, sha256 or hashlib.sha256(data).hexdigest()))
 
 
 def assemble(

@@ -514,12 +514,13 @@ def _sender(d: dict[str, Any]) -> tuple[int | None, int | None]:
     """The dialog's sender (``originator``, else the first of its ``parties``) and the other
     party of the dialog: indices used as identities (their roles are not read)."""
     ps = d.get("parties")
-    ps = [p for p in ps if type(p) is int] if isinstance(ps, list) else []
+    if not isinstance(ps, list):
+        ps = ()
     sender = d.get("originator")
     if type(sender) is not int:
-        sender = ps[0] if ps else None
+        sender = next((p for p in ps if type(p) is int), None)
     for p in ps:
-        if p != sender:
+        if type(p) is int and p != sender:
             return sender, p
     return sender, None
 
@@ -663,7 +664,7 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
     # input is not used after this, and the result is only serialised.
     out = derived_vcon(vcon, events, prov)
     old_uuid = vcon.get("uuid")
-    out["uuid"] = vcon_uuid(data)
+    out["uuid"] = vcon_uuid(data, loaded.source.sha256)
     provenance = {
         "tool": "vcon-view import vcon",
         "source": {"file": source_name, "uuid": old_uuid, "sha256": loaded.source.sha256,

@@ -1042,9 +1042,10 @@ def convert(
     ]
     import hashlib
 
+    digest = hashlib.sha256(data).hexdigest()
     provenance = {
         "tool": "vcon-view import mcp",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+        "source": {"file": source_name, "sha256": digest,
                    "format": t.format, "messages": len(t.messages)},
         "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
         "retry_with_input_responses": RETRY_CHOICE,
@@ -1052,7 +1053,7 @@ def convert(
         **({"notes": mapper.notes} if mapper.notes else {}),
     }
     vcon = assemble(
-        uid=vcon_uuid(data),
+        uid=vcon_uuid(data, digest),
         subject=f"MCP tool traffic imported from {source_name}",
         parties=parties,
         events=events,
