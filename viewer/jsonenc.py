@@ -15,6 +15,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any, Final
 
 import msgspec
@@ -49,8 +50,16 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
 def reader(texts: Iterable[str]) -> Callable[[str], Any]:
     """What reads each of ``texts`` as ``loads`` does: ``orjson.loads`` itself when none of
     them holds 19 digits in a row (``loads`` then returns orjson's value), else ``loads``. The
-    texts are checked once, joined by a newline (no run crosses it), not one by one."""
-    return loads if _long_digit_run("\n".join(texts)) else orjson.loads
+    texts are checked a few thousand at once, joined by a newline (no run crosses it), not one
+    by one (nor all at once: the joined copies of a big batch would each be fresh memory)."""
+    it = iter(texts)
+    while batch := list(islice(it, _READER_BATCH)):
+        if _long_digit_run("\n".join(batch)):
+            return loads
+    return orjson.loads
+
+
+_READER_BATCH: Final = 4096
 
 
 _TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
