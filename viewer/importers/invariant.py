@@ -196,18 +196,26 @@ class _Importer:
         self.ev = Events(party=0)
         self.parties: list[dict[str, Any]] = []
         self.dialogs = Dialogs(self.parties)
-        self.open: dict[str, list[str]] = {}  # call id -> open operations (first first)
+        self.open: dict[str, list[str]] = {}  # call id -> the trace's open operations, oldest first
         self.unnamed: list[tuple[str, str]] = []  # (tool, operation) of open calls without id
         self.ends: dict[str, int] = {}  # operation -> its end event
         self.bad_args = 0
         self.bad_calls = 0
         self.inferred = 0
+        self.unanswered = 0  # calls no tool message answered, in the traces read
 
-    def party(self, t: _Trace, k: int, several: bool) -> int:
+    def end_trace(self) -> None:
+        """Call ids are a trace's own: what is still open stays Running, and is counted."""
+        self.unanswered += sum(len(v) for v in self.open.values()) + len(self.unnamed)
+        self.open.clear()
+        self.unnamed.clear()
+
+    def party(self, t: _Trace) -> int:
         meta = t.meta if isinstance(t.meta, dict) else {}
         idx = t.index if isinstance(t.index, (int, str)) and not isinstance(t.index, bool) \
             else None
-        label = f"trace {idx}" if idx is not None else (f"trace #{k}" if several else "agent")
+        label = f"trace {idx}" if idx is not None else (f"trace ({t.where})" if t.where else
+                                                         "agent")
         name = _s(meta.get("name"))
         party: dict[str, Any] = {"name": f"{label} {name[:80]}" if name else label,
                                  "role": "agent"}
@@ -392,17 +400,18 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     kept: list[dict[str, Any]] = []
     described: list[dict[str, Any]] = []
     several = len(traces) > 1
-    for n, t in enumerate(traces, 1):
+    for t in traces:
         if t.leading_meta:
             rep.ignore("trace metadata")
         if not t.messages:
             if not t.leading_meta:
                 rep.ignore("trace without messages")
             continue
-        party = imp.party(t, n, several)
+        party = imp.party(t)
         for i, msg in enumerate(t.messages):
             imp.message(t, i, msg, party, times[k])
             k += 1
+        imp.end_trace()
         d: dict[str, Any] = {"party": party, "trace": t.where or "document",
                              "messages": len(t.messages)}
         for key, v in (("index", t.index), ("id", t.id), ("metadata", t.meta)):
@@ -411,7 +420,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
         described.append(d)
         if isinstance(t.annotations, list):
             kept += [_annotation(t, a, m) for m, a in enumerate(t.annotations)]
-    unanswered = sum(len(v) for v in imp.open.values()) + len(imp.unnamed)
+    unanswered = imp.unanswered
     if imp.ev.operations == 0:
         rep.warn("the trace has no tool call: the vCon has no operations")
     elif unanswered:
