@@ -245,6 +245,50 @@ def test_several_traces_are_parties_in_file_order() -> None:
     assert [o.outcome for o in m.operations] == ["running", "completed", "running"]
 
 
+def test_agentdojo_call_shape_and_integer_ids() -> None:
+    """AgentDojo's FunctionCall ``{function: NAME, args, id}`` (the shape the AgentDojo trace
+    above keeps in its tool messages' ``tool_call``), text blocks ``{type: text, content}``,
+    and integer call ids."""
+    trace = {"messages": [
+        msg("user", [{"type": "text", "content": "pay the bill"}]),
+        msg("assistant", None, tool_calls=[{"function": "send_money", "args": {"amount": 5},
+                                            "id": 7}]),
+        msg("tool", "sent", tool_call_id=7, error=None),
+        msg("assistant", None, tool_calls=[{"function": "read_file", "args": {"f": "x"},
+                                            "id": "c2"}]),
+        msg("tool", "", tool_call={"function": "read_file", "args": {}, "id": "c2"},
+            error="FileNotFoundError: x")]}
+    vcon, rep = convert(orjson.dumps(trace))
+    assert [(e["type"], e["operation_id"], e.get("tool")) for e in vcon["events"]] == [
+        ("tool-invocation", "op-0001", "send_money"), ("tool-result", "op-0001", None),
+        ("tool-invocation", "op-0002", "read_file"), ("tool-failure", "op-0002", None)]
+    assert vcon["events"][0]["body"] == {"tool_call_id": 7, "arguments": {"amount": 5}}
+    assert vcon["events"][3]["body"]["tool_call_id"] == "c2"
+    assert vcon["dialog"][0]["body"] == "pay the bill"
+    assert rep.unmapped == 0 and rep.warnings == []
+
+
+def test_json_documents_holding_several_traces() -> None:
+    t1 = [msg("user", "a"), msg("assistant", None, tool_calls=[call("x", "f", {})])]
+    t2 = [msg("assistant", None, tool_calls=[call("x", "g", {})]),
+          msg("tool", "ok", tool_call_id="x")]
+    listed = orjson.dumps([{"index": 0, "messages": t1}, {"index": 1, "messages": t2}, 5])
+    pushed = orjson.dumps({"messages": [t1, t2], "metadata": [{"name": "one"}, {}],
+                           "annotations": [[], [{"content": "c", "address": "messages[1]"}]]})
+    for data in (listed, pushed):
+        assert formats.detect(data).name == "invariant"
+        vcon, rep = convert(data)
+        assert [(e["operation_id"], e["party"], e["type"]) for e in vcon["events"]] == [
+            ("op-0001", 0, "tool-invocation"), ("op-0002", 1, "tool-invocation"),
+            ("op-0002", 1, "tool-result")]
+    assert rep.unmapped == 0
+    assert [p["name"] for p in vcon["parties"]] == ["trace (messages[0]) one",
+                                                    "trace (messages[1])", "user"]
+    assert provenance(vcon)["annotations"][0]["event"] == 2
+    _, rep = convert(listed)
+    assert rep.unmapped == 1 and rep.examples[0].startswith("item 2:")
+
+
 def test_recorded_timestamps_are_used_and_carried() -> None:
     trace = [msg("user", "hi", timestamp="2025-01-02T03:04:05Z"),
              msg("assistant", None, tool_calls=[call("a", "t", {})]),

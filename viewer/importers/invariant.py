@@ -68,6 +68,13 @@ def _s(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def _id(v: Any) -> str | None:
+    """A call id as a key: a non-empty string, or an integer as its digits."""
+    if isinstance(v, int) and not isinstance(v, bool):
+        return str(v)
+    return _s(v)
+
+
 def is_message(x: Any) -> bool:
     """An OpenAI chat message: a known ``role`` beside ``content``, ``tool_calls`` or
     ``function_call`` (the other importers' records nest their messages under ``message``)."""
@@ -99,9 +106,21 @@ def is_trace_object(x: Any) -> bool:
     return isinstance(x, dict) and "sessionId" not in x and is_message_list(x.get("messages"))
 
 
+def is_trace_list(v: Any) -> bool:
+    """Several traces in one JSON document: a list of trace objects, or the Push API's
+    ``{"messages": [[...], ...]}`` (a list of message lists)."""
+    if isinstance(v, dict) and "sessionId" not in v:
+        batch = v.get("messages")
+        return isinstance(batch, list) and bool(batch) and is_message_list(batch[0])
+    if not isinstance(v, list) or not v or not is_trace_object(v[0]):
+        return False
+    items = v[:SNIFF_MESSAGES]
+    return sum(1 for x in items if is_trace_object(x)) * 2 > len(items)
+
+
 def sniff(smp: Sample) -> bool:
     if smp.is_doc:
-        return is_message_list(smp.doc) or is_trace_object(smp.doc)
+        return is_message_list(smp.doc) or is_trace_object(smp.doc) or is_trace_list(smp.doc)
     lines = [x for x in smp.lines if x is not None]
     if not lines:
         return False
@@ -116,8 +135,9 @@ def text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content if content.strip() else None
     if isinstance(content, list):
-        parts = [p["text"] for p in content if isinstance(p, dict)
-                 and p.get("type") in TEXT_PARTS and isinstance(p.get("text"), str)]
+        parts = [p.get("text", p.get("content")) for p in content if isinstance(p, dict)
+                 and p.get("type") in TEXT_PARTS]  # AgentDojo's text blocks: ``content``
+        parts = [x for x in parts if isinstance(x, str)]
         text = "\n".join(parts)
         return text if text.strip() else None
     return None
@@ -157,6 +177,8 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
     else:
         if isinstance(doc, list) and is_message_list(doc):
             return [_Trace("", None, doc, {})], []
+        if is_trace_list(doc):
+            return _batch(doc, rep), []
         if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
             return [_Trace("", None, doc["messages"], doc)], []
         if not (isinstance(doc, dict) and is_metadata(doc)):
@@ -188,6 +210,31 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
                      "of messages)")
         first = False
     return traces, dataset
+
+
+def _batch(doc: Any, rep: Report) -> list[_Trace]:
+    """The traces of a list of trace objects, or of a Push API request (its ``metadata`` and
+    ``annotations`` lists aligned with its message lists)."""
+    traces: list[_Trace] = []
+    if isinstance(doc, dict):
+        meta, notes = doc.get("metadata"), doc.get("annotations")
+        for k, msgs in enumerate(doc["messages"]):
+            where = f"messages[{k}]"
+            if not isinstance(msgs, list):
+                rep.fail(where, "not a list of messages")
+                continue
+            obj = {"metadata": meta[k] if isinstance(meta, list) and k < len(meta) else None,
+                   "annotations": notes[k] if isinstance(notes, list) and k < len(notes)
+                   else None}
+            traces.append(_Trace(where, None, msgs, obj))
+        return traces
+    for k, obj in enumerate(doc):
+        where = f"item {k}"
+        if isinstance(obj, dict) and isinstance(obj.get("messages"), list):
+            traces.append(_Trace(where, None, obj["messages"], obj))
+        else:
+            rep.fail(where, "not an Invariant trace (a {messages: [...]} object)")
+    return traces
 
 
 class _Importer:
@@ -243,17 +290,22 @@ class _Importer:
                when: datetime, src: str) -> bool:
         """One tool call (``j``: its place in ``tool_calls``; None: a ``function_call``)."""
         fn = call.get("function") if j is not None and isinstance(call, dict) else call
-        name = _s(fn.get("name")) if isinstance(fn, dict) else None
+        if isinstance(fn, str) and isinstance(call, dict):  # AgentDojo's {function, args, id}
+            name, raw = _s(fn), call.get("args")
+        elif isinstance(fn, dict):
+            name, raw = _s(fn.get("name")), fn.get("arguments")
+        else:
+            name = raw = None
         if name is None:
             self.bad_calls += 1
             return False
-        cid = _s(call.get("id")) if j is not None else None
+        cid = _id(call.get("id")) if j is not None else None
         body: dict[str, Any] = {}
         if cid is not None:
-            body["tool_call_id"] = cid
+            body["tool_call_id"] = call["id"]
         if j is not None and call.get("type") not in (None, "function"):
             body["type"] = call.get("type")
-        body["arguments"] = self.args(fn.get("arguments"))
+        body["arguments"] = self.args(raw)
         op = self.ev.new_operation()
         t.events.setdefault(i, []).append(len(self.ev.events))
         if j is not None:
@@ -270,10 +322,11 @@ class _Importer:
                src: str) -> bool:
         """A ``tool`` or ``function`` message: the end of the call it answers."""
         role = msg["role"]
-        cid = _s(msg.get("tool_call_id"))
+        recorded = msg.get("tool_call_id")
         tc = msg.get("tool_call")
-        if cid is None and role == "tool" and isinstance(tc, dict):
-            cid = _s(tc.get("id"))  # the explorer's own copy of the call it answers
+        if _id(recorded) is None and role == "tool" and isinstance(tc, dict):
+            recorded = tc.get("id")  # AgentDojo's copy of the call it answers
+        cid = _id(recorded)
         why = None
         op = None
         if cid is not None:
@@ -297,7 +350,7 @@ class _Importer:
         failed = err is not None and err != "" and err is not False
         body: dict[str, Any] = {}
         if cid is not None:
-            body["tool_call_id"] = cid
+            body["tool_call_id"] = recorded
         if role == "function" and _s(msg.get("name")):
             body["name"] = msg["name"]
         body["content"] = msg.get("content")
