@@ -28,6 +28,7 @@ MODULES: Final = (
     "viewer.importers.gemini",
     "viewer.importers.copilot",
     "viewer.importers.cursor",
+    "viewer.importers.invariant",
     "viewer.importers.otlp",
     "viewer.importers.mcp",
 )
