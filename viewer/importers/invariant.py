@@ -527,6 +527,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
 FORMAT = Format(
     name="invariant",
     title="Invariant trace",
+    article="an",
     unit="messages",
     sniff=sniff,
     convert=convert,
