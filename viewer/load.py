@@ -51,7 +51,7 @@ UNSIGNED_KEYS: Final = frozenset(
 )  # fmt: skip
 
 #: Inputs at least this big are hashed on a thread while they are parsed.
-_HASH_IN_THREAD: Final = 1 << 20
+HASH_IN_THREAD: Final = 1 << 20
 #: Refuse a gzip stream that inflates past this many bytes (decompression bomb guard).
 MAX_DECOMPRESSED: int = 2 << 30
 
@@ -161,7 +161,7 @@ def _sha256(data: bytes) -> Callable[[], str]:
     A big input is hashed on another thread while this one parses it: hashlib lets go of the
     GIL while it hashes, so on a second core the digest costs no wall time.
     """
-    if len(data) < _HASH_IN_THREAD:
+    if len(data) < HASH_IN_THREAD:
         digest = hashlib.sha256(data).hexdigest()
         return lambda: digest
     import threading
