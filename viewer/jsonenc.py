@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from itertools import islice
@@ -76,6 +77,27 @@ def _long_digit_run(data: bytes | bytearray | memoryview | str) -> bool:
     return bytes(data).translate(_TO_ZERO).find(b"0" * _RUN) >= 0
 
 
+#: Held while a reader runs under a recursion limit of its own (``recursion_limit``): the limit
+#: is one value for the whole process, so two readers on two threads must not set it at once.
+LIMIT_LOCK: Final = threading.RLock()
+
+
+@contextmanager
+def recursion_limit(limit: int) -> Iterator[None]:
+    """Within it, Python's recursion limit is ``limit``, and no other thread changes it through
+    this function (``LIMIT_LOCK``) until it is put back."""
+    with LIMIT_LOCK:
+        before = sys.getrecursionlimit()
+        if before == limit:
+            yield
+            return
+        sys.setrecursionlimit(limit)
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(before)
+
+
 @contextmanager
 def orjson_depth() -> Iterator[None]:
     """Within it, msgspec reads no deeper than orjson (1,024 levels). msgspec nests as deep as
@@ -84,15 +106,8 @@ def orjson_depth() -> Iterator[None]:
     (RecursionError) whatever orjson refuses, and a little more, which the caller then reads
     with orjson, for its one message. Raises RecursionError when the stack is already deeper
     than that."""
-    limit = sys.getrecursionlimit()
-    if limit <= _DEPTH:
+    with LIMIT_LOCK, recursion_limit(min(sys.getrecursionlimit(), _DEPTH)):
         yield
-        return
-    sys.setrecursionlimit(_DEPTH)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def depth(value: Any) -> int:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import orjson
 
-from viewer.jsonenc import loads, orjson_depth
+from viewer.jsonenc import loads, orjson_depth, recursion_limit
 from viewer.model.columns import CLEAN, Events
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
@@ -51,7 +51,7 @@ UNSIGNED_KEYS: Final = frozenset(
 )  # fmt: skip
 
 #: Inputs at least this big are hashed on a thread while they are parsed.
-_HASH_IN_THREAD: Final = 1 << 20
+HASH_IN_THREAD: Final = 1 << 20
 #: Refuse a gzip stream that inflates past this many bytes (decompression bomb guard).
 MAX_DECOMPRESSED: int = 2 << 30
 
@@ -164,7 +164,7 @@ def _sha256(data: bytes) -> Callable[[], str]:
     A big input is hashed on another thread while this one parses it: hashlib lets go of the
     GIL while it hashes, so on a second core the digest costs no wall time.
     """
-    if len(data) < _HASH_IN_THREAD:
+    if len(data) < HASH_IN_THREAD:
         digest = hashlib.sha256(data).hexdigest()
         return lambda: digest
     import threading
@@ -567,14 +567,11 @@ def duplicate_keys(raw: bytes, where: str = "") -> list[Diagnostic]:
             found[id(d)] = [(k, n) for k, n in counts.items() if n > 1]
         return d
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 4000))  # orjson reads 1,024 levels; json recurses
-    try:
-        doc = json.loads(raw, object_pairs_hook=hook)
+    try:  # orjson reads 1,024 levels; json recurses
+        with recursion_limit(max(sys.getrecursionlimit(), 4000)):
+            doc = json.loads(raw, object_pairs_hook=hook)
     except (ValueError, RecursionError):
         return []
-    finally:
-        sys.setrecursionlimit(limit)
     if not found:
         return []
     out: list[Diagnostic] = []

@@ -52,6 +52,20 @@ def parse_ts(value: Any) -> tuple[datetime | None, bool]:
     return None, False
 
 
+def carried_times(stamps: list[datetime | None]) -> list[datetime] | None:
+    """Each record's time, a record without one taking the last known before it (the first
+    known for those before any); None when no record has a time."""
+    known = next((t for t in stamps if t is not None), None)
+    if known is None:
+        return None
+    times: list[datetime] = []
+    prev = known
+    for t in stamps:
+        prev = t or prev
+        times.append(prev)
+    return times
+
+
 def clip(value: Any, limit: int = 40) -> str:
     """A recorded value to quote in a warning or an example, shortened with an ellipsis: the
     value is cut, never the sentence around it (``repr`` form, so its ends are visible)."""

@@ -1098,6 +1098,7 @@ def _add_arguments(p: Any) -> None:
 FORMAT = Format(
     name="mcp",
     title="MCP JSON-RPC transcript",
+    article="an",
     unit="messages",
     sniff=_sniff,
     convert=convert,
