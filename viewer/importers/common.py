@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -174,12 +175,16 @@ class Events:
             ev["server"] = server
         if tool is not None:
             ev["tool"] = tool
-        ev.update(fields)
+        if fields:
+            ev.update(fields)
         if body is not None:
+            ev["body"] = body
             if isinstance(body, str) and mediatype != JSON:
-                ev.update(body=body, encoding="none", mediatype=mediatype)
+                ev["encoding"] = "none"
+                ev["mediatype"] = mediatype
             else:
-                ev.update(body=body, encoding="json", mediatype=JSON)
+                ev["encoding"] = "json"
+                ev["mediatype"] = JSON
         self.events.append(ev)
         self.sources.append(source)
         return ev
@@ -255,9 +260,10 @@ def created_at() -> str:
     return rfc3339(datetime.now(UTC))
 
 
-def vcon_uuid(data: bytes) -> str:
-    """A stable uuid for the vCon imported from these input bytes."""
-    return str(uuid.uuid5(NAMESPACE, hashlib.sha256(data).hexdigest()))
+def vcon_uuid(data: bytes, sha256: str | None = None) -> str:
+    """A stable uuid for the vCon imported from these input bytes (``sha256``: their hex
+    SHA-256 when the caller has it already)."""
+    return str(uuid.uuid5(NAMESPACE, sha256 or hashlib.sha256(data).hexdigest()))
 
 
 def assemble(
@@ -330,16 +336,17 @@ def _no_constant(name: str) -> Any:
     raise NotJSONConstant(f"{name} is not a JSON value")
 
 
-def json_loads(text: str | bytes) -> Any:
+def json_loads(text: str | bytes, read: Callable[[Any], Any] = loads) -> Any:
     """``json.loads`` for importer input that refuses ``NaN``/``Infinity`` (Python's parser
     accepts them, and orjson would later write them as null in silence): the importer counts
     the line as unmapped with the reason instead (``except ValueError``, as for any bad line).
 
     ``viewer.jsonenc.loads`` reads it first (integers of any size exact); what orjson refuses
     (not JSON, NaN, a lone surrogate, a number past a double) Python's parser reads or refuses,
-    with its own reason, as before."""
+    with its own reason, as before. ``read``: ``loads``, or what ``jsonenc.reader`` gave for
+    a batch of texts holding this one."""
     try:
-        return loads(text)
+        return read(text)
     except orjson.JSONDecodeError:
         pass
     import json

@@ -268,11 +268,9 @@ def _escaped(raw: bytes) -> bytes:
     return json_escape_unsafe_bytes(raw)
 
 
-#: Operations dumped per orjson call by ``iter_json``: few enough that their dicts stay small
-#: next to the parsed vCon, enough that the per-call cost vanishes.
+#: List items dumped per orjson call by ``iter_json`` and ``iter_dumps``: few enough that their
+#: dicts stay small next to the parsed vCon, enough that the per-call cost vanishes.
 BATCH = 512
-_BATCH_HEAD = b'{\n  "operations": [\n'
-_BATCH_TAIL = b"\n  ]\n}"
 
 
 def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
@@ -280,31 +278,61 @@ def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> It
     ``BATCH`` at a time, so the document never exists whole (on a big file, millions of dicts
     and lists fewer at once, and the memory of one batch is reused for the next).
 
-    The rest of the document is dumped with an empty "operations" array, which is then opened.
-    Each batch is dumped as ``{"operations": [...]}``, which puts its operations at their depth
-    in the document; the wrapper is cut off.
+    The rest of the document is dumped with an empty "operations" array, which ``_spliced``
+    then fills.
     """
-    option = orjson.OPT_INDENT_2
     head = dumps(_document(model, operations, with_operations=False))
-    marker = b'\n  "operations": []'
-    at = head.index(marker) + len(marker) - 1  # at the "]"
     ops = selected(model, operations)
     if not ops:
         yield head
         return
-    yield head[: at - 1] + b"[\n"
-    cut = len(_BATCH_HEAD)
-    tail = len(_BATCH_TAIL)
     dicts = _iter_operations(model, ops)
-    for start in range(0, len(ops), BATCH):
-        batch = list(islice(dicts, BATCH))
-        chunk = jsonenc.dumps({"operations": batch}, option=option)
-        if not (chunk.startswith(_BATCH_HEAD) and chunk.endswith(_BATCH_TAIL)):
-            # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
-            raise RuntimeError("summary JSON: unexpected layout of an operations batch")
-        chunk = _escaped(chunk[cut:-tail])
-        yield chunk if start == 0 else b",\n" + chunk
-    yield b"\n  " + head[at:]
+    yield from _spliced(head, {"operations": iter(lambda: list(islice(dicts, BATCH)), [])})
+
+
+def iter_dumps(document: dict[str, Any], members: Sequence[str]) -> Iterator[bytes]:
+    """``dumps(document)`` in pieces, byte for byte: each of its ``members`` that is a
+    non-empty list is dumped ``BATCH`` items at a time (``vcon-view import``'s ``dialog`` and
+    ``events``), so the whole text never exists at once."""
+    big = {k: v for k in members if isinstance(v := document.get(k), list) and v}
+    if not big:
+        yield dumps(document)
+        return
+    head = dumps({k: [] if k in big else v for k, v in document.items()})
+    yield from _spliced(head, {k: _batches(v) for k, v in big.items()})
+
+
+def _batches(items: list[Any]) -> Iterator[list[Any]]:
+    return (items[i:i + BATCH] for i in range(0, len(items), BATCH))
+
+
+def _spliced(head: bytes, lists: dict[str, Iterator[list[Any]]]) -> Iterator[bytes]:
+    """``head`` (a document dumped by ``dumps`` with each member of ``lists`` an empty array)
+    with those arrays filled, in pieces. Each batch of items (none empty; at least one per
+    member) is dumped as ``{"name": [...]}``, which puts its items at their depth in the
+    document; the wrapper is cut off."""
+    option = orjson.OPT_INDENT_2
+    at = 0
+    for name in sorted(lists, key=lambda k: head.index(_opened(k))):
+        wrap = b"{" + _opened(name) + b"\n"
+        marker = _opened(name) + b"]"
+        end = head.index(marker, at) + len(marker) - 1  # at the "]"
+        yield head[at:end - 1] + b"[\n"
+        for k, batch in enumerate(lists[name]):
+            chunk = jsonenc.dumps({name: batch}, option=option)
+            if not (chunk.startswith(wrap) and chunk.endswith(b"\n  ]\n}")):
+                # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
+                raise RuntimeError("JSON in pieces: unexpected layout of a batch")
+            chunk = _escaped(chunk[len(wrap):-6])
+            yield chunk if k == 0 else b",\n" + chunk
+        yield b"\n  "
+        at = end
+    yield head[at:]
+
+
+def _opened(name: str) -> bytes:
+    """How ``dumps`` opens the top-level member ``name`` (its key, at depth 1)."""
+    return b"\n  " + orjson.dumps(name) + b": ["
 
 
 def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:
