@@ -104,6 +104,15 @@ def per_key(keys: Iterable[Any], make: Callable[[Any], str]) -> list[str]:
     when it holds nothing but str and None, which no value of another type is equal to (True
     and 1.0 are equal to 1, and are written otherwise); any other key, or one no dict can hold,
     is made every time."""
+    keys = keys if isinstance(keys, list) else list(keys)
+    try:
+        distinct = list(dict.fromkeys(keys))
+    except TypeError:  # unhashable: a model built by hand
+        distinct = None
+    if distinct is not None and all(all(map(_plain, key)) for key in distinct):
+        # every key plain (the usual case): each distinct one made once, then looked up in C
+        made = {key: make(key) for key in distinct}
+        return list(map(made.__getitem__, keys))
     memo: dict[Any, str] = {}
     out: list[str] = []
     for key in keys:
@@ -117,6 +126,26 @@ def per_key(keys: Iterable[Any], make: Callable[[Any], str]) -> list[str]:
             cell = make(key)
         out.append(cell)
     return out
+
+
+#: (decision, life, event) of an operation or an attempt, read in C.
+DECISION = attrgetter("decision", "decision_life", "decision_event")
+_KEEP_NONE: dict[object, None] = {None: None}
+
+
+def decision_keys(rows: Sequence[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, Any]]:
+    """Each (decision, life, event) with the event as written (``str``, as an f-string
+    writes an int; None kept): a key ``per_key`` keeps, holding only str and None. Made
+    column-wise in C; an event no dict can hold (a model built by hand) row by row."""
+    if not rows:
+        return []
+    values, lives, events = zip(*rows, strict=True)
+    try:
+        return list(zip(values, lives, map(_KEEP_NONE.get, events, map(str, events)),
+                        strict=True))
+    except TypeError:
+        return [(value, life, None if event is None else str(event))
+                for value, life, event in rows]
 
 
 def _plain(value: object) -> bool:
@@ -504,5 +533,4 @@ class Cells:
             quotes=iter(quotes([q for ae in atts for q in (ae.invocation, ae.final)
                                 if q is not None])),
             states=iter(per_key([ae.attempt.states for ae in atts], states)),
-            decisions=iter(decisions([(ae.attempt.decision, ae.attempt.decision_life,
-                                       ae.attempt.decision_event) for ae in atts])))
+            decisions=iter(decisions(list(map(DECISION, [ae.attempt for ae in atts])))))
