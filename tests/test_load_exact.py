@@ -263,3 +263,37 @@ def test_the_reader_keeps_integers_orjson_cannot_hold(n: int) -> None:
         assert value == n and type(value) is int
     deep = b"[" * 1000 + str(n).encode() + b"]" * 1000  # within orjson's depth
     assert jsonenc.loads(deep) is not None
+
+
+# --- the recursion limit is one value for the process ------------------------------------------
+
+
+def test_a_reader_waits_while_another_thread_holds_the_recursion_limit(deep_stack: None) -> None:
+    """The exact reader lowers Python's recursion limit while msgspec reads, and the duplicate-key
+    scan raises it while ``json`` reads: the limit is the whole process's, so a reader on one
+    thread must not change it under a reader on another (``jsonenc.LIMIT_LOCK``). While a thread
+    holds the lock, a read of text with a long digit run on another thread waits, and then
+    reads exactly, under the limit orjson's depth asks for."""
+    import threading
+
+    from viewer import jsonenc
+
+    seen: list[int] = []
+    text = b'{"n": ' + str(2**70 + 1).encode() + b"}"
+    done = threading.Event()
+    got: list[object] = []
+
+    def read() -> None:
+        got.append(jsonenc.loads(text))
+        done.set()
+
+    with jsonenc.LIMIT_LOCK:
+        worker = threading.Thread(target=read)
+        worker.start()
+        assert not done.wait(0.3), "the read ran while another thread held the limit"
+        seen.append(sys.getrecursionlimit())
+    worker.join(10)
+    assert done.is_set()
+    assert got == [{"n": 2**70 + 1}]
+    assert seen == [20_000]  # untouched while this thread held it
+    assert sys.getrecursionlimit() == 20_000  # put back after the read

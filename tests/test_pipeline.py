@@ -106,7 +106,7 @@ def test_ambiguous_file_is_refused_naming_the_candidates(monkeypatch: pytest.Mon
     with pytest.raises(LoadError) as exc:
         open_bytes(TRACE.read_bytes(), name="t.jsonl")
     msg = exc.value.message
-    assert "MCP JSON-RPC transcript or Greedy log" in msg
+    assert "could be read as an MCP JSON-RPC transcript or a Greedy log;" in msg
     assert "vcon-view import mcp" in msg and "vcon-view import greedy" in msg
 
 

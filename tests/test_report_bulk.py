@@ -255,7 +255,11 @@ def test_per_key_is_make_of_each_key(keys: list[object]) -> None:
 @given(st.one_of(st.lists(st.one_of(st.none(), st.integers(-3, 10**6))),
                  st.lists(st.one_of(st.none(), TEXT, st.sampled_from(["=1", "a", "-"]))),
                  st.lists(st.booleans()), st.lists(st.integers(-2, 3)),
+                 st.lists(st.one_of(st.booleans(), st.none())),
                  st.lists(st.one_of(st.booleans(), st.integers(0, 2), st.none()))))
 def test_csv_cells_of_one_kind_are_cell_of_each_value(values: list[object]) -> None:
     assert cells(values) == [cell(v) for v in values]
+    assert column(values) == [cell(v) for v in values]
+    long = values * (RUN // max(len(values), 1) + 2)  # past one run: checked whole, then runs
+    assert column(long) == [cell(v) for v in long]
     assert column(values * 30) == [cell(v) for v in values * 30]

@@ -22,3 +22,34 @@ def test_transcript_orders_by_instant_with_offsets() -> None:
     rows = transcript(m)
     assert [(kind, i) for _, _, kind, i in rows] == [
         ("dialog", 0), ("operation", 0), ("dialog", 1), ("dialog", 2)]
+
+
+def _turn(speaker: int, listener: int, body: str, second: int) -> dict[str, object]:
+    return {"type": "text", "start": f"2026-03-01T09:00:{second:02d}Z",
+            "parties": [speaker, listener], "body": body, "encoding": "none",
+            "mediatype": "text/plain"}
+
+
+def test_a_turn_to_one_of_several_agents_names_the_agent() -> None:
+    """With several agents (sub-agents, the traces of an Invariant file), "user: ..." alone does
+    not say which agent was asked: the line names the listener. With one agent it is plain."""
+    from viewer.tui.context import context_line
+
+    agents = [{"name": "trace 1 alpha", "role": "agent"}, {"name": "trace 2 beta", "role": "agent"},
+              {"name": "user", "role": "user"}]
+    dialog = [_turn(2, 0, "first ask", 1), _turn(0, 2, "first answer", 2),
+              _turn(2, 1, "second ask", 3), _turn(1, 0, "hand-off", 4)]
+    m = model_of([tool("tool-invocation", 30), tool("tool-result", 31)], dialog=dialog,
+                 parties=agents)
+    lines = {str(context_line(m, r, "relative", None)).split(" ", 1)[1].strip()
+             for r in transcript(m) if r[2] == "dialog"}
+    assert lines == {"» 2 user (user) → 0 trace 1 alpha (agent): first ask",
+                     "» 0 trace 1 alpha (agent): first answer",
+                     "» 2 user (user) → 1 trace 2 beta (agent): second ask",
+                     "» 1 trace 2 beta (agent) → 0 trace 1 alpha (agent): hand-off"}
+
+    one = model_of([tool("tool-invocation", 30)], dialog=[_turn(1, 0, "ask", 1)],
+                   parties=[{"name": "agent", "role": "agent"}, {"name": "user", "role": "user"}])
+    (row,) = [r for r in transcript(one) if r[2] == "dialog"]
+    assert str(context_line(one, row, "relative", None)).rstrip().endswith(
+        "» 1 user (user): ask")

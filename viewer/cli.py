@@ -512,7 +512,8 @@ def keys_from_terminal(fd: int = 0, tty: str = "/dev/tty") -> None:
 def _import_hook(argv: Sequence[str]) -> int:
     """``vcon-view import ...``: delegated to ``viewer.importers.cli`` when it exists.
 
-    That module provides ``main(argv) -> int``; the importers are another package's job.
+    That module provides ``main(argv, finish) -> int``; the importers are another package's
+    job. ``_finish`` is called while the imported vCon is still referenced.
     """
     try:
         from viewer.importers.cli import main as import_main  # type: ignore[import-not-found]
@@ -520,7 +521,7 @@ def _import_hook(argv: Sequence[str]) -> int:
         if exc.name and exc.name.startswith("viewer.importers"):
             raise _Exit("import is not available in this build", EX_USAGE) from None
         raise
-    return int(import_main(list(argv)))
+    return int(import_main(list(argv), _finish))
 
 
 def _serve(argv: Sequence[str]) -> int:

@@ -13,8 +13,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from itertools import islice
 from typing import Any, Final
 
 import msgspec
@@ -46,16 +48,54 @@ def loads(data: bytes | bytearray | memoryview | str) -> Any:
     return value
 
 
+def reader(texts: Iterable[str]) -> Callable[[str], Any]:
+    """What reads each of ``texts`` as ``loads`` does: ``orjson.loads`` itself when none of
+    them holds 19 digits in a row (``loads`` then returns orjson's value), else ``loads``. The
+    texts are checked a few thousand at once, joined by a newline (no run crosses it), not one
+    by one (nor all at once: the joined copies of a big batch would each be fresh memory)."""
+    it = iter(texts)
+    while batch := list(islice(it, _READER_BATCH)):
+        if _long_digit_run("\n".join(batch)):
+            return loads
+    return orjson.loads
+
+
+_READER_BATCH: Final = 4096
+
+
 _TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
-_STR_TO_ZERO: Final = str.maketrans("123456789", "000000000")
 _RUN: Final = 19
 
 
 def _long_digit_run(data: bytes | bytearray | memoryview | str) -> bool:
-    """Whether ``data`` holds 19 ASCII digits in a row (one pass of translate, one find)."""
+    """Whether ``data`` holds 19 ASCII digits in a row (one pass of translate, one find).
+
+    Text is checked as its UTF-8 bytes (a lone surrogate too): an ASCII digit is one byte, and
+    no byte of another character's encoding is one."""
     if isinstance(data, str):
-        return data.translate(_STR_TO_ZERO).find("0" * _RUN) >= 0
+        data = data.encode("utf-8", "surrogatepass")
     return bytes(data).translate(_TO_ZERO).find(b"0" * _RUN) >= 0
+
+
+#: Held while a reader runs under a recursion limit of its own (``recursion_limit``): the limit
+#: is one value for the whole process, so two readers on two threads must not set it at once.
+LIMIT_LOCK: Final = threading.RLock()
+
+
+@contextmanager
+def recursion_limit(limit: int) -> Iterator[None]:
+    """Within it, Python's recursion limit is ``limit``, and no other thread changes it through
+    this function (``LIMIT_LOCK``) until it is put back."""
+    with LIMIT_LOCK:
+        before = sys.getrecursionlimit()
+        if before == limit:
+            yield
+            return
+        sys.setrecursionlimit(limit)
+        try:
+            yield
+        finally:
+            sys.setrecursionlimit(before)
 
 
 @contextmanager
@@ -66,15 +106,8 @@ def orjson_depth() -> Iterator[None]:
     (RecursionError) whatever orjson refuses, and a little more, which the caller then reads
     with orjson, for its one message. Raises RecursionError when the stack is already deeper
     than that."""
-    limit = sys.getrecursionlimit()
-    if limit <= _DEPTH:
+    with LIMIT_LOCK, recursion_limit(min(sys.getrecursionlimit(), _DEPTH)):
         yield
-        return
-    sys.setrecursionlimit(_DEPTH)
-    try:
-        yield
-    finally:
-        sys.setrecursionlimit(limit)
 
 
 def depth(value: Any) -> int:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final
 import msgspec
 import orjson
 
-from viewer.jsonenc import loads, orjson_depth
+from viewer.jsonenc import loads, orjson_depth, recursion_limit
 from viewer.model.columns import CLEAN, Events
 from viewer.model.spec import SUPPORTED_EXTENSIONS
 from viewer.model.types import Derivation, Diagnostic, Signature, Source
@@ -51,7 +51,7 @@ UNSIGNED_KEYS: Final = frozenset(
 )  # fmt: skip
 
 #: Inputs at least this big are hashed on a thread while they are parsed.
-_HASH_IN_THREAD: Final = 1 << 20
+HASH_IN_THREAD: Final = 1 << 20
 #: Refuse a gzip stream that inflates past this many bytes (decompression bomb guard).
 MAX_DECOMPRESSED: int = 2 << 30
 
@@ -141,14 +141,17 @@ def load_path(path: str, *, ignore_critical: bool = False, trust: TrustStore | N
 
 
 def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
-               trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
+               trust: TrustStore | None = None, at: datetime | None = None,
+               duplicates: bool = True) -> Loaded:
     """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only.
+    ``duplicates=False``: no ``duplicate-key`` diagnostics are looked for where they would
+    change nothing but the diagnostics (for a caller that keeps none: ``import vcon``).
 
     The signatures of a signed vCon are verified (``viewer.signatures``) against the anchors
     of ``trust``, the certificates' dates at ``at`` (default: the time the vCon gives)."""
     label = label_of(name)
     try:
-        return _load(data, name, label, ignore_critical, trust, at)
+        return _load(data, name, label, ignore_critical, trust, at, duplicates)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
     except RecursionError:  # defensive: orjson limits depth itself
@@ -161,7 +164,7 @@ def _sha256(data: bytes) -> Callable[[], str]:
     A big input is hashed on another thread while this one parses it: hashlib lets go of the
     GIL while it hashes, so on a second core the digest costs no wall time.
     """
-    if len(data) < _HASH_IN_THREAD:
+    if len(data) < HASH_IN_THREAD:
         digest = hashlib.sha256(data).hexdigest()
         return lambda: digest
     import threading
@@ -179,7 +182,8 @@ def _sha256(data: bytes) -> Callable[[], str]:
 
 
 def _load(data: bytes, name: str, label: str, ignore_critical: bool,
-          trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
+          trust: TrustStore | None = None, at: datetime | None = None,
+          duplicates: bool = True) -> Loaded:
     diags: list[Diagnostic] = []
     digest = _sha256(data)
     size = len(data)
@@ -191,10 +195,10 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool,
         body = gunzip(data, label, "")
         inflated = len(body)
         gz = True
-    obj = _parse(body, label, "", diags)
+    obj = _parse(body, label, "", diags, duplicates)
     del body
     return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated,
-                   trust, at)
+                   trust, at, duplicates)
 
 
 def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
@@ -208,7 +212,7 @@ def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
 def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
             digest: Callable[[], str], size: int, gz: bool, ignore_critical: bool,
             inflated: int = 0, trust: TrustStore | None = None,
-            at: datetime | None = None) -> Loaded:
+            at: datetime | None = None, duplicates: bool = True) -> Loaded:
     """The vCon inside ``obj`` (signed layers unwrapped), its Source and the loader's checks.
 
     ``inflated``: bytes already inflated from gzip; the guard bounds the total over every
@@ -225,7 +229,7 @@ def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
                              limit=MAX_DECOMPRESSED - inflated, nested=inflated > 0)
             inflated += len(payload)
             gz = True
-        obj = _parse(payload, label, f"{where} payload: ", diags)
+        obj = _parse(payload, label, f"{where} payload: ", diags, duplicates)
 
     if _is_encrypted(obj):
         form = "encrypted vCon (JWE)"
@@ -339,10 +343,12 @@ def gunzip(data: bytes, label: str, where: str, *, limit: int | None = None,
 
 
 def _parse(
-    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic]
+    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic],
+    duplicates: bool = True,
 ) -> dict[str, Any]:
     """The JSON object of ``body`` (BOM skipped with a warning): its ``events`` as read by
-    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted."""
+    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted.
+    ``duplicates``: look for keys named twice in what orjson read (diagnostics only)."""
     if body[:3] == _BOM:
         body = memoryview(body)[3:]
         if not any(d.code == "utf8-bom" for d in diags):
@@ -371,7 +377,7 @@ def _parse(
         kind = "a JSON array" if isinstance(obj, list) else "a JSON scalar"
         raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)",
                         foreign=not where)
-    if _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
+    if duplicates and _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         diags.extend(duplicate_keys(raw, where))  # type: ignore[arg-type]
     return obj
 
@@ -561,14 +567,11 @@ def duplicate_keys(raw: bytes, where: str = "") -> list[Diagnostic]:
             found[id(d)] = [(k, n) for k, n in counts.items() if n > 1]
         return d
 
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(max(limit, 4000))  # orjson reads 1,024 levels; json recurses
-    try:
-        doc = json.loads(raw, object_pairs_hook=hook)
+    try:  # orjson reads 1,024 levels; json recurses
+        with recursion_limit(max(sys.getrecursionlimit(), 4000)):
+            doc = json.loads(raw, object_pairs_hook=hook)
     except (ValueError, RecursionError):
         return []
-    finally:
-        sys.setrecursionlimit(limit)
     if not found:
         return []
     out: list[Diagnostic] = []

@@ -104,7 +104,7 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         raise LoadError(f"{label}: too large for memory") from None
     except formats.AmbiguousInput as exc:
         names = " or ".join(f"'vcon-view import {f.name}'" for f in exc.candidates)
-        raise LoadError(f"{label}: could be read as a {exc}; convert it with {names} "
+        raise LoadError(f"{label}: could be read as {exc}; convert it with {names} "
                         "FILE -o OUT.vcon.json") from None
     if fmt is None:
         tried = ", ".join(f.title for f in formats.formats())
@@ -117,7 +117,7 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
     try:
         vcon, report = fmt.convert(body, source_name=_base(name), **(options or {}))
     except formats.ImportInputError as exc:
-        raise LoadError(f"{label}: read as a {fmt.title}: {safe(str(exc))}") from None
+        raise LoadError(f"{label}: read as {fmt.a_title}: {safe(str(exc))}") from None
     except (MemoryError, RecursionError):
         raise LoadError(f"{label}: {fmt.title} too large or too deep to import") from None
     loaded = load_object(vcon, data, name=name)
@@ -130,7 +130,7 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         times=report.times)
     diags = [Diagnostic(
         "derived-events", "info", "",
-        f"{label} is a {fmt.title}, not a vCon: {n_ops} operation(s) were derived from it by "
+        f"{label} is {fmt.a_title}, not a vCon: {n_ops} operation(s) were derived from it by "
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]
     # whole sentences: Report.lines keeps a few whole examples (by count), never cut one short

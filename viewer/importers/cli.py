@@ -11,7 +11,7 @@ import argparse
 import importlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from viewer.importers.common import Report
 from viewer.textsafe import safe
@@ -71,11 +71,17 @@ def _read(path: str) -> bytes:
         return f.read()
 
 
-def main(argv: Sequence[str]) -> int:
-    """Entry from ``viewer.cli``; returns the exit status."""
+def _same(status: int) -> int:
+    return status
+
+
+def main(argv: Sequence[str], finish: Callable[[int], int] = _same) -> int:
+    """Entry from ``viewer.cli``; returns the exit status. ``finish`` is given the status of
+    a written vCon while the vCon is still referenced (the console script's ``finish`` ends
+    the process there, so freeing what the import built is never paid for)."""
     args = _parser().parse_args(list(argv))
     if args.kind != "vcon" and args.file != "-" and os.path.isdir(args.file):
-        return _import_dir(args)
+        return _import_dir(args, finish)
     try:
         data = _read(args.file)
     except OSError as exc:
@@ -112,10 +118,10 @@ def main(argv: Sequence[str]) -> int:
             _err(f"{safe(args.file)}: too large or too deeply nested to lift "
                  "(summary and the viewer read it)")
             return EX_USAGE
-    return _write(vcon, report, args)
+    return finish(_write(vcon, report, args))
 
 
-def _import_dir(args: argparse.Namespace) -> int:
+def _import_dir(args: argparse.Namespace, finish: Callable[[int], int]) -> int:
     """A directory: only a format whose module has ``convert_path`` (claude-code: a project
     directory of sessions) reads one; files go through the registry's ``convert``."""
     from viewer.importers.formats import ImportInputError, by_name
@@ -144,20 +150,22 @@ def _import_dir(args: argparse.Namespace) -> int:
     except (MemoryError, RecursionError):
         _err(f"{safe(args.file)}: too large or too deeply nested to import")
         return EX_USAGE
-    return _write(vcon, report, args)
+    return finish(_write(vcon, report, args))
 
 
 def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:
-    from viewer.report.summary import dumps
+    from viewer.report.summary import iter_dumps
     from viewer.report.write import write_atomic
 
+    pieces = iter_dumps(vcon, ("dialog", "events"))  # the big arrays a batch at a time
     try:
         if args.output == "-":  # stdout, as `summary -o -` (a pipe into the viewer or check)
             sys.stdout.flush()
-            sys.stdout.buffer.write(dumps(vcon))
+            for piece in pieces:
+                sys.stdout.buffer.write(piece)
             sys.stdout.buffer.flush()
         else:
-            write_atomic(args.output, dumps(vcon), input_path=args.file)
+            write_atomic(args.output, pieces, input_path=args.file)
     except ValueError as exc:
         _err(str(exc))
         return EX_USAGE

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, Final
@@ -49,6 +50,20 @@ def parse_ts(value: Any) -> tuple[datetime | None, bool]:
     if isinstance(value, str):
         return parse_time(value)
     return None, False
+
+
+def carried_times(stamps: list[datetime | None]) -> list[datetime] | None:
+    """Each record's time, a record without one taking the last known before it (the first
+    known for those before any); None when no record has a time."""
+    known = next((t for t in stamps if t is not None), None)
+    if known is None:
+        return None
+    times: list[datetime] = []
+    prev = known
+    for t in stamps:
+        prev = t or prev
+        times.append(prev)
+    return times
 
 
 def clip(value: Any, limit: int = 40) -> str:
@@ -160,12 +175,16 @@ class Events:
             ev["server"] = server
         if tool is not None:
             ev["tool"] = tool
-        ev.update(fields)
+        if fields:
+            ev.update(fields)
         if body is not None:
+            ev["body"] = body
             if isinstance(body, str) and mediatype != JSON:
-                ev.update(body=body, encoding="none", mediatype=mediatype)
+                ev["encoding"] = "none"
+                ev["mediatype"] = mediatype
             else:
-                ev.update(body=body, encoding="json", mediatype=JSON)
+                ev["encoding"] = "json"
+                ev["mediatype"] = JSON
         self.events.append(ev)
         self.sources.append(source)
         return ev
@@ -241,9 +260,10 @@ def created_at() -> str:
     return rfc3339(datetime.now(UTC))
 
 
-def vcon_uuid(data: bytes) -> str:
-    """A stable uuid for the vCon imported from these input bytes."""
-    return str(uuid.uuid5(NAMESPACE, hashlib.sha256(data).hexdigest()))
+def vcon_uuid(data: bytes, sha256: str | None = None) -> str:
+    """A stable uuid for the vCon imported from these input bytes (``sha256``: their hex
+    SHA-256 when the caller has it already)."""
+    return str(uuid.uuid5(NAMESPACE, sha256 or hashlib.sha256(data).hexdigest()))
 
 
 def assemble(
@@ -316,16 +336,17 @@ def _no_constant(name: str) -> Any:
     raise NotJSONConstant(f"{name} is not a JSON value")
 
 
-def json_loads(text: str | bytes) -> Any:
+def json_loads(text: str | bytes, read: Callable[[Any], Any] = loads) -> Any:
     """``json.loads`` for importer input that refuses ``NaN``/``Infinity`` (Python's parser
     accepts them, and orjson would later write them as null in silence): the importer counts
     the line as unmapped with the reason instead (``except ValueError``, as for any bad line).
 
     ``viewer.jsonenc.loads`` reads it first (integers of any size exact); what orjson refuses
     (not JSON, NaN, a lone surrogate, a number past a double) Python's parser reads or refuses,
-    with its own reason, as before."""
+    with its own reason, as before. ``read``: ``loads``, or what ``jsonenc.reader`` gave for
+    a batch of texts holding this one."""
     try:
-        return loads(text)
+        return read(text)
     except orjson.JSONDecodeError:
         pass
     import json

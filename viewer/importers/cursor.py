@@ -33,6 +33,7 @@ from viewer.importers.common import (
     Events,
     Report,
     assemble,
+    carried_times,
     parse_ts,
     vcon_uuid,
 )
@@ -185,7 +186,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
             rep.fail(f"line {n}", "not JSON")
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
               for _, o in lines]
-    times = _carried(stamps)
+    times = carried_times(stamps)
     if times is None:
         rep.times = "order-only"
         times = [EPOCH + timedelta(milliseconds=k) for k in range(len(lines))]
@@ -313,7 +314,7 @@ def convert(data: bytes, *, source_name: str = "-",
                     if naive and t is not None:
                         rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    times = _carried(stamps)
+    times = carried_times(stamps)
     if times is None:
         rep.times = "order-only"
         times = [EPOCH + timedelta(milliseconds=k) for k in range(len(recs))]
@@ -436,16 +437,3 @@ FORMAT = Format(
     help="a Cursor agent transcript (~/.cursor/projects/<project>/agent-transcripts/*.jsonl)",
 )
 
-
-def _carried(stamps: list[datetime | None]) -> list[datetime] | None:
-    """Each record's time, a record without one taking the last known before it (the first
-    known for those before any); None when no record has a time."""
-    known = next((t for t in stamps if t is not None), None)
-    if known is None:
-        return None
-    times: list[datetime] = []
-    prev = known
-    for t in stamps:
-        prev = t or prev
-        times.append(prev)
-    return times

@@ -28,6 +28,7 @@ MODULES: Final = (
     "viewer.importers.gemini",
     "viewer.importers.copilot",
     "viewer.importers.cursor",
+    "viewer.importers.invariant",
     "viewer.importers.otlp",
     "viewer.importers.mcp",
 )
@@ -126,6 +127,13 @@ class Format:
     add_arguments: Callable[[argparse.ArgumentParser], None] | None = None
     #: option names (argparse dests) passed on to ``convert``
     options: tuple[str, ...] = field(default=())
+    #: the title's indefinite article, as it is said ("an MCP ...", "an OpenTelemetry ...")
+    article: str = "a"
+
+    @property
+    def a_title(self) -> str:
+        """The title after its article: "a Claude Code transcript", "an MCP ..."."""
+        return f"{self.article} {self.title}"
 
 
 def formats() -> list[Format]:
@@ -144,7 +152,7 @@ class AmbiguousInput(ValueError):
     """More than one format recognises the input: the user names one (``vcon-view import``)."""
 
     def __init__(self, candidates: list[Format]) -> None:
-        super().__init__(" or ".join(f.title for f in candidates))
+        super().__init__(" or ".join(f.a_title for f in candidates))
         self.candidates = candidates
 
 

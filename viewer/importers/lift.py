@@ -19,6 +19,7 @@ without tool-lifecycle events;
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -34,7 +35,9 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, direction_named, request_key
+from viewer.jsonenc import loads, reader
 from viewer.model import spec
+from viewer.model.times import parse_times
 from viewer.model.types import Derivation, Diagnostic
 from viewer.pipeline import has_lifecycle_events
 
@@ -43,6 +46,8 @@ _SERVER_ROLES: Final = frozenset({"server", "tool-server", "tool_server", "tool_
 _CLIENT_ROLES: Final = frozenset({"client", "agent", "mcp_client", "mcp-client", "assistant",
                                   "ai_agent"})
 _OK: Final = frozenset({"ok", "success", "succeeded", "completed", "complete", "done"})
+#: A dialog whose meta has one of these is a vcon-mcp-proxy message.
+_PROXY_KEYS: Final = frozenset({"mcp_type", "mcp_method", "request_id"})
 
 
 class NothingToLift(Exception):
@@ -88,20 +93,31 @@ def _arr(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
 
-def _decode(item: dict[str, Any]) -> Any:
-    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable."""
+def _body_text(item: dict[str, Any]) -> tuple[str | None, Any]:
+    """(the JSON text of a dialog's or analysis's body, None) when the body is text (json/none,
+    or base64url decoded); else (None, the body as it is; None when its base64url is not
+    readable)."""
     body, enc = item.get("body"), item.get("encoding")
     if isinstance(body, str) and enc == "base64url":
         try:
             body = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)).decode("utf-8")
         except ValueError:
-            return None
-    if isinstance(body, str):
-        try:
-            return json_loads(body)
-        except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
-            return None
-    return body
+            return None, None
+    return (body, None) if isinstance(body, str) else (None, body)
+
+
+def _json(text: str, read: Callable[[Any], Any] = loads) -> Any:
+    """A body's JSON text read (``read``: see ``common.json_loads``); None if unreadable."""
+    try:
+        return json_loads(text, read)
+    except (ValueError, RecursionError):  # not JSON, NaN, or nested too deeply
+        return None
+
+
+def _decode(item: dict[str, Any]) -> Any:
+    """The body of a dialog or analysis, decoded from json/none/base64url; None if unreadable."""
+    text, body = _body_text(item)
+    return body if text is None else _json(text)
 
 
 class _Lifter:
@@ -150,30 +166,41 @@ class _Lifter:
 
     # -- vcon-mcp-proxy: a dialog per JSON-RPC message ---------------------------------------
     def proxy(self) -> None:
-        found: list[tuple[str, dict[str, Any], dict[str, Any], int | None, int | None]] = []
-        for i, d in enumerate(_list(self.vcon, "dialog")):
-            m = _meta(d)
-            if not ({"mcp_type", "mcp_method", "request_id"} & m.keys()):
-                continue
+        found: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any], int | None,
+                          int | None]] = []
+        dialogs = [(i, d, m) for i, d in enumerate(_list(self.vcon, "dialog"))
+                   if not _PROXY_KEYS.isdisjoint(m := _meta(d))]
+        got = [_body_text(d) for _, d, _ in dialogs]
+        read = reader(text for text, _ in got if text is not None)
+        try:  # all at once; when one is not read, each alone (json_loads says why)
+            bodies = [body if text is None else read(text) for text, body in got]
+        except (ValueError, RecursionError):
+            bodies = [body if text is None else _json(text, read) for text, body in got]
+        for (i, d, m), body in zip(dialogs, bodies, strict=True):
             where = f"/dialog/{i}"
-            body = _decode(d)
             if not isinstance(body, (dict, list)):
                 self.rep.fail(where, "dialog body is not a JSON-RPC message")
                 self.prov.unreadable += 1
                 continue
             self.derived.append(where)
-            found.append((where, d, body if isinstance(body, dict) else {"batch": body},
+            found.append((where, d, m, body if isinstance(body, dict) else {"batch": body},
                           *_sender(d)))
         if not found:
             return
         self.shapes.append("vcon-mcp-proxy")
-        sides = _learn_sides((body, sender, other) for _, _, body, sender, other in found)
+        sides = _learn_sides((body, sender, other) for _, _, _, body, sender, other in found)
+        starts = [d.get("start") for _, d, _, _, _, _ in found]
+        parsed = parse_times(starts)  # all at once when all are date-times with an offset
+        if parsed is None:
+            read_ts = [parse_ts(v) for v in starts]
+            if any(naive for _, naive in read_ts):
+                self.rep.warn("dialog start times without a zone offset were read as UTC")
+            parsed = [ts for ts, _ in read_ts]
         msgs: list[Msg] = []
         open_c: dict[str, str] = {}  # the client's open requests: id key -> method
         open_s: dict[str, str] = {}  # the server's
         disagree = 0
-        for where, d, body, sender, _ in found:
-            m = _meta(d)
+        for (where, _, m, body, sender, _), ts in zip(found, parsed, strict=True):
             shape = _shape(body)
             if shape is not None and m.get("mcp_type") in _SHAPES and m["mcp_type"] != shape:
                 disagree += 1
@@ -183,22 +210,21 @@ class _Lifter:
                 (open_c if way == C2S else open_s)[request_key(body.get("id"))] = body["method"]
             elif way is not None and shape == "response":
                 (open_c if way == S2C else open_s).pop(request_key(body.get("id")), None)
-            ts, naive = parse_ts(d.get("start"))
-            if naive:
-                self.rep.warn("dialog start times without a zone offset were read as UTC")
             msgs.append(Msg(body, way, ts, where))
         if disagree:
             self.rep.warn(f"{disagree} dialog(s) have a meta.mcp_type that is not the shape of "
                           "their JSON-RPC message: the message was followed")
-        known = [m.ts for m in msgs if m.ts is not None]
-        times: list[datetime] = []
-        prev = known[0] if known else EPOCH
-        for k, m in enumerate(msgs):
-            prev = m.ts if m.ts is not None else (prev if known else EPOCH.replace(
-                microsecond=min(k * 1000, 999000)))
-            times.append(prev)
-        if not known:
-            self.rep.times = "order-only"
+        times = parsed
+        if None in parsed:  # a dialog without a time takes the time before it
+            known = [ts for ts in parsed if ts is not None]
+            times = []
+            prev = known[0] if known else EPOCH
+            for k, ts in enumerate(parsed):
+                prev = ts if ts is not None else (prev if known else EPOCH.replace(
+                    microsecond=min(k * 1000, 999000)))
+                times.append(prev)
+            if not known:
+                self.rep.times = "order-only"
         self.note_time(times[0])
         client = self._side_party(sides, C2S)
         self.ev.party = client if client is not None else self.party(
@@ -449,7 +475,7 @@ def proxy_direction(msg: dict[str, Any], shape: str | None, sender_side: str | N
     (``_learn_sides``); ``open_c``/``open_s`` (id key -> method) are kept by the caller.
     None: no direction (a response to no open request; the mapper reports it).
     """
-    got = direction_named(explicit)
+    got = direction_named(explicit) if explicit is not None else None
     if got:
         return got
     method = msg.get("method")
@@ -487,12 +513,16 @@ def _client_answer(method: str, result: Any) -> bool:
 def _sender(d: dict[str, Any]) -> tuple[int | None, int | None]:
     """The dialog's sender (``originator``, else the first of its ``parties``) and the other
     party of the dialog: indices used as identities (their roles are not read)."""
-    ps = [p for p in _arr(d.get("parties")) if type(p) is int]
+    ps = d.get("parties")
+    if not isinstance(ps, list):
+        ps = ()
     sender = d.get("originator")
     if type(sender) is not int:
-        sender = ps[0] if ps else None
-    other = next((p for p in ps if p != sender), None)
-    return sender, other
+        sender = next((p for p in ps if type(p) is int), None)
+    for p in ps:
+        if type(p) is int and p != sender:
+            return sender, p
+    return sender, None
 
 
 def _learn_sides(found: Any) -> dict[int, str | None]:
@@ -618,7 +648,9 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
     from viewer.load import load_bytes
     from viewer.model.columns import plain
 
-    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical)
+    # the loader's diagnostics are not kept: no search for keys named twice
+    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical,
+                        duplicates=False)
     vcon = plain(loaded.vcon)  # its events as values, which the derived vCon copies
     if has_lifecycle_events(vcon):
         raise NothingToLift("it already has tool-invocation events")
@@ -632,15 +664,15 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
     # input is not used after this, and the result is only serialised.
     out = derived_vcon(vcon, events, prov)
     old_uuid = vcon.get("uuid")
-    out["uuid"] = vcon_uuid(data)
+    out["uuid"] = vcon_uuid(data, loaded.source.sha256)
     provenance = {
         "tool": "vcon-view import vcon",
         "source": {"file": source_name, "uuid": old_uuid, "sha256": loaded.source.sha256,
                    "shapes": list(prov.shapes)},
         "derived_from": list(prov.derived_from),
         **prov.report.as_dict(),
-        "events": [{"event": len(_list(vcon, "events")) + i, "from": s}
-                   for i, s in enumerate(prov.event_sources)],
+        "events": [{"event": i, "from": s}
+                   for i, s in enumerate(prov.event_sources, len(_list(vcon, "events")))],
     }
     out["attachments"] = [*_list(out, "attachments"), {
         "purpose": "import-provenance",

@@ -71,7 +71,7 @@ _FLAT_KEYS: Final = frozenset({"ts", "time", "timestamp", "dir", "direction"})
 
 
 
-@dataclass
+@dataclass(slots=True)
 class Msg:
     """One JSON-RPC message (or an HTTP denial) of a transcript, in transcript order."""
 
@@ -460,7 +460,7 @@ def client_of(t: Transcript) -> str | None:
 # --- the mapper -------------------------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Op:
     id: str
     tool: str
@@ -699,7 +699,7 @@ class MCPMapper:
     # -- client -> server -----------------------------------------------------------------
     def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method, rid = msg["method"], request_key(msg.get("id"))
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = p if isinstance(p := msg.get("params"), dict) else {}
         if method == "tools/call":
             self._tools_call(m, rid, params, when)
         elif method in ("tasks/get", "tasks/result"):
@@ -786,7 +786,7 @@ class MCPMapper:
 
     def _c2s_note(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method = msg["method"]
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = p if isinstance(p := msg.get("params"), dict) else {}
         if method == "notifications/cancelled":
             entry = self.pending_c.get(request_key(params.get("requestId")))
             if entry is None or entry[1] is None or entry[0] != "call":
@@ -799,7 +799,7 @@ class MCPMapper:
     # -- server -> client -----------------------------------------------------------------
     def _s2c_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method, rid = msg["method"], request_key(msg.get("id"))
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = p if isinstance(p := msg.get("params"), dict) else {}
         if method != "elicitation/create":
             if method == "sampling/createMessage":
                 self.rep.warn("sampling/createMessage requests are not supported by the draft "
@@ -837,7 +837,7 @@ class MCPMapper:
 
     def _s2c_note(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method = msg["method"]
-        params = msg.get("params") if isinstance(msg.get("params"), dict) else {}
+        params = p if isinstance(p := msg.get("params"), dict) else {}
         if method == "notifications/progress":
             op = self.progress.get(request_key(params.get("progressToken")))
             if op is None:
@@ -1042,9 +1042,10 @@ def convert(
     ]
     import hashlib
 
+    digest = hashlib.sha256(data).hexdigest()
     provenance = {
         "tool": "vcon-view import mcp",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+        "source": {"file": source_name, "sha256": digest,
                    "format": t.format, "messages": len(t.messages)},
         "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
         "retry_with_input_responses": RETRY_CHOICE,
@@ -1052,7 +1053,7 @@ def convert(
         **({"notes": mapper.notes} if mapper.notes else {}),
     }
     vcon = assemble(
-        uid=vcon_uuid(data),
+        uid=vcon_uuid(data, digest),
         subject=f"MCP tool traffic imported from {source_name}",
         parties=parties,
         events=events,
@@ -1097,6 +1098,7 @@ def _add_arguments(p: Any) -> None:
 FORMAT = Format(
     name="mcp",
     title="MCP JSON-RPC transcript",
+    article="an",
     unit="messages",
     sniff=_sniff,
     convert=convert,

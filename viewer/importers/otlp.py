@@ -1502,6 +1502,7 @@ def sniff(smp: Sample) -> bool:
 FORMAT = Format(
     name="otlp",
     title="OpenTelemetry (OTLP) export",
+    article="an",
     unit="records",
     sniff=sniff,
     convert=convert,

@@ -18,6 +18,7 @@ import csv
 import io
 import re
 from collections.abc import Iterator, Sequence
+from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
 
@@ -77,24 +78,38 @@ def cells(values: Sequence[object]) -> list[str]:
     (checked together, not escaped one by one); else every value goes through ``cell``.
     Values that are not strings always do.
     """
+    texts = _texts(values)
+    return texts if _inert(" ".join(texts)) else [cell(v) for v in values]
+
+
+#: ``cell`` of None and of each bool, for a run of those alone.
+_BOOL_NONE_CELLS = {**_EMPTY, **_BOOLS}
+_BOOL_NONE = frozenset({bool, type(None)})
+
+
+def _texts(values: Sequence[object]) -> list[str]:
+    """Each value's cell if it is a string that needs nothing (the value itself), None, an int
+    or a bool; any other value through ``cell``."""
     # ``cell`` of None, of an int and of a bool, made in C (map) for a run of those alone:
     # ``_EMPTY.get(v, text)`` is ``cell(None)`` for None, ``text`` for anything else
     kinds = set(map(type, values))
     if kinds <= _STR:
-        texts = list(values)
-    elif kinds <= _STR_NONE:
-        texts = list(map(_EMPTY.get, values, values))
-    elif kinds <= _INT_NONE:
-        texts = list(map(_EMPTY.get, values, map(str, values)))
-    elif kinds <= _BOOL:
-        texts = list(map(_BOOLS.__getitem__, values))
-    else:
-        texts = [v if type(v) is str else cell(v) for v in values]
-    block = " ".join(texts)
-    if is_safe(block) and not block.startswith(_STARTS) and \
-            _FORMULA_AFTER_SPACE.search(block) is None:
-        return texts
-    return [cell(v) for v in values]
+        return list(values)  # type: ignore[arg-type]
+    if kinds <= _STR_NONE:
+        return list(map(_EMPTY.get, values, values))  # type: ignore[arg-type]
+    if kinds <= _INT_NONE:
+        return list(map(_EMPTY.get, values, map(str, values)))  # type: ignore[arg-type]
+    if kinds <= _BOOL_NONE:  # (True and False are 1 and 0 to a dict: bools and None only)
+        return list(map(_BOOL_NONE_CELLS.__getitem__, values))  # type: ignore[arg-type]
+    return [v if type(v) is str else cell(v) for v in values]
+
+
+def _inert(block: str) -> bool:
+    """True when no string of the values joined by spaces in ``block`` holds a character
+    ``safe`` escapes or starts like a formula (a space inside a value can only add a false
+    alarm)."""
+    return is_safe(block) and not block.startswith(_STARTS) and \
+        _FORMULA_AFTER_SPACE.search(block) is None
 
 
 #: A column is checked in runs of this many values: one value that needs escaping sends only
@@ -103,38 +118,84 @@ RUN = 256
 
 
 def column(values: Sequence[object]) -> list[str]:
-    """``[cell(v) for v in values]`` for one column, by ``cells`` over runs of ``RUN``."""
+    """``[cell(v) for v in values]`` for one column: checked whole (``cells``' check), and
+    when that fails, by ``cells`` over runs of ``RUN``."""
+    return _column(values)[0]
+
+
+def _column(values: Sequence[object]) -> tuple[list[str], str | None]:
+    """``column(values)``, and the cells joined by spaces when they were checked whole (the
+    check passed), else None."""
+    try:  # strings alone, or strings and None: joined without a look at each one's type
+        try:
+            block = " ".join(values)  # type: ignore[arg-type]
+            texts = list(values)  # type: ignore[arg-type]
+        except TypeError:
+            texts = list(map(_EMPTY.get, values, values))  # type: ignore[arg-type]
+            block = " ".join(texts)
+    except TypeError:  # another type (or one no dict can hold)
+        texts = _texts(values)
+        block = " ".join(texts)
+    if _inert(block):
+        return texts, block
     if len(values) <= RUN:
-        return cells(values)
+        return [cell(v) for v in values], None
     out: list[str] = []
     for i in range(0, len(values), RUN):
         out += cells(values[i:i + RUN])
-    return out
+    return out, None
+
+
+def _written(values: Sequence[object]) -> list[str]:
+    """The column's cells (``column``) as the csv module writes them (``_quoted_column``)."""
+    texts, block = _column(values)
+    if block is not None and not _needs_quotes(block):
+        return texts
+    return _quoted_column(texts)
+
+
+class _NoAttempt:
+    """The row of an operation without any attempt: every attempt field None or empty (an
+    empty cell either way); its flags are the operation's (``_columns``)."""
+
+    __slots__ = ()
+    number = start = end = final_state = None
+    decision = decision_life = decision_event = escalated = flags = None
+    steps = late = out_of_model = ()
+
+
+_NO_ATTEMPT = _NoAttempt()
+_ONLY_NO_ATTEMPT = (_NO_ATTEMPT,)
+_ATTEMPTS = attrgetter("attempts")
+#: The columns of the operation, then of the attempt (its states and events in between).
+_OP_FIELDS = ("operation_id", "operation", "server", "tool", "decision", "decision_life",
+              "decision_event", "outcome")
 
 
 def _ints(values: Sequence[int]) -> str:
     return " ".join(map(str, values))
 
 
-class _NoAttempt:
-    """The row of an operation without any attempt: every attempt field None (empty cells)."""
-
-    __slots__ = ()
-    number = start = end = final_state = states = events = late = out_of_model = None
-    decision = decision_life = decision_event = escalated = None
-
-
-_NO_ATTEMPT = _NoAttempt()
-
-
 def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[str]]:
-    """The cells, column by column: one row per attempt, and one for an operation without
-    any. Recorded values repeat down a column (servers, tools, states), and a column is one
-    kind of value, so each is checked in bulk (``column``) rather than cell by cell."""
-    pairs = [(op, a) for op in selected(model, operations)
-             for a in (op.attempts or (_NO_ATTEMPT,))]
-    ops = [op for op, _ in pairs]
-    atts = [a for _, a in pairs]
+    """Each row in three parts, written (cells quoted where the csv module quotes them): the
+    operation's columns, the attempt's, and the operation's party with the file's provenance.
+    One row per attempt, and one for an operation without any; the operation's parts are
+    made once per operation and repeated on each of its rows. Each part is built column by
+    column: recorded values repeat down a column (servers, tools, states), and a column is one
+    kind of value, so each is checked whole (``column``) rather than cell by cell."""
+    ops = selected(model, operations)
+    counts = [len(a) or 1 for a in map(_ATTEMPTS, ops)]
+    atts = list(chain.from_iterable([op.attempts or _ONLY_NO_ATTEMPT for op in ops]))
+    # each row's operation (by position), unless every operation has one row
+    row_op = None if len(atts) == len(ops) else \
+        list(chain.from_iterable(map(repeat, range(len(ops)), counts)))
+
+    def spread(values: list[Any]) -> list[Any]:
+        return values if row_op is None else list(map(values.__getitem__, row_op))
+
+    def field(name: str, items: Sequence[Any]) -> list[Any]:
+        return list(map(attrgetter(name), items))
+
     names: dict[int | None, str] = {}
     parties = []
     for op in ops:
@@ -143,44 +204,37 @@ def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[
         if name is None:
             name = names[p] = party_name(model, p)
         parties.append(name)
-
-    def of_ops(name: str) -> list[Any]:
-        return list(map(attrgetter(name), ops))
-
-    def of_attempts(name: str) -> list[Any]:
-        """Each row's attempt's ``name``; None for an operation without any."""
-        return list(map(attrgetter(name), atts))
-
+    flags = field("flags", atts)
+    if None in flags:  # an operation without attempts: its own flags
+        op_flags = spread(field("flags", ops))
+        flags = [o if f is None else f for f, o in zip(flags, op_flags, strict=True)]
+    try:  # each distinct set of flags written once
+        flag_text = {f: " ".join(sorted(f)) for f in dict.fromkeys(flags)}
+        flag_texts = list(map(flag_text.__getitem__, flags))
+    except TypeError:  # unhashable: a model built by hand
+        flag_texts = [" ".join(sorted(f)) for f in flags]
     # file-level provenance on every row: the weakest status of every signature of every layer
-    override, signature = cells([True if model.source.critical_override else None,
-                                 overall(model.source) or "unsigned"])
-    return [
-        column(of_ops("operation_id")),
-        column(of_ops("operation")),
-        column(of_ops("server")),
-        column(of_ops("tool")),
-        column(of_ops("decision")),
-        column(of_ops("decision_life")),
-        column(of_ops("decision_event")),
-        column(of_ops("outcome")),
-        column(of_attempts("number")),
-        column(rfc3339_column(of_attempts("start"))),
-        column(rfc3339_column(of_attempts("end"))),
-        column(of_attempts("final_state")),
-        column([None if s is None else " > ".join([x or "" for x in s])
-                for s in of_attempts("states")]),
-        column([None if e is None else _ints(e) for e in of_attempts("events")]),
-        column([None if e is None else _ints(e) for e in of_attempts("late")]),
-        column([None if e is None else _ints(e) for e in of_attempts("out_of_model")]),
-        column(of_attempts("decision")),
-        column(of_attempts("decision_life")),
-        column(of_attempts("decision_event")),
-        column(of_attempts("escalated")),
-        column([" ".join(sorted((op if a is _NO_ATTEMPT else a).flags)) for op, a in pairs]),
-        column(parties),
-        [override] * len(pairs),
-        [signature] * len(pairs),
-    ]
+    provenance = ",".join(_quoted_column(cells([
+        True if model.source.critical_override else None,
+        overall(model.source) or "unsigned"])))
+    heads = _joined_rows([_written(field(name, ops)) for name in _OP_FIELDS])
+    middles = _joined_rows([
+        _written(field("number", atts)),
+        _written(rfc3339_column(field("start", atts))),
+        _written(rfc3339_column(field("end", atts))),
+        _written(field("final_state", atts)),
+        _written([" > ".join([s.after or "" for s in a.steps]) for a in atts]),
+        _written([" ".join([str(s.event) for s in a.steps]) for a in atts]),
+        _written([_ints(e) if e else "" for e in field("late", atts)]),
+        _written([_ints(e) if e else "" for e in field("out_of_model", atts)]),
+        _written(field("decision", atts)),
+        _written(field("decision_life", atts)),
+        _written(field("decision_event", atts)),
+        _written(field("escalated", atts)),
+        _written(flag_texts),
+    ])
+    tails = list(map(",".join, zip(_written(parties), repeat(provenance))))
+    return [spread(heads), middles, spread(tails)]
 
 
 #: What makes csv quote a field (QUOTE_MINIMAL): the delimiter, the quote character, a line
@@ -212,10 +266,27 @@ def csv_rows(columns: Sequence[list[str]]) -> str:
 
 def _row_lines(columns: Sequence[list[str]]) -> list[str]:
     """The rows of ``csv_rows``, each without its line end."""
-    cols = [_quoted(c) if _needs_quotes(" ".join(c)) else c for c in columns]
-    if not cols or not cols[0]:
+    return _joined_rows([_quoted_column(c) for c in columns])
+
+
+def _quoted_column(cells: list[str]) -> list[str]:
+    """A column of cells as the csv module writes them: as they are when none needs quoting
+    (``_needs_quotes``), else each through ``_quoted``. A column that repeats its cells is
+    quoted once per distinct cell."""
+    if not _needs_quotes(" ".join(cells)):
+        return cells
+    distinct = list(dict.fromkeys(cells))
+    if len(distinct) == len(cells):
+        return _quoted(cells)
+    made = dict(zip(distinct, _quoted(distinct), strict=True))
+    return list(map(made.__getitem__, cells))
+
+
+def _joined_rows(columns: Sequence[list[str]]) -> list[str]:
+    """Each row of the columns (cells as written, quoted where needed) joined by commas."""
+    if not columns or not columns[0]:
         return []
-    return [",".join(row) for row in zip(*cols, strict=True)]
+    return list(map(",".join, zip(*columns, strict=True)))
 
 
 def _header() -> str:
@@ -226,7 +297,8 @@ def _header() -> str:
 
 def to_csv(model: Model, operations: Sequence[Operation] | None = None) -> str:
     """The CSV text (RFC 4180, CRLF line ends), header row first."""
-    return _header() + csv_rows(_columns(model, operations))
+    rows = _joined_rows(_columns(model, operations))
+    return _header() + ("\r\n".join(rows) + "\r\n" if rows else "")
 
 
 def csv_pieces(model: Model, operations: Sequence[Operation] | None = None
@@ -234,7 +306,7 @@ def csv_pieces(model: Model, operations: Sequence[Operation] | None = None
     """``to_csv`` as UTF-8 pieces: the header, then ``PIECE_LINES`` rows at a time (a big
     export is never one string, and then its UTF-8 copy as well). The rows are all made
     before the first piece is asked for, as with ``to_csv``."""
-    return _pieces(_header(), _row_lines(_columns(model, operations)))
+    return _pieces(_header(), _joined_rows(_columns(model, operations)))
 
 
 def _pieces(header: str, rows: list[str]) -> Iterator[bytes]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from html import escape
 
@@ -35,6 +35,7 @@ from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
+    DECISION,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
@@ -43,6 +44,7 @@ from viewer.report.evidence import (
     Evidence,
     OperationEvidence,
     Quote,
+    decision_keys,
     each_once,
     evidence,
     per_key,
@@ -268,12 +270,10 @@ def _decision(e: Callable[[object], str], value: str | None, life: str | None,
 
 
 def _decisions(e: Callable[[object], str],
-               rows: Iterable[tuple[str | None, str | None, int | None]]) -> list[str]:
+               rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
     """``_decision`` of each (decision, life, event), each distinct one made once: the key has
     the event as written (``str``, as the f-string writes it), so it holds only str and None."""
-    return per_key(
-        [(value, life, None if event is None else str(event)) for value, life, event in rows],
-        lambda k: _decision(e, k[0], k[1], k[2]))
+    return per_key(decision_keys(rows), lambda k: _decision(e, k[0], k[1], k[2]))
 
 
 def _states(e: Callable[[object], str], states: Sequence[str | None]) -> str:
@@ -299,8 +299,7 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
     ids = h_column([op.operation_id for op in ops], e)  # distinct: in bulk, not memoised
-    decisions = _decisions(e, [(op.decision, op.decision_life, op.decision_event)
-                               for op in ops])
+    decisions = _decisions(e, list(map(DECISION, ops)))
     flags = per_key([op.flags for op in ops], lambda f: e(" ".join(sorted(f))))
     finals = iter(per_key([(a.final_state,) for op in ops for a in op.attempts],
                           lambda k: _final(e, k)))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice
+from operator import attrgetter
 from typing import Any
 
 from viewer.glyphs import PARTY_GLYPH
@@ -18,6 +20,7 @@ from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
+    DECISION,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
@@ -26,6 +29,7 @@ from viewer.report.evidence import (
     Evidence,
     OperationEvidence,
     Quote,
+    decision_keys,
     each_once,
     evidence,
     per_key,
@@ -179,10 +183,22 @@ def _decision(value: str | None, value_md: str, life_md: str, event: int | None)
     return f"{value_md or '(missing)'} ({where})" if where else value_md
 
 
-def _attempts_cell(m: Callable[[object], str], op: Operation) -> str:
-    if not op.attempts:
-        return "none"
-    return "; ".join(f"{a.number}: {m(a.final_state) or '-'}" for a in op.attempts)
+def _attempts_cells(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+    """Each operation's attempts in one cell: '1: Failed; 2: Completed' ('-' for an attempt
+    without a state), 'none' without any. Every attempt's part is made in one go (its final
+    state through ``md`` column-wise), then each operation takes its own."""
+    counts = [len(op.attempts) for op in ops]
+    atts = [a for op in ops for a in op.attempts]
+    parts = iter(list(map("{}: {}".format, map(_NUMBER, atts),
+                          [s or "-" for s in md_column(list(map(_FINAL_STATE, atts)), m)])))
+    return [next(parts) if n == 1 else "; ".join(islice(parts, n)) if n else "none"
+            for n in counts]
+
+
+_NUMBER = attrgetter("number")
+_FINAL_STATE = attrgetter("final_state")
+_LATE = attrgetter("late")
+_OUT_OF_MODEL = attrgetter("out_of_model")
 
 
 def _finding_lines(m: Callable[[object], str], findings: Sequence[Finding],
@@ -232,18 +248,16 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
     space, as ``_row`` has it, then each row is one join."""
     cols = [[c if c else " " for c in col] if "" in col else col for col in columns]
     return [_row(header), _row("---" for _ in header),
-            *["| " + " | ".join(r) + " |" for r in zip(*cols, strict=True)]]
+            *map("| {} |".format, map(" | ".join, zip(*cols, strict=True)))]
 
 
 def _decisions(m: Callable[[object], str],
-               rows: Iterable[tuple[str | None, str | None, int | None]]) -> list[str]:
+               rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
     """``_decision`` of each (decision, life, event): a report has a few distinct ones (the
     values, and the standing decisions that govern many attempts), each made once: the key
     has the event as written (``str``, as the f-string writes it), so it holds only str and
     None."""
-    return per_key(
-        [(value, life, None if event is None else str(event)) for value, life, event in rows],
-        lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
+    return per_key(decision_keys(rows), lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
 
 
 def _flags(m: Callable[[object], str], flags: Any) -> str:
@@ -264,8 +278,8 @@ def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids:
             [str(i) for i in range(1, len(ops) + 1)],
             [_op_id(m, op_md, mark) for op_md, mark in zip(ids, marks, strict=True)],
             md_column([op.target for op in ops], m),
-            _decisions(m, [(op.decision, op.decision_life, op.decision_event) for op in ops]),
-            [_attempts_cell(m, op) for op in ops],
+            _decisions(m, list(map(DECISION, ops))),
+            _attempts_cells(m, ops),
             md_column([op.outcome for op in ops], m),
             per_key([op.flags for op in ops], lambda f: _flags(m, f)),
         ],
@@ -286,14 +300,14 @@ def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation], ids: S
          "Out of model", "Flags"],
         [
             [op_md for op_md, _ in pairs],
-            [str(a.number) for a in atts],
+            list(map(str, map(_NUMBER, atts))),
             md_column(rfc3339_column([a.start for a in atts]), m),
             md_column(rfc3339_column([a.end for a in atts]), m),
             per_key([a.states for a in atts], lambda s: _states(m, s)),
-            [_ints(a.events) for a in atts],
-            _decisions(m, [(a.decision, a.decision_life, a.decision_event) for a in atts]),
-            [_ints(a.late) for a in atts],
-            [_ints(a.out_of_model) for a in atts],
+            [", ".join([str(s.event) for s in a.steps]) for a in atts],  # _ints(a.events)
+            _decisions(m, list(map(DECISION, atts))),
+            [_ints(e) if e else "" for e in map(_LATE, atts)],
+            [_ints(e) if e else "" for e in map(_OUT_OF_MODEL, atts)],
             per_key([a.flags for a in atts], lambda f: _flags(m, f)),
         ])]
 

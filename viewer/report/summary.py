@@ -201,17 +201,10 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
 
 
 def _document(model: Model, operations: Sequence[Operation] | None,
-              *, with_operations: bool) -> dict[str, Any]:
+              *, with_operations: bool, with_findings: bool = True) -> dict[str, Any]:
+    """The summary document; without its operations, or its findings, their arrays are left
+    empty (``iter_json`` writes them in batches)."""
     ops = selected(model, operations)
-    out = _before(model, operations, ops)
-    out["operations"] = _operations(model, ops) if with_operations else []
-    out.update(_after(model, operations))
-    return out
-
-
-def _before(model: Model, operations: Sequence[Operation] | None,
-            ops: Sequence[Operation]) -> dict[str, Any]:
-    """The document's members before "operations"."""
     out: dict[str, Any] = {"format": FORMAT}
     if model.source.critical_override:
         out["produced_under_override"] = True
@@ -230,14 +223,7 @@ def _before(model: Model, operations: Sequence[Operation] | None,
             "of": len(model.operations),
             "operation_ids": [op.operation_id for op in ops],
         }
-    return out
-
-
-def _after(model: Model, operations: Sequence[Operation] | None,
-           *, with_findings: bool = True) -> dict[str, Any]:
-    """The document's members after "operations" (``with_findings=False``: "findings" empty,
-    for ``iter_json`` to write in batches from ``_finding_dicts``)."""
-    out: dict[str, Any] = {}
+    out["operations"] = _operations(model, ops) if with_operations else []
     out["standing_decisions"] = [
         {
             "event": d.event,
@@ -286,72 +272,85 @@ def _escaped(raw: bytes) -> bytes:
     return json_escape_unsafe_bytes(raw)
 
 
-#: Items dumped per orjson call by ``iter_json``: few enough that their dicts stay small next to
-#: the parsed vCon, enough that the per-call cost vanishes.
+#: List items dumped per orjson call by ``iter_json`` and ``iter_dumps``: few enough that their
+#: dicts stay small next to the parsed vCon, enough that the per-call cost vanishes.
 BATCH = 512
 
 
 def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
     """``to_json`` in pieces, byte for byte: the operations, then the findings, are built,
-    dumped and released ``BATCH`` at a time, so the document never exists whole (on a big file,
-    millions of dicts and lists fewer at once, and the memory of one batch is reused for the
-    next).
+    dumped and released ``BATCH`` at a time, so the document never exists whole (on a big
+    file, millions of dicts and lists fewer at once, and the memory of one batch is reused for
+    the next).
 
-    The members before the operations are dumped with an empty "operations" array, which is
-    then opened (``_opened``); the members after it, with an empty "findings" array, only once
-    every operation is written, so their text is never held next to a batch.
+    The rest of the document is dumped with empty "operations" and "findings" arrays, which
+    ``_spliced`` then fills.
     """
     ops = selected(model, operations)
     if not ops:
         yield dumps(_document(model, operations, with_operations=False))
         return
-    head, _ = _opened(dumps({**_before(model, operations, ops), "operations": []}),
-                      "operations")
-    yield head
-    del head
-    yield from _batches("operations", _iter_operations(model, ops), len(ops))
+    head = dumps(_document(model, operations, with_operations=False, with_findings=False))
+    lists = {"operations": _in_batches(_iter_operations(model, ops))}
     findings = selected_findings(model, operations)
-    _, after = _opened(
-        dumps({"operations": [], **_after(model, operations, with_findings=False)}),
-        "operations")
     if findings:
-        head, after = _opened(after, "findings")
-        yield head
-        del head
-        yield from _batches("findings", _finding_dicts(findings), len(findings))
-    yield after
+        lists["findings"] = _in_batches(_finding_dicts(findings))
+    yield from _spliced(head, lists)
 
 
-def _opened(text: bytes, name: str) -> tuple[bytes, bytes]:
-    """``text`` (a document dumped by ``dumps`` with member ``name`` an empty array, at the
-    top level) cut where the array's items go: before them (with ``[`` and a line break), and
-    after them (from the line break before ``]``)."""
-    marker = b'\n  "' + name.encode() + b'": []'
-    at = text.index(marker) + len(marker) - 1  # at the "]"
-    return text[: at - 1] + b"[\n", b"\n  " + text[at:]
+def _in_batches(dicts: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """``dicts`` made ``BATCH`` at a time, each batch only when it is asked for."""
+    return iter(lambda: list(islice(dicts, BATCH)), [])
 
 
-def _batches(name: str, dicts: Iterator[dict[str, Any]], n: int) -> Iterator[bytes]:
-    """The ``n`` items of top-level array member ``name``, ``BATCH`` at a time, as ``dumps``
-    writes them in the document: each batch is dumped as ``{name: [...]}``, which puts its items
-    at their depth in the document, and the wrapper is cut off."""
+def iter_dumps(document: dict[str, Any], members: Sequence[str]) -> Iterator[bytes]:
+    """``dumps(document)`` in pieces, byte for byte: each of its ``members`` that is a
+    non-empty list is dumped ``BATCH`` items at a time (``vcon-view import``'s ``dialog`` and
+    ``events``), so the whole text never exists at once."""
+    big = {k: v for k in members if isinstance(v := document.get(k), list) and v}
+    if not big:
+        yield dumps(document)
+        return
+    head = dumps({k: [] if k in big else v for k, v in document.items()})
+    yield from _spliced(head, {k: _batches(v) for k, v in big.items()})
+
+
+def _batches(items: list[Any]) -> Iterator[list[Any]]:
+    return (items[i:i + BATCH] for i in range(0, len(items), BATCH))
+
+
+def _spliced(head: bytes, lists: dict[str, Iterator[list[Any]]]) -> Iterator[bytes]:
+    """``head`` (a document dumped by ``dumps`` with each member of ``lists`` an empty array)
+    with those arrays filled, in pieces. Each batch of items (none empty; at least one per
+    member) is dumped as ``{"name": [...]}``, which puts its items at their depth in the
+    document; the wrapper is cut off."""
     option = orjson.OPT_INDENT_2
-    wrapper = b'{\n  "' + name.encode() + b'": [\n'
-    cut, tail = len(wrapper), len(_BATCH_TAIL)
-    for start in range(0, n, BATCH):
-        if start:  # first: the reader lets go of the batch before while this one is made
-            yield b",\n"
-        chunk = jsonenc.dumps({name: list(islice(dicts, BATCH))}, option=option)
-        if not (chunk.startswith(wrapper) and chunk.endswith(_BATCH_TAIL)):
-            # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
-            raise RuntimeError(f"summary JSON: unexpected layout of a batch of {name}")
-        piece = _escaped(chunk[cut:-tail])
-        del chunk
-        yield piece
-        del piece
+    at = 0
+    for name in sorted(lists, key=lambda k: head.index(_opened(k))):
+        wrap = b"{" + _opened(name) + b"\n"
+        marker = _opened(name) + b"]"
+        end = head.index(marker, at) + len(marker) - 1  # at the "]"
+        yield head[at:end - 1] + b"[\n"
+        for k, batch in enumerate(lists[name]):
+            if k:  # first: the reader lets go of the batch before while this one is made
+                yield b",\n"
+            chunk = jsonenc.dumps({name: batch}, option=option)
+            del batch  # its dicts
+            if not (chunk.startswith(wrap) and chunk.endswith(b"\n  ]\n}")):
+                # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
+                raise RuntimeError("JSON in pieces: unexpected layout of a batch")
+            piece = _escaped(chunk[len(wrap):-6])
+            del chunk
+            yield piece
+            del piece
+        yield b"\n  "
+        at = end
+    yield head[at:]
 
 
-_BATCH_TAIL = b"\n  ]\n}"
+def _opened(name: str) -> bytes:
+    """How ``dumps`` opens the top-level member ``name`` (its key, at depth 1)."""
+    return b"\n  " + orjson.dumps(name) + b": ["
 
 
 def to_json(model: Model, operations: Sequence[Operation] | None = None) -> bytes:

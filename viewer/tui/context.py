@@ -33,6 +33,18 @@ def _is_agent(model: Model, index: object) -> bool:
             and isinstance(ps[index], dict) and ps[index].get("role") == "agent")
 
 
+_agents: tuple[Model | None, bool] = (None, False)
+
+
+def _several_agents(model: Model) -> bool:
+    """Whether more than one party is an agent (counted once per model)."""
+    global _agents
+    if _agents[0] is not model:
+        n = sum(1 for i in range(len(model.parties)) if _is_agent(model, i))
+        _agents = (model, n > 1)
+    return _agents[1]
+
+
 def transcript(model: Model) -> list[tuple[datetime | None, int, str, int]]:
     """(time, order, kind, index) for dialog turns, context events and operations."""
     rows: list[tuple[datetime | None, int, str, int]] = []
@@ -141,9 +153,13 @@ def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode:
         d = model.dialog[i]
         who = ""
         if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
-            who = party_label(model, d["parties"][0])
-            if len(d["parties"]) == 2 and all(_is_agent(model, p) for p in d["parties"]):
-                who += " → " + party_label(model, d["parties"][1])  # agent to agent
+            ps = d["parties"]
+            who = party_label(model, ps[0])
+            # the listener too when it is an agent and the speaker does not say which: agent to
+            # agent, or a turn to one of several agents (sub-agents, an Invariant file's traces)
+            if len(ps) == 2 and _is_agent(model, ps[1]) and (
+                    _is_agent(model, ps[0]) or _several_agents(model)):
+                who += " → " + party_label(model, ps[1])
         text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
         text.append(dialog_text(d, 300))
     elif kind == "event":
