@@ -824,6 +824,34 @@ def test_stages_on_every_demo() -> None:
     assert split >= 15  # (16 demos; most have more than 3 operations)
 
 
+def test_stages_when_later_operations_interleave_the_first() -> None:
+    """The first operations' events come after later operations have started: a later
+    operation's once decision before its invocation, a standing decision late in the file
+    (it governs the first operations too), a context event naming an operation, an
+    operation's retry near the end, and the events out of time order in the array."""
+    import orjson
+
+    from tests.modelkit import vcon
+    from viewer.load import load_bytes
+
+    evs = []
+    for n in range(8):
+        op = f"op-{n}"
+        if n % 3 == 2:
+            evs.append(once(10 * n, "allow", op=op))
+        evs += [tool("tool-invocation", 10 * n + 1, op=op),
+                tool("tool-result", 10 * n + 2, op=op)]
+    evs.append(standing(3, "deny", "lookup"))
+    evs.append(standing(95, "allow", "lookup"))
+    evs.append({"type": "note", "time": "2026-01-05T08:01:30Z", "operation_id": "op-1"})
+    evs += [tool("tool-invocation", 97, op="op-0", attempt=2),
+            tool("tool-result", 98, op="op-0", attempt=2)]
+    for shuffled in (evs, evs[::-1]):
+        loaded = load_bytes(orjson.dumps(vcon(shuffled)))
+        for first in (1, 2, 3, 5):
+            assert _check_stages(loaded, first)
+
+
 def test_stages_only_above_a_size() -> None:
     from pathlib import Path
 

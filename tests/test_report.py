@@ -470,7 +470,8 @@ def test_del_is_escaped_in_an_all_ascii_summary() -> None:
 
 
 def test_streamed_json_across_batches_is_the_document_byte_for_byte(monkeypatch) -> None:
-    """Several batches (a small BATCH), with unsafe characters in some operation ids."""
+    """Several batches (a small BATCH) of operations and of findings (every third operation
+    has no outcome), with unsafe characters in some operation ids."""
     from tests.modelkit import model_of, tool
     from viewer.report import summary
     from viewer.report.summary import dumps, iter_json, summary_dict
@@ -478,9 +479,12 @@ def test_streamed_json_across_batches_is_the_document_byte_for_byte(monkeypatch)
     evs = []
     for n in range(23):
         oid = f"op-{n}" + ("\u202e\x7f" if n % 5 == 0 else "")
-        evs += [tool("tool-invocation", 2 * n, op=oid), tool("tool-result", 2 * n + 1, op=oid)]
+        evs.append(tool("tool-invocation", 2 * n, op=oid))
+        if n % 3:
+            evs.append(tool("tool-result", 2 * n + 1, op=oid))
     model = model_of(evs)
-    for batch in (1, 4, 7, 23, 512):
+    assert len(model.findings) == 8
+    for batch in (1, 4, 7, 8, 23, 512):
         monkeypatch.setattr(summary, "BATCH", batch)
         for subset in (None, model.operations[3:17]):
             assert b"".join(iter_json(model, subset)) == dumps(summary_dict(model, subset))

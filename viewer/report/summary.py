@@ -9,7 +9,7 @@ nor textual, so ``summary --format json`` starts fast.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from operator import attrgetter
 from typing import Any
@@ -201,7 +201,9 @@ def summary_dict(model: Model, operations: Sequence[Operation] | None = None) ->
 
 
 def _document(model: Model, operations: Sequence[Operation] | None,
-              *, with_operations: bool) -> dict[str, Any]:
+              *, with_operations: bool, with_findings: bool = True) -> dict[str, Any]:
+    """The summary document; without its operations, or its findings, their arrays are left
+    empty (``iter_json`` writes them in batches)."""
     ops = selected(model, operations)
     out: dict[str, Any] = {"format": FORMAT}
     if model.source.critical_override:
@@ -236,17 +238,7 @@ def _document(model: Model, operations: Sequence[Operation] | None,
         for d in model.standing
     ]
     findings = selected_findings(model, operations)
-    out["findings"] = [
-        {
-            "kind": f.kind,
-            "severity": f.severity,
-            "operation_id": f.operation_id,
-            "attempt": f.attempt,
-            "events": list(f.events),
-            "message": f.message,
-        }
-        for f in findings
-    ]
+    out["findings"] = list(_finding_dicts(findings)) if with_findings else []
     out["diagnostics"] = [
         {"code": d.code, "severity": d.severity, "pointer": d.pointer, "message": d.message}
         for d in model.diagnostics
@@ -254,6 +246,18 @@ def _document(model: Model, operations: Sequence[Operation] | None,
     out["counts"] = {"findings": len(findings), "diagnostics": len(model.diagnostics),
                      "by_severity": model.counts(findings)}
     return out
+
+
+def _finding_dicts(findings: Iterable[Any]) -> Iterator[dict[str, Any]]:
+    for f in findings:
+        yield {
+            "kind": f.kind,
+            "severity": f.severity,
+            "operation_id": f.operation_id,
+            "attempt": f.attempt,
+            "events": list(f.events),
+            "message": f.message,
+        }
 
 
 def dumps(document: Any) -> bytes:
@@ -274,20 +278,29 @@ BATCH = 512
 
 
 def iter_json(model: Model, operations: Sequence[Operation] | None = None) -> Iterator[bytes]:
-    """``to_json`` in pieces, byte for byte: the operations are built, dumped and released
-    ``BATCH`` at a time, so the document never exists whole (on a big file, millions of dicts
-    and lists fewer at once, and the memory of one batch is reused for the next).
+    """``to_json`` in pieces, byte for byte: the operations, then the findings, are built,
+    dumped and released ``BATCH`` at a time, so the document never exists whole (on a big
+    file, millions of dicts and lists fewer at once, and the memory of one batch is reused for
+    the next).
 
-    The rest of the document is dumped with an empty "operations" array, which ``_spliced``
-    then fills.
+    The rest of the document is dumped with empty "operations" and "findings" arrays, which
+    ``_spliced`` then fills.
     """
-    head = dumps(_document(model, operations, with_operations=False))
     ops = selected(model, operations)
     if not ops:
-        yield head
+        yield dumps(_document(model, operations, with_operations=False))
         return
-    dicts = _iter_operations(model, ops)
-    yield from _spliced(head, {"operations": iter(lambda: list(islice(dicts, BATCH)), [])})
+    head = dumps(_document(model, operations, with_operations=False, with_findings=False))
+    lists = {"operations": _in_batches(_iter_operations(model, ops))}
+    findings = selected_findings(model, operations)
+    if findings:
+        lists["findings"] = _in_batches(_finding_dicts(findings))
+    yield from _spliced(head, lists)
+
+
+def _in_batches(dicts: Iterator[dict[str, Any]]) -> Iterator[list[dict[str, Any]]]:
+    """``dicts`` made ``BATCH`` at a time, each batch only when it is asked for."""
+    return iter(lambda: list(islice(dicts, BATCH)), [])
 
 
 def iter_dumps(document: dict[str, Any], members: Sequence[str]) -> Iterator[bytes]:
@@ -319,12 +332,17 @@ def _spliced(head: bytes, lists: dict[str, Iterator[list[Any]]]) -> Iterator[byt
         end = head.index(marker, at) + len(marker) - 1  # at the "]"
         yield head[at:end - 1] + b"[\n"
         for k, batch in enumerate(lists[name]):
+            if k:  # first: the reader lets go of the batch before while this one is made
+                yield b",\n"
             chunk = jsonenc.dumps({name: batch}, option=option)
+            del batch  # its dicts
             if not (chunk.startswith(wrap) and chunk.endswith(b"\n  ]\n}")):
                 # orjson changed its indented layout: cutting the wrapper would corrupt the JSON
                 raise RuntimeError("JSON in pieces: unexpected layout of a batch")
-            chunk = _escaped(chunk[len(wrap):-6])
-            yield chunk if k == 0 else b",\n" + chunk
+            piece = _escaped(chunk[len(wrap):-6])
+            del chunk
+            yield piece
+            del piece
         yield b"\n  "
         at = end
     yield head[at:]

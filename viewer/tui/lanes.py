@@ -279,8 +279,9 @@ def lane_layers(model: Model, op: Operation, axis: Axis, w: int, only: int | Non
             if ai == -2:
                 d = what if isinstance(what, str) else None
             else:
-                raw = events[what].raw.get("decision")  # type: ignore[index]
-                d = raw if isinstance(raw, str) else None
+                # from its Struct: the event's dict is not decoded to draw a lane
+                value = events[what].get("decision")  # type: ignore[index]
+                d = value if isinstance(value, str) else None
             glyph, st = P.DECISION_GLYPH.get(d, "?"), P.decision_style(d)
             decided.append((x, st))
             chars[x], owners[x], plain[x] = glyph, -1, False

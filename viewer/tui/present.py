@@ -11,11 +11,10 @@ import binascii
 import contextlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 from rich.console import RenderableType
-from rich.syntax import Syntax
 from rich.text import Text
 
 from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the screens' names)
@@ -81,12 +80,18 @@ def deep_notice(n: int) -> Text:
                 style="bold")
 
 
+if TYPE_CHECKING:
+    from rich.syntax import Syntax
+
 #: The Pygments style for JSON: set from the theme (light themes need dark ink).
 syntax_theme = "ansi_dark"
 
 
 def json_syntax(text: str) -> Syntax:
-    """Highlighted JSON; ``text`` must already be safe."""
+    """Highlighted JSON; ``text`` must already be safe. (Rich's Syntax, and Pygments with it,
+    are imported when a screen first shows JSON, not before the first frame.)"""
+    from rich.syntax import Syntax
+
     return Syntax(text, "json", theme=syntax_theme, word_wrap=True, background_color="default")
 
 
