@@ -203,6 +203,17 @@ def test_help_exit_0(capsys: pytest.CaptureFixture[str]) -> None:
     assert "--format" in capsys.readouterr().out
 
 
+def test_top_level_help_names_every_import_format(capsys: pytest.CaptureFixture[str]) -> None:
+    """``vcon-view --help`` lists the recordings it opens and ``import``'s formats: every
+    registered format is named in it (the Invariant importer was missing)."""
+    from viewer.importers.formats import formats
+
+    assert main(["--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    for f in formats():
+        assert f.name in out, f.name
+
+
 def test_import_hook_without_importers(capsys: pytest.CaptureFixture[str],
                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "viewer.importers", None)  # as if not installed

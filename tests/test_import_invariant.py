@@ -217,6 +217,31 @@ def test_legacy_function_call_and_tool_message_without_id() -> None:
     assert rep.unmapped == 0
 
 
+def test_tool_message_without_id_answers_the_oldest_open_call() -> None:
+    """README: "a tool message naming no id answers the oldest open call". The oldest is the
+    one invoked first: not the first id ever seen (an id used again after its answer), nor a
+    call without an id made after a call with one."""
+    reused = [
+        msg("assistant", None, tool_calls=[call("a", "first", "{}")]),
+        msg("tool", "r1", tool_call_id="a"),
+        msg("assistant", None, tool_calls=[call("b", "second", "{}")]),
+        msg("assistant", None, tool_calls=[call("a", "third", "{}")]),
+        msg("tool", "who?"),  # b (op-0002) is the oldest open call
+    ]
+    vcon, _ = convert(orjson.dumps({"messages": reused}), source_name="t.json")
+    last = vcon["events"][-1]
+    assert (last["type"], last["operation_id"], last["body"]["content"]) == (
+        "tool-result", "op-0002", "who?")
+    assert "inferred" in last
+    unnamed_after = [
+        msg("assistant", None, tool_calls=[call("a", "named", "{}"), call(None, "bare", "{}")]),
+        msg("tool", "who?"),  # a (op-0001), invoked before the call without id
+    ]
+    vcon, _ = convert(orjson.dumps({"messages": unnamed_after}), source_name="t.json")
+    assert [(e["type"], e["operation_id"]) for e in vcon["events"]][-1] == (
+        "tool-result", "op-0001")
+
+
 def test_several_traces_are_parties_in_file_order() -> None:
     data = jl({"metadata": {"description": "d"}},
               {"index": 0, "messages": [msg("assistant", None, tool_calls=[call("x", "a", {})])],

@@ -57,3 +57,21 @@ def test_reader_is_loads_when_any_text_holds_a_long_digit_run() -> None:
     assert read is jsonenc.loads
     assert read(late[-1]) == {"id": 2**70}
     assert jsonenc.reader(["\ud800 \u00e9 x" + "9" * 19]) is jsonenc.loads  # a lone surrogate
+
+
+@pytest.mark.parametrize("batch", [1, 3, 512])
+def test_iter_dumps_is_dumps_with_floats_beside_a_long_integer(
+        monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+    """A document holding an integer past 64 bits is written by the exact writer; its floats
+    must read as orjson writes them, or the pieces (most written by orjson, the one holding
+    the integer by the exact writer) would not be the document: 1e-07 against 1e-7."""
+    monkeypatch.setattr(summary, "BATCH", batch)
+    floats = [1e-07, 1.5e-05, 1e16, 1.7976931348623157e308, 5e-324, -0.0, 0.1, 100.0, 1e22]
+    doc = {"a": 1e-07, "dialog": [{"f": f} for f in floats],
+           "events": [{"f": f, "n": k} for k, f in enumerate(floats)] + [{"big": 2**70 + 1}]}
+    whole = summary.dumps(doc)
+    assert b"".join(summary.iter_dumps(doc, ("dialog", "events"))) == whole
+    assert json.loads(whole) == doc
+    # the exact writer's floats are orjson's: a big integer elsewhere changes no float's text
+    assert jsonenc.dumps([*floats, 2**70]) == orjson.dumps([*floats, 0])[:-3] + b"," + \
+        str(2**70).encode() + b"]"

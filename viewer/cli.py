@@ -59,14 +59,14 @@ def _tui_parser() -> argparse.ArgumentParser:
         prog=PROG,
         description="Review AI agent tool invocations recorded in a vCon, or in an agent's "
                     "own recording (Claude Code, Codex, Gemini, Copilot, Cursor, OpenTelemetry, "
-                    "MCP), recognised by its content.",
+                    "MCP, Invariant), recognised by its content.",
         epilog=(
             "commands:\n"
             "  vcon-view FILE                 open the viewer (FILE may be - for stdin)\n"
             "  vcon-view summary FILE ...     headless summary (text, json, md, csv)\n"
             "  vcon-view check FILE ...       conformance check, exit 1 on errors\n"
             "  vcon-view import FORMAT FILE -o OUT  an agent recording as a vCon (claude-code, "
-            "otlp, codex, gemini, copilot, cursor, mcp)\n"
+            "otlp, codex, gemini, copilot, cursor, mcp, invariant)\n"
             "  vcon-view import vcon FILE -o OUT   lift an older vCon's tool calls into events\n"
             "  vcon-view demo [NAME]          open a bundled demo incident (--list)\n"
             "  vcon-view scan PATH... -o OUT  many vCons into fleet tables (Parquet, ndjson)\n"

@@ -137,10 +137,8 @@ def _scalar(v: Any) -> str:
         return "false"
     if isinstance(v, int):
         return str(v)
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            return "null"  # as orjson: JSON has no NaN or infinity
-        return repr(v)
+    if isinstance(v, float):  # as orjson writes it (1e-7, not repr's 1e-07), null for NaN
+        return orjson.dumps(float(v)).decode()
     return _encode_str(str(v))
 
 

@@ -246,6 +246,7 @@ class _Importer:
         self.open: dict[str, list[str]] = {}  # call id -> the trace's open operations, oldest first
         self.unnamed: list[tuple[str, str]] = []  # (tool, operation) of open calls without id
         self.ends: dict[str, int] = {}  # operation -> its end event
+        self.born: dict[str, int] = {}  # operation -> its invocation event (the call's age)
         self.bad_args = 0
         self.bad_calls = 0
         self.inferred = 0
@@ -307,6 +308,7 @@ class _Importer:
             body["type"] = call.get("type")
         body["arguments"] = self.args(raw)
         op = self.ev.new_operation()
+        self.born[op] = len(self.ev.events)
         t.events.setdefault(i, []).append(len(self.ev.events))
         if j is not None:
             t.calls[(i, j)] = len(self.ev.events)
@@ -337,12 +339,16 @@ class _Importer:
             hit = next((k for k, (tool, _) in enumerate(self.unnamed) if tool == name), None)
             if hit is not None:
                 op = self.unnamed.pop(hit)[1]
-        else:  # a tool message naming no call: the oldest open call, said so
+        else:  # a tool message naming no call: the oldest open call (invoked first), said so
+            heads = [(ops[0], ops) for ops in self.open.values() if ops]
             if self.unnamed:
-                op = self.unnamed.pop(0)[1]
-            else:
-                first = next((c for c, ops in self.open.items() if ops), None)
-                op = self.open[first].pop(0) if first is not None else None
+                heads.append((self.unnamed[0][1], None))
+            if heads:
+                op, ops = min(heads, key=lambda h: self.born[h[0]])
+                if ops is None:
+                    self.unnamed.pop(0)
+                else:
+                    ops.pop(0)
             why = "the tool message names no tool_call_id: it answers the oldest open call"
         if op is None:
             return False
