@@ -53,3 +53,12 @@ def test_a_turn_to_one_of_several_agents_names_the_agent() -> None:
     (row,) = [r for r in transcript(one) if r[2] == "dialog"]
     assert str(context_line(one, row, "relative", None)).rstrip().endswith(
         "» 1 user (user): ask")
+
+    # A main agent and its sub-agent: the user only ever asks the main one, so the user's
+    # turns stay plain; the hand-off between the agents names both.
+    sub = model_of([tool("tool-invocation", 30)],
+                   dialog=[_turn(2, 0, "ask", 1), _turn(0, 1, "delegate", 2)], parties=agents)
+    lines = {str(context_line(sub, r, "relative", None)).split(" ", 1)[1].strip()
+             for r in transcript(sub) if r[2] == "dialog"}
+    assert lines == {"» 2 user (user): ask",
+                     "» 0 trace 1 alpha (agent) → 1 trace 2 beta (agent): delegate"}

@@ -37,11 +37,20 @@ _agents: tuple[Model | None, bool] = (None, False)
 
 
 def _several_agents(model: Model) -> bool:
-    """Whether more than one party is an agent (counted once per model)."""
+    """Whether the turns from parties that are not agents go to more than one agent (the
+    traces of an Invariant file; not a main agent with sub-agents, which the user does not
+    address): then each such turn names its agent. Worked out once per model."""
     global _agents
     if _agents[0] is not model:
-        n = sum(1 for i in range(len(model.parties)) if _is_agent(model, i))
-        _agents = (model, n > 1)
+        asked: set[int] = set()
+        for d in model.dialog:
+            ps = d.get("parties") if isinstance(d, dict) else None
+            if (isinstance(ps, list) and len(ps) == 2 and not _is_agent(model, ps[0])
+                    and _is_agent(model, ps[1])):
+                asked.add(ps[1])
+                if len(asked) > 1:
+                    break
+        _agents = (model, len(asked) > 1)
     return _agents[1]
 
 
@@ -156,7 +165,7 @@ def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode:
             ps = d["parties"]
             who = party_label(model, ps[0])
             # the listener too when it is an agent and the speaker does not say which: agent to
-            # agent, or a turn to one of several agents (sub-agents, an Invariant file's traces)
+            # agent, or a turn to one of the several agents the user addresses
             if len(ps) == 2 and _is_agent(model, ps[1]) and (
                     _is_agent(model, ps[0]) or _several_agents(model)):
                 who += " → " + party_label(model, ps[1])
