@@ -401,3 +401,25 @@ def test_proxy_parties_that_are_not_objects() -> None:
     events, prov = lift(v)
     assert {e["server"] for e in events if "server" in e} == {"notes-server"}  # serverInfo
     assert prov.report.unmapped == 0
+
+
+def test_import_vcon_says_what_the_loader_found_wrong_with_the_input(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A key named twice in the input (a dialog's meta given two directions: readers keep one
+    value in silence) is a finding about the recording itself; `vcon-view FILE` reports it as
+    a duplicate-key error, so `import vcon`, which rewrites the file, must not drop it: it is a
+    warning on stderr and in the provenance, with its pointer."""
+    text = PROXY.read_text()
+    i = text.index('"originator": 0,')
+    doubled = text[:i] + '"subject": "first", "subject": "second", ' + text[i:]
+    src = tmp_path / "dup.vcon.json"
+    src.write_text(doubled)
+    out = tmp_path / "out.vcon.json"
+    assert main(["import", "vcon", str(src), "-o", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "duplicate-key at /dialog/0/subject" in err, err
+    prov = json.loads(out.read_text())["attachments"][-1]["body"]
+    assert any("duplicate-key at /dialog/0/subject" in w for w in prov["warnings"]), prov
+    # a clean input: no such warning
+    assert main(["import", "vcon", str(PROXY), "-o", str(tmp_path / "clean.json")]) == 0
+    assert "the input vCon" not in capsys.readouterr().err

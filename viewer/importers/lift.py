@@ -19,7 +19,7 @@ without tool-lifecycle events;
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
@@ -642,15 +642,30 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
                        derivation)
 
 
+#: How many of the input's own problems ``import vcon`` names one by one.
+INPUT_FINDINGS = 5
+
+
+def _input_findings(diagnostics: Iterable[Diagnostic], report: Report) -> None:
+    """What the loader found wrong with the input vCon (a key named twice, a signature that
+    does not verify, an unsupported critical extension) as the import's warnings: the
+    derived vCon is a rewrite, in which such a problem would leave no trace."""
+    found = [d for d in diagnostics if d.severity in ("error", "warning")]
+    for d in found[:INPUT_FINDINGS]:
+        report.warn(f"the input vCon: {d.code} at {d.pointer or '/'}: {d.message}")
+    if len(found) > INPUT_FINDINGS:
+        codes = ", ".join(sorted({d.code for d in found[INPUT_FINDINGS:]}))
+        report.warn(f"the input vCon: {len(found) - INPUT_FINDINGS} more ({codes}); "
+                    "vcon-view check FILE lists them all")
+
+
 def convert_vcon(data: bytes, *, source_name: str = "-",
                  ignore_critical: bool = False) -> tuple[dict[str, Any], Report]:
     """``vcon-view import vcon``: the input vCon plus its derived events, as a new vCon."""
     from viewer.load import load_bytes
     from viewer.model.columns import plain
 
-    # the loader's diagnostics are not kept: no search for keys named twice
-    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical,
-                        duplicates=False)
+    loaded = load_bytes(data, name=source_name, ignore_critical=ignore_critical)
     vcon = plain(loaded.vcon)  # its events as values, which the derived vCon copies
     if has_lifecycle_events(vcon):
         raise NothingToLift("it already has tool-invocation events")
@@ -660,6 +675,7 @@ def convert_vcon(data: bytes, *, source_name: str = "-",
             raise NothingToLift("nothing could be derived: " + "; ".join(prov.report.examples))
         raise NothingToLift("no vcon-mcp-proxy dialogs, mcp_session dialog or agent_trace "
                             "analysis with tool calls")
+    _input_findings(loaded.diagnostics, prov.report)
     # No deep copy: ``out`` is a new dict whose changed members are new lists, the parsed
     # input is not used after this, and the result is only serialised.
     out = derived_vcon(vcon, events, prov)
