@@ -141,17 +141,14 @@ def load_path(path: str, *, ignore_critical: bool = False, trust: TrustStore | N
 
 
 def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
-               trust: TrustStore | None = None, at: datetime | None = None,
-               duplicates: bool = True) -> Loaded:
+               trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
     """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only.
-    ``duplicates=False``: no ``duplicate-key`` diagnostics are looked for where they would
-    change nothing but the diagnostics (for a caller that keeps none: ``import vcon``).
 
     The signatures of a signed vCon are verified (``viewer.signatures``) against the anchors
     of ``trust``, the certificates' dates at ``at`` (default: the time the vCon gives)."""
     label = label_of(name)
     try:
-        return _load(data, name, label, ignore_critical, trust, at, duplicates)
+        return _load(data, name, label, ignore_critical, trust, at)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
     except RecursionError:  # defensive: orjson limits depth itself
@@ -182,8 +179,7 @@ def _sha256(data: bytes) -> Callable[[], str]:
 
 
 def _load(data: bytes, name: str, label: str, ignore_critical: bool,
-          trust: TrustStore | None = None, at: datetime | None = None,
-          duplicates: bool = True) -> Loaded:
+          trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
     diags: list[Diagnostic] = []
     digest = _sha256(data)
     size = len(data)
@@ -195,10 +191,10 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool,
         body = gunzip(data, label, "")
         inflated = len(body)
         gz = True
-    obj = _parse(body, label, "", diags, duplicates)
+    obj = _parse(body, label, "", diags)
     del body
     return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated,
-                   trust, at, duplicates)
+                   trust, at)
 
 
 def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
@@ -212,7 +208,7 @@ def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
 def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
             digest: Callable[[], str], size: int, gz: bool, ignore_critical: bool,
             inflated: int = 0, trust: TrustStore | None = None,
-            at: datetime | None = None, duplicates: bool = True) -> Loaded:
+            at: datetime | None = None) -> Loaded:
     """The vCon inside ``obj`` (signed layers unwrapped), its Source and the loader's checks.
 
     ``inflated``: bytes already inflated from gzip; the guard bounds the total over every
@@ -229,7 +225,7 @@ def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
                              limit=MAX_DECOMPRESSED - inflated, nested=inflated > 0)
             inflated += len(payload)
             gz = True
-        obj = _parse(payload, label, f"{where} payload: ", diags, duplicates)
+        obj = _parse(payload, label, f"{where} payload: ", diags)
 
     if _is_encrypted(obj):
         form = "encrypted vCon (JWE)"
@@ -343,12 +339,10 @@ def gunzip(data: bytes, label: str, where: str, *, limit: int | None = None,
 
 
 def _parse(
-    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic],
-    duplicates: bool = True,
+    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic]
 ) -> dict[str, Any]:
     """The JSON object of ``body`` (BOM skipped with a warning): its ``events`` as read by
-    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted.
-    ``duplicates``: look for keys named twice in what orjson read (diagnostics only)."""
+    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted."""
     if body[:3] == _BOM:
         body = memoryview(body)[3:]
         if not any(d.code == "utf8-bom" for d in diags):
@@ -377,7 +371,7 @@ def _parse(
         kind = "a JSON array" if isinstance(obj, list) else "a JSON scalar"
         raise LoadError(f"{label}: {where}not a vCon ({kind}, expected an object)",
                         foreign=not where)
-    if duplicates and _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
+    if _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         diags.extend(duplicate_keys(raw, where))  # type: ignore[arg-type]
     return obj
 
