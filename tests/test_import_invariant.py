@@ -426,3 +426,19 @@ def test_mutated_fixtures_and_hostile_text_through_every_headless_path() -> None
             "annotations": [{"content": s, "address": s}]}
         assert exercise(b'{"metadata": {}}\n' + encode(trace), "h.jsonl") in (
             "imported", "refused")
+
+
+def test_a_long_trace_index_is_cut_in_the_party_name() -> None:
+    """The index names the trace's party, shown on every row of the viewer: a recorded index of
+    500 characters (or an integer of 61 digits) is cut as the trace's name is, and kept whole
+    (and exact) in the party's meta."""
+    long_text, long_int = "k" * 500, 10**60
+    traces = [{"index": index, "messages": [msg("assistant", None,
+                                                tool_calls=[call("x", "a", {})])]}
+              for index in (long_text, long_int)]
+    data = b"\n".join(map(dumps, traces))
+    vcon, _ = convert(data, source_name="d.jsonl")
+    names = [p["name"] for p in vcon["parties"] if p.get("role") == "agent"]
+    assert names == ["trace " + "k" * 39 + "…", "trace " + "1" + "0" * 38 + "…"], names
+    metas = [p["meta"]["trace_index"] for p in vcon["parties"] if p.get("role") == "agent"]
+    assert metas == [long_text, long_int]

@@ -50,6 +50,9 @@ from viewer.importers.formats import Format, ImportInputError, Sample, split_lin
 from viewer.jsonenc import loads
 from viewer.model import spec
 
+#: Characters of a trace's recorded index shown in its party's name.
+INDEX_SHOWN: Final = 40
+
 HOST: Final = spec.HOST_SERVER
 #: OpenAI chat roles (``function``: the legacy function-calling answer).
 ROLES: Final = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
@@ -262,8 +265,11 @@ class _Importer:
         meta = t.meta if isinstance(t.meta, dict) else {}
         idx = t.index if isinstance(t.index, (int, str)) and not isinstance(t.index, bool) \
             else None
-        label = f"trace {idx}" if idx is not None else (f"trace ({t.where})" if t.where else
-                                                         "agent")
+        shown = None if idx is None else str(idx)
+        if shown is not None and len(shown) > INDEX_SHOWN:  # the whole one is in the meta
+            shown = shown[:INDEX_SHOWN - 1] + "…"
+        label = f"trace {shown}" if shown is not None else (
+            f"trace ({t.where})" if t.where else "agent")
         name = _s(meta.get("name"))
         party: dict[str, Any] = {"name": f"{label} {name[:80]}" if name else label,
                                  "role": "agent"}
