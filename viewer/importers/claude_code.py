@@ -157,6 +157,26 @@ _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
 
 
+#: The server of the Messages API's server tools (``server_tool_use``: web_search, web_fetch,
+#: code execution, tool search): Anthropic's API runs them, not Claude Code's host.
+API_SERVER: Final = "anthropic"
+
+
+def _server_failure(content: Any) -> str | None:
+    """Why a server tool's result content says it failed (an ``*_error`` content, or a
+    non-zero ``return_code`` of code execution), else None."""
+    if not isinstance(content, dict):
+        return None
+    t = content.get("type")
+    if isinstance(t, str) and t.endswith("_error"):
+        code = content.get("error_code")
+        return f"{t[:60]}" + (f" {str(code)[:60]}" if code is not None else "")
+    rc = content.get("return_code")
+    if type(rc) is int and rc != 0:
+        return f"return_code {rc}"
+    return None
+
+
 def split_tool(name: str) -> tuple[str, str]:
     """``mcp__<server>__<tool>`` -> (server, tool); a built-in -> ("!host", name)."""
     if name.startswith("mcp__"):
@@ -337,6 +357,7 @@ class _Op:
     session: str | None = None  # the sessionId of the record that made the call
     is_task: bool = False
     description: str | None = None
+    api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
 
 
 @dataclass
@@ -608,10 +629,40 @@ class Mapper:
             if b.get("type") == "text":  # what the agent said (never its thinking)
                 listener = self.dialogs.user if party == 0 else self.launcher(party)
                 did = self.turn(r, i, when, party, listener, b.get("text"), where) or did
-            if b.get("type") != "tool_use":
-                continue
-            did = self.tool_use(b, when, where, party) or did
+            bt = b.get("type")
+            if bt == "tool_use":
+                did = self.tool_use(b, when, where, party) or did
+            elif bt == "server_tool_use":
+                did = self.tool_use(b, when, where, party, server=API_SERVER) or did
+            elif bt == "mcp_tool_use":  # the API's MCP connector: the API called the server
+                did = self.tool_use(b, when, where, party, server=_s(b.get(
+                    "server_name")) or "unknown-mcp-server") or did
+            elif isinstance(bt, str) and bt.endswith("_tool_result"):
+                did = self.server_result(b, when, where) or did
         return did
+
+    def server_result(self, b: dict[str, Any], when: datetime, where: str) -> bool:
+        """A server tool's result block (``web_search_tool_result``...), in the model's own
+        message: it ends the ``server_tool_use`` it names (README "Claude Code")."""
+        tid = _s(b.get("tool_use_id"))
+        op = self.ops.get(tid or "")
+        if op is None or not op.api_call:
+            self.unpaired = True
+            return False
+        if op.ended:
+            self.repeat("a tool_result for a call already ended")
+            return False
+        content = b.get("content")
+        body = {"tool_use_id": tid, "type": b.get("type"), "content": content}
+        failed = _server_failure(content)
+        if failed is None and b.get("is_error") is True:
+            failed = "is_error true"
+        if failed is not None:
+            self.end(op, "tool-failure", when, where, body,
+                     inferred=f"the server tool's result says it failed ({failed})")
+        else:
+            self.end(op, "tool-result", when, where, body)
+        return True
 
     def launcher(self, party: int) -> int:
         """The party that launched the sub-agent ``party`` (its Task call's), else the main."""
@@ -658,7 +709,8 @@ class Mapper:
             did = self.turn(r, i, when, speaker, listener, typed, where) or did
         return did
 
-    def tool_use(self, b: dict[str, Any], when: datetime, where: str, party: int) -> bool:
+    def tool_use(self, b: dict[str, Any], when: datetime, where: str, party: int,
+                 server: str | None = None) -> bool:
         tid = _s(b.get("id"))
         name = _s(b.get("name"))
         if name is None:
@@ -675,11 +727,15 @@ class Mapper:
                     self.aliases[tid] = ("kill" if name in _KILL_TOOLS else "poll", target)
                     self.fired(f"{name} call mapped onto the background operation it names")
                     return True
-        server, tool = split_tool(name)
-        if server != HOST:
-            self.mcp_servers.add(server)
+        if server is not None:  # the API ran it: no Claude Code permission decision
+            tool = name
+        else:
+            server, tool = split_tool(name)
+            if server != HOST:
+                self.mcp_servers.add(server)
         op = _Op(self.events.new_operation(), name, server, tool, tid, party, when, where,
                  {"tool_use_id": tid, "input": inp})
+        op.api_call = server is not None
         op.is_task = name in ("Task", "Agent")
         if op.is_task and isinstance(inp, dict):
             op.description = _s(inp.get("description")) or _s(inp.get("subagent_type"))

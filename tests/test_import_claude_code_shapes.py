@@ -1,0 +1,149 @@
+"""vcon-view import claude-code: record shapes Claude Code writes that the corpus samples do not
+show. Each fixture is built by hand from the shape as its producer defines it (the source is
+named at each test); the expectation is what a reviewer should see, written before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from viewer.importers import claude_code as cc
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.model.types import Model
+
+
+def conv(lines: list[Any]) -> tuple[dict[str, Any], Any, Model]:
+    data = b"\n".join(json.dumps(x).encode() for x in lines)
+    vcon, rep = cc.convert(data, source_name="t.jsonl")
+    return vcon, rep, build_model(load_bytes(json.dumps(vcon).encode(), name="imported"))
+
+
+def no_errors(m: Model) -> None:
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def ops(m: Model) -> list[tuple[str | None, str | None, str, str | None, set[str]]]:
+    return [(o.server, o.tool, o.outcome, o.decision, set(o.flags)) for o in m.operations]
+
+
+def _t(i: int) -> str:
+    return f"2026-03-01T10:00:{i:02d}.000Z"
+
+
+def asst(i: int, *blocks: dict[str, Any], mid: str = "msg_1") -> dict[str, Any]:
+    return {"type": "assistant", "uuid": f"a{i}", "sessionId": "s", "timestamp": _t(i),
+            "message": {"id": mid, "role": "assistant", "content": list(blocks)}}
+
+
+def tool_use(tid: str, name: str, inp: Any = None) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp or {}}
+
+
+def result(i: int, tid: str, content: Any, is_error: bool | None = None) -> dict[str, Any]:
+    b: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid, "content": content}
+    if is_error is not None:
+        b["is_error"] = is_error
+    return {"type": "user", "uuid": f"u{i}", "sessionId": "s", "timestamp": _t(i),
+            "message": {"role": "user", "content": [b]}}
+
+
+def prompt(i: int, text: str, mode: str | None = None) -> dict[str, Any]:
+    r: dict[str, Any] = {"type": "user", "uuid": f"p{i}", "sessionId": "s", "timestamp": _t(i),
+                         "message": {"role": "user", "content": text}}
+    if mode:
+        r["permissionMode"] = mode
+    return r
+
+
+# --- server tools: server_tool_use / *_tool_result --------------------------------------------
+# The Messages API's server tools (web_search, web_fetch, code execution, tool search) are run
+# by the API itself: the model's turn holds a `server_tool_use` block {id: srvtoolu_…, name,
+# input} and the result as a `<tool>_tool_result` block {tool_use_id, content} in the same
+# assistant message; an error is content {type: "<tool>_tool_result_error", error_code}
+# (Anthropic's web search tool docs). Claude Code writes one line per content block, with the
+# same message.id, so the use and its result are on different lines.
+
+
+def test_server_tool_use_is_an_operation_ended_by_its_result_block() -> None:
+    """Reviewer: one operation, web_search on server 'anthropic' (the API ran it, not Claude
+    Code's host), completed at the result's line, with the query as its input; the message's
+    text stays a dialog. Before: the call was dropped (0 operations)."""
+    _, rep, m = conv([
+        prompt(0, "what's new in python 3.14?"),
+        asst(1, {"type": "text", "text": "Searching."}),
+        asst(2, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "python 3.14"}}),
+        asst(3, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": [{"type": "web_search_result", "url": "https://python.org",
+                              "title": "Python"}]}),
+        asst(4, {"type": "text", "text": "It adds t-strings."}),
+    ])
+    no_errors(m)
+    assert ops(m) == [("anthropic", "web_search", "completed", None, set())]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["body"]["input"] == {"query": "python 3.14"}
+    assert inv["time"] == _t(2)
+    end = next(e.raw for e in m.events if e.type == "tool-result")
+    assert end["time"] == _t(3)
+    assert rep.unmapped == 0
+
+
+def test_server_tool_error_result_is_a_failure_and_mcp_style_names_stay() -> None:
+    """Reviewer: a web search the API answered with web_search_tool_result_error (error_code
+    max_uses_exceeded) failed; a code-execution result with return_code 1 failed too; a
+    server_tool_use with no result stays open."""
+    _, _, m = conv([
+        asst(1, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "x"}},
+             {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+              "content": {"type": "web_search_tool_result_error",
+                          "error_code": "max_uses_exceeded"}}),
+        asst(2, {"type": "server_tool_use", "id": "srvtoolu_2", "name": "bash_code_execution",
+                 "input": {"command": "false"}}, mid="msg_2"),
+        asst(3, {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_2",
+                 "content": {"type": "bash_code_execution_result", "stdout": "", "stderr": "",
+                             "return_code": 1}}, mid="msg_2"),
+        asst(4, {"type": "server_tool_use", "id": "srvtoolu_3", "name": "web_fetch",
+                 "input": {"url": "https://e.com"}}, mid="msg_3"),
+    ])
+    no_errors(m)
+    assert [(o[0], o[1], o[2]) for o in ops(m)] == [
+        ("anthropic", "web_search", "failed"),
+        ("anthropic", "bash_code_execution", "failed"),
+        ("anthropic", "web_fetch", "running")]
+
+
+def test_server_tools_get_no_permission_mode_decision() -> None:
+    """permissionMode decisions are Claude Code's own permission system, which never sees a
+    server tool's call: the server tool has no decision (none observed), the Bash call keeps
+    its mode's."""
+    _, _, m = conv([
+        prompt(0, "go", mode="default"),
+        asst(1, tool_use("toolu_1", "Bash", {"command": "ls"})),
+        result(2, "toolu_1", "a"),
+        asst(3, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "x"}}, mid="msg_2"),
+        asst(4, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": []}, mid="msg_2"),
+    ])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"}),
+                      ("anthropic", "web_search", "completed", None, set())]
+
+
+def test_api_mcp_connector_blocks_are_calls_on_their_server() -> None:
+    """The API's MCP connector writes `mcp_tool_use` {id, name, server_name, input} and
+    `mcp_tool_result` {tool_use_id, is_error, content} (Anthropic's MCP connector docs).
+    Reviewer: one call of tool 'search' on server 'docs', failed (is_error true)."""
+    _, rep, m = conv([
+        asst(1, {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "search",
+                 "server_name": "docs", "input": {"q": "x"}}),
+        asst(2, {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": True,
+                 "content": [{"type": "text", "text": "boom"}]}),
+    ])
+    no_errors(m)
+    assert ops(m) == [("docs", "search", "failed", None, set())]
+    assert rep.unmapped == 0
