@@ -147,3 +147,67 @@ def test_api_mcp_connector_blocks_are_calls_on_their_server() -> None:
     no_errors(m)
     assert ops(m) == [("docs", "search", "failed", None, set())]
     assert rep.unmapped == 0
+
+
+# --- permission decisions a hook made ---------------------------------------------------------
+# When a PermissionRequest hook answers a permission request with allow or deny, Claude Code
+# writes an `attachment` line {type: "hook_permission_decision", decision, toolUseID,
+# hookEvent} before the call runs (Claude Code's toolExecution: "Add message if permission was
+# granted/denied by PermissionRequest hook"); a deny answers the call with the hook's message,
+# by default "Permission denied by PermissionRequest hook".
+
+
+def hook_decision(i: int, tid: str, decision: str) -> dict[str, Any]:
+    return {"type": "attachment", "uuid": f"h{i}", "sessionId": "s", "timestamp": _t(i),
+            "attachment": {"type": "hook_permission_decision", "decision": decision,
+                           "toolUseID": tid, "hookEvent": "PermissionRequest"}}
+
+
+def test_hook_allow_is_the_calls_once_decision() -> None:
+    """Reviewer: under permissionMode default a Bash call asks; here the PermissionRequest
+    hook allowed it, so its decision is a once 'allowed' by the hook (not the mode's
+    permission-required with 'the grant is not recorded': the grant is recorded), and the
+    call starts at that decision. Before: permission-required, flagged permission-inferred."""
+    _, rep, m = conv([prompt(0, "go", mode="default"),
+                      asst(1, tool_use("toolu_1", "Bash", {"command": "make"})),
+                      hook_decision(2, "toolu_1", "allow"),
+                      result(3, "toolu_1", "built")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "allowed", set())]
+    o = m.operations[0]
+    assert o.decision_life == "once"
+    dec = next(e.raw for e in m.events if e.type == "policy-decision" and
+               e.raw.get("policy_life") == "once")
+    assert dec["time"] == _t(2) and "PermissionRequest hook" in dec["inferred"]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(2)
+    assert rep.unmapped == 0
+
+
+def test_hook_deny_is_a_refusal_not_a_failure() -> None:
+    """Reviewer: the hook refused the call: a once 'disallowed' decision at the hook's time,
+    the message as its reason, and no invocation (it never ran). Before: the error result
+    made it a tool-failure, as if the command had run and failed. The default message alone
+    (no attachment line, e.g. an older copy) is read the same way."""
+    text = "Permission denied by PermissionRequest hook"
+    _, _, m = conv([prompt(0, "go", mode="default"),
+                    asst(1, tool_use("toolu_1", "Bash", {"command": "rm -rf /"})),
+                    hook_decision(2, "toolu_1", "deny"),
+                    result(3, "toolu_1", text, True),
+                    asst(4, tool_use("toolu_2", "Bash", {"command": "rm -rf ~"}), mid="m2"),
+                    result(5, "toolu_2", text, True)])
+    no_errors(m)
+    assert [(o.tool, o.outcome, o.decision, o.decision_life, o.attempts)
+            for o in m.operations] == [("Bash", "disallowed", "disallowed", "once", ())] * 2
+    dec = [e.raw for e in m.events if e.type == "policy-decision"
+           and e.raw.get("policy_life") == "once"]
+    assert dec[0]["time"] == _t(2) and dec[0]["reason"] == text
+    assert "hook" in dec[1]["inferred"]
+
+
+def test_hook_deny_with_no_result_line_is_still_a_refusal() -> None:
+    _, _, m = conv([asst(1, tool_use("toolu_1", "Bash", {"command": "x"})),
+                    hook_decision(2, "toolu_1", "deny")])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.outcome, o.decision, o.attempts) == ("disallowed", "disallowed", ())

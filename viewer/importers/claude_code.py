@@ -85,6 +85,8 @@ _REFUSALS: Final = (
     (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
                 r"read|change to) .{0,80}?allowed working director", re.I | re.S),
      "disallowed", "the working-directory guard"),
+    (re.compile(r"Permission denied by (?:\S+ )?hook\b", re.I),
+     "disallowed", "a hook answered the permission request: deny"),
     (re.compile(r"Permission for this \w+ was denied by the Claude Code auto mode classifier",
                 re.I), "disallowed", "the auto-mode classifier"),
     (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
@@ -358,6 +360,7 @@ class _Op:
     is_task: bool = False
     description: str | None = None
     api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
+    hook_deny: tuple[datetime, str, str] | None = None  # a hook refused it: (when, where, why)
 
 
 @dataclass
@@ -556,7 +559,7 @@ class Mapper:
         elif t == "result" and ("permission_denials" in r or "subtype" in r):
             affected = self.result_record(r, where) or affected
         elif t == "attachment":
-            affected = self.attachment(r) or affected
+            affected = self.attachment(r, where) or affected
         elif t == "queue-operation":
             affected = self.queued(r, where) or affected
         if depth:
@@ -858,6 +861,9 @@ class Mapper:
             self.repeat("a tool_result for a call already ended")
             return False
         text = _text(b.get("content"))
+        if op.hook_deny is not None:  # never ran: the text is the hook's message
+            self.refuse_by_hook(op, text or None)
+            return True
         is_error = b.get("is_error") is True
         body: dict[str, Any] = {"tool_use_id": tid, "content": b.get("content")}
         if is_error:
@@ -935,6 +941,11 @@ class Mapper:
         if op.name == "EnterPlanMode":  # plan mode starts when the call succeeds
             self.set_mode("plan", when, where)
         return True
+
+    def refuse_by_hook(self, op: _Op, reason: str | None) -> None:
+        when, where, why = op.hook_deny or (op.when, op.where, "")
+        self.decide(op, when, where, "disallowed", reason, why)
+        op.ended = True
 
     def decline_or_cancel(self, op: _Op, text: str, body: Any, when: datetime,
                           where: str) -> bool:
@@ -1071,16 +1082,38 @@ class Mapper:
             return True
         return False
 
-    def attachment(self, r: dict[str, Any]) -> bool:
+    def attachment(self, r: dict[str, Any], where: str) -> bool:
         a = r.get("attachment")
         if not isinstance(a, dict):
             return False
         op = self.ops.get(_s(a.get("toolUseID")) or "")
+        if op is not None and a.get("type") == "hook_permission_decision":
+            return self.hook_decision(op, a, self.time_of(r), where)
         if op is not None and str(a.get("type", "")).startswith("hook_"):
             self.time_of(r)
             op.hook = True
             return True
         return False
+
+    def hook_decision(self, op: _Op, a: dict[str, Any], when: datetime, where: str) -> bool:
+        """A hook's answer to the call's permission request (``hook_permission_decision``):
+        allow is the call's once decision, and the call starts at it; deny refuses it (the
+        decision is written with the result, whose text is the hook's message)."""
+        decision = str(a.get("decision", "")).lower()
+        event = _s(a.get("hookEvent")) or "a"
+        why = (f"hook_permission_decision {decision[:20]}: the {event[:40]} hook answered the "
+               "permission request")
+        op.hook = True
+        if op.invoked or op.ended or decision not in ("allow", "deny"):
+            return decision in ("allow", "deny")
+        self.fired(why)
+        if decision == "allow":
+            if when > op.when:
+                op.when = when
+            self.decide(op, when, where, "allowed", None, why)
+        else:
+            op.hook_deny = (when, where, why)
+        return True
 
     def result_record(self, r: dict[str, Any], where: str) -> bool:
         """stream-json's final ``result``: its permission_denials name refused calls."""
@@ -1153,6 +1186,8 @@ class Mapper:
 
     def finish(self) -> None:
         for op in self.ops.values():
+            if not op.ended and op.hook_deny is not None:
+                self.refuse_by_hook(op, None)
             if not op.ended and not op.invoked:
                 self.invoke(op)  # no result recorded: the call is shown unterminated
         for q in self.hook_open.values():
