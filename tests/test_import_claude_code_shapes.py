@@ -211,3 +211,82 @@ def test_hook_deny_with_no_result_line_is_still_a_refusal() -> None:
     no_errors(m)
     o = m.operations[0]
     assert (o.outcome, o.decision, o.attempts) == ("disallowed", "disallowed", ())
+
+
+# --- hook payload logs: permission events -------------------------------------------------
+# Claude Code's hooks reference: every payload carries the common fields session_id,
+# transcript_path, cwd, permission_mode, hook_event_name. PreToolUse {tool_name, tool_input,
+# tool_use_id} fires before the permission check; PermissionRequest {tool_name, tool_input,
+# permission_suggestions} when Claude Code asks for permission (no tool_use_id); PermissionDenied
+# {tool_name, tool_input, tool_use_id, reason} when the auto-mode classifier refuses the call;
+# PostToolUse {.., tool_response} after it succeeded.
+
+
+def hk(i: int, event: str, tid: str | None = None, **kw: Any) -> dict[str, Any]:
+    r: dict[str, Any] = {"session_id": "s", "transcript_path": "/p/s.jsonl", "cwd": "/w",
+                         "hook_event_name": event, "timestamp": _t(i), **kw}
+    if tid is not None:
+        r["tool_use_id"] = tid
+    return r
+
+
+RM = {"command": "rm -rf build"}
+
+
+def test_hook_log_permission_request_is_a_once_permission_required() -> None:
+    """Reviewer: the Bash call asked (PermissionRequest), then ran (PostToolUse): a once
+    permission-required decision at the request, the run after it (the grant itself is not
+    in the log: permission-inferred). Before: no decision at all."""
+    _, rep, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM),
+                      hk(2, "PermissionRequest", tool_name="Bash", tool_input=RM,
+                         permission_suggestions=[]),
+                      hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                         tool_response={"stdout": "", "stderr": "", "interrupted": False})])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"})]
+    assert m.operations[0].decision_life == "once"
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(2)
+    assert rep.unmapped == 0 and rep.mapped == 3
+
+
+def test_hook_log_permission_denied_is_a_refusal_without_invocation() -> None:
+    """Reviewer: the auto-mode classifier refused the call (PermissionDenied): a once
+    'disallowed' decision with the recorded reason, and no invocation. Before: the call was
+    shown running (invoked at its PreToolUse) and the denial counted as ignored."""
+    _, _, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       permission_mode="auto"),
+                    hk(2, "PermissionDenied", "toolu_1", tool_name="Bash", tool_input=RM,
+                       reason="Auto mode denied: command targets a path outside the project",
+                       permission_mode="auto")])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.outcome, o.decision, o.decision_life, o.attempts) == (
+        "Bash", "disallowed", "disallowed", "once", ())
+    dec = next(e.raw for e in m.events if e.type == "policy-decision"
+               and e.raw.get("policy_life") == "once")
+    assert dec["reason"].startswith("Auto mode denied")
+
+
+def test_hook_log_permission_mode_is_a_standing_decision() -> None:
+    """permission_mode in the payloads is the session's permission mode, read as the
+    transcript's permissionMode is: bypassPermissions allows every call."""
+    _, _, m = conv([hk(1, "UserPromptSubmit", prompt="go", permission_mode="bypassPermissions"),
+                    hk(2, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       permission_mode="bypassPermissions"),
+                    hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       tool_response={"stdout": ""}, permission_mode="bypassPermissions")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "allowed", set())]
+
+
+def test_a_permission_request_log_alone_is_read() -> None:
+    """A log of PermissionRequest payloads only (a hooks-mastery style permission_request.json)
+    records calls Claude Code asked to make: it is read, not refused as a log without tool
+    calls; whether each was approved is not in it (open, and said)."""
+    _, rep, m = conv([hk(1, "PermissionRequest", tool_name="Bash", tool_input=RM)])
+    no_errors(m)
+    assert [(o.tool, o.decision) for o in m.operations] == [("Bash", "permission-required")]
+    assert rep.mapped == 1
+    assert any("asked for permission (PermissionRequest)" in w for w in rep.warnings)

@@ -146,7 +146,8 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
     return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
 
 
-_HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+_HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure",
+                                      "PermissionRequest", "PermissionDenied"})
 #: Tool hooks of other agents that write Claude Code's payload shape (hook_event_name,
 #: session_id, transcript_path): Gemini CLI's and Cursor's. Their tool calls are not read here.
 OTHER_AGENT_HOOKS: Final = {
@@ -361,6 +362,7 @@ class _Op:
     description: str | None = None
     api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
     hook_deny: tuple[datetime, str, str] | None = None  # a hook refused it: (when, where, why)
+    asked: bool = False  # a PermissionRequest hook payload names it
 
 
 @dataclass
@@ -1136,36 +1138,52 @@ class Mapper:
     # -- hook payload logs ------------------------------------------------------------------
     def hook_payload(self, r: dict[str, Any], where: str) -> None:
         ev = r["hook_event_name"]
+        when = self.time_of(r)
+        moded = self.set_mode(r.get("permission_mode"), when, where)
         if ev not in _HOOK_TOOL_EVENTS:
-            self.time_of(r)
-            self.report.ignore(f"hook {ev[:40]}")
+            if moded:
+                self.report.mapped += 1
+            else:
+                self.report.ignore(f"hook {ev[:40]}")
             return
         name = _s(r.get("tool_name"))
         if name is None:
             self.report.fail(where, f"{ev} payload without tool_name")
             return
-        when = self.time_of(r)
         tid = _s(r.get("tool_use_id"))
         inp = r.get("tool_input")
-        key = tid or "hook:" + name + ":" + _digest(inp).hex()
-        op = None
-        queue = self.hook_open.get(key)
+        ikey = "hook:" + name + ":" + _digest(inp).hex()
+        self.report.mapped += 1
+        op = None if ev == "PreToolUse" else self._hook_op(tid, ikey)
+        if op is None:
+            server, tool = split_tool(name)
+            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
+                     {"tool_use_id": tid, "input": inp})
+            for k in (tid, ikey):
+                if k:
+                    self.hook_open.setdefault(k, []).append(op)
+            if ev in ("PostToolUse", "PostToolUseFailure"):
+                self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
+                           "PostToolUse")
         if ev == "PreToolUse":
-            server, tool = split_tool(name)
-            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
-                     {"tool_use_id": tid, "input": inp})
-            self.invoke(op)
-            self.hook_open.setdefault(key, []).append(op)
-            self.report.mapped += 1
+            return  # invoked when it ends, or at the end of the log (fires before the check)
+        if ev == "PermissionRequest":
+            why = ("a PermissionRequest hook payload: Claude Code asked for permission for "
+                   "this call (the answer is not in the log)")
+            if when > op.when:
+                op.when = when  # the call can run only once it is approved
+            self.decide(op, when, where, "permission-required", None, why)
+            op.asked = True
+            self.fired(why)
             return
-        if queue:
-            op = queue.pop(0)
-        else:
-            server, tool = split_tool(name)
-            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
-                     {"tool_use_id": tid, "input": inp})
-            self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
-                       "PostToolUse")
+        if ev == "PermissionDenied":
+            why = "a PermissionDenied hook payload: the auto-mode classifier refused the call"
+            reason = r.get("reason")
+            self.decide(op, when, where, "disallowed",
+                        reason if isinstance(reason, str) else None, why)
+            op.ended = True
+            self.fired(why)
+            return
         if ev == "PostToolUse":
             resp = r.get("tool_response")
             if isinstance(resp, dict) and resp.get("interrupted") is True:
@@ -1180,7 +1198,15 @@ class Mapper:
                          inferred="PostToolUseFailure with is_interrupt")
             else:
                 self.end(op, "tool-failure", when, where, body)
-        self.report.mapped += 1
+
+    def _hook_op(self, tid: str | None, ikey: str) -> _Op | None:
+        """The open call a hook payload names: by tool_use_id, else (PermissionRequest names
+        none, older hooks neither) the first open call of the same tool and input."""
+        for k in (tid, ikey):
+            for op in self.hook_open.get(k or "", ()):
+                if not op.ended and (tid is None or op.tool_use_id in (None, tid)):
+                    return op
+        return None
 
     hook_open: dict[str, list[_Op]] = field(default_factory=dict)
 
@@ -1190,12 +1216,20 @@ class Mapper:
                 self.refuse_by_hook(op, None)
             if not op.ended and not op.invoked:
                 self.invoke(op)  # no result recorded: the call is shown unterminated
-        for q in self.hook_open.values():
-            if q:
-                self.report.warn(f"{sum(len(x) for x in self.hook_open.values())} PreToolUse "
-                                 "payload(s) have no PostToolUse in this log: their end is "
-                                 "not recorded (PostToolUse fires only after success)")
-                break
+        hook_ops = list({id(op): op for q in self.hook_open.values() for op in q}.values())
+        hook_ops.sort(key=lambda op: op.id)
+        still = [op for op in hook_ops if not op.ended]
+        for op in still:
+            self.invoke(op)  # no end recorded: the call is shown unterminated
+        asked = sum(1 for op in still if op.asked)
+        if len(still) > asked:
+            self.report.warn(f"{len(still) - asked} PreToolUse "
+                             "payload(s) have no PostToolUse in this log: their end is "
+                             "not recorded (PostToolUse fires only after success)")
+        if asked:
+            self.report.warn(f"{asked} call(s) asked for permission (PermissionRequest) and "
+                             "have no PostToolUse in this log: whether each was approved and "
+                             "ran is not recorded")
         orphans = [k for k, a in self.agents.items() if a.task is None]
         if orphans:
             self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
