@@ -81,7 +81,10 @@ PROTOCOL_EVENTS: Final = frozenset({
     "mcp_tool_call_begin", "mcp_tool_call_end", "token_count", "background_event",
 })
 COLLAB_EVENTS: Final = frozenset({"collab_agent_spawn_end", "collab_waiting_end",
-                                  "collab_close_end", "collab_agent_interaction_end"})
+                                  "collab_close_end", "collab_agent_interaction_end",
+                                  "collab_resume_end"})
+#: ExecCommandSource of a command the user typed after "!": Codex ran it for the user.
+USER_SHELL: Final = "user_shell"
 ASKING: Final = frozenset({"on-request", "on-failure", "untrusted", "unless-trusted",
                            "unlesstrusted", "onrequest", "onfailure"})
 NEVER: Final = frozenset({"never"})
@@ -308,6 +311,7 @@ class Mapper:
         self.reused = 0
         self.oneshots = 0
         self.first_open = 0
+        self.rolled_back = 0  # turns the user rolled back (thread_rolled_back)
 
     # -- writing ----------------------------------------------------------------------------
     def _spec(self, slot: list[dict[str, Any]], etype: str, when: datetime, op: str | None,
@@ -651,6 +655,9 @@ class Mapper:
     def event(self, p: dict[str, Any], when: datetime, where: str) -> None:
         t = p.get("type")
         cid = _str(p.get("call_id")) or _str(p.get("callId"))
+        if t in ("exec_command_begin", "exec_command_end") and p.get("source") == USER_SHELL:
+            self.rep.ignore("user shell command (the user's own ! command, not the agent's)")
+            return
         if t in ("exec_command_begin", "mcp_tool_call_begin", "patch_apply_begin",
                  "dynamic_tool_call_request"):
             self.begin(t, p, cid, when, where)
@@ -712,6 +719,10 @@ class Mapper:
         elif t == "user_message":
             self.turn_end(when, where, "the next user message", None)
             self.rep.ignore("event user_message")
+        elif t == "thread_rolled_back":
+            n = p.get("num_turns")
+            self.rolled_back += n if type(n) is int and n > 0 else 1
+            self.rep.ignore("event thread_rolled_back")
         elif t in IGNORED_EVENTS:
             self.rep.ignore(f"event {t}")
         else:
@@ -977,6 +988,10 @@ class Mapper:
         if self.reused:
             self.rep.warn(f"{self.reused} call id(s) were used by more than one call: each "
                           "call is its own operation")
+        if self.rolled_back:
+            self.rep.warn(f"the user rolled back {self.rolled_back} turn(s) "
+                          "(thread_rolled_back): their calls ran and are shown; the model no "
+                          "longer saw them")
 
 
 def _lower(v: Any) -> str | None:
@@ -1010,7 +1025,10 @@ def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
         if type(meta.get("exit_code")) is int:
             code = meta["exit_code"]
         text = str(j.get("output"))
-    m = EXIT_LINE.search(text[:600])
+    # the exit line is in the header Codex writes before "Output:"; what follows is the
+    # command's own output, whose words are not Codex's
+    head, sep, _ = text[:600].partition("\nOutput:")
+    m = EXIT_LINE.search(head if sep else text[:600])
     if m and code is None:
         code = int(m.group(1))
     return text, code, success
