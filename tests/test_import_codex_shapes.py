@@ -106,3 +106,43 @@ def test_exit_code_is_read_from_the_header_not_the_commands_output() -> None:
                     call(3, "c2", "exec_command", {"cmd": "false"}), output(4, "c2", exited)))
     assert ops(m) == [("!host", "exec_command", "completed", None),
                       ("!host", "exec_command", "failed", None)]
+
+
+def test_codex_timeout_is_its_own_words_not_the_commands() -> None:
+    """Codex's own timeout (core tools: format_exec_output_str) puts 'command timed out after
+    N milliseconds' first in the output it gives the model (exit code 124), after the freeform
+    header or as the JSON form's output. A command that printed 'Connection timed out after
+    30001 milliseconds' (curl, exit 28) was not stopped by Codex: it failed. Likewise a JSON
+    output with an exit code is a command that ran, whatever its first words ('missing
+    field ...' is Codex's 'could not run' only with no exit code). Before: curl's words made
+    a tool-timeout, and the 'missing field' run a tool-error."""
+    curl = "curl: (28) Connection timed out after 30001 milliseconds\n"
+    m = model_of(jl(
+        META,
+        call(1, "a", "shell", {"command": ["curl", "x"]}),
+        output(2, "a", f"Exit code: 28\nWall time: 30.0 seconds\nOutput:\n{curl}"),
+        call(3, "b", "shell", {"command": ["curl", "x"]}),
+        output(4, "b", json.dumps({"output": curl, "metadata": {"exit_code": 28,
+                                                                "duration_seconds": 30.0}})),
+        call(5, "c", "shell", {"command": ["sleep", "99"]}),
+        output(6, "c", "Exit code: 124\nWall time: 10.0 seconds\nOutput:\n"
+                       "command timed out after 10000 milliseconds\n"),
+        call(7, "d", "shell", {"command": ["sleep", "99"]}),
+        output(8, "d", json.dumps({"output": "command timed out after 10000 milliseconds\n",
+                                   "metadata": {"exit_code": 124, "duration_seconds": 10.0}})),
+        call(9, "e", "shell", {"command": ["cargo", "run"]}),
+        output(10, "e", json.dumps({"output": "missing field `name` at line 1\n",
+                                    "metadata": {"exit_code": 1, "duration_seconds": 0.2}}))))
+    assert [o[2] for o in ops(m)] == ["failed", "failed", "timed-out", "timed-out", "failed"]
+
+
+def test_exec_end_timeout_from_what_the_model_was_told() -> None:
+    """exec_command_end's formatted_output is the output as the model saw it: Codex's timeout
+    note is there (its aggregated_output is the command's raw output)."""
+    m = model_of(jl(META, call(1, "a", "shell", {"command": ["sleep", "99"]}),
+                    line(2, "event_msg", {
+                        "type": "exec_command_end", "call_id": "a", "exit_code": 124,
+                        "aggregated_output": "", "stdout": "", "stderr": "",
+                        "formatted_output": "command timed out after 10000 milliseconds\n",
+                        "duration": "10s"})))
+    assert [o[2] for o in ops(m)] == ["timed-out"]

@@ -107,6 +107,14 @@ CANNOT_RUN: Final = re.compile(
     r"execution error: )", re.I)
 ABORTED: Final = re.compile(r"^aborted(?: by user)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
+#: Codex's own words for a command it stopped at its timeout, first in what it tells the
+#: model (after the freeform header); words later in the output are the command's own.
+CODEX_TIMEOUT: Final = re.compile(r"(?:command timed out|execution error: [^\n]{0,120}?"
+                                  r"timed out)", re.I)
+#: The header Codex writes before a command's output ("Exit code: N", "Wall time: ...",
+#: unified exec's "Chunk ID: ..."), ended by an "Output:" line.
+HEADER_START: Final = re.compile(r"(?:Exit code|Chunk ID|Wall time|Process exited|"
+                                 r"Process running)\b", re.I)
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
 #: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
 #: answer to the approval question Codex asks for some app tools.
@@ -571,12 +579,13 @@ class Mapper:
         text, exit_code, success = _output_text(out)
         body: Any = out
         head = text.lstrip()[:400]
+        said = _after_header(text).lstrip()[:400]  # the first words after Codex's header
         if ABORTED.match(head):  # what Codex writes for a call its aborted turn left open
             if not any(s["etype"] == "tool-cancel" for s in c.slot):
                 self._end(c, "tool-cancel", when, where, body,
                           "the output says aborted: the turn was interrupted")
             return
-        if USER_REJECTED.match(head):
+        if exit_code is None and USER_REJECTED.match(head):
             self._refuse(c, when, where, "permission-required", head.splitlines()[0],
                          "the output says the user rejected it: Codex asked and the user "
                          "declined, so it did not run")
@@ -590,12 +599,12 @@ class Mapper:
             return
         if c.server != HOST and self.mcp_output(c, out, head, body, when, where):
             return
-        if CANNOT_RUN.match(head):
+        if exit_code is None and CANNOT_RUN.match(head):
             self._end(c, "tool-error", when, where, body,
                       "the output says the call could not run (arguments, unknown tool or "
                       "a spawn error)")
             return
-        if TIMED_OUT.search(head) or (exit_code == 124 and "timed out" in text.lower()):
+        if CODEX_TIMEOUT.match(said):
             self._end(c, "tool-timeout", when, where, body,
                       "the output says Codex stopped the command at its timeout")
             return
@@ -781,7 +790,9 @@ class Mapper:
                          + (" (its policy refused it)" if decision == "disallowed"
                             else " (the user declined it)"))
             return
-        if (code == 124 and TIMED_OUT.search(text)) or TIMED_OUT.match(text.strip()):
+        told = _after_header(str(p.get("formatted_output") or "")).lstrip()
+        if (code == 124 and TIMED_OUT.search(text)) or TIMED_OUT.match(text.strip()) \
+                or CODEX_TIMEOUT.match(told):
             self._end(c, "tool-timeout", when, where, body,
                       "exit code 124 and 'timed out': Codex stopped the command at its timeout")
             return
@@ -998,6 +1009,15 @@ def _lower(v: Any) -> str | None:
     if not isinstance(v, str):
         return None
     return re.sub(r"(?<!^)(?=[A-Z])", "_", v).lower()
+
+
+def _after_header(text: str) -> str:
+    """What follows the header Codex writes before a command's output, else the text."""
+    if HEADER_START.match(text.lstrip()):
+        _, sep, rest = text.partition("\nOutput:")
+        if sep:
+            return rest[1:] if rest[:1] == "\n" else rest
+    return text
 
 
 def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
