@@ -146,3 +146,19 @@ def test_exec_end_timeout_from_what_the_model_was_told() -> None:
                         "formatted_output": "command timed out after 10000 milliseconds\n",
                         "duration": "10s"})))
     assert [o[2] for o in ops(m)] == ["timed-out"]
+
+
+def test_policy_words_inside_a_read_files_text_are_not_a_refusal() -> None:
+    """Codex's policy refusals are the whole output, one sentence ("approval policy is
+    Never; reject command — ...", "`cmd` rejected: ..."). A file read whose text mentions
+    'blocked by policy' on a later line ran and returned it. Before: a disallowed refusal
+    with no invocation."""
+    m = model_of(jl(META, call(1, "a", "read_file", {"path": "SECURITY.md"}),
+                    output(2, "a", "L1: # Security\nL2: Pushes to main are blocked by policy.\n"),
+                    call(3, "b", "shell", {"command": ["rm", "-rf", "/"],
+                                           "with_escalated_permissions": True}),
+                    output(4, "b", "approval policy is Never; reject command — you should not "
+                                   "ask for escalated permissions if the approval policy is "
+                                   "Never")))
+    assert [(o[1], o[2], o[3]) for o in ops(m)] == [("read_file", "completed", None),
+                                                    ("shell", "disallowed", "disallowed")]

@@ -593,7 +593,8 @@ class Mapper:
         # a refusal is Codex's own answer instead of a run: an output with an exit code is a
         # command that ran, and an MCP tool's output is the tool's words (its server may well
         # say "blocked by policy")
-        if exit_code is None and c.server == HOST and POLICY_REJECTED.search(head):
+        if exit_code is None and c.server == HOST and POLICY_REJECTED.search(
+                head.partition("\n")[0]):  # Codex's refusal is one sentence, the output
             self._refuse(c, when, where, "disallowed", head.splitlines()[0],
                          "the output says Codex's policy rejected the command before running it")
             return
