@@ -162,3 +162,43 @@ def test_policy_words_inside_a_read_files_text_are_not_a_refusal() -> None:
                                    "Never")))
     assert [(o[1], o[2], o[3]) for o in ops(m)] == [("read_file", "completed", None),
                                                     ("shell", "disallowed", "disallowed")]
+
+
+# Codex answers a call it could not carry out with its own one-line error as the whole output
+# (FunctionCallError::RespondToModel in codex-rs core/src/tools: handlers/apply_patch.rs,
+# unified_exec, error.rs SandboxErr, safety.rs "patch rejected: {reason}"); these lines are
+# seen in real rollouts.
+OWN_ERRORS = [
+    ("aborted by user after 5.2s", "shell", "cancel-requested", None),
+    ("apply_patch verification failed: Failed to find expected lines in /w/a.py:\n    def f",
+     "apply_patch", "failed", None),
+    ("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true",
+     "write_stdin", "failed", None),
+    ("collab spawn failed: agent thread limit reached (max 6)", "spawn_agent", "failed", None),
+    ("sandbox denied exec error, exit code: 2, stdout: , stderr: touch: /etc/x: Operation not "
+     "permitted", "shell", "failed", None),
+    ("patch rejected: writing outside of the project; rejected by user approval settings",
+     "apply_patch", "disallowed", "disallowed"),
+    ("patch rejected: writing is blocked by read-only sandbox; rejected by user approval "
+     "settings", "apply_patch", "disallowed", "disallowed"),
+    ("patch rejected: empty patch", "apply_patch", "errored", None),
+    ("apply_patch handler received invalid patch input", "apply_patch", "errored", None),
+    ("exec_command failed for `/bin/zsh -lc 'uv run pytest'`: CreateProcess { }",
+     "exec_command", "errored", None),
+    ("failed to spawn code-mode host /u/bin/codex-code-mode-host: No such file",
+     "exec", "errored", None),
+]
+
+
+def test_codex_own_error_lines_decide_the_outcome() -> None:
+    """Reviewer: a call Codex stopped when the user pressed Esc ('aborted by user after
+    5.2s') was cancelled; a patch that failed verification, a closed stdin, a refused spawn
+    and a sandbox denial failed (the tool tried); a patch the approval settings refused never
+    ran (disallowed); an empty or unparsable patch and a command that could not be spawned are
+    errors of the request. Before: all but the last one showed as completed."""
+    recs: list[dict[str, Any]] = [META]
+    for i, (out, tool, _, _) in enumerate(OWN_ERRORS):
+        recs += [call(2 * i + 1, f"c{i}", tool, {"x": i}), output(2 * i + 2, f"c{i}", out)]
+    m = model_of(jl(*recs))
+    got = [(o[1], o[2], o[3]) for o in ops(m)]
+    assert got == [(tool, outcome, decision) for _, tool, outcome, decision in OWN_ERRORS]

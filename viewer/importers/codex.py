@@ -100,12 +100,18 @@ POLICY_REJECTED: Final = re.compile(
     r"^`[^`\n]*` rejected: |approval required by policy|"
     r"approval policy is \S+; reject command|rejected by (?:exec ?)?policy|"
     r"forbidden by (?:exec ?)?policy|blocked by (?:exec ?)?policy|execpolicy forbids|"
-    r"not allowed by (?:exec ?)?policy", re.I)
+    r"not allowed by (?:exec ?)?policy|; rejected by user approval settings", re.I)
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
-    r"execution error: )", re.I)
-ABORTED: Final = re.compile(r"^aborted(?: by user)?\.?\s*$", re.I)
+    r"execution error: |failed to spawn |exec_command failed for |"
+    r"apply_patch handler received |patch rejected: empty patch)", re.I)
+#: Codex's own line for a call that ran (or tried) and did not succeed: a patch that failed
+#: verification, a closed stdin, a sub-agent that could not be spawned, a sandbox denial.
+TOOL_FAILED: Final = re.compile(
+    r"^(?:apply_patch verification failed: |write_stdin failed: |collab \w+ failed: |"
+    r"(?:sandbox error: )?sandbox denied exec error)", re.I)
+ABORTED: Final = re.compile(r"^aborted(?: by user(?: after [\d.]+\s*m?s)?)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
 #: Codex's own words for a command it stopped at its timeout, first in what it tells the
 #: model (after the freeform header); words later in the output are the command's own.
@@ -610,7 +616,8 @@ class Mapper:
                       "the output says Codex stopped the command at its timeout")
             return
         failed = (exit_code is not None and exit_code != 0) or success is False \
-            or head.startswith("failed in sandbox")
+            or head.startswith("failed in sandbox") \
+            or (exit_code is None and TOOL_FAILED.match(head) is not None)
         if failed and SANDBOX_DENIED.search(text[:4000]) and self.sandbox != "danger-full-access":
             c.sandbox_denied = True
             self._end(c, "tool-failure", when, where, body,
@@ -619,7 +626,9 @@ class Mapper:
             return
         if failed:
             self._end(c, "tool-failure", when, where, body,
-                      f"exit code {exit_code}" if exit_code is not None else "success false")
+                      f"exit code {exit_code}" if exit_code is not None else
+                      "success false" if success is False else
+                      "the output is Codex's own line for a call that did not succeed")
             return
         self._end(c, "tool-result", when, where, body)
 
