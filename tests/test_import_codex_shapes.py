@@ -202,3 +202,62 @@ def test_codex_own_error_lines_decide_the_outcome() -> None:
     m = model_of(jl(*recs))
     got = [(o[1], o[2], o[3]) for o in ops(m)]
     assert got == [(tool, outcome, decision) for _, tool, outcome, decision in OWN_ERRORS]
+
+
+def custom(sec: int, cid: str, name: str, inp: str) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "custom_tool_call", "status": "completed",
+                                       "call_id": cid, "name": name, "input": inp})
+
+
+def custom_out(sec: int, cid: str, out: Any) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "custom_tool_call_output", "call_id": cid,
+                                       "output": out})
+
+
+def texts(*parts: str) -> list[dict[str, str]]:
+    return [{"type": "input_text", "text": p} for p in parts]
+
+
+def test_code_mode_script_outcome_is_its_preamble() -> None:
+    """Code mode (codex-rs core tests, code_mode): the `exec` custom tool runs a script; its
+    output is a list of input_text items, first 'Script completed|failed\\nWall time N
+    seconds\\nOutput:\\n' or 'Script running with cell ID N...', then the script's text, and
+    for a failure a last 'Script error:\\n...' item; `wait` {cell_id} returns the same shape
+    for a running script. Reviewer: a completed script completed (even when its text reports
+    failing tests or an 'exit code: 2'); a failed one, or a wait that reports the failure,
+    failed. Before: every script call showed as completed."""
+    m = model_of(jl(
+        META,
+        custom(1, "x1", "exec", "text(await tools.exec_command({cmd: 'npm test'}))"),
+        custom_out(2, "x1", texts("Script completed\nWall time 3.1 seconds\nOutput:\n",
+                                  "Tests: 1 failed, 3 passed, 4 total\nexit code: 2\n")),
+        custom(3, "x2", "exec", "text('before crash'); throw new Error('boom')"),
+        custom_out(4, "x2", texts("Script failed\nWall time 0.0 seconds\nOutput:\n",
+                                  "before crash",
+                                  "Script error:\nError: boom\n    at <anonymous>:1:30")),
+        custom(5, "x3", "exec", "await tools.exec_command({cmd: 'npx jest'})"),
+        custom_out(6, "x3", texts("Script running with cell ID 28\nWall time 10.0 seconds\n"
+                                  "Output:\n", "")),
+        call(7, "w1", "wait", {"cell_id": "28", "yield_time_ms": 10000}),
+        output(8, "w1", "Script failed\nWall time 2.0 seconds\nOutput:\n\nScript error:\n"
+                        "exec_command failed: Too many open files (os error 24)")))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec", "completed"), ("exec", "failed"),
+                                              ("exec", "completed"), ("wait", "failed")]
+
+
+def test_content_item_outputs_keep_their_exit_code() -> None:
+    """function_call_output.output is either a string or a list of content items
+    (codex-rs protocol models.rs FunctionCallOutputBody: Text | ContentItems, e.g. when an image
+    is returned). Reviewer: an exec_command whose header, given as an input_text item, says
+    'Process exited with code 1' failed; an MCP tool whose own text mentions an exit code is
+    not read for one. Before: the list form never had an exit code (completed)."""
+    m = model_of(jl(
+        META,
+        call(1, "a", "exec_command", {"cmd": "make"}),
+        output(2, "a", texts("Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with code 1"
+                             "\nOriginal token count: 3\nOutput:\nboom\n")
+               + [{"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]),
+        call(3, "b", "mcp__ci__job_status", {"id": 3}),
+        output(4, "b", texts("Job 3 finished.\nExit code: 2 (the job's own)"))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("job_status", "completed")]

@@ -110,7 +110,7 @@ CANNOT_RUN: Final = re.compile(
 #: verification, a closed stdin, a sub-agent that could not be spawned, a sandbox denial.
 TOOL_FAILED: Final = re.compile(
     r"^(?:apply_patch verification failed: |write_stdin failed: |collab \w+ failed: |"
-    r"(?:sandbox error: )?sandbox denied exec error)", re.I)
+    r"(?:sandbox error: )?sandbox denied exec error|Script failed\n)", re.I)
 ABORTED: Final = re.compile(r"^aborted(?: by user(?: after [\d.]+\s*m?s)?)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
 #: Codex's own words for a command it stopped at its timeout, first in what it tells the
@@ -120,7 +120,8 @@ CODEX_TIMEOUT: Final = re.compile(r"(?:command timed out|execution error: [^\n]{
 #: The header Codex writes before a command's output ("Exit code: N", "Wall time: ...",
 #: unified exec's "Chunk ID: ..."), ended by an "Output:" line.
 HEADER_START: Final = re.compile(r"(?:Exit code|Chunk ID|Wall time|Process exited|"
-                                 r"Process running)\b", re.I)
+                                 r"Process running|Script (?:completed|failed|running))\b",
+                                 re.I)
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
 #: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
 #: answer to the approval question Codex asks for some app tools.
@@ -617,7 +618,7 @@ class Mapper:
             return
         failed = (exit_code is not None and exit_code != 0) or success is False \
             or head.startswith("failed in sandbox") \
-            or (exit_code is None and TOOL_FAILED.match(head) is not None)
+            or (exit_code is None and c.server == HOST and TOOL_FAILED.match(head) is not None)
         if failed and SANDBOX_DENIED.search(text[:4000]) and self.sandbox != "danger-full-access":
             c.sandbox_denied = True
             self._end(c, "tool-failure", when, where, body,
@@ -1041,27 +1042,30 @@ def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
             t, code, s = _output_text(inner)
             return t, code, success if success is not None else s
         return json.dumps(out)[:20000], None, success
-    if isinstance(out, list):
+    if isinstance(out, list):  # content items (input_text...): the same text, in parts
         parts = [x.get("text") for x in out if isinstance(x, dict)
                  and isinstance(x.get("text"), str)]
-        return "\n".join(parts), None, None
+        joined = "\n".join(parts)
+        return joined, _header_exit(joined), None
     if not isinstance(out, str):
         return "" if out is None else str(out), None, None
-    text = out
-    code = None
     j = _loads(out) if out[:1] == "{" else None
-    if isinstance(j, dict) and "output" in j:
+    if isinstance(j, dict) and "output" in j:  # {"output", "metadata": {"exit_code"}}
         meta = _d(j.get("metadata"))
-        if type(meta.get("exit_code")) is int:
-            code = meta["exit_code"]
-        text = str(j.get("output"))
-    # the exit line is in the header Codex writes before "Output:"; what follows is the
-    # command's own output, whose words are not Codex's
-    head, sep, _ = text[:600].partition("\nOutput:")
-    m = EXIT_LINE.search(head if sep else text[:600])
-    if m and code is None:
-        code = int(m.group(1))
-    return text, code, success
+        code = meta["exit_code"] if type(meta.get("exit_code")) is int else None
+        return str(j.get("output")), code, success
+    return out, _header_exit(out), success
+
+
+def _header_exit(text: str) -> int | None:
+    """The exit code in the header Codex writes before "Output:" ("Exit code: N", "Process
+    exited with code N"); what follows the header is the command's own output, whose words
+    are not Codex's, and a text with no such header states no exit code."""
+    text = text.lstrip()
+    if not HEADER_START.match(text):
+        return None
+    m = EXIT_LINE.search(text[:600].partition("\nOutput:")[0])
+    return int(m.group(1)) if m else None
 
 
 # --- the vCon ---------------------------------------------------------------------------------
