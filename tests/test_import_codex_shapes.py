@@ -254,10 +254,20 @@ def test_content_item_outputs_keep_their_exit_code() -> None:
     m = model_of(jl(
         META,
         call(1, "a", "exec_command", {"cmd": "make"}),
-        output(2, "a", texts("Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with code 1"
-                             "\nOriginal token count: 3\nOutput:\nboom\n")
-               + [{"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]),
+        output(2, "a", [*texts("Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with "
+                               "code 1\nOriginal token count: 3\nOutput:\nboom\n"),
+                        {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]),
         call(3, "b", "mcp__ci__job_status", {"id": 3}),
         output(4, "b", texts("Job 3 finished.\nExit code: 2 (the job's own)"))))
     assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
                                               ("job_status", "completed")]
+
+
+def test_newer_envelope_rows_are_known() -> None:
+    """Rollouts of Codex 0.145+ also hold `world_state` and `token_usage_record` rows beside
+    the documented ones: bookkeeping, no tool call; counted as ignored, not as unreadable."""
+    _, rep = codex.convert(jl(META, line(1, "token_usage_record", {"input_tokens": 5}),
+                              line(2, "world_state", {"cwd": "/w"}),
+                              call(3, "a", "shell", {"command": ["ls"]}),
+                              output(4, "a", "Exit code: 0\nWall time: 0 seconds\nOutput:\n")))
+    assert rep.unmapped == 0, rep.examples

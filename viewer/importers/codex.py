@@ -45,7 +45,7 @@ from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
-                                  "compacted"})
+                                  "compacted", "world_state", "token_usage_record"})
 EXEC_TYPES: Final = frozenset({"thread.started", "turn.started", "turn.completed",
                                "turn.failed", "item.started", "item.updated",
                                "item.completed", "item.plan.delta", "request_user_input",
@@ -465,7 +465,8 @@ class Mapper:
             self.event(p, when, r.where)
         elif k == "exec":
             self.exec_json(p, when, r.where)
-        elif k in ("compacted", "world_state", "inter_agent_communication_metadata"):
+        elif k in ("compacted", "world_state", "inter_agent_communication_metadata",
+                   "token_usage_record"):
             self.rep.ignore(k)
         else:
             self.rep.fail(r.where, f"unknown rollout line type {k[:40]!r}")
