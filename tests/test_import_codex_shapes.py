@@ -94,9 +94,9 @@ def test_the_users_own_shell_command_is_not_an_agent_call() -> None:
 def test_exit_code_is_read_from_the_header_not_the_commands_output() -> None:
     """The exec_command tool's output (unified exec) is a header (Chunk ID, Wall time, then
     'Process exited with code N' or 'Process running with session ID N'), then 'Output:' and
-    the command's own output. Reviewer: a call whose process is still running returned
-    normally (completed), even when the program printed 'exit code: 2'; a call whose header
-    says 'Process exited with code 1' failed. Before: the program's words made it a failure."""
+    the command's own output. Reviewer: a call whose process is still running is pending (not
+    failed, even when the program printed 'exit code: 2'); a call whose header says 'Process
+    exited with code 1' failed. Before: the program's words made it a failure."""
     running = ("Chunk ID: ab12\nWall time: 10.0 seconds\nProcess running with session ID 5\n"
                "Original token count: 9\nOutput:\nstep 1\nexit code: 2\n")
     exited = ("Chunk ID: cd34\nWall time: 1.0 seconds\nProcess exited with code 1\n"
@@ -104,7 +104,7 @@ def test_exit_code_is_read_from_the_header_not_the_commands_output() -> None:
     m = model_of(jl(META, call(1, "c1", "exec_command", {"cmd": "make -k"}),
                     output(2, "c1", running),
                     call(3, "c2", "exec_command", {"cmd": "false"}), output(4, "c2", exited)))
-    assert ops(m) == [("!host", "exec_command", "completed", None),
+    assert ops(m) == [("!host", "exec_command", "pending", None),
                       ("!host", "exec_command", "failed", None)]
 
 
@@ -224,8 +224,9 @@ def test_code_mode_script_outcome_is_its_preamble() -> None:
     seconds\\nOutput:\\n' or 'Script running with cell ID N...', then the script's text, and
     for a failure a last 'Script error:\\n...' item; `wait` {cell_id} returns the same shape
     for a running script. Reviewer: a completed script completed (even when its text reports
-    failing tests or an 'exit code: 2'); a failed one, or a wait that reports the failure,
-    failed. Before: every script call showed as completed."""
+    failing tests or an 'exit code: 2'); a failed one failed; a running one is pending until
+    the wait on its cell reports that it failed (the wait itself completed: it reported).
+    Before: every script call showed as completed."""
     m = model_of(jl(
         META,
         custom(1, "x1", "exec", "text(await tools.exec_command({cmd: 'npm test'}))"),
@@ -242,7 +243,7 @@ def test_code_mode_script_outcome_is_its_preamble() -> None:
         output(8, "w1", "Script failed\nWall time 2.0 seconds\nOutput:\n\nScript error:\n"
                         "exec_command failed: Too many open files (os error 24)")))
     assert [(o[1], o[2]) for o in ops(m)] == [("exec", "completed"), ("exec", "failed"),
-                                              ("exec", "completed"), ("wait", "failed")]
+                                              ("exec", "failed"), ("wait", "completed")]
 
 
 def test_content_item_outputs_keep_their_exit_code() -> None:
@@ -271,3 +272,37 @@ def test_newer_envelope_rows_are_known() -> None:
                               call(3, "a", "shell", {"command": ["ls"]}),
                               output(4, "a", "Exit code: 0\nWall time: 0 seconds\nOutput:\n")))
     assert rep.unmapped == 0, rep.examples
+
+
+def unified(chunk: str, state: str, out: str) -> str:
+    return (f"Chunk ID: {chunk}\nWall time: 1.0000 seconds\n{state}\nOriginal token count: 4\n"
+            f"Output:\n{out}")
+
+
+def test_a_running_process_is_pending_until_a_poll_reports_its_end() -> None:
+    """Unified exec (codex-rs core unified_exec: 'Process running with session ID N' while the
+    process runs, 'Process exited with code N' once it ended) keeps a process across calls:
+    exec_command starts it, write_stdin {session_id, chars} writes to it and reads what it
+    printed since. Reviewer: the exec_command is pending (the tool accepted it and completes
+    it later), each write_stdin that finds it running is a progress of it, and the one that
+    finds it exited ends it there with the process's exit code (failed, code 1); the
+    write_stdin calls themselves completed (they wrote and read). Before: the exec_command
+    showed completed and the last write_stdin failed, as if writing had failed."""
+    m = model_of(jl(
+        META,
+        call(1, "c1", "exec_command", {"cmd": "npm run dev", "yield_time_ms": 10000}),
+        output(2, "c1", unified("a1", "Process running with session ID 7", "starting\n")),
+        call(3, "c2", "write_stdin", {"session_id": 7, "chars": ""}),
+        output(4, "c2", unified("b2", "Process running with session ID 7", "ready\n")),
+        call(5, "c3", "write_stdin", {"session_id": 7, "chars": "q\n"}),
+        output(6, "c3", unified("c3", "Process exited with code 1", "boom\n")),
+        call(7, "c4", "exec_command", {"cmd": "tail -f log"}),
+        output(8, "c4", unified("d4", "Process running with session ID 9", ""))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("write_stdin", "completed"),
+                                              ("write_stdin", "completed"),
+                                              ("exec_command", "pending")]
+    first = [e.raw for e in m.events if e.raw.get("operation_id") == "op-0001"]
+    assert [(e["type"], e["time"][17:19]) for e in first] == [
+        ("tool-invocation", "01"), ("tool-pending", "02"), ("tool-progress", "04"),
+        ("tool-failure", "06")]

@@ -119,9 +119,15 @@ CODEX_TIMEOUT: Final = re.compile(r"(?:command timed out|execution error: [^\n]{
                                   r"timed out)", re.I)
 #: The header Codex writes before a command's output ("Exit code: N", "Wall time: ...",
 #: unified exec's "Chunk ID: ..."), ended by an "Output:" line.
-HEADER_START: Final = re.compile(r"(?:Exit code|Chunk ID|Wall time|Process exited|"
-                                 r"Process running|Script (?:completed|failed|running))\b",
-                                 re.I)
+HEADER_START: Final = re.compile(r"(?:Command: [^\n]*\n)?(?:Exit code|Chunk ID|Wall time|"
+                                 r"Process exited|Process running|"
+                                 r"Script (?:completed|failed|running))\b", re.I)
+#: A process (unified exec) or a code-mode script still running when the call returned: the
+#: header names the session / cell a later write_stdin / wait reaches it by.
+STILL_RUNNING: Final = re.compile(r"^(?:Process running with session ID|"
+                                  r"Script running with cell ID)\s+(\S+)", re.M)
+#: The arguments of a call that reaches a running process or script (write_stdin, wait).
+POLL_KEYS: Final = (("session_id", "session"), ("cell_id", "cell"))
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
 #: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
 #: answer to the approval question Codex asks for some app tools.
@@ -285,6 +291,7 @@ class Call:
     sandbox_denied: bool = False
     from_end: bool = False  # no call record: made from its end event
     mcp_unsure: bool = False  # an MCP call ended by an output that keeps no isError
+    pending: str | None = None  # "session:N" / "cell:N" while its process or script runs
     inferred: list[str] = field(default_factory=list)
 
 
@@ -327,6 +334,7 @@ class Mapper:
         self.oneshots = 0
         self.first_open = 0
         self.rolled_back = 0  # turns the user rolled back (thread_rolled_back)
+        self.running: dict[str, Call] = {}  # "session:N" / "cell:N" -> the pending call
 
     # -- writing ----------------------------------------------------------------------------
     def _spec(self, slot: list[dict[str, Any]], etype: str, when: datetime, op: str | None,
@@ -617,6 +625,8 @@ class Mapper:
             self._end(c, "tool-timeout", when, where, body,
                       "the output says Codex stopped the command at its timeout")
             return
+        if c.server == HOST and self.poll(c, text, exit_code, body, when, where):
+            return
         failed = (exit_code is not None and exit_code != 0) or success is False \
             or head.startswith("failed in sandbox") \
             or (exit_code is None and c.server == HOST and TOOL_FAILED.match(head) is not None)
@@ -632,7 +642,52 @@ class Mapper:
                       "success false" if success is False else
                       "the output is Codex's own line for a call that did not succeed")
             return
+        run = STILL_RUNNING.search(_header(text)) if c.server == HOST else None
+        if run is not None:
+            key = ("cell:" if run.group(0).startswith("Script") else "session:") + run.group(1)
+            self._invoke(c)
+            self._spec(c.slot, "tool-pending", when, c.op, c.attempt, where, body=body,
+                       inferred=f"still running when the call returned ({key}): a later "
+                                "write_stdin / wait reports its end")
+            c.pending = key
+            self.running[key] = c
+            return
         self._end(c, "tool-result", when, where, body)
+
+    def poll(self, c: Call, text: str, exit_code: int | None, body: Any, when: datetime,
+             where: str) -> bool:
+        """A write_stdin / wait reaching a process or script that an earlier call left running:
+        while it runs, a progress of that call; once it ended (its exit code, 'Script
+        completed|failed'), the end of that call. The polling call itself completed (it wrote
+        and read). True when this decided it."""
+        args = _d(c.body.get("arguments")) if isinstance(c.body, dict) else {}
+        key = next((f"{kind}:{args[k]}" for k, kind in POLL_KEYS
+                    if isinstance(args.get(k), (str, int)) and not isinstance(args[k], bool)),
+                   None)
+        target = self.running.get(key) if key else None
+        if target is None or target is c or target.ended or not HEADER_START.match(
+                text.lstrip()):
+            return False
+        head = _header(text)
+        script = re.match(r"Script (completed|failed)\b", text.lstrip())
+        if exit_code is None and script is None:
+            if not STILL_RUNNING.search(head):
+                return False
+            self._spec(target.slot, "tool-progress", when, target.op, target.attempt, where,
+                       body={"polled_by": c.cid, "output": body})
+            self._end(c, "tool-result", when, where, body,
+                      f"{c.tool} reached {key} of {target.op}, still running")
+            return True
+        bad = (exit_code is not None and exit_code != 0) or (script is not None
+                                                             and script.group(1) == "failed")
+        said = f"exit code {exit_code}" if exit_code is not None else f"Script {script.group(1)}"
+        self._end(target, "tool-failure" if bad else "tool-result", when, where,
+                  {"reported_by": c.cid, "output": body},
+                  f"{key} ended ({said}), as {c.tool} {c.cid} reports")
+        target.pending = None
+        self._end(c, "tool-result", when, where, body,
+                  f"{c.tool} reached {key} of {target.op}; the {said} is that call's end")
+        return True
 
     def mcp_output(self, c: Call, out: Any, head: str, body: Any, when: datetime,
                    where: str) -> bool:
@@ -927,7 +982,7 @@ class Mapper:
                              f"Codex asked to run it (escalation or approval request under "
                              f"approval_policy {self.policy}); no output followed and the turn "
                              f"ended ({why}{': ' + reason if reason else ''}): not approved")
-            elif why == "turn_aborted" and not c.ended:
+            elif why == "turn_aborted" and not c.ended and c.pending is None:
                 if c.invoked and any(s["etype"] == "tool-cancel" for s in c.slot):
                     continue
                 self._end(c, "tool-cancel", when, where,
@@ -1058,14 +1113,17 @@ def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
     return out, _header_exit(out), success
 
 
+def _header(text: str) -> str:
+    """The header Codex writes before "Output:" ("" when the text does not start with one)."""
+    text = text.lstrip()
+    return text[:600].partition("\nOutput:")[0] if HEADER_START.match(text) else ""
+
+
 def _header_exit(text: str) -> int | None:
     """The exit code in the header Codex writes before "Output:" ("Exit code: N", "Process
     exited with code N"); what follows the header is the command's own output, whose words
     are not Codex's, and a text with no such header states no exit code."""
-    text = text.lstrip()
-    if not HEADER_START.match(text):
-        return None
-    m = EXIT_LINE.search(text[:600].partition("\nOutput:")[0])
+    m = EXIT_LINE.search(_header(text))
     return int(m.group(1)) if m else None
 
 
