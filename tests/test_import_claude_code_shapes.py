@@ -290,3 +290,31 @@ def test_a_permission_request_log_alone_is_read() -> None:
     assert [(o.tool, o.decision) for o in m.operations] == [("Bash", "permission-required")]
     assert rep.mapped == 1
     assert any("asked for permission (PermissionRequest)" in w for w in rep.warnings)
+
+
+def test_hook_log_permission_notification_marks_the_open_call_asked() -> None:
+    """A log holding every hook event (one JSONL) has the Notification Claude Code sends when
+    it shows a permission prompt: "Claude needs your permission to use <tool>" (the tool's
+    display name; an MCP tool's is "<server> - <Title> (MCP)"). Reviewer: the open Bash call
+    it names asked (once permission-required at the notification, then ran); the MCP call of
+    server github it names asked too; a notification naming no open call changes nothing."""
+    gh = {"repo": "x"}
+    _, rep, m = conv([
+        hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM),
+        hk(2, "Notification", message="Claude needs your permission to use Bash",
+           notification_type="permission_prompt"),
+        hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+           tool_response={"stdout": ""}),
+        hk(4, "PreToolUse", "toolu_2", tool_name="mcp__github__list_issues", tool_input=gh),
+        hk(5, "Notification",
+           message="Claude needs your permission to use github - List issues (MCP)"),
+        hk(6, "PostToolUse", "toolu_2", tool_name="mcp__github__list_issues", tool_input=gh,
+           tool_response=[{"type": "text", "text": "[]"}]),
+        hk(7, "Notification", message="Claude needs your permission to use Write"),
+        hk(8, "Notification", message="Claude is waiting for your input")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"}),
+                      ("github", "list_issues", "completed", "permission-required",
+                       {"permission-inferred"})]
+    assert rep.unmapped == 0

@@ -156,6 +156,8 @@ OTHER_AGENT_HOOKS: Final = {
     "beforeMCPExecution": "Cursor", "afterMCPExecution": "Cursor", "afterFileEdit": "Cursor",
     "beforeReadFile": "Cursor",
 }
+#: The Notification hook's message when Claude Code shows a permission prompt.
+_PROMPT_NOTICE: Final = re.compile(r"Claude needs your permission to use (.{1,200})$", re.S)
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
 
@@ -1141,7 +1143,8 @@ class Mapper:
         when = self.time_of(r)
         moded = self.set_mode(r.get("permission_mode"), when, where)
         if ev not in _HOOK_TOOL_EVENTS:
-            if moded:
+            if (ev == "Notification" and self.prompt_notice(r.get("message"), when, where)) \
+                    or moded:
                 self.report.mapped += 1
             else:
                 self.report.ignore(f"hook {ev[:40]}")
@@ -1198,6 +1201,30 @@ class Mapper:
                          inferred="PostToolUseFailure with is_interrupt")
             else:
                 self.end(op, "tool-failure", when, where, body)
+
+    def prompt_notice(self, message: Any, when: datetime, where: str) -> bool:
+        """A Notification that Claude Code showed a permission prompt ("Claude needs your
+        permission to use <tool>"; an MCP tool as "<server> - <Title> (MCP)"): the call it
+        names, when exactly one open call of the log fits, asked (once permission-required)."""
+        m = _PROMPT_NOTICE.match(message) if isinstance(message, str) else None
+        if m is None:
+            return False
+        name = m.group(1).strip()
+        mcp = re.fullmatch(r"(.+?) - .+ \(MCP\)", name)
+        fits = {id(op): op for q in self.hook_open.values() for op in q
+                if not op.ended and not op.asked and not op.invoked
+                and (op.server == mcp.group(1) if mcp else op.server == HOST and op.tool == name)}
+        if len(fits) != 1:
+            return False
+        op = next(iter(fits.values()))
+        why = ("a Notification says Claude Code showed a permission prompt for this call (the "
+               "answer is not in the log)")
+        if when > op.when:
+            op.when = when
+        self.decide(op, when, where, "permission-required", None, why)
+        op.asked = True
+        self.fired(why)
+        return True
 
     def _hook_op(self, tid: str | None, ikey: str) -> _Op | None:
         """The open call a hook payload names: by tool_use_id, else (PermissionRequest names
