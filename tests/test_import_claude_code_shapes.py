@@ -318,3 +318,27 @@ def test_hook_log_permission_notification_marks_the_open_call_asked() -> None:
                       ("github", "list_issues", "completed", "permission-required",
                        {"permission-inferred"})]
     assert rep.unmapped == 0
+
+
+def test_hook_log_post_tool_batch() -> None:
+    """PostToolBatch {tool_calls: [{tool_name, tool_input, tool_use_id, tool_response}]} fires
+    once a batch of parallel calls ended (Claude Code's hook events); each call also fired its
+    PostToolUse. Reviewer: in a log of PostToolBatch payloads alone, each listed call
+    completed; in a log that has the PostToolUse too, each call is one operation, not two.
+    Before: the batch was ignored (a batch-only log refused as holding no tool call)."""
+    a, b = {"command": "ls"}, {"file_path": "/a"}
+    batch = hk(5, "PostToolBatch", tool_calls=[
+        {"tool_name": "Bash", "tool_input": a, "tool_use_id": "toolu_1", "tool_response": "x"},
+        {"tool_name": "Read", "tool_input": b, "tool_use_id": "toolu_2", "tool_response": "y"}])
+    _, rep, m = conv([batch])
+    no_errors(m)
+    assert [(o[1], o[2]) for o in ops(m)] == [("Bash", "completed"), ("Read", "completed")]
+    assert rep.mapped == 1
+    _, _, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=a),
+                    hk(2, "PreToolUse", "toolu_2", tool_name="Read", tool_input=b),
+                    hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=a,
+                       tool_response="x"),
+                    hk(4, "PostToolUse", "toolu_2", tool_name="Read", tool_input=b,
+                       tool_response="y"), batch])
+    no_errors(m)
+    assert [(o[1], o[2]) for o in ops(m)] == [("Bash", "completed"), ("Read", "completed")]

@@ -147,7 +147,7 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
 
 
 _HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure",
-                                      "PermissionRequest", "PermissionDenied"})
+                                      "PermissionRequest", "PermissionDenied", "PostToolBatch"})
 #: Tool hooks of other agents that write Claude Code's payload shape (hook_event_name,
 #: session_id, transcript_path): Gemini CLI's and Cursor's. Their tool calls are not read here.
 OTHER_AGENT_HOOKS: Final = {
@@ -1142,6 +1142,18 @@ class Mapper:
         ev = r["hook_event_name"]
         when = self.time_of(r)
         moded = self.set_mode(r.get("permission_mode"), when, where)
+        if ev == "PostToolBatch":  # each call of a parallel batch, once it ended
+            calls = r.get("tool_calls")
+            did = False
+            for i, tc in enumerate(calls if isinstance(calls, list) else ()):
+                if isinstance(tc, dict) and _s(tc.get("tool_name")):
+                    did = self.hook_call(tc, "PostToolBatch", when, f"{where}/tool_calls/{i}") \
+                        or did
+            if did or moded:
+                self.report.mapped += 1
+            else:
+                self.report.ignore("hook PostToolBatch (its calls ended at their PostToolUse)")
+            return
         if ev not in _HOOK_TOOL_EVENTS:
             if (ev == "Notification" and self.prompt_notice(r.get("message"), when, where)) \
                     or moded:
@@ -1149,15 +1161,24 @@ class Mapper:
             else:
                 self.report.ignore(f"hook {ev[:40]}")
             return
-        name = _s(r.get("tool_name"))
-        if name is None:
+        if _s(r.get("tool_name")) is None:
             self.report.fail(where, f"{ev} payload without tool_name")
             return
+        self.report.mapped += 1
+        self.hook_call(r, ev, when, where)
+
+    def hook_call(self, r: dict[str, Any], ev: str, when: datetime, where: str) -> bool:
+        """One tool-call hook payload (or one call of a PostToolBatch) on its operation."""
+        name = str(r.get("tool_name"))
         tid = _s(r.get("tool_use_id"))
         inp = r.get("tool_input")
         ikey = "hook:" + name + ":" + _digest(inp).hex()
-        self.report.mapped += 1
         op = None if ev == "PreToolUse" else self._hook_op(tid, ikey)
+        if op is None and ev == "PostToolBatch" and any(
+                o.ended for o in self.hook_open.get(tid or ikey, ())):
+            return False  # its PostToolUse already ended it
+        if ev == "PostToolBatch":
+            ev = "PostToolUseFailure" if r.get("error") not in (None, "") else "PostToolUse"
         if op is None:
             server, tool = split_tool(name)
             op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
@@ -1169,7 +1190,7 @@ class Mapper:
                 self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
                            "PostToolUse")
         if ev == "PreToolUse":
-            return  # invoked when it ends, or at the end of the log (fires before the check)
+            return True  # invoked when it ends, or at the end of the log (fires before the check)
         if ev == "PermissionRequest":
             why = ("a PermissionRequest hook payload: Claude Code asked for permission for "
                    "this call (the answer is not in the log)")
@@ -1178,7 +1199,7 @@ class Mapper:
             self.decide(op, when, where, "permission-required", None, why)
             op.asked = True
             self.fired(why)
-            return
+            return True
         if ev == "PermissionDenied":
             why = "a PermissionDenied hook payload: the auto-mode classifier refused the call"
             reason = r.get("reason")
@@ -1186,7 +1207,7 @@ class Mapper:
                         reason if isinstance(reason, str) else None, why)
             op.ended = True
             self.fired(why)
-            return
+            return True
         if ev == "PostToolUse":
             resp = r.get("tool_response")
             if isinstance(resp, dict) and resp.get("interrupted") is True:
@@ -1201,6 +1222,7 @@ class Mapper:
                          inferred="PostToolUseFailure with is_interrupt")
             else:
                 self.end(op, "tool-failure", when, where, body)
+        return True
 
     def prompt_notice(self, message: Any, when: datetime, where: str) -> bool:
         """A Notification that Claude Code showed a permission prompt ("Claude needs your
@@ -1335,6 +1357,10 @@ def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
         if isinstance(raw, dict):
             walk(raw, 0)
             note(raw.get("tool_name"))
+            calls = raw.get("tool_calls")  # a PostToolBatch payload's calls
+            for tc in calls if isinstance(calls, list) else ():
+                if isinstance(tc, dict):
+                    note(tc.get("tool_name"))
     return servers, host
 
 
