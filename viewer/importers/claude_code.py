@@ -85,6 +85,8 @@ _REFUSALS: Final = (
     (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
                 r"read|change to) .{0,80}?allowed working director", re.I | re.S),
      "disallowed", "the working-directory guard"),
+    (re.compile(r"Permission denied by (?:\S+ )?hook\b", re.I),
+     "disallowed", "a hook answered the permission request: deny"),
     (re.compile(r"Permission for this \w+ was denied by the Claude Code auto mode classifier",
                 re.I), "disallowed", "the auto-mode classifier"),
     (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
@@ -144,7 +146,8 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
     return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
 
 
-_HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+_HOOK_TOOL_EVENTS: Final = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure",
+                                      "PermissionRequest", "PermissionDenied", "PostToolBatch"})
 #: Tool hooks of other agents that write Claude Code's payload shape (hook_event_name,
 #: session_id, transcript_path): Gemini CLI's and Cursor's. Their tool calls are not read here.
 OTHER_AGENT_HOOKS: Final = {
@@ -153,8 +156,30 @@ OTHER_AGENT_HOOKS: Final = {
     "beforeMCPExecution": "Cursor", "afterMCPExecution": "Cursor", "afterFileEdit": "Cursor",
     "beforeReadFile": "Cursor",
 }
+#: The Notification hook's message when Claude Code shows a permission prompt.
+_PROMPT_NOTICE: Final = re.compile(r"Claude needs your permission to use (.{1,200})$", re.S)
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
+
+
+#: The server of the Messages API's server tools (``server_tool_use``: web_search, web_fetch,
+#: code execution, tool search): Anthropic's API runs them, not Claude Code's host.
+API_SERVER: Final = "anthropic"
+
+
+def _server_failure(content: Any) -> str | None:
+    """Why a server tool's result content says it failed (an ``*_error`` content, or a
+    non-zero ``return_code`` of code execution), else None."""
+    if not isinstance(content, dict):
+        return None
+    t = content.get("type")
+    if isinstance(t, str) and t.endswith("_error"):
+        code = content.get("error_code")
+        return f"{t[:60]}" + (f" {str(code)[:60]}" if code is not None else "")
+    rc = content.get("return_code")
+    if type(rc) is int and rc != 0:
+        return f"return_code {rc}"
+    return None
 
 
 def split_tool(name: str) -> tuple[str, str]:
@@ -337,6 +362,9 @@ class _Op:
     session: str | None = None  # the sessionId of the record that made the call
     is_task: bool = False
     description: str | None = None
+    api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
+    hook_deny: tuple[datetime, str, str] | None = None  # a hook refused it: (when, where, why)
+    asked: bool = False  # a PermissionRequest hook payload names it
 
 
 @dataclass
@@ -535,7 +563,7 @@ class Mapper:
         elif t == "result" and ("permission_denials" in r or "subtype" in r):
             affected = self.result_record(r, where) or affected
         elif t == "attachment":
-            affected = self.attachment(r) or affected
+            affected = self.attachment(r, where) or affected
         elif t == "queue-operation":
             affected = self.queued(r, where) or affected
         if depth:
@@ -608,10 +636,40 @@ class Mapper:
             if b.get("type") == "text":  # what the agent said (never its thinking)
                 listener = self.dialogs.user if party == 0 else self.launcher(party)
                 did = self.turn(r, i, when, party, listener, b.get("text"), where) or did
-            if b.get("type") != "tool_use":
-                continue
-            did = self.tool_use(b, when, where, party) or did
+            bt = b.get("type")
+            if bt == "tool_use":
+                did = self.tool_use(b, when, where, party) or did
+            elif bt == "server_tool_use":
+                did = self.tool_use(b, when, where, party, server=API_SERVER) or did
+            elif bt == "mcp_tool_use":  # the API's MCP connector: the API called the server
+                did = self.tool_use(b, when, where, party, server=_s(b.get(
+                    "server_name")) or "unknown-mcp-server") or did
+            elif isinstance(bt, str) and bt.endswith("_tool_result"):
+                did = self.server_result(b, when, where) or did
         return did
+
+    def server_result(self, b: dict[str, Any], when: datetime, where: str) -> bool:
+        """A server tool's result block (``web_search_tool_result``...), in the model's own
+        message: it ends the ``server_tool_use`` it names (README "Claude Code")."""
+        tid = _s(b.get("tool_use_id"))
+        op = self.ops.get(tid or "")
+        if op is None or not op.api_call:
+            self.unpaired = True
+            return False
+        if op.ended:
+            self.repeat("a tool_result for a call already ended")
+            return False
+        content = b.get("content")
+        body = {"tool_use_id": tid, "type": b.get("type"), "content": content}
+        failed = _server_failure(content)
+        if failed is None and b.get("is_error") is True:
+            failed = "is_error true"
+        if failed is not None:
+            self.end(op, "tool-failure", when, where, body,
+                     inferred=f"the server tool's result says it failed ({failed})")
+        else:
+            self.end(op, "tool-result", when, where, body)
+        return True
 
     def launcher(self, party: int) -> int:
         """The party that launched the sub-agent ``party`` (its Task call's), else the main."""
@@ -658,7 +716,8 @@ class Mapper:
             did = self.turn(r, i, when, speaker, listener, typed, where) or did
         return did
 
-    def tool_use(self, b: dict[str, Any], when: datetime, where: str, party: int) -> bool:
+    def tool_use(self, b: dict[str, Any], when: datetime, where: str, party: int,
+                 server: str | None = None) -> bool:
         tid = _s(b.get("id"))
         name = _s(b.get("name"))
         if name is None:
@@ -675,11 +734,15 @@ class Mapper:
                     self.aliases[tid] = ("kill" if name in _KILL_TOOLS else "poll", target)
                     self.fired(f"{name} call mapped onto the background operation it names")
                     return True
-        server, tool = split_tool(name)
-        if server != HOST:
-            self.mcp_servers.add(server)
+        if server is not None:  # the API ran it: no Claude Code permission decision
+            tool = name
+        else:
+            server, tool = split_tool(name)
+            if server != HOST:
+                self.mcp_servers.add(server)
         op = _Op(self.events.new_operation(), name, server, tool, tid, party, when, where,
                  {"tool_use_id": tid, "input": inp})
+        op.api_call = server is not None
         op.is_task = name in ("Task", "Agent")
         if op.is_task and isinstance(inp, dict):
             op.description = _s(inp.get("description")) or _s(inp.get("subagent_type"))
@@ -802,6 +865,9 @@ class Mapper:
             self.repeat("a tool_result for a call already ended")
             return False
         text = _text(b.get("content"))
+        if op.hook_deny is not None:  # never ran: the text is the hook's message
+            self.refuse_by_hook(op, text or None)
+            return True
         is_error = b.get("is_error") is True
         body: dict[str, Any] = {"tool_use_id": tid, "content": b.get("content")}
         if is_error:
@@ -879,6 +945,11 @@ class Mapper:
         if op.name == "EnterPlanMode":  # plan mode starts when the call succeeds
             self.set_mode("plan", when, where)
         return True
+
+    def refuse_by_hook(self, op: _Op, reason: str | None) -> None:
+        when, where, why = op.hook_deny or (op.when, op.where, "")
+        self.decide(op, when, where, "disallowed", reason, why)
+        op.ended = True
 
     def decline_or_cancel(self, op: _Op, text: str, body: Any, when: datetime,
                           where: str) -> bool:
@@ -1015,16 +1086,38 @@ class Mapper:
             return True
         return False
 
-    def attachment(self, r: dict[str, Any]) -> bool:
+    def attachment(self, r: dict[str, Any], where: str) -> bool:
         a = r.get("attachment")
         if not isinstance(a, dict):
             return False
         op = self.ops.get(_s(a.get("toolUseID")) or "")
+        if op is not None and a.get("type") == "hook_permission_decision":
+            return self.hook_decision(op, a, self.time_of(r), where)
         if op is not None and str(a.get("type", "")).startswith("hook_"):
             self.time_of(r)
             op.hook = True
             return True
         return False
+
+    def hook_decision(self, op: _Op, a: dict[str, Any], when: datetime, where: str) -> bool:
+        """A hook's answer to the call's permission request (``hook_permission_decision``):
+        allow is the call's once decision, and the call starts at it; deny refuses it (the
+        decision is written with the result, whose text is the hook's message)."""
+        decision = str(a.get("decision", "")).lower()
+        event = _s(a.get("hookEvent")) or "a"
+        why = (f"hook_permission_decision {decision[:20]}: the {event[:40]} hook answered the "
+               "permission request")
+        op.hook = True
+        if op.invoked or op.ended or decision not in ("allow", "deny"):
+            return decision in ("allow", "deny")
+        self.fired(why)
+        if decision == "allow":
+            if when > op.when:
+                op.when = when
+            self.decide(op, when, where, "allowed", None, why)
+        else:
+            op.hook_deny = (when, where, why)
+        return True
 
     def result_record(self, r: dict[str, Any], where: str) -> bool:
         """stream-json's final ``result``: its permission_denials name refused calls."""
@@ -1047,36 +1140,74 @@ class Mapper:
     # -- hook payload logs ------------------------------------------------------------------
     def hook_payload(self, r: dict[str, Any], where: str) -> None:
         ev = r["hook_event_name"]
-        if ev not in _HOOK_TOOL_EVENTS:
-            self.time_of(r)
-            self.report.ignore(f"hook {ev[:40]}")
+        when = self.time_of(r)
+        moded = self.set_mode(r.get("permission_mode"), when, where)
+        if ev == "PostToolBatch":  # each call of a parallel batch, once it ended
+            calls = r.get("tool_calls")
+            did = False
+            for i, tc in enumerate(calls if isinstance(calls, list) else ()):
+                if isinstance(tc, dict) and _s(tc.get("tool_name")):
+                    did = self.hook_call(tc, "PostToolBatch", when, f"{where}/tool_calls/{i}") \
+                        or did
+            if did or moded:
+                self.report.mapped += 1
+            else:
+                self.report.ignore("hook PostToolBatch (its calls ended at their PostToolUse)")
             return
-        name = _s(r.get("tool_name"))
-        if name is None:
+        if ev not in _HOOK_TOOL_EVENTS:
+            if (ev == "Notification" and self.prompt_notice(r.get("message"), when, where)) \
+                    or moded:
+                self.report.mapped += 1
+            else:
+                self.report.ignore(f"hook {ev[:40]}")
+            return
+        if _s(r.get("tool_name")) is None:
             self.report.fail(where, f"{ev} payload without tool_name")
             return
-        when = self.time_of(r)
+        self.report.mapped += 1
+        self.hook_call(r, ev, when, where)
+
+    def hook_call(self, r: dict[str, Any], ev: str, when: datetime, where: str) -> bool:
+        """One tool-call hook payload (or one call of a PostToolBatch) on its operation."""
+        name = str(r.get("tool_name"))
         tid = _s(r.get("tool_use_id"))
         inp = r.get("tool_input")
-        key = tid or "hook:" + name + ":" + _digest(inp).hex()
-        op = None
-        queue = self.hook_open.get(key)
+        ikey = "hook:" + name + ":" + _digest(inp).hex()
+        op = None if ev == "PreToolUse" else self._hook_op(tid, ikey)
+        if op is None and ev == "PostToolBatch" and any(
+                o.ended for o in self.hook_open.get(tid or ikey, ())):
+            return False  # its PostToolUse already ended it
+        if ev == "PostToolBatch":
+            ev = "PostToolUseFailure" if r.get("error") not in (None, "") else "PostToolUse"
+        if op is None:
+            server, tool = split_tool(name)
+            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
+                     {"tool_use_id": tid, "input": inp})
+            for k in (tid, ikey):
+                if k:
+                    self.hook_open.setdefault(k, []).append(op)
+            if ev in ("PostToolUse", "PostToolUseFailure"):
+                self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
+                           "PostToolUse")
         if ev == "PreToolUse":
-            server, tool = split_tool(name)
-            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
-                     {"tool_use_id": tid, "input": inp})
-            self.invoke(op)
-            self.hook_open.setdefault(key, []).append(op)
-            self.report.mapped += 1
-            return
-        if queue:
-            op = queue.pop(0)
-        else:
-            server, tool = split_tool(name)
-            op = _Op(self.events.new_operation(), name, server, tool, tid, 0, when, where,
-                     {"tool_use_id": tid, "input": inp})
-            self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
-                       "PostToolUse")
+            return True  # invoked when it ends, or at the end of the log (fires before the check)
+        if ev == "PermissionRequest":
+            why = ("a PermissionRequest hook payload: Claude Code asked for permission for "
+                   "this call (the answer is not in the log)")
+            if when > op.when:
+                op.when = when  # the call can run only once it is approved
+            self.decide(op, when, where, "permission-required", None, why)
+            op.asked = True
+            self.fired(why)
+            return True
+        if ev == "PermissionDenied":
+            why = "a PermissionDenied hook payload: the auto-mode classifier refused the call"
+            reason = r.get("reason")
+            self.decide(op, when, where, "disallowed",
+                        reason if isinstance(reason, str) else None, why)
+            op.ended = True
+            self.fired(why)
+            return True
         if ev == "PostToolUse":
             resp = r.get("tool_response")
             if isinstance(resp, dict) and resp.get("interrupted") is True:
@@ -1091,20 +1222,63 @@ class Mapper:
                          inferred="PostToolUseFailure with is_interrupt")
             else:
                 self.end(op, "tool-failure", when, where, body)
-        self.report.mapped += 1
+        return True
+
+    def prompt_notice(self, message: Any, when: datetime, where: str) -> bool:
+        """A Notification that Claude Code showed a permission prompt ("Claude needs your
+        permission to use <tool>"; an MCP tool as "<server> - <Title> (MCP)"): the call it
+        names, when exactly one open call of the log fits, asked (once permission-required)."""
+        m = _PROMPT_NOTICE.match(message) if isinstance(message, str) else None
+        if m is None:
+            return False
+        name = m.group(1).strip()
+        mcp = re.fullmatch(r"(.+?) - .+ \(MCP\)", name)
+        fits = {id(op): op for q in self.hook_open.values() for op in q
+                if not op.ended and not op.asked and not op.invoked
+                and (op.server == mcp.group(1) if mcp else op.server == HOST and op.tool == name)}
+        if len(fits) != 1:
+            return False
+        op = next(iter(fits.values()))
+        why = ("a Notification says Claude Code showed a permission prompt for this call (the "
+               "answer is not in the log)")
+        if when > op.when:
+            op.when = when
+        self.decide(op, when, where, "permission-required", None, why)
+        op.asked = True
+        self.fired(why)
+        return True
+
+    def _hook_op(self, tid: str | None, ikey: str) -> _Op | None:
+        """The open call a hook payload names: by tool_use_id, else (PermissionRequest names
+        none, older hooks neither) the first open call of the same tool and input."""
+        for k in (tid, ikey):
+            for op in self.hook_open.get(k or "", ()):
+                if not op.ended and (tid is None or op.tool_use_id in (None, tid)):
+                    return op
+        return None
 
     hook_open: dict[str, list[_Op]] = field(default_factory=dict)
 
     def finish(self) -> None:
         for op in self.ops.values():
+            if not op.ended and op.hook_deny is not None:
+                self.refuse_by_hook(op, None)
             if not op.ended and not op.invoked:
                 self.invoke(op)  # no result recorded: the call is shown unterminated
-        for q in self.hook_open.values():
-            if q:
-                self.report.warn(f"{sum(len(x) for x in self.hook_open.values())} PreToolUse "
-                                 "payload(s) have no PostToolUse in this log: their end is "
-                                 "not recorded (PostToolUse fires only after success)")
-                break
+        hook_ops = list({id(op): op for q in self.hook_open.values() for op in q}.values())
+        hook_ops.sort(key=lambda op: op.id)
+        still = [op for op in hook_ops if not op.ended]
+        for op in still:
+            self.invoke(op)  # no end recorded: the call is shown unterminated
+        asked = sum(1 for op in still if op.asked)
+        if len(still) > asked:
+            self.report.warn(f"{len(still) - asked} PreToolUse "
+                             "payload(s) have no PostToolUse in this log: their end is "
+                             "not recorded (PostToolUse fires only after success)")
+        if asked:
+            self.report.warn(f"{asked} call(s) asked for permission (PermissionRequest) and "
+                             "have no PostToolUse in this log: whether each was approved and "
+                             "ran is not recorded")
         orphans = [k for k, a in self.agents.items() if a.task is None]
         if orphans:
             self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
@@ -1183,6 +1357,10 @@ def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
         if isinstance(raw, dict):
             walk(raw, 0)
             note(raw.get("tool_name"))
+            calls = raw.get("tool_calls")  # a PostToolBatch payload's calls
+            for tc in calls if isinstance(calls, list) else ():
+                if isinstance(tc, dict):
+                    note(tc.get("tool_name"))
     return servers, host
 
 

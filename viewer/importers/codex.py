@@ -45,7 +45,7 @@ from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
-                                  "compacted"})
+                                  "compacted", "world_state", "token_usage_record"})
 EXEC_TYPES: Final = frozenset({"thread.started", "turn.started", "turn.completed",
                                "turn.failed", "item.started", "item.updated",
                                "item.completed", "item.plan.delta", "request_user_input",
@@ -81,7 +81,10 @@ PROTOCOL_EVENTS: Final = frozenset({
     "mcp_tool_call_begin", "mcp_tool_call_end", "token_count", "background_event",
 })
 COLLAB_EVENTS: Final = frozenset({"collab_agent_spawn_end", "collab_waiting_end",
-                                  "collab_close_end", "collab_agent_interaction_end"})
+                                  "collab_close_end", "collab_agent_interaction_end",
+                                  "collab_resume_end"})
+#: ExecCommandSource of a command the user typed after "!": Codex ran it for the user.
+USER_SHELL: Final = "user_shell"
 ASKING: Final = frozenset({"on-request", "on-failure", "untrusted", "unless-trusted",
                            "unlesstrusted", "onrequest", "onfailure"})
 NEVER: Final = frozenset({"never"})
@@ -97,13 +100,34 @@ POLICY_REJECTED: Final = re.compile(
     r"^`[^`\n]*` rejected: |approval required by policy|"
     r"approval policy is \S+; reject command|rejected by (?:exec ?)?policy|"
     r"forbidden by (?:exec ?)?policy|blocked by (?:exec ?)?policy|execpolicy forbids|"
-    r"not allowed by (?:exec ?)?policy", re.I)
+    r"not allowed by (?:exec ?)?policy|; rejected by user approval settings", re.I)
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
-    r"execution error: )", re.I)
-ABORTED: Final = re.compile(r"^aborted(?: by user)?\.?\s*$", re.I)
+    r"execution error: |failed to spawn |exec_command failed for |"
+    r"apply_patch handler received |patch rejected: empty patch)", re.I)
+#: Codex's own line for a call that ran (or tried) and did not succeed: a patch that failed
+#: verification, a closed stdin, a sub-agent that could not be spawned, a sandbox denial.
+TOOL_FAILED: Final = re.compile(
+    r"^(?:apply_patch verification failed: |write_stdin failed: |collab \w+ failed: |"
+    r"(?:sandbox error: )?sandbox denied exec error|Script failed\n)", re.I)
+ABORTED: Final = re.compile(r"^aborted(?: by user(?: after [\d.]+\s*m?s)?)?\.?\s*$", re.I)
 TIMED_OUT: Final = re.compile(r"command timed out|timed out after \d+", re.I)
+#: Codex's own words for a command it stopped at its timeout, first in what it tells the
+#: model (after the freeform header); words later in the output are the command's own.
+CODEX_TIMEOUT: Final = re.compile(r"(?:command timed out|execution error: [^\n]{0,120}?"
+                                  r"timed out)", re.I)
+#: The header Codex writes before a command's output ("Exit code: N", "Wall time: ...",
+#: unified exec's "Chunk ID: ..."), ended by an "Output:" line.
+HEADER_START: Final = re.compile(r"(?:Command: [^\n]*\n)?(?:Exit code|Chunk ID|Wall time|"
+                                 r"Process exited|Process running|"
+                                 r"Script (?:completed|failed|running))\b", re.I)
+#: A process (unified exec) or a code-mode script still running when the call returned: the
+#: header names the session / cell a later write_stdin / wait reaches it by.
+STILL_RUNNING: Final = re.compile(r"^(?:Process running with session ID|"
+                                  r"Script running with cell ID)\s+(\S+)", re.M)
+#: The arguments of a call that reaches a running process or script (write_stdin, wait).
+POLL_KEYS: Final = (("session_id", "session"), ("cell_id", "cell"))
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
 #: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
 #: answer to the approval question Codex asks for some app tools.
@@ -267,6 +291,7 @@ class Call:
     sandbox_denied: bool = False
     from_end: bool = False  # no call record: made from its end event
     mcp_unsure: bool = False  # an MCP call ended by an output that keeps no isError
+    pending: str | None = None  # "session:N" / "cell:N" while its process or script runs
     inferred: list[str] = field(default_factory=list)
 
 
@@ -308,6 +333,8 @@ class Mapper:
         self.reused = 0
         self.oneshots = 0
         self.first_open = 0
+        self.rolled_back = 0  # turns the user rolled back (thread_rolled_back)
+        self.running: dict[str, Call] = {}  # "session:N" / "cell:N" -> the pending call
 
     # -- writing ----------------------------------------------------------------------------
     def _spec(self, slot: list[dict[str, Any]], etype: str, when: datetime, op: str | None,
@@ -446,7 +473,8 @@ class Mapper:
             self.event(p, when, r.where)
         elif k == "exec":
             self.exec_json(p, when, r.where)
-        elif k in ("compacted", "world_state", "inter_agent_communication_metadata"):
+        elif k in ("compacted", "world_state", "inter_agent_communication_metadata",
+                   "token_usage_record"):
             self.rep.ignore(k)
         else:
             self.rep.fail(r.where, f"unknown rollout line type {k[:40]!r}")
@@ -567,12 +595,13 @@ class Mapper:
         text, exit_code, success = _output_text(out)
         body: Any = out
         head = text.lstrip()[:400]
+        said = _after_header(text).lstrip()[:400]  # the first words after Codex's header
         if ABORTED.match(head):  # what Codex writes for a call its aborted turn left open
             if not any(s["etype"] == "tool-cancel" for s in c.slot):
                 self._end(c, "tool-cancel", when, where, body,
                           "the output says aborted: the turn was interrupted")
             return
-        if USER_REJECTED.match(head):
+        if exit_code is None and USER_REJECTED.match(head):
             self._refuse(c, when, where, "permission-required", head.splitlines()[0],
                          "the output says the user rejected it: Codex asked and the user "
                          "declined, so it did not run")
@@ -580,23 +609,27 @@ class Mapper:
         # a refusal is Codex's own answer instead of a run: an output with an exit code is a
         # command that ran, and an MCP tool's output is the tool's words (its server may well
         # say "blocked by policy")
-        if exit_code is None and c.server == HOST and POLICY_REJECTED.search(head):
+        if exit_code is None and c.server == HOST and POLICY_REJECTED.search(
+                head.partition("\n")[0]):  # Codex's refusal is one sentence, the output
             self._refuse(c, when, where, "disallowed", head.splitlines()[0],
                          "the output says Codex's policy rejected the command before running it")
             return
         if c.server != HOST and self.mcp_output(c, out, head, body, when, where):
             return
-        if CANNOT_RUN.match(head):
+        if exit_code is None and CANNOT_RUN.match(head):
             self._end(c, "tool-error", when, where, body,
                       "the output says the call could not run (arguments, unknown tool or "
                       "a spawn error)")
             return
-        if TIMED_OUT.search(head) or (exit_code == 124 and "timed out" in text.lower()):
+        if CODEX_TIMEOUT.match(said):
             self._end(c, "tool-timeout", when, where, body,
                       "the output says Codex stopped the command at its timeout")
             return
+        if c.server == HOST and self.poll(c, text, exit_code, body, when, where):
+            return
         failed = (exit_code is not None and exit_code != 0) or success is False \
-            or head.startswith("failed in sandbox")
+            or head.startswith("failed in sandbox") \
+            or (exit_code is None and c.server == HOST and TOOL_FAILED.match(head) is not None)
         if failed and SANDBOX_DENIED.search(text[:4000]) and self.sandbox != "danger-full-access":
             c.sandbox_denied = True
             self._end(c, "tool-failure", when, where, body,
@@ -605,9 +638,56 @@ class Mapper:
             return
         if failed:
             self._end(c, "tool-failure", when, where, body,
-                      f"exit code {exit_code}" if exit_code is not None else "success false")
+                      f"exit code {exit_code}" if exit_code is not None else
+                      "success false" if success is False else
+                      "the output is Codex's own line for a call that did not succeed")
+            return
+        run = STILL_RUNNING.search(_header(text)) if c.server == HOST else None
+        if run is not None:
+            key = ("cell:" if run.group(0).startswith("Script") else "session:") + run.group(1)
+            self._invoke(c)
+            self._spec(c.slot, "tool-pending", when, c.op, c.attempt, where, body=body,
+                       inferred=f"still running when the call returned ({key}): a later "
+                                "write_stdin / wait reports its end")
+            c.pending = key
+            self.running[key] = c
             return
         self._end(c, "tool-result", when, where, body)
+
+    def poll(self, c: Call, text: str, exit_code: int | None, body: Any, when: datetime,
+             where: str) -> bool:
+        """A write_stdin / wait reaching a process or script that an earlier call left running:
+        while it runs, a progress of that call; once it ended (its exit code, 'Script
+        completed|failed'), the end of that call. The polling call itself completed (it wrote
+        and read). True when this decided it."""
+        args = _d(c.body.get("arguments")) if isinstance(c.body, dict) else {}
+        key = next((f"{kind}:{args[k]}" for k, kind in POLL_KEYS
+                    if isinstance(args.get(k), (str, int)) and not isinstance(args[k], bool)),
+                   None)
+        target = self.running.get(key) if key else None
+        if target is None or target is c or target.ended or not HEADER_START.match(
+                text.lstrip()):
+            return False
+        head = _header(text)
+        script = re.match(r"Script (completed|failed)\b", text.lstrip())
+        if exit_code is None and script is None:
+            if not STILL_RUNNING.search(head):
+                return False
+            self._spec(target.slot, "tool-progress", when, target.op, target.attempt, where,
+                       body={"polled_by": c.cid, "output": body})
+            self._end(c, "tool-result", when, where, body,
+                      f"{c.tool} reached {key} of {target.op}, still running")
+            return True
+        bad = (exit_code is not None and exit_code != 0) or (script is not None
+                                                             and script.group(1) == "failed")
+        said = f"exit code {exit_code}" if exit_code is not None else f"Script {script.group(1)}"
+        self._end(target, "tool-failure" if bad else "tool-result", when, where,
+                  {"reported_by": c.cid, "output": body},
+                  f"{key} ended ({said}), as {c.tool} {c.cid} reports")
+        target.pending = None
+        self._end(c, "tool-result", when, where, body,
+                  f"{c.tool} reached {key} of {target.op}; the {said} is that call's end")
+        return True
 
     def mcp_output(self, c: Call, out: Any, head: str, body: Any, when: datetime,
                    where: str) -> bool:
@@ -651,6 +731,9 @@ class Mapper:
     def event(self, p: dict[str, Any], when: datetime, where: str) -> None:
         t = p.get("type")
         cid = _str(p.get("call_id")) or _str(p.get("callId"))
+        if t in ("exec_command_begin", "exec_command_end") and p.get("source") == USER_SHELL:
+            self.rep.ignore("user shell command (the user's own ! command, not the agent's)")
+            return
         if t in ("exec_command_begin", "mcp_tool_call_begin", "patch_apply_begin",
                  "dynamic_tool_call_request"):
             self.begin(t, p, cid, when, where)
@@ -712,6 +795,10 @@ class Mapper:
         elif t == "user_message":
             self.turn_end(when, where, "the next user message", None)
             self.rep.ignore("event user_message")
+        elif t == "thread_rolled_back":
+            n = p.get("num_turns")
+            self.rolled_back += n if type(n) is int and n > 0 else 1
+            self.rep.ignore("event thread_rolled_back")
         elif t in IGNORED_EVENTS:
             self.rep.ignore(f"event {t}")
         else:
@@ -770,7 +857,9 @@ class Mapper:
                          + (" (its policy refused it)" if decision == "disallowed"
                             else " (the user declined it)"))
             return
-        if (code == 124 and TIMED_OUT.search(text)) or TIMED_OUT.match(text.strip()):
+        told = _after_header(str(p.get("formatted_output") or "")).lstrip()
+        if (code == 124 and TIMED_OUT.search(text)) or TIMED_OUT.match(text.strip()) \
+                or CODEX_TIMEOUT.match(told):
             self._end(c, "tool-timeout", when, where, body,
                       "exit code 124 and 'timed out': Codex stopped the command at its timeout")
             return
@@ -893,7 +982,7 @@ class Mapper:
                              f"Codex asked to run it (escalation or approval request under "
                              f"approval_policy {self.policy}); no output followed and the turn "
                              f"ended ({why}{': ' + reason if reason else ''}): not approved")
-            elif why == "turn_aborted" and not c.ended:
+            elif why == "turn_aborted" and not c.ended and c.pending is None:
                 if c.invoked and any(s["etype"] == "tool-cancel" for s in c.slot):
                     continue
                 self._end(c, "tool-cancel", when, where,
@@ -977,12 +1066,25 @@ class Mapper:
         if self.reused:
             self.rep.warn(f"{self.reused} call id(s) were used by more than one call: each "
                           "call is its own operation")
+        if self.rolled_back:
+            self.rep.warn(f"the user rolled back {self.rolled_back} turn(s) "
+                          "(thread_rolled_back): their calls ran and are shown; the model no "
+                          "longer saw them")
 
 
 def _lower(v: Any) -> str | None:
     if not isinstance(v, str):
         return None
     return re.sub(r"(?<!^)(?=[A-Z])", "_", v).lower()
+
+
+def _after_header(text: str) -> str:
+    """What follows the header Codex writes before a command's output, else the text."""
+    if HEADER_START.match(text.lstrip()):
+        _, sep, rest = text.partition("\nOutput:")
+        if sep:
+            return rest[1:] if rest[:1] == "\n" else rest
+    return text
 
 
 def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
@@ -996,24 +1098,33 @@ def _output_text(out: Any) -> tuple[str, int | None, bool | None]:
             t, code, s = _output_text(inner)
             return t, code, success if success is not None else s
         return json.dumps(out)[:20000], None, success
-    if isinstance(out, list):
+    if isinstance(out, list):  # content items (input_text...): the same text, in parts
         parts = [x.get("text") for x in out if isinstance(x, dict)
                  and isinstance(x.get("text"), str)]
-        return "\n".join(parts), None, None
+        joined = "\n".join(parts)
+        return joined, _header_exit(joined), None
     if not isinstance(out, str):
         return "" if out is None else str(out), None, None
-    text = out
-    code = None
     j = _loads(out) if out[:1] == "{" else None
-    if isinstance(j, dict) and "output" in j:
+    if isinstance(j, dict) and "output" in j:  # {"output", "metadata": {"exit_code"}}
         meta = _d(j.get("metadata"))
-        if type(meta.get("exit_code")) is int:
-            code = meta["exit_code"]
-        text = str(j.get("output"))
-    m = EXIT_LINE.search(text[:600])
-    if m and code is None:
-        code = int(m.group(1))
-    return text, code, success
+        code = meta["exit_code"] if type(meta.get("exit_code")) is int else None
+        return str(j.get("output")), code, success
+    return out, _header_exit(out), success
+
+
+def _header(text: str) -> str:
+    """The header Codex writes before "Output:" ("" when the text does not start with one)."""
+    text = text.lstrip()
+    return text[:600].partition("\nOutput:")[0] if HEADER_START.match(text) else ""
+
+
+def _header_exit(text: str) -> int | None:
+    """The exit code in the header Codex writes before "Output:" ("Exit code: N", "Process
+    exited with code N"); what follows the header is the command's own output, whose words
+    are not Codex's, and a text with no such header states no exit code."""
+    m = EXIT_LINE.search(_header(text))
+    return int(m.group(1)) if m else None
 
 
 # --- the vCon ---------------------------------------------------------------------------------

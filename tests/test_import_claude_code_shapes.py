@@ -1,0 +1,344 @@
+"""vcon-view import claude-code: record shapes Claude Code writes that the corpus samples do not
+show. Each fixture is built by hand from the shape as its producer defines it (the source is
+named at each test); the expectation is what a reviewer should see, written before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from viewer.importers import claude_code as cc
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.model.types import Model
+
+
+def conv(lines: list[Any]) -> tuple[dict[str, Any], Any, Model]:
+    data = b"\n".join(json.dumps(x).encode() for x in lines)
+    vcon, rep = cc.convert(data, source_name="t.jsonl")
+    return vcon, rep, build_model(load_bytes(json.dumps(vcon).encode(), name="imported"))
+
+
+def no_errors(m: Model) -> None:
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def ops(m: Model) -> list[tuple[str | None, str | None, str, str | None, set[str]]]:
+    return [(o.server, o.tool, o.outcome, o.decision, set(o.flags)) for o in m.operations]
+
+
+def _t(i: int) -> str:
+    return f"2026-03-01T10:00:{i:02d}.000Z"
+
+
+def asst(i: int, *blocks: dict[str, Any], mid: str = "msg_1") -> dict[str, Any]:
+    return {"type": "assistant", "uuid": f"a{i}", "sessionId": "s", "timestamp": _t(i),
+            "message": {"id": mid, "role": "assistant", "content": list(blocks)}}
+
+
+def tool_use(tid: str, name: str, inp: Any = None) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp or {}}
+
+
+def result(i: int, tid: str, content: Any, is_error: bool | None = None) -> dict[str, Any]:
+    b: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid, "content": content}
+    if is_error is not None:
+        b["is_error"] = is_error
+    return {"type": "user", "uuid": f"u{i}", "sessionId": "s", "timestamp": _t(i),
+            "message": {"role": "user", "content": [b]}}
+
+
+def prompt(i: int, text: str, mode: str | None = None) -> dict[str, Any]:
+    r: dict[str, Any] = {"type": "user", "uuid": f"p{i}", "sessionId": "s", "timestamp": _t(i),
+                         "message": {"role": "user", "content": text}}
+    if mode:
+        r["permissionMode"] = mode
+    return r
+
+
+# --- server tools: server_tool_use / *_tool_result --------------------------------------------
+# The Messages API's server tools (web_search, web_fetch, code execution, tool search) are run
+# by the API itself: the model's turn holds a `server_tool_use` block {id: srvtoolu_…, name,
+# input} and the result as a `<tool>_tool_result` block {tool_use_id, content} in the same
+# assistant message; an error is content {type: "<tool>_tool_result_error", error_code}
+# (Anthropic's web search tool docs). Claude Code writes one line per content block, with the
+# same message.id, so the use and its result are on different lines.
+
+
+def test_server_tool_use_is_an_operation_ended_by_its_result_block() -> None:
+    """Reviewer: one operation, web_search on server 'anthropic' (the API ran it, not Claude
+    Code's host), completed at the result's line, with the query as its input; the message's
+    text stays a dialog. Before: the call was dropped (0 operations)."""
+    _, rep, m = conv([
+        prompt(0, "what's new in python 3.14?"),
+        asst(1, {"type": "text", "text": "Searching."}),
+        asst(2, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "python 3.14"}}),
+        asst(3, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": [{"type": "web_search_result", "url": "https://python.org",
+                              "title": "Python"}]}),
+        asst(4, {"type": "text", "text": "It adds t-strings."}),
+    ])
+    no_errors(m)
+    assert ops(m) == [("anthropic", "web_search", "completed", None, set())]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["body"]["input"] == {"query": "python 3.14"}
+    assert inv["time"] == _t(2)
+    end = next(e.raw for e in m.events if e.type == "tool-result")
+    assert end["time"] == _t(3)
+    assert rep.unmapped == 0
+
+
+def test_server_tool_error_result_is_a_failure_and_mcp_style_names_stay() -> None:
+    """Reviewer: a web search the API answered with web_search_tool_result_error (error_code
+    max_uses_exceeded) failed; a code-execution result with return_code 1 failed too; a
+    server_tool_use with no result stays open."""
+    _, _, m = conv([
+        asst(1, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "x"}},
+             {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+              "content": {"type": "web_search_tool_result_error",
+                          "error_code": "max_uses_exceeded"}}),
+        asst(2, {"type": "server_tool_use", "id": "srvtoolu_2", "name": "bash_code_execution",
+                 "input": {"command": "false"}}, mid="msg_2"),
+        asst(3, {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_2",
+                 "content": {"type": "bash_code_execution_result", "stdout": "", "stderr": "",
+                             "return_code": 1}}, mid="msg_2"),
+        asst(4, {"type": "server_tool_use", "id": "srvtoolu_3", "name": "web_fetch",
+                 "input": {"url": "https://e.com"}}, mid="msg_3"),
+    ])
+    no_errors(m)
+    assert [(o[0], o[1], o[2]) for o in ops(m)] == [
+        ("anthropic", "web_search", "failed"),
+        ("anthropic", "bash_code_execution", "failed"),
+        ("anthropic", "web_fetch", "running")]
+
+
+def test_server_tools_get_no_permission_mode_decision() -> None:
+    """permissionMode decisions are Claude Code's own permission system, which never sees a
+    server tool's call: the server tool has no decision (none observed), the Bash call keeps
+    its mode's."""
+    _, _, m = conv([
+        prompt(0, "go", mode="default"),
+        asst(1, tool_use("toolu_1", "Bash", {"command": "ls"})),
+        result(2, "toolu_1", "a"),
+        asst(3, {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search",
+                 "input": {"query": "x"}}, mid="msg_2"),
+        asst(4, {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1",
+                 "content": []}, mid="msg_2"),
+    ])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"}),
+                      ("anthropic", "web_search", "completed", None, set())]
+
+
+def test_api_mcp_connector_blocks_are_calls_on_their_server() -> None:
+    """The API's MCP connector writes `mcp_tool_use` {id, name, server_name, input} and
+    `mcp_tool_result` {tool_use_id, is_error, content} (Anthropic's MCP connector docs).
+    Reviewer: one call of tool 'search' on server 'docs', failed (is_error true)."""
+    _, rep, m = conv([
+        asst(1, {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "search",
+                 "server_name": "docs", "input": {"q": "x"}}),
+        asst(2, {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": True,
+                 "content": [{"type": "text", "text": "boom"}]}),
+    ])
+    no_errors(m)
+    assert ops(m) == [("docs", "search", "failed", None, set())]
+    assert rep.unmapped == 0
+
+
+# --- permission decisions a hook made ---------------------------------------------------------
+# When a PermissionRequest hook answers a permission request with allow or deny, Claude Code
+# writes an `attachment` line {type: "hook_permission_decision", decision, toolUseID,
+# hookEvent} before the call runs (Claude Code's toolExecution: "Add message if permission was
+# granted/denied by PermissionRequest hook"); a deny answers the call with the hook's message,
+# by default "Permission denied by PermissionRequest hook".
+
+
+def hook_decision(i: int, tid: str, decision: str) -> dict[str, Any]:
+    return {"type": "attachment", "uuid": f"h{i}", "sessionId": "s", "timestamp": _t(i),
+            "attachment": {"type": "hook_permission_decision", "decision": decision,
+                           "toolUseID": tid, "hookEvent": "PermissionRequest"}}
+
+
+def test_hook_allow_is_the_calls_once_decision() -> None:
+    """Reviewer: under permissionMode default a Bash call asks; here the PermissionRequest
+    hook allowed it, so its decision is a once 'allowed' by the hook (not the mode's
+    permission-required with 'the grant is not recorded': the grant is recorded), and the
+    call starts at that decision. Before: permission-required, flagged permission-inferred."""
+    _, rep, m = conv([prompt(0, "go", mode="default"),
+                      asst(1, tool_use("toolu_1", "Bash", {"command": "make"})),
+                      hook_decision(2, "toolu_1", "allow"),
+                      result(3, "toolu_1", "built")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "allowed", set())]
+    o = m.operations[0]
+    assert o.decision_life == "once"
+    dec = next(e.raw for e in m.events if e.type == "policy-decision" and
+               e.raw.get("policy_life") == "once")
+    assert dec["time"] == _t(2) and "PermissionRequest hook" in dec["inferred"]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(2)
+    assert rep.unmapped == 0
+
+
+def test_hook_deny_is_a_refusal_not_a_failure() -> None:
+    """Reviewer: the hook refused the call: a once 'disallowed' decision at the hook's time,
+    the message as its reason, and no invocation (it never ran). Before: the error result
+    made it a tool-failure, as if the command had run and failed. The default message alone
+    (no attachment line, e.g. an older copy) is read the same way."""
+    text = "Permission denied by PermissionRequest hook"
+    _, _, m = conv([prompt(0, "go", mode="default"),
+                    asst(1, tool_use("toolu_1", "Bash", {"command": "rm -rf /"})),
+                    hook_decision(2, "toolu_1", "deny"),
+                    result(3, "toolu_1", text, True),
+                    asst(4, tool_use("toolu_2", "Bash", {"command": "rm -rf ~"}), mid="m2"),
+                    result(5, "toolu_2", text, True)])
+    no_errors(m)
+    assert [(o.tool, o.outcome, o.decision, o.decision_life, o.attempts)
+            for o in m.operations] == [("Bash", "disallowed", "disallowed", "once", ())] * 2
+    dec = [e.raw for e in m.events if e.type == "policy-decision"
+           and e.raw.get("policy_life") == "once"]
+    assert dec[0]["time"] == _t(2) and dec[0]["reason"] == text
+    assert "hook" in dec[1]["inferred"]
+
+
+def test_hook_deny_with_no_result_line_is_still_a_refusal() -> None:
+    _, _, m = conv([asst(1, tool_use("toolu_1", "Bash", {"command": "x"})),
+                    hook_decision(2, "toolu_1", "deny")])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.outcome, o.decision, o.attempts) == ("disallowed", "disallowed", ())
+
+
+# --- hook payload logs: permission events -------------------------------------------------
+# Claude Code's hooks reference: every payload carries the common fields session_id,
+# transcript_path, cwd, permission_mode, hook_event_name. PreToolUse {tool_name, tool_input,
+# tool_use_id} fires before the permission check; PermissionRequest {tool_name, tool_input,
+# permission_suggestions} when Claude Code asks for permission (no tool_use_id); PermissionDenied
+# {tool_name, tool_input, tool_use_id, reason} when the auto-mode classifier refuses the call;
+# PostToolUse {.., tool_response} after it succeeded.
+
+
+def hk(i: int, event: str, tid: str | None = None, **kw: Any) -> dict[str, Any]:
+    r: dict[str, Any] = {"session_id": "s", "transcript_path": "/p/s.jsonl", "cwd": "/w",
+                         "hook_event_name": event, "timestamp": _t(i), **kw}
+    if tid is not None:
+        r["tool_use_id"] = tid
+    return r
+
+
+RM = {"command": "rm -rf build"}
+
+
+def test_hook_log_permission_request_is_a_once_permission_required() -> None:
+    """Reviewer: the Bash call asked (PermissionRequest), then ran (PostToolUse): a once
+    permission-required decision at the request, the run after it (the grant itself is not
+    in the log: permission-inferred). Before: no decision at all."""
+    _, rep, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM),
+                      hk(2, "PermissionRequest", tool_name="Bash", tool_input=RM,
+                         permission_suggestions=[]),
+                      hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                         tool_response={"stdout": "", "stderr": "", "interrupted": False})])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"})]
+    assert m.operations[0].decision_life == "once"
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(2)
+    assert rep.unmapped == 0 and rep.mapped == 3
+
+
+def test_hook_log_permission_denied_is_a_refusal_without_invocation() -> None:
+    """Reviewer: the auto-mode classifier refused the call (PermissionDenied): a once
+    'disallowed' decision with the recorded reason, and no invocation. Before: the call was
+    shown running (invoked at its PreToolUse) and the denial counted as ignored."""
+    _, _, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       permission_mode="auto"),
+                    hk(2, "PermissionDenied", "toolu_1", tool_name="Bash", tool_input=RM,
+                       reason="Auto mode denied: command targets a path outside the project",
+                       permission_mode="auto")])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.outcome, o.decision, o.decision_life, o.attempts) == (
+        "Bash", "disallowed", "disallowed", "once", ())
+    dec = next(e.raw for e in m.events if e.type == "policy-decision"
+               and e.raw.get("policy_life") == "once")
+    assert dec["reason"].startswith("Auto mode denied")
+
+
+def test_hook_log_permission_mode_is_a_standing_decision() -> None:
+    """permission_mode in the payloads is the session's permission mode, read as the
+    transcript's permissionMode is: bypassPermissions allows every call."""
+    _, _, m = conv([hk(1, "UserPromptSubmit", prompt="go", permission_mode="bypassPermissions"),
+                    hk(2, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       permission_mode="bypassPermissions"),
+                    hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+                       tool_response={"stdout": ""}, permission_mode="bypassPermissions")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "allowed", set())]
+
+
+def test_a_permission_request_log_alone_is_read() -> None:
+    """A log of PermissionRequest payloads only (a hooks-mastery style permission_request.json)
+    records calls Claude Code asked to make: it is read, not refused as a log without tool
+    calls; whether each was approved is not in it (open, and said)."""
+    _, rep, m = conv([hk(1, "PermissionRequest", tool_name="Bash", tool_input=RM)])
+    no_errors(m)
+    assert [(o.tool, o.decision) for o in m.operations] == [("Bash", "permission-required")]
+    assert rep.mapped == 1
+    assert any("asked for permission (PermissionRequest)" in w for w in rep.warnings)
+
+
+def test_hook_log_permission_notification_marks_the_open_call_asked() -> None:
+    """A log holding every hook event (one JSONL) has the Notification Claude Code sends when
+    it shows a permission prompt: "Claude needs your permission to use <tool>" (the tool's
+    display name; an MCP tool's is "<server> - <Title> (MCP)"). Reviewer: the open Bash call
+    it names asked (once permission-required at the notification, then ran); the MCP call of
+    server github it names asked too; a notification naming no open call changes nothing."""
+    gh = {"repo": "x"}
+    _, rep, m = conv([
+        hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM),
+        hk(2, "Notification", message="Claude needs your permission to use Bash",
+           notification_type="permission_prompt"),
+        hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+           tool_response={"stdout": ""}),
+        hk(4, "PreToolUse", "toolu_2", tool_name="mcp__github__list_issues", tool_input=gh),
+        hk(5, "Notification",
+           message="Claude needs your permission to use github - List issues (MCP)"),
+        hk(6, "PostToolUse", "toolu_2", tool_name="mcp__github__list_issues", tool_input=gh,
+           tool_response=[{"type": "text", "text": "[]"}]),
+        hk(7, "Notification", message="Claude needs your permission to use Write"),
+        hk(8, "Notification", message="Claude is waiting for your input")])
+    no_errors(m)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"}),
+                      ("github", "list_issues", "completed", "permission-required",
+                       {"permission-inferred"})]
+    assert rep.unmapped == 0
+
+
+def test_hook_log_post_tool_batch() -> None:
+    """PostToolBatch {tool_calls: [{tool_name, tool_input, tool_use_id, tool_response}]} fires
+    once a batch of parallel calls ended (Claude Code's hook events); each call also fired its
+    PostToolUse. Reviewer: in a log of PostToolBatch payloads alone, each listed call
+    completed; in a log that has the PostToolUse too, each call is one operation, not two.
+    Before: the batch was ignored (a batch-only log refused as holding no tool call)."""
+    a, b = {"command": "ls"}, {"file_path": "/a"}
+    batch = hk(5, "PostToolBatch", tool_calls=[
+        {"tool_name": "Bash", "tool_input": a, "tool_use_id": "toolu_1", "tool_response": "x"},
+        {"tool_name": "Read", "tool_input": b, "tool_use_id": "toolu_2", "tool_response": "y"}])
+    _, rep, m = conv([batch])
+    no_errors(m)
+    assert [(o[1], o[2]) for o in ops(m)] == [("Bash", "completed"), ("Read", "completed")]
+    assert rep.mapped == 1
+    _, _, m = conv([hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=a),
+                    hk(2, "PreToolUse", "toolu_2", tool_name="Read", tool_input=b),
+                    hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=a,
+                       tool_response="x"),
+                    hk(4, "PostToolUse", "toolu_2", tool_name="Read", tool_input=b,
+                       tool_response="y"), batch])
+    no_errors(m)
+    assert [(o[1], o[2]) for o in ops(m)] == [("Bash", "completed"), ("Read", "completed")]

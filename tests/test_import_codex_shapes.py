@@ -1,0 +1,308 @@
+"""vcon-view import codex: rollout shapes Codex writes that the corpus samples do not show.
+Each fixture is built by hand from the shape as codex-rs defines it (the source is named at
+each test); the expectation is what a reviewer should see, written before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from viewer.importers import codex
+from viewer.model.build import build_model
+from viewer.model.types import Model
+from viewer.pipeline import open_bytes
+
+
+def jl(*recs: dict[str, Any]) -> bytes:
+    return b"\n".join(json.dumps(r).encode() for r in recs) + b"\n"
+
+
+def model_of(data: bytes) -> Model:
+    return build_model(open_bytes(data, name="codex-test"))
+
+
+def ops(m: Model) -> list[tuple[str | None, str | None, str, str | None]]:
+    return [(o.server, o.tool, o.outcome, o.decision) for o in m.operations]
+
+
+def line(sec: int, typ: str, payload: dict[str, Any]) -> dict[str, Any]:
+    return {"timestamp": f"2026-03-01T10:00:{sec:02d}.000Z", "type": typ, "payload": payload}
+
+
+def call(sec: int, cid: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "function_call", "name": name,
+                                       "arguments": json.dumps(args), "call_id": cid})
+
+
+def output(sec: int, cid: str, out: Any) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "function_call_output", "call_id": cid,
+                                       "output": out})
+
+
+META = line(0, "session_meta", {"id": "s-1", "cli_version": "0.60.0"})
+
+
+def test_persisted_events_of_newer_rollouts_are_known() -> None:
+    """codex-rs core/src/rollout/policy.rs persists thread_rolled_back (the user rolled back
+    turns) in every rollout, and collab_resume_end in extended ones. Reviewer: the shell call
+    still ran and completed (a rollback takes turns out of the model's context, it does not
+    undo them); nothing is reported as unreadable; the rollback is said."""
+    _, rep = codex.convert(jl(
+        META, call(1, "c1", "shell", {"command": ["ls"]}),
+        output(2, "c1", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\na\n"),
+        line(3, "event_msg", {"type": "thread_rolled_back", "num_turns": 1}),
+        call(4, "c2", "resume_agent", {"id": "t-2"}),
+        line(5, "event_msg", {"type": "collab_resume_end", "call_id": "c2",
+                              "receiver_thread_id": "t-2", "status": "running"})))
+    assert rep.unmapped == 0, rep.examples
+    assert any("rolled back" in w for w in rep.warnings)
+    m = model_of(jl(META, call(1, "c1", "shell", {"command": ["ls"]}),
+                    output(2, "c1", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\na\n"),
+                    line(3, "event_msg", {"type": "thread_rolled_back", "num_turns": 1})))
+    assert ops(m) == [("!host", "shell", "completed", None)]
+
+
+def test_the_users_own_shell_command_is_not_an_agent_call() -> None:
+    """ExecCommandBegin/End carry `source` (agent, user_shell, unified_exec_startup,
+    unified_exec_interaction; codex-rs protocol.rs ExecCommandSource): user_shell is the
+    command the user typed after '!', run by Codex for the user. Reviewer: the agent made one
+    call (c1); the user's `git status` is not an operation of the agent. Before: an operation
+    'shell' made from the end event, as if the agent had run it."""
+    data = jl(META,
+              line(1, "event_msg", {"type": "exec_command_begin", "call_id": "u1",
+                                    "command": ["bash", "-lc", "git status"], "cwd": "/w",
+                                    "source": "user_shell"}),
+              line(2, "event_msg", {"type": "exec_command_end", "call_id": "u1",
+                                    "command": ["bash", "-lc", "git status"], "cwd": "/w",
+                                    "source": "user_shell", "exit_code": 0,
+                                    "aggregated_output": "clean", "stdout": "", "stderr": "",
+                                    "formatted_output": "", "duration": "0.1s"}),
+              call(3, "c1", "shell", {"command": ["ls"]}),
+              line(4, "event_msg", {"type": "exec_command_end", "call_id": "c1",
+                                    "source": "agent", "exit_code": 0,
+                                    "aggregated_output": "a", "stdout": "a", "stderr": "",
+                                    "formatted_output": "a", "duration": "0.1s"}),
+              output(5, "c1", "Exit code: 0\nWall time: 0.1 seconds\nOutput:\na\n"))
+    m = model_of(data)
+    assert ops(m) == [("!host", "shell", "completed", None)]
+    _, rep = codex.convert(data)
+    assert rep.unmapped == 0
+    assert any("user" in k and "shell" in k for k in rep.ignored)
+
+
+def test_exit_code_is_read_from_the_header_not_the_commands_output() -> None:
+    """The exec_command tool's output (unified exec) is a header (Chunk ID, Wall time, then
+    'Process exited with code N' or 'Process running with session ID N'), then 'Output:' and
+    the command's own output. Reviewer: a call whose process is still running is pending (not
+    failed, even when the program printed 'exit code: 2'); a call whose header says 'Process
+    exited with code 1' failed. Before: the program's words made it a failure."""
+    running = ("Chunk ID: ab12\nWall time: 10.0 seconds\nProcess running with session ID 5\n"
+               "Original token count: 9\nOutput:\nstep 1\nexit code: 2\n")
+    exited = ("Chunk ID: cd34\nWall time: 1.0 seconds\nProcess exited with code 1\n"
+              "Original token count: 3\nOutput:\nboom\n")
+    m = model_of(jl(META, call(1, "c1", "exec_command", {"cmd": "make -k"}),
+                    output(2, "c1", running),
+                    call(3, "c2", "exec_command", {"cmd": "false"}), output(4, "c2", exited)))
+    assert ops(m) == [("!host", "exec_command", "pending", None),
+                      ("!host", "exec_command", "failed", None)]
+
+
+def test_codex_timeout_is_its_own_words_not_the_commands() -> None:
+    """Codex's own timeout (core tools: format_exec_output_str) puts 'command timed out after
+    N milliseconds' first in the output it gives the model (exit code 124), after the freeform
+    header or as the JSON form's output. A command that printed 'Connection timed out after
+    30001 milliseconds' (curl, exit 28) was not stopped by Codex: it failed. Likewise a JSON
+    output with an exit code is a command that ran, whatever its first words ('missing
+    field ...' is Codex's 'could not run' only with no exit code). Before: curl's words made
+    a tool-timeout, and the 'missing field' run a tool-error."""
+    curl = "curl: (28) Connection timed out after 30001 milliseconds\n"
+    m = model_of(jl(
+        META,
+        call(1, "a", "shell", {"command": ["curl", "x"]}),
+        output(2, "a", f"Exit code: 28\nWall time: 30.0 seconds\nOutput:\n{curl}"),
+        call(3, "b", "shell", {"command": ["curl", "x"]}),
+        output(4, "b", json.dumps({"output": curl, "metadata": {"exit_code": 28,
+                                                                "duration_seconds": 30.0}})),
+        call(5, "c", "shell", {"command": ["sleep", "99"]}),
+        output(6, "c", "Exit code: 124\nWall time: 10.0 seconds\nOutput:\n"
+                       "command timed out after 10000 milliseconds\n"),
+        call(7, "d", "shell", {"command": ["sleep", "99"]}),
+        output(8, "d", json.dumps({"output": "command timed out after 10000 milliseconds\n",
+                                   "metadata": {"exit_code": 124, "duration_seconds": 10.0}})),
+        call(9, "e", "shell", {"command": ["cargo", "run"]}),
+        output(10, "e", json.dumps({"output": "missing field `name` at line 1\n",
+                                    "metadata": {"exit_code": 1, "duration_seconds": 0.2}}))))
+    assert [o[2] for o in ops(m)] == ["failed", "failed", "timed-out", "timed-out", "failed"]
+
+
+def test_exec_end_timeout_from_what_the_model_was_told() -> None:
+    """exec_command_end's formatted_output is the output as the model saw it: Codex's timeout
+    note is there (its aggregated_output is the command's raw output)."""
+    m = model_of(jl(META, call(1, "a", "shell", {"command": ["sleep", "99"]}),
+                    line(2, "event_msg", {
+                        "type": "exec_command_end", "call_id": "a", "exit_code": 124,
+                        "aggregated_output": "", "stdout": "", "stderr": "",
+                        "formatted_output": "command timed out after 10000 milliseconds\n",
+                        "duration": "10s"})))
+    assert [o[2] for o in ops(m)] == ["timed-out"]
+
+
+def test_policy_words_inside_a_read_files_text_are_not_a_refusal() -> None:
+    """Codex's policy refusals are the whole output, one sentence ("approval policy is
+    Never; reject command — ...", "`cmd` rejected: ..."). A file read whose text mentions
+    'blocked by policy' on a later line ran and returned it. Before: a disallowed refusal
+    with no invocation."""
+    m = model_of(jl(META, call(1, "a", "read_file", {"path": "SECURITY.md"}),
+                    output(2, "a", "L1: # Security\nL2: Pushes to main are blocked by policy.\n"),
+                    call(3, "b", "shell", {"command": ["rm", "-rf", "/"],
+                                           "with_escalated_permissions": True}),
+                    output(4, "b", "approval policy is Never; reject command — you should not "
+                                   "ask for escalated permissions if the approval policy is "
+                                   "Never")))
+    assert [(o[1], o[2], o[3]) for o in ops(m)] == [("read_file", "completed", None),
+                                                    ("shell", "disallowed", "disallowed")]
+
+
+# Codex answers a call it could not carry out with its own one-line error as the whole output
+# (FunctionCallError::RespondToModel in codex-rs core/src/tools: handlers/apply_patch.rs,
+# unified_exec, error.rs SandboxErr, safety.rs "patch rejected: {reason}"); these lines are
+# seen in real rollouts.
+OWN_ERRORS = [
+    ("aborted by user after 5.2s", "shell", "cancel-requested", None),
+    ("apply_patch verification failed: Failed to find expected lines in /w/a.py:\n    def f",
+     "apply_patch", "failed", None),
+    ("write_stdin failed: stdin is closed for this session; rerun exec_command with tty=true",
+     "write_stdin", "failed", None),
+    ("collab spawn failed: agent thread limit reached (max 6)", "spawn_agent", "failed", None),
+    ("sandbox denied exec error, exit code: 2, stdout: , stderr: touch: /etc/x: Operation not "
+     "permitted", "shell", "failed", None),
+    ("patch rejected: writing outside of the project; rejected by user approval settings",
+     "apply_patch", "disallowed", "disallowed"),
+    ("patch rejected: writing is blocked by read-only sandbox; rejected by user approval "
+     "settings", "apply_patch", "disallowed", "disallowed"),
+    ("patch rejected: empty patch", "apply_patch", "errored", None),
+    ("apply_patch handler received invalid patch input", "apply_patch", "errored", None),
+    ("exec_command failed for `/bin/zsh -lc 'uv run pytest'`: CreateProcess { }",
+     "exec_command", "errored", None),
+    ("failed to spawn code-mode host /u/bin/codex-code-mode-host: No such file",
+     "exec", "errored", None),
+]
+
+
+def test_codex_own_error_lines_decide_the_outcome() -> None:
+    """Reviewer: a call Codex stopped when the user pressed Esc ('aborted by user after
+    5.2s') was cancelled; a patch that failed verification, a closed stdin, a refused spawn
+    and a sandbox denial failed (the tool tried); a patch the approval settings refused never
+    ran (disallowed); an empty or unparsable patch and a command that could not be spawned are
+    errors of the request. Before: all but the last one showed as completed."""
+    recs: list[dict[str, Any]] = [META]
+    for i, (out, tool, _, _) in enumerate(OWN_ERRORS):
+        recs += [call(2 * i + 1, f"c{i}", tool, {"x": i}), output(2 * i + 2, f"c{i}", out)]
+    m = model_of(jl(*recs))
+    got = [(o[1], o[2], o[3]) for o in ops(m)]
+    assert got == [(tool, outcome, decision) for _, tool, outcome, decision in OWN_ERRORS]
+
+
+def custom(sec: int, cid: str, name: str, inp: str) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "custom_tool_call", "status": "completed",
+                                       "call_id": cid, "name": name, "input": inp})
+
+
+def custom_out(sec: int, cid: str, out: Any) -> dict[str, Any]:
+    return line(sec, "response_item", {"type": "custom_tool_call_output", "call_id": cid,
+                                       "output": out})
+
+
+def texts(*parts: str) -> list[dict[str, str]]:
+    return [{"type": "input_text", "text": p} for p in parts]
+
+
+def test_code_mode_script_outcome_is_its_preamble() -> None:
+    """Code mode (codex-rs core tests, code_mode): the `exec` custom tool runs a script; its
+    output is a list of input_text items, first 'Script completed|failed\\nWall time N
+    seconds\\nOutput:\\n' or 'Script running with cell ID N...', then the script's text, and
+    for a failure a last 'Script error:\\n...' item; `wait` {cell_id} returns the same shape
+    for a running script. Reviewer: a completed script completed (even when its text reports
+    failing tests or an 'exit code: 2'); a failed one failed; a running one is pending until
+    the wait on its cell reports that it failed (the wait itself completed: it reported).
+    Before: every script call showed as completed."""
+    m = model_of(jl(
+        META,
+        custom(1, "x1", "exec", "text(await tools.exec_command({cmd: 'npm test'}))"),
+        custom_out(2, "x1", texts("Script completed\nWall time 3.1 seconds\nOutput:\n",
+                                  "Tests: 1 failed, 3 passed, 4 total\nexit code: 2\n")),
+        custom(3, "x2", "exec", "text('before crash'); throw new Error('boom')"),
+        custom_out(4, "x2", texts("Script failed\nWall time 0.0 seconds\nOutput:\n",
+                                  "before crash",
+                                  "Script error:\nError: boom\n    at <anonymous>:1:30")),
+        custom(5, "x3", "exec", "await tools.exec_command({cmd: 'npx jest'})"),
+        custom_out(6, "x3", texts("Script running with cell ID 28\nWall time 10.0 seconds\n"
+                                  "Output:\n", "")),
+        call(7, "w1", "wait", {"cell_id": "28", "yield_time_ms": 10000}),
+        output(8, "w1", "Script failed\nWall time 2.0 seconds\nOutput:\n\nScript error:\n"
+                        "exec_command failed: Too many open files (os error 24)")))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec", "completed"), ("exec", "failed"),
+                                              ("exec", "failed"), ("wait", "completed")]
+
+
+def test_content_item_outputs_keep_their_exit_code() -> None:
+    """function_call_output.output is either a string or a list of content items
+    (codex-rs protocol models.rs FunctionCallOutputBody: Text | ContentItems, e.g. when an image
+    is returned). Reviewer: an exec_command whose header, given as an input_text item, says
+    'Process exited with code 1' failed; an MCP tool whose own text mentions an exit code is
+    not read for one. Before: the list form never had an exit code (completed)."""
+    m = model_of(jl(
+        META,
+        call(1, "a", "exec_command", {"cmd": "make"}),
+        output(2, "a", [*texts("Chunk ID: ab\nWall time: 1.0 seconds\nProcess exited with "
+                               "code 1\nOriginal token count: 3\nOutput:\nboom\n"),
+                        {"type": "input_image", "image_url": "data:image/png;base64,AAAA"}]),
+        call(3, "b", "mcp__ci__job_status", {"id": 3}),
+        output(4, "b", texts("Job 3 finished.\nExit code: 2 (the job's own)"))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("job_status", "completed")]
+
+
+def test_newer_envelope_rows_are_known() -> None:
+    """Rollouts of Codex 0.145+ also hold `world_state` and `token_usage_record` rows beside
+    the documented ones: bookkeeping, no tool call; counted as ignored, not as unreadable."""
+    _, rep = codex.convert(jl(META, line(1, "token_usage_record", {"input_tokens": 5}),
+                              line(2, "world_state", {"cwd": "/w"}),
+                              call(3, "a", "shell", {"command": ["ls"]}),
+                              output(4, "a", "Exit code: 0\nWall time: 0 seconds\nOutput:\n")))
+    assert rep.unmapped == 0, rep.examples
+
+
+def unified(chunk: str, state: str, out: str) -> str:
+    return (f"Chunk ID: {chunk}\nWall time: 1.0000 seconds\n{state}\nOriginal token count: 4\n"
+            f"Output:\n{out}")
+
+
+def test_a_running_process_is_pending_until_a_poll_reports_its_end() -> None:
+    """Unified exec (codex-rs core unified_exec: 'Process running with session ID N' while the
+    process runs, 'Process exited with code N' once it ended) keeps a process across calls:
+    exec_command starts it, write_stdin {session_id, chars} writes to it and reads what it
+    printed since. Reviewer: the exec_command is pending (the tool accepted it and completes
+    it later), each write_stdin that finds it running is a progress of it, and the one that
+    finds it exited ends it there with the process's exit code (failed, code 1); the
+    write_stdin calls themselves completed (they wrote and read). Before: the exec_command
+    showed completed and the last write_stdin failed, as if writing had failed."""
+    m = model_of(jl(
+        META,
+        call(1, "c1", "exec_command", {"cmd": "npm run dev", "yield_time_ms": 10000}),
+        output(2, "c1", unified("a1", "Process running with session ID 7", "starting\n")),
+        call(3, "c2", "write_stdin", {"session_id": 7, "chars": ""}),
+        output(4, "c2", unified("b2", "Process running with session ID 7", "ready\n")),
+        call(5, "c3", "write_stdin", {"session_id": 7, "chars": "q\n"}),
+        output(6, "c3", unified("c3", "Process exited with code 1", "boom\n")),
+        call(7, "c4", "exec_command", {"cmd": "tail -f log"}),
+        output(8, "c4", unified("d4", "Process running with session ID 9", ""))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("write_stdin", "completed"),
+                                              ("write_stdin", "completed"),
+                                              ("exec_command", "pending")]
+    first = [e.raw for e in m.events if e.raw.get("operation_id") == "op-0001"]
+    assert [(e["type"], e["time"][17:19]) for e in first] == [
+        ("tool-invocation", "01"), ("tool-pending", "02"), ("tool-progress", "04"),
+        ("tool-failure", "06")]
