@@ -338,3 +338,32 @@ def test_shell_exit_code_decides_whatever_the_output(out: str, code: int) -> Non
     tail = f"\nExit Code: {code}" if code else ""
     m = model_of(session(_shell("c", f"Output: {out}{tail}\nProcess Group PGID: 7")))
     assert [o.outcome for o in m.operations] == ["failed" if code else "completed"]
+
+
+def test_message_content_as_one_part_and_rewritten_history() -> None:
+    """chatRecordingTypes.ts: a message's ``content`` is a PartListUnion, so one part object
+    alone (``{"text": ...}``) is a prompt too. chatRecordingService.ts: updateMessagesFromHistory
+    writes ``{"$set": {"messages": [...]}}``, the whole history as Gemini rebuilt it (the setup
+    context it bootstraps a chat with, a compression summary), with new ids for the turns it made
+    up. By hand: the user's one-part prompt "list it" is a dialog; the rewritten history's
+    made-up user turn ("This is the Gemini CLI. ...") and model turn ("Got it.") are not words
+    the user or the model said then: no dialog; a message already written as its own line is not
+    read again from the $set; the one tool call is op-0001, completed."""
+    meta = {"sessionId": "s", "projectHash": "h", "startTime": "2026-02-01T10:00:00Z"}
+    u = {"id": "u1", "timestamp": "2026-02-01T10:00:01Z", "type": "user",
+         "content": {"text": "list it"}}
+    g = {"id": "g1", "timestamp": "2026-02-01T10:00:02Z", "type": "gemini", "content": "",
+         "toolCalls": [tc("a", "ls", "success")]}
+    setup = {"id": "x1", "timestamp": "2026-02-01T10:00:03Z", "type": "user",
+             "content": [{"text": "This is the Gemini CLI. We are setting up the context."}]}
+    ack = {"id": "x2", "timestamp": "2026-02-01T10:00:03Z", "type": "gemini",
+           "content": [{"text": "Got it."}]}
+    data = b"\n".join(json.dumps(r).encode() for r in (
+        meta, u, g, {"$set": {"messages": [setup, ack, u, g],
+                              "lastUpdated": "2026-02-01T10:00:03Z"}})) + b"\n"
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["list it"]
+    assert [d["start"] for d in vcon["dialog"]] == ["2026-02-01T10:00:01.000Z"]
+    m = model_of(data)
+    assert ops(m) == {"op-0001": ("!host", "ls", "completed", None, [])}
+    assert rep.ignored["message text from a rewritten history ($set messages)"] == 2

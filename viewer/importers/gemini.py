@@ -90,6 +90,9 @@ def _d(v: Any) -> dict[str, Any]:
 class Msg:
     rec: dict[str, Any]
     where: str
+    #: known only from a ``$set`` of the whole message list (updateMessagesFromHistory): Gemini's
+    #: rewritten history (its setup context, a compression summary), not words said then
+    rewritten: bool = False
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -160,7 +163,7 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
                 for i, m in enumerate(upd["messages"]):
                     if isinstance(m, dict) and isinstance(m.get("id"), str) \
                             and m["id"] not in latest:
-                        latest[m["id"]] = Msg(m, f"{where}/$set/messages/{i}")
+                        latest[m["id"]] = Msg(m, f"{where}/$set/messages/{i}", rewritten=True)
                         order.append(m["id"])
             report.ignore("metadata update")
         elif isinstance(rec.get("id"), str) and isinstance(rec.get("type"), str):
@@ -187,9 +190,12 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
 
 
 def content_text(content: Any) -> str | None:
-    """A message's text: a string, or the text of its parts ({text} or plain strings)."""
+    """A message's text: a string, or the text of its parts ({text} or plain strings); one
+    part alone is a PartListUnion too."""
     if isinstance(content, str):
         return content if content.strip() else None
+    if isinstance(content, dict):
+        content = [content]
     if isinstance(content, list):
         parts = [b if isinstance(b, str) else b.get("text") for b in content
                  if isinstance(b, (str, dict))]
@@ -301,6 +307,11 @@ class Mapper:
         when = self.time(rec.get("timestamp"))
         calls = rec.get("toolCalls")
         text = content_text(rec.get("content")) if t in ("user", "gemini") else None
+        if m.rewritten and text is not None:
+            text = None  # not what the user or the model said at that time
+            if not (isinstance(calls, list) and calls):
+                self.rep.ignore("message text from a rewritten history ($set messages)")
+                return
         if text is not None:  # the conversation: the user's prompt, the model's answer
             if when is None:
                 when = EPOCH
