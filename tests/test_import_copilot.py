@@ -734,3 +734,34 @@ def test_the_trailing_exit_mark_decides_whatever_the_output(out: str, code: int)
     _vcon, _rep, m = run(START, start("c", "bash", 1),
                          complete("c", 2, success=True, result={"content": text}))
     assert [o.outcome for o in m.operations] == ["completed" if code == 0 else "failed"]
+
+
+def test_a_terminal_content_exit_code_decides_a_shell_result() -> None:
+    """The session event schema (copilot-sdk session-events: ToolExecutionCompleteResult)
+    gives a result structured ``contents`` too; a ``terminal`` block carries the command's
+    ``exitCode``. By hand: c1 exitCode 0 -> completed; c2 success true, exitCode 1 and no
+    text mark -> failed (the command failed), its `inferred` naming the exitCode; c3 the
+    terminal block says 0 while the text says 3: the structured field wins -> completed; c4 a
+    text block only, with an exitCode key it does not define -> completed."""
+    def res(text: str, *blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"content": text, "contents": list(blocks)}
+    vcon, _rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        complete("c1", 2, success=True,
+                 result=res("ok", {"type": "terminal", "text": "ok", "exitCode": 0})),
+        start("c2", "bash", 3),
+        complete("c2", 4, success=True, result=res(
+            "1 failing", {"type": "terminal", "text": "1 failing", "exitCode": 1,
+                          "cwd": "/w"})),
+        start("c3", "bash", 5),
+        complete("c3", 6, success=True, result=res(
+            "x\n<exited with exit code 3>", {"type": "terminal", "text": "x", "exitCode": 0})),
+        start("c4", "view", 7),
+        complete("c4", 8, success=True,
+                 result=res("x", {"type": "text", "text": "x", "exitCode": 9})),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "completed"), ("bash", "failed"), ("bash", "completed"), ("view", "completed")]
+    fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
+    assert "exitCode 1" in fail["inferred"]

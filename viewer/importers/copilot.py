@@ -359,8 +359,26 @@ INFER_EXIT: Final = ("success true, but the command's result ends '<exited with 
                      ": the tool ran and the command failed")
 
 
+INFER_EXIT_CODE: Final = ("success true, but the result's terminal content says exitCode "
+                          "{code}: the tool ran and the command failed")
+
+
+def terminal_exit(d: dict[str, Any]) -> int | None:
+    """The ``exitCode`` of the last ``terminal`` block of a result's ``contents`` (the session
+    event schema's ToolExecutionCompleteContentTerminal); None: no such block says one."""
+    res = d.get("result")
+    blocks = res.get("contents") if isinstance(res, dict) else None
+    codes = [b["exitCode"] for b in blocks if isinstance(b, dict) and b.get("type") == "terminal"
+             and type(b.get("exitCode")) is int] if isinstance(blocks, list) else []
+    return codes[-1] if codes else None
+
+
 def exit_code(d: dict[str, Any]) -> int | None:
-    """The exit code a shell result's text ends with (None: no such mark)."""
+    """The exit code a shell result records: its terminal content's ``exitCode``, else the
+    mark its text ends with (None: neither)."""
+    code = terminal_exit(d)
+    if code is not None:
+        return code
     res = d.get("result")
     if not isinstance(res, dict):
         return None
@@ -517,8 +535,10 @@ class Walker:
             self.ses.act(r, Action("decision", call, denial=call.denial))
             return
         code = exit_code(d) if d.get("success") is True else None
+        why = (INFER_EXIT_CODE if terminal_exit(d) is not None else INFER_EXIT) \
+            .format(code=code) if code else None
         self.ses.act(r, Action("end", call, etype=end or "", body=_end_body(cid, d),
-                               inferred=INFER_EXIT.format(code=code) if code else None))
+                               inferred=why))
 
     def _call_for_refusal(self, cid: str, r: Rec) -> Call | None:
         """A refused call with no start and no request: named by a hook that gated it, or by
