@@ -653,3 +653,98 @@ def test_claude_code_import_reads_decisions_through_claude_tool_decisions(
                  str(HANDS / "claude_code_logs.otlp.jsonl"), "-o", str(out)])
     assert code == 0 and out.exists()
     assert "6 OTel tool_decision event(s)" in capsys.readouterr().err
+
+
+def _chat(sid: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+    """A chat span as the GenAI conventions write it (times in seconds after 08:00:00)."""
+    base = 1767600000
+    return {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": sid, "name": "chat m",
+            "kind": 3, "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs({"gen_ai.operation.name": "chat", **a}), "status": {}}
+
+
+def test_calls_asked_and_answered_in_chat_messages_are_operations() -> None:
+    """Instrumentations that trace only the model (no execute_tool span) still record a tool
+    call whole: the model's answer asks for it (gen_ai.output.messages, a ToolCallRequestPart
+    {type: tool_call, id, name, arguments}), and the next request carries its answer
+    (gen_ai.input.messages, a tool message with a ToolCallResponsePart {type:
+    tool_call_response, id, response}); every later request repeats the history. The older
+    events say the same as log records: gen_ai.choice (message.tool_calls[].function) and
+    gen_ai.tool.message ({id, content}). Those calls were dropped (a warning said the recording
+    did not say whether they ran). What a reviewer should see, by hand:
+      op-0001 !host/get_weather {location: Paris}: invoked 08:00:01 (span 1 ends: the model
+        asked), tool-result "rainy, 57F" at 08:00:03 (span 2 starts: the answer was sent),
+        both with `inferred`; span 3 repeats the history: no second operation;
+      op-0002 !host/lookup {q: x} from the log events: invoked 08:00:10, result "42" 08:00:11;
+      send_mail (asked in span 3, never answered): no operation, the warning names it;
+      get_time has an execute_tool span (call_t) and an answer: one operation, from its span,
+      with no `inferred`."""
+    msgs_out = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_w", "name": "get_weather",
+         "arguments": {"location": "Paris"}},
+        {"type": "tool_call", "id": "call_t", "name": "get_time", "arguments": {}}],
+        "finish_reason": "tool_call"}]
+    history = [{"role": "user", "parts": [{"type": "text", "content": "weather?"}]},
+               *msgs_out,
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_w",
+                                           "response": "rainy, 57F"}]},
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_t",
+                                           "response": "noon"}]}]
+    spans = [
+        _chat("a000000000000001", 0, 1, **{"gen_ai.output.messages": json.dumps(msgs_out)}),
+        _chat("a000000000000002", 3, 4, **{"gen_ai.input.messages": json.dumps(history)}),
+        _chat("a000000000000003", 5, 6, **{
+            "gen_ai.input.messages": json.dumps(history),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                {"type": "tool_call", "id": "call_m", "name": "send_mail",
+                 "arguments": {}}]}])}),
+        {**_chat("a000000000000004", 2, 3, **{"gen_ai.operation.name": "execute_tool",
+                                              "gen_ai.tool.name": "get_time",
+                                              "gen_ai.tool.call.id": "call_t"}),
+         "name": "execute_tool get_time"},
+    ]
+    logs = [
+        {"timeUnixNano": str((1767600000 + 10) * 10**9),
+         "attributes": attrs({"event.name": "gen_ai.choice"}),
+         "body": {"kvlistValue": {"values": [
+             {"key": "index", "value": {"intValue": "0"}},
+             {"key": "message", "value": {"kvlistValue": {"values": [
+                 {"key": "role", "value": {"stringValue": "assistant"}},
+                 {"key": "tool_calls", "value": {"arrayValue": {"values": [{"kvlistValue": {
+                     "values": [
+                         {"key": "id", "value": {"stringValue": "call_l"}},
+                         {"key": "type", "value": {"stringValue": "function"}},
+                         {"key": "function", "value": {"kvlistValue": {"values": [
+                             {"key": "name", "value": {"stringValue": "lookup"}},
+                             {"key": "arguments", "value": {"stringValue": '{"q": "x"}'}}]}}},
+                     ]}}]}}}]}}}]}}},
+        {"timeUnixNano": str((1767600000 + 11) * 10**9),
+         "attributes": attrs({"event.name": "gen_ai.tool.message"}),
+         "body": {"kvlistValue": {"values": [
+             {"key": "content", "value": {"stringValue": "42"}},
+             {"key": "id", "value": {"stringValue": "call_l"}}]}}},
+    ]
+    data = json.dumps({
+        "resourceSpans": [{"resource": {"attributes": attrs({"service.name": "agent"})},
+                           "scopeSpans": [{"scope": {"name": "x"}, "spans": spans}]}],
+        "resourceLogs": [{"resource": {"attributes": attrs({"service.name": "agent"})},
+                          "scopeLogs": [{"scope": {"name": "x"}, "logRecords": logs}]}],
+    }).encode()
+    vcon, rep, m = imported(data)
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_weather", "completed"), ("get_time", "completed"), ("lookup", "completed")]
+    ev = [(e["type"], e["time"][11:19], e.get("tool"), e.get("body"), "inferred" in e)
+          for e in vcon["events"]]
+    assert ev[0] == ("tool-invocation", "08:00:01", "get_weather",
+                     {"arguments": {"location": "Paris"}, "tool_call_id": "call_w"}, True)
+    assert ("tool-result", "08:00:03", None, "rainy, 57F", True) in ev
+    assert ("tool-invocation", "08:00:10", "lookup",
+            {"arguments": {"q": "x"}, "tool_call_id": "call_l"}, True) in ev
+    assert ("tool-result", "08:00:11", None, "42", True) in ev
+    time_inv = next(e for e in vcon["events"] if e.get("tool") == "get_time")
+    assert "inferred" not in time_inv
+    assert any("('send_mail')" in w for w in rep.warnings)
+    # the asking and the answering records are mapped; span 3 only repeats them
+    assert rep.mapped == 5 and rep.ignored == {"chat span": 1}
