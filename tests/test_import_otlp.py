@@ -748,3 +748,23 @@ def test_calls_asked_and_answered_in_chat_messages_are_operations() -> None:
     assert any("('send_mail')" in w for w in rep.warnings)
     # the asking and the answering records are mapped; span 3 only repeats them
     assert rep.mapped == 5 and rep.ignored == {"chat span": 1}
+
+
+def test_an_answered_call_a_tool_span_records_without_its_id_is_not_shown_twice() -> None:
+    """A framework's execute_tool span may not carry the call id the model's messages use.
+    By hand: get_weather asked (call_w) and answered in the chat messages, and one
+    execute_tool get_weather span with no call id: one operation, the span's."""
+    out = [{"role": "assistant", "parts": [{"type": "tool_call", "id": "call_w",
+                                             "name": "get_weather", "arguments": {}}]}]
+    back = [*out, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_w",
+                                               "response": "sun"}]}]
+    spans = [_chat("a000000000000001", 0, 1, **{"gen_ai.output.messages": json.dumps(out)}),
+             {**_chat("a000000000000002", 1, 2, **{"gen_ai.operation.name": "execute_tool",
+                                                   "gen_ai.tool.name": "get_weather"}),
+              "name": "execute_tool get_weather"},
+             _chat("a000000000000003", 3, 4, **{"gen_ai.input.messages": json.dumps(back)})]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed")]
+    assert not any("inferred" in e for e in vcon["events"])
+    assert not any("asked for" in w for w in rep.warnings)

@@ -1062,9 +1062,18 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
         return
     rep = rd.report
     moved: set[int] = set()
+    left: dict[str, int] = {}  # calls with no call id, by tool: they may be these (in order)
+    for c in calls:
+        if not c.call_id:
+            left[c.tool] = left.get(c.tool, 0) + 1
     for cid, name, args, t, rec, kind in _asks(rd):
         ans = answers.pop(cid, None) if cid else None
         if ans is None or name is None:
+            continue
+        bare = _MCP_NAME.match(name)
+        same = next((x for x in (name, bare.group(2) if bare else name) if left.get(x)), None)
+        if same is not None:  # a tool span without the call id records it already
+            left[same] -= 1
             continue
         _i, _n, result, t2, rec2, kind2 = ans
         server, tool = _target(name, None, rep)
