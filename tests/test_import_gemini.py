@@ -367,3 +367,71 @@ def test_message_content_as_one_part_and_rewritten_history() -> None:
     m = model_of(data)
     assert ops(m) == {"op-0001": ("!host", "ls", "completed", None, [])}
     assert rep.ignored["message text from a rewritten history ($set messages)"] == 2
+
+
+def _fr(cid: str | None, name: str, **response: Any) -> dict[str, Any]:
+    fr: dict[str, Any] = {"name": name, "response": response}
+    if cid:
+        fr["id"] = cid
+    return {"functionResponse": fr}
+
+
+def _fc(cid: str | None, name: str, **args: Any) -> dict[str, Any]:
+    fc: dict[str, Any] = {"name": name, "args": args}
+    if cid:
+        fc["id"] = cid
+    return {"functionCall": fc}
+
+
+#: A ``/chat save`` checkpoint (``~/.gemini/tmp/<hash>/checkpoint-<tag>.json``): the model's
+#: history as @google/genai Content (``{role: user|model, parts}``; a call is a functionCall
+#: part, its answer a functionResponse part of the next user Content). Gemini CLI answers a
+#: failed call with ``response: {error: ...}`` and a cancelled one with "[Operation Cancelled]
+#: Reason: ..."; shell.ts's answer ends with its Exit Code line. Made by hand in that shape.
+CHECKPOINT = [
+    {"role": "user", "parts": [{"text": "list files and run the tests"}]},
+    {"role": "model", "parts": [{"text": "thinking about it", "thought": True},
+                                {"text": "I'll look."}, _fc("c1", "list_directory", path="."),
+                                _fc("c2", "run_shell_command", command="pytest")]},
+    {"role": "user", "parts": [
+        _fr("c1", "list_directory", output="a.py\nb.py"),
+        _fr("c2", "run_shell_command", output="Output: 1 failed\nExit Code: 1")]},
+    {"role": "model", "parts": [_fc("c3", "write_file", file_path="a.py"),
+                                _fc("c4", "replace", file_path="b.py"),
+                                _fc(None, "read_file", absolute_path="/w/a.py"),
+                                _fc("c6", "glob", pattern="*")]},
+    {"role": "user", "parts": [
+        _fr("c3", "write_file",
+            error="[Operation Cancelled] Reason: User did not allow tool call"),
+        _fr("c4", "replace", error="Tool execution denied by policy."),
+        _fr(None, "read_file", output="print(1)")]},
+    {"role": "model", "parts": [{"text": "Done."}]},
+]
+
+
+@pytest.mark.parametrize("doc", [CHECKPOINT, {"history": CHECKPOINT, "authType": "x"}])
+def test_chat_checkpoint_by_hand(doc: Any) -> None:
+    """What a reviewer should see, by hand: list_directory completed; run_shell_command
+    failed (Exit Code 1); write_file declined at its confirmation ("did not allow"): a once
+    permission-required decision, not run; replace refused by policy: disallowed, not run;
+    read_file (no ids: answered by name) completed; glob never answered: left open,
+    unterminated. Dialogs: the prompt, "I'll look." and "Done." (the thought is not one).
+    No times: order only. Both the bare list and {history: [...]} forms."""
+    data = json.dumps(doc).encode()
+    assert detect(data).name == "gemini"
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "list_directory", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+        "op-0003": ("!host", "write_file", "not-performed", "permission-required", []),
+        "op-0004": ("!host", "replace", "disallowed", "disallowed", []),
+        "op-0005": ("!host", "read_file", "completed", None, []),
+        "op-0006": ("!host", "glob", "running", None, ["unterminated"]),
+    }
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["list files and run the tests", "I'll look.",
+                                                   "Done."]
+    assert rep.times == "order-only" and rep.mapped == 6 and rep.unmapped == 0
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"] == {"id": "c1", "args": {"path": "."}}

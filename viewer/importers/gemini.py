@@ -5,6 +5,8 @@
   toolCalls: [{id, name, args, result, status, timestamp, resultDisplay, displayName}]}]}``)
   and its newer JSONL form (a metadata line, message lines, a message line again each time the
   message changes, ``{"$set": ...}`` metadata updates and ``{"$rewindTo": id}``);
+* a ``/chat save`` **checkpoint** (``checkpoint-<tag>.json``: the model's Content history,
+  ``functionCall`` / ``functionResponse`` parts; no times, no status);
 * the **telemetry outfile** (``--telemetry-outfile``): the OpenTelemetry SDK's log records
   written as pretty-printed JSON one after another; ``gemini_cli.tool_call`` records
   (function_name, function_args, duration_ms, success, decision, error, error_type) are the
@@ -23,7 +25,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import orjson
@@ -35,6 +37,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    rfc3339,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
@@ -122,6 +125,17 @@ def _is_telemetry(rec: Any) -> bool:
         return False
     attrs = rec.get("attributes")
     return isinstance(attrs, dict) and str(attrs.get("event.name", "")).startswith("gemini_cli.")
+
+
+def checkpoint_history(doc: Any) -> list[Any] | None:
+    """The history of a ``/chat save`` checkpoint (``checkpoint-<tag>.json``): the model's
+    Content list (``{role: user|model, parts: [...]}``), bare or as ``{history: [...]}``."""
+    hist = doc.get("history") if isinstance(doc, dict) and "sessionId" not in doc else doc
+    if not isinstance(hist, list) or not hist:
+        return None
+    ok = all(isinstance(x, dict) and x.get("role") in ("user", "model")
+             and isinstance(x.get("parts"), list) for x in hist[:20])
+    return hist if ok else None
 
 
 def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg], str]:
@@ -394,6 +408,71 @@ class Mapper:
                 self.rep.warn(f"tool call status {str(status)[:30]!r} is not one Gemini CLI "
                               "writes: the call is left open")
 
+    # -- /chat save checkpoint ---------------------------------------------------------------
+    def checkpoint(self, hist: list[Any], prefix: str) -> None:
+        """The Content list Gemini resumes from: each ``functionCall`` part is a call, the
+        ``functionResponse`` that answers it (by id, else by name in order) its end, read by
+        the session's rules (a response ``{error: ...}`` is status error, one that starts
+        "[Operation Cancelled]" cancelled, any other success). No times: order only."""
+        self.rep.times = "order-only"
+        tick = iter(EPOCH + timedelta(milliseconds=k) for k in range(1, 10**9))
+        calls: list[dict[str, Any]] = []
+        for i, content in enumerate(hist):
+            where = f"{prefix}/{i}"
+            if not (isinstance(content, dict) and content.get("role") in ("user", "model")
+                    and isinstance(content.get("parts"), list)):
+                self.rep.fail(where, "not a Content {role, parts}")
+                continue
+            when = next(tick)
+            parts = content["parts"]
+            used = False
+            text = content_text([p for p in parts if isinstance(p, dict)
+                                 and isinstance(p.get("text"), str) and not p.get("thought")])
+            if text is not None:
+                if content["role"] == "user":
+                    used = self.dialogs.said(when, text, where) or used
+                else:
+                    used = self.dialogs.replied(when, text, where) or used
+            for j, p in enumerate(parts):
+                fc = p.get("functionCall") if isinstance(p, dict) else None
+                fr = p.get("functionResponse") if isinstance(p, dict) else None
+                if isinstance(fc, dict) and _str(fc.get("name")):
+                    calls.append({"c": {"id": fc.get("id"), "name": fc["name"],
+                                        "args": fc.get("args")},
+                                  "start": when, "where": f"{where}/parts/{j}", "end": None})
+                    used = True
+                elif isinstance(fr, dict):
+                    rid, name = _str(fr.get("id")), _str(fr.get("name"))
+                    match = next((e for e in calls if e["end"] is None and (
+                        e["c"]["id"] == rid if rid and _str(e["c"]["id"]) else
+                        e["c"]["name"] == name)), None)
+                    if match is None:
+                        self.rep.fail(f"{where}/parts/{j}", "a functionResponse answering no "
+                                                            "recorded functionCall")
+                        continue
+                    match["end"], match["c"]["result"] = when, [p]
+                    used = True
+            if used:
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore(f"{content['role']} content without text or tool parts")
+        for e in calls:
+            c = e["c"]
+            if e["end"] is None:
+                self.call(c, e["start"], e["start"], e["where"], ("open", None, None), {})
+                self.rep.warn("a functionCall with no functionResponse in the checkpoint: "
+                              "how it ended is not recorded, the call is left open")
+                continue
+            resp = _d(_d(c["result"][0].get("functionResponse")).get("response"))
+            err = resp.get("error")
+            c["status"] = "success" if err is None else "cancelled" if str(err).startswith(
+                "[Operation Cancelled]") else "error"
+            c["timestamp"] = rfc3339(e["end"])
+            self.session_call(c, e["start"], e["where"])
+        if calls:
+            self.rep.warn("a /chat checkpoint records no times and no call status: times give "
+                          "the order only, and each outcome is read from the call's response")
+
     # -- telemetry outfile ------------------------------------------------------------------
     def telemetry(self, recs: list[Any]) -> None:
         for i, r in enumerate(recs):
@@ -566,12 +645,22 @@ def convert(data: bytes, *, source_name: str = "-",
                 report.fail(f"after record {len(tele)}", "not JSON (a record cut short?)")
         else:
             tele = [one] if _is_telemetry(one) else None
-    if tele is not None:
+    ckpt, prefix = None, ""
+    if tele is None and text.lstrip()[:1] in ("[", "{"):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            doc = loads(data)
+            ckpt = checkpoint_history(doc)
+            prefix = "/history" if isinstance(doc, dict) else ""
+    if ckpt is not None:
+        m.checkpoint(ckpt, prefix)
+        meta: dict[str, Any] = {}
+        form = "checkpoint"
+    elif tele is not None:
         if any(isinstance(r, dict) and ("resourceSpans" in r or "resourceLogs" in r)
                for r in tele):
             report.warn("OTLP/JSON records are left to the otlp importer")
         m.telemetry(tele)
-        meta: dict[str, Any] = {}
+        meta = {}
         form = "telemetry-outfile"
     else:
         meta, msgs, form = read_session(data, report)
@@ -607,6 +696,8 @@ def convert(data: bytes, *, source_name: str = "-",
 def sniff(smp: Sample) -> bool:
     doc = smp.doc
     if smp.is_doc:
+        if checkpoint_history(doc) is not None:
+            return True  # a /chat save checkpoint: the model's Content list
         if isinstance(doc, dict):
             if "resourceSpans" in doc or "resourceLogs" in doc:
                 return False
@@ -643,4 +734,4 @@ def sniff(smp: Sample) -> bool:
 FORMAT = Format(name="gemini", title="Gemini CLI session", unit="records",
                 sniff=sniff, convert=convert,
                 help="a Gemini CLI session (~/.gemini/tmp/<hash>/chats/session-*.json or "
-                     ".jsonl) or its --telemetry-outfile")
+                     ".jsonl), a /chat save checkpoint, or its --telemetry-outfile")
