@@ -765,3 +765,30 @@ def test_a_terminal_content_exit_code_decides_a_shell_result() -> None:
         ("bash", "completed"), ("bash", "failed"), ("bash", "completed"), ("view", "completed")]
     fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
     assert "exitCode 1" in fail["inferred"]
+
+
+def test_a_tool_the_user_asked_for_says_so() -> None:
+    """The session event schema: tool.user_requested {toolCallId, toolName, arguments} is a
+    tool the user invoked by hand, and its tool.execution_complete says isUserRequested. The
+    draft puts tool events on the agent's party (the host sent the request), so by hand: u1
+    bash completed on the agent's party, its invocation content saying isUserRequested true;
+    the tool.user_requested line mapped (it names who asked); u2, requested and completed
+    with no start, is invoked from the request, also saying so; the agent's own a1 does not."""
+    vcon, rep, m = run(
+        START,
+        rec("tool.user_requested", {"toolCallId": "u1", "toolName": "bash",
+                                    "arguments": {"command": "git status"}}, ts(1)),
+        start("u1", "bash", 2),
+        complete("u1", 3, success=True, isUserRequested=True, result={"content": "clean"}),
+        rec("tool.user_requested", {"toolCallId": "u2", "toolName": "view",
+                                    "arguments": {"path": "a"}}, ts(4)),
+        complete("u2", 5, success=True, result={"content": "x"}),
+        start("a1", "bash", 6),
+        complete("a1", 7, success=True, result={"content": "ok"}),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "completed"), ("view", "completed"), ("bash", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"].get("isUserRequested") for e in inv] == [True, True, None]
+    assert {e["party"] for e in vcon["events"]} == {0}
+    assert rep.mapped == 7 and rep.unmapped == 0  # every line but session.start
