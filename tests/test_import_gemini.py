@@ -435,3 +435,71 @@ def test_chat_checkpoint_by_hand(doc: Any) -> None:
     assert rep.times == "order-only" and rep.mapped == 6 and rep.unmapped == 0
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["body"] == {"id": "c1", "args": {"path": "."}}
+
+
+def _sj(t: int, typ: str, **kw: Any) -> dict[str, Any]:
+    return {"type": typ, "timestamp": f"2026-01-10T10:00:{t:02d}.000Z", **kw}
+
+
+def test_stream_json_by_hand() -> None:
+    """``gemini -p --output-format stream-json`` (packages/core/src/output/types.ts): init
+    {session_id, model}, message {role, content, delta}, tool_use {tool_name, tool_id,
+    parameters}, tool_result {tool_id, status success|error, output, error {type, message}},
+    error, result. It was refused. What a reviewer should see, by hand: list_directory
+    completed (01 -> 02); run_shell_command failed (its display "Command exited with code: 1",
+    status success); replace refused by policy (error type policy_violation): a disallowed
+    decision, not run; github/search (mcp_github_search) failed (mcp_tool_error: it ran);
+    foo errored (not in the registry: it could not run); glob never answered: left open. The
+    prompt and the assistant's two deltas ("Do", "ne.") joined as one reply "Done.". The cut
+    last line is not mapped; init and result are ignored."""
+    lines = [
+        _sj(0, "init", session_id="s-1", model="gemini-2.5-pro"),
+        _sj(0, "message", role="user", content="tidy up"),
+        _sj(1, "tool_use", tool_name="list_directory", tool_id="t1", parameters={"path": "."}),
+        _sj(2, "tool_result", tool_id="t1", status="success", output="a.py"),
+        _sj(3, "tool_use", tool_name="run_shell_command", tool_id="t2",
+            parameters={"command": "false"}),
+        _sj(4, "tool_result", tool_id="t2", status="success",
+            output="Command exited with code: 1"),
+        _sj(5, "tool_use", tool_name="replace", tool_id="t3", parameters={}),
+        _sj(6, "tool_result", tool_id="t3", status="error",
+            error={"type": "policy_violation", "message": "Tool execution denied by policy."}),
+        _sj(7, "tool_use", tool_name="mcp_github_search", tool_id="t4", parameters={"q": "x"}),
+        _sj(8, "tool_result", tool_id="t4", status="error",
+            error={"type": "mcp_tool_error", "message": "timed out talking to GitHub"}),
+        _sj(9, "tool_use", tool_name="foo", tool_id="t5", parameters={}),
+        _sj(10, "tool_result", tool_id="t5", status="error",
+            error={"type": "tool_not_registered", "message": 'Tool "foo" not found in registry.'}),
+        _sj(11, "message", role="assistant", content="Do", delta=True),
+        _sj(12, "message", role="assistant", content="ne.", delta=True),
+        _sj(13, "tool_use", tool_name="glob", tool_id="t6", parameters={"pattern": "*"}),
+        _sj(14, "result", status="success", stats={"tool_calls": 6}),
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode() + b'\n{"type":"tool_res'
+    assert detect(data).name == "gemini"
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "list_directory", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+        "op-0003": ("!host", "replace", "disallowed", "disallowed", []),
+        "op-0004": ("github", "search", "failed", None, []),
+        "op-0005": ("!host", "foo", "errored", None, []),
+        "op-0006": ("!host", "glob", "running", None, ["unterminated"]),
+    }
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["tidy up", "Done."]
+    assert vcon["parties"][0]["meta"] == {"gemini_session_id": "s-1"}
+    inv = vcon["events"][0]
+    assert (inv["time"], inv["body"]) == ("2026-01-10T10:00:01.000Z",
+                                          {"id": "t1", "args": {"path": "."}})
+    assert vcon["events"][1]["time"] == "2026-01-10T10:00:02.000Z"
+    assert (rep.mapped, rep.ignored, rep.unmapped) == (14, {"init": 1, "result": 1}, 1)
+
+
+def test_stream_json_is_not_claude_or_cursor_stream() -> None:
+    claude = b'{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[]}\n'
+    assert not gemini.sniff(sample(claude))
+    cursor = (b'{"type":"tool_call","subtype":"started","call_id":"c","tool_call":'
+              b'{"readToolCall":{"args":{}}},"session_id":"s"}\n')
+    assert not gemini.sniff(sample(cursor))

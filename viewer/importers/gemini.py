@@ -5,6 +5,8 @@
   toolCalls: [{id, name, args, result, status, timestamp, resultDisplay, displayName}]}]}``)
   and its newer JSONL form (a metadata line, message lines, a message line again each time the
   message changes, ``{"$set": ...}`` metadata updates and ``{"$rewindTo": id}``);
+* ``gemini -p --output-format stream-json`` (output/types.ts: ``tool_use`` / ``tool_result``
+  by ``tool_id``, ``message``, ``init``, ``result``);
 * a ``/chat save`` **checkpoint** (``checkpoint-<tag>.json``: the model's Content history,
   ``functionCall`` / ``functionResponse`` parts; no times, no status);
 * the **telemetry outfile** (``--telemetry-outfile``): the OpenTelemetry SDK's log records
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
@@ -136,6 +139,32 @@ def checkpoint_history(doc: Any) -> list[Any] | None:
     ok = all(isinstance(x, dict) and x.get("role") in ("user", "model")
              and isinstance(x.get("parts"), list) for x in hist[:20])
     return hist if ok else None
+
+
+#: ``gemini -p --output-format stream-json`` event types (output/types.ts JsonStreamEventType).
+STREAM_TYPES: Final = frozenset({"init", "message", "tool_use", "tool_result", "error",
+                                 "result"})
+
+
+def is_stream_record(r: Any) -> bool:
+    """A record only Gemini CLI's stream-json writes: its ``init`` (session_id, model), or a
+    ``tool_use`` / ``tool_result`` with a ``tool_id`` (Claude Code's stream-json nests tool
+    blocks inside messages; Cursor's has ``tool_call``)."""
+    if not isinstance(r, dict):
+        return False
+    t = r.get("type")
+    if t == "init":
+        return isinstance(r.get("session_id"), str) and "model" in r and "subtype" not in r
+    return t in ("tool_use", "tool_result") and isinstance(r.get("tool_id"), str) \
+        and "message" not in r
+
+
+def stream_records(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
+    """The lines of a stream-json output, or None when the input is not one."""
+    if not any(is_stream_record(r) for _, r, _ in itertools.islice(json_records(data), SCAN)):
+        return None
+    return [(n, r) if r is not None else (n, {"type": None, "_why": why})
+            for n, r, why in json_records(data)]
 
 
 def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg], str]:
@@ -277,14 +306,16 @@ class Mapper:
 
     def call(self, call: dict[str, Any], start: datetime, end: datetime, where: str,
              outcome: tuple[str, str | None, str | None], body: Any,
-             decision: tuple[str, str] | None = None) -> None:
+             decision: tuple[str, str] | None = None, end_where: str | None = None) -> None:
         """outcome: (kind, reason/inferred, ...). kind: result | failure | error | timeout |
-        cancel | refuse-disallowed | refuse-declined | open."""
+        cancel | refuse-disallowed | refuse-declined | open. ``end_where``: the record of
+        the end, when it is not the call's own (a refusal is placed at the end's record)."""
         server, tool = self.target(call)
         op = self.ev.new_operation()
         kind, reason, why = outcome
         if kind.startswith("refuse-"):
-            self.ev.add("policy-decision", start, op, 1, where, server=server, tool=tool,
+            self.ev.add("policy-decision", start, op, 1, end_where or where, server=server,
+                        tool=tool,
                         decision="disallowed" if kind == "refuse-disallowed"
                         else "permission-required", policy_life="once",
                         operation="tool-invocation", **({"reason": reason[:2000]}
@@ -304,7 +335,8 @@ class Mapper:
         etype = {"result": "tool-result", "failure": "tool-failure", "error": "tool-error",
                  "timeout": "tool-timeout", "cancel": "tool-cancel"}[kind]
         kw: dict[str, Any] = {"inferred": why} if why else {}
-        self.ev.add(etype, end, op, 1, where, body=body if body is not None else {}, **kw)
+        self.ev.add(etype, end, op, 1, end_where or where,
+                    body=body if body is not None else {}, **kw)
 
     # -- session ----------------------------------------------------------------------------
     def session(self, meta: dict[str, Any], msgs: list[Msg]) -> None:
@@ -473,6 +505,78 @@ class Mapper:
             self.rep.warn("a /chat checkpoint records no times and no call status: times give "
                           "the order only, and each outcome is read from the call's response")
 
+    # -- gemini -p --output-format stream-json -------------------------------------------
+    def stream(self, recs: list[tuple[int, dict[str, Any]]]) -> None:
+        """``tool_use`` (tool_id, tool_name, parameters) -> invocation; ``tool_result`` (same
+        tool_id; status success | error, output, error {type, message}) -> its end, by the
+        session's rules; ``message`` -> the conversation (assistant deltas joined)."""
+        open_: dict[str, tuple[dict[str, Any], datetime, str]] = {}
+        reply: list[Any] = []  # the assistant's deltas not yet written: [when, where, text]
+        for n, r in recs:
+            where = f"line {n}"
+            if "_why" in r:
+                self.rep.fail(where, str(r["_why"]))
+                continue
+            t = r.get("type")
+            when = self.time(r.get("timestamp"))
+            if when is None:
+                when = EPOCH
+                self.rep.times = "order-only"
+            if reply and not (t == "message" and r.get("role") == "assistant"
+                              and r.get("delta") is True):
+                self.dialogs.replied(reply[0], reply[2], reply[1])
+                reply = []
+            if t == "tool_use":
+                tid, name = _str(r.get("tool_id")), _str(r.get("tool_name"))
+                if tid is None or name is None:
+                    self.rep.fail(where, "a tool_use without tool_id and tool_name")
+                    continue
+                if tid in open_:
+                    self.rep.warn("a tool_id was used again before its result: the earlier "
+                                  "call is left open")
+                    self._open_stream_call(*open_.pop(tid))
+                open_[tid] = ({"id": tid, "name": name, "args": r.get("parameters")}, when,
+                              where)
+                self.rep.mapped += 1
+            elif t == "tool_result":
+                tid = _str(r.get("tool_id"))
+                entry = open_.pop(tid, None) if tid else None
+                if entry is None:
+                    self.rep.fail(where, "a tool_result for no recorded tool_use")
+                    continue
+                c, start, at = entry
+                body = {k: r[k] for k in ("status", "output", "error") if k in r}
+                self.call(c, start, when, at, _stream_outcome(r, c["name"]), body,
+                          end_where=where)
+                self.rep.mapped += 1
+            elif t == "message" and r.get("role") in ("user", "assistant"):
+                text = r.get("content")
+                if not isinstance(text, str) or not text:
+                    self.rep.ignore("message without text")
+                elif r["role"] == "user":
+                    self.dialogs.said(when, text, where)
+                    self.rep.mapped += 1
+                elif r.get("delta") is True:
+                    reply = [reply[0], reply[1], reply[2] + text] if reply else \
+                        [when, where, text]
+                    self.rep.mapped += 1
+                else:
+                    self.dialogs.replied(when, text, where)
+                    self.rep.mapped += 1
+            elif t in ("init", "result", "error", "message"):
+                self.rep.ignore(str(t))
+            else:
+                self.rep.fail(where, "not a stream-json event")
+        if reply:
+            self.dialogs.replied(reply[0], reply[2], reply[1])
+        for entry in open_.values():
+            self._open_stream_call(*entry)
+
+    def _open_stream_call(self, c: dict[str, Any], start: datetime, where: str) -> None:
+        self.call(c, start, start, where, ("open", None, None), {})
+        self.rep.warn("a tool_use with no tool_result: how it ended is not recorded, the call "
+                      "is left open")
+
     # -- telemetry outfile ------------------------------------------------------------------
     def telemetry(self, recs: list[Any]) -> None:
         for i, r in enumerate(recs):
@@ -609,6 +713,48 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     return "result", None, None
 
 
+#: run_shell_command's display when the command printed nothing (shell.ts): the only place
+#: stream-json shows how a command ended (its output replaces it otherwise).
+STREAM_SHELL: Final = re.compile(r"^(?:Command exited with code: (-?\d+)|Command terminated by "
+                                 r"signal: (.+)|(Command cancelled by user\.))\s*$")
+
+
+def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str | None]:
+    """The end of a stream-json ``tool_result``: ``success`` is a result (a shell command's
+    display can still say it exited non-zero); ``error`` by the session's rules, read from the
+    error's ``type`` (Gemini's ToolErrorType) and ``message``."""
+    if r.get("status") == "success":
+        out = r.get("output")
+        m = STREAM_SHELL.match(out) if name == "run_shell_command" and isinstance(out, str) \
+            else None
+        if m is not None and m.group(3):
+            return "cancel", None, "run_shell_command says the user cancelled the command"
+        if m is not None and (m.group(2) or m.group(1) not in ("0", None)):
+            return "failure", None, ("status success, but run_shell_command's display says the "
+                                     "command " + ("exited with code " + m.group(1)
+                                                   if m.group(1) else "was killed by a signal")
+                                     + ": the tool ran and failed")
+        return "result", None, None
+    err = _d(r.get("error"))
+    text = f"{err.get('message') or ''}\n{err.get('type') or ''}"
+    if r.get("status") != "error" and not text.strip():
+        return "open", None, None
+    if err.get("type") == "mcp_tool_error" or MCP_TOOL_ERROR.search(text):
+        return "failure", None, "error type mcp_tool_error: the MCP tool ran and reported failure"
+    if DENIED_BY_POLICY.search(text):
+        return "refuse-disallowed", _first(text), ("status error, 'denied by policy': Gemini's "
+                                                   "policy engine refused the call; it did not "
+                                                   "run")
+    if USER_DECLINED.search(text):
+        return "refuse-declined", _first(text), "the user declined the confirmation; it did not run"
+    if CANNOT_RUN.search(text):
+        return "error", None, ("status error: the call could not run (unknown tool or invalid "
+                               "parameters)")
+    if TIMED_OUT.search(text):
+        return "timeout", None, "status error, 'timed out': the host stopped the tool"
+    return "failure", None, "status error: the tool ran and reported failure"
+
+
 def _result_text(c: dict[str, Any]) -> str:
     """The error/result text of a tool call, for the rules (first 4000 characters)."""
     parts: list[str] = []
@@ -651,7 +797,13 @@ def convert(data: bytes, *, source_name: str = "-",
             doc = loads(data)
             ckpt = checkpoint_history(doc)
             prefix = "/history" if isinstance(doc, dict) else ""
-    if ckpt is not None:
+    stream = None if tele is not None or ckpt is not None else stream_records(data)
+    if stream is not None:
+        m.stream(stream)
+        meta = {"sessionId": next((r["session_id"] for _, r in stream if r.get("type") == "init"
+                                   and _str(r.get("session_id"))), None)}
+        form = "stream-json"
+    elif ckpt is not None:
         m.checkpoint(ckpt, prefix)
         meta: dict[str, Any] = {}
         form = "checkpoint"
@@ -722,6 +874,9 @@ def sniff(smp: Sample) -> bool:
     recs = smp.records()
     if not recs:
         return False
+    if any(is_stream_record(r) for r in recs) and all(
+            r.get("type") in STREAM_TYPES for r in recs):
+        return True  # gemini -p --output-format stream-json
     first = recs[0]
     if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) \
             and "resourceSpans" not in first and "resourceLogs" not in first:
@@ -734,4 +889,5 @@ def sniff(smp: Sample) -> bool:
 FORMAT = Format(name="gemini", title="Gemini CLI session", unit="records",
                 sniff=sniff, convert=convert,
                 help="a Gemini CLI session (~/.gemini/tmp/<hash>/chats/session-*.json or "
-                     ".jsonl), a /chat save checkpoint, or its --telemetry-outfile")
+                     ".jsonl), its stream-json output, a /chat save checkpoint, or its "
+                     "--telemetry-outfile")
