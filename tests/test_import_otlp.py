@@ -768,3 +768,34 @@ def test_an_answered_call_a_tool_span_records_without_its_id_is_not_shown_twice(
     assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed")]
     assert not any("inferred" in e for e in vcon["events"])
     assert not any("asked for" in w for w in rep.warnings)
+
+
+def test_older_tool_attribute_names_and_the_tool_exception_event() -> None:
+    """Instrumentations written before gen_ai.tool.call.arguments / .result named them
+    gen_ai.tool.input / gen_ai.tool.output (Sentry's SDK, for one); the GenAI conventions'
+    own event for a tool that raised is gen_ai.execute_tool.exception. By hand: get_weather
+    completed with its arguments {"city": "Paris"} and result "sunny" (they were left out);
+    parse raised ValueError (the event, no span status): errored, the exception in its
+    content (it was shown completed)."""
+    spans = [
+        {**_chat("a000000000000001", 0, 1, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.input": '{"city": "Paris"}', "gen_ai.tool.output": "sunny"}),
+         "name": "execute_tool get_weather"},
+        {**_chat("a000000000000002", 2, 3, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "parse"}),
+         "name": "execute_tool parse",
+         "events": [{"name": "gen_ai.execute_tool.exception",
+                     "timeUnixNano": str((1767600000 + 3) * 10**9),
+                     "attributes": attrs({"exception.type": "ValueError",
+                                          "exception.message": "bad input"})}]},
+    ]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    vcon, _rep, m = imported(data)
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed"),
+                                                           ("parse", "errored")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "sunny"
+    assert ev[3]["type"] == "tool-error"
+    assert ev[3]["body"]["exception"]["exception.type"] == "ValueError"

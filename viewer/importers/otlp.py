@@ -710,12 +710,18 @@ def _error_text(v: Any) -> str:
     return v if isinstance(v, str) else ""
 
 
+#: A span event saying the tool raised: OpenTelemetry's own, and the GenAI conventions' event
+#: for a tool execution.
+_EXCEPTION_EVENTS: Final = frozenset({"exception", "gen_ai.execute_tool.exception"})
+
+
 def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
     """(end event type or None while running, its content) for a group of spans."""
     root = group[0]
     if root.end is None:
         return None, None
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
+                   "gen_ai.tool.output",  # the name before gen_ai.tool.call.result
                    "tool_response",  # Pydantic AI
                    "traceloop.entity.output",  # OpenLLMetry
                    "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
@@ -733,7 +739,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         result = _attr(group, "tool.result")  # older Strands
     result = _content(result)
     err_type = _attr(group, "error.type")
-    exc = [(n, a) for s in group for n, _t, a in s.events if n == "exception"]
+    exc = [(n, a) for s in group for n, _t, a in s.events if n in _EXCEPTION_EVENTS]
     status_err = any(s.status == "error" for s in group)
     messages = [s.status_message for s in group if s.status_message]
     ex = helpers.get("execution")
@@ -834,7 +840,9 @@ def _span_calls(rd: Reading) -> list[Call]:
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
                                   "tool.call.id", "ai.toolCall.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
-        args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
+        args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args",
+                     "gen_ai.tool.input",  # the name before gen_ai.tool.call.arguments
+                     "input.value",
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
                      "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
