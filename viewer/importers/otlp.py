@@ -889,8 +889,9 @@ def _span_calls(rd: Reading) -> list[Call]:
 
 
 #: A tool call the model asked for, in a model span's indexed attributes: OpenLLMetry's older
-#: ``gen_ai.completion.<i>.tool_calls.<j>.{id,name}`` and OpenInference's
-#: ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name}``.
+#: ``gen_ai.completion.<i>.tool_calls.<j>.{id,name,arguments}`` and OpenInference's
+#: ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name,
+#: function.arguments}``.
 _ASKED_ATTR: Final = re.compile(
     r"^(?:gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.|llm\.output_messages\.(\d+)"
     r"\.message\.tool_calls\.(\d+)\.tool_call\.(?:function\.)?)(id|name|arguments)$")
