@@ -285,7 +285,7 @@ def test_text_transcript_edges() -> None:
 
 def test_text_transcript_sniff_claims_only_its_shape() -> None:
     for other in (b"user: hello\nassistant: hi\n", b"user:\nhello\n", b"notes\nuser:\n",
-                  b"assistant\n[Tool call] Shell\n"):
+                  b"assistant\n[Tool call] Shell\n", b"user:\nhello\n\nassistant:\nhi\n"):
         assert sniff(sample(other)) is False
     assert sniff(sample(b"user:\n<user_query>\nhi\n</user_query>\n")) is True
     assert sniff(sample(b"\n\nassistant:\n[Tool call] Shell\n  command: ls\n")) is True

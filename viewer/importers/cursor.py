@@ -293,12 +293,13 @@ INFER_TXT_RESULT: Final = ("Cursor's text transcript marks that this call return
 
 def is_text_transcript(head: bytes) -> bool:
     """Cursor's text transcript: its first line that is not blank opens a turn ("user:"...)
-    and a tool call, a user query or an assistant turn follows."""
+    and Cursor's own marks follow (a ``<user_query>``, a ``[Tool call]``, a ``[Thinking]``):
+    a plain "user:" / "assistant:" chat log of another tool is not claimed."""
     text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
     first = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
     if _TXT_TURN.fullmatch(first) is None:
         return False
-    return "<user_query>" in text or "\n" + _TXT_CALL in text or "\nassistant:" in text
+    return "<user_query>" in text or "\n" + _TXT_CALL in text or "\n[Thinking]" in text
 
 
 def _inline_args(rest: str) -> dict[str, Any]:
