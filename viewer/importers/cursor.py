@@ -355,7 +355,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
                 status[n] = ("mapped", "")
                 continue
             call = None
-        if not line.strip(_WS):  # blank as a line of bytes is (the count of every line)
+        if not line.strip(_WS):  # blank as bytes.strip() sees it: every other line counts
             output = False
             continue
         turn = _TXT_TURN.fullmatch(line)
