@@ -274,11 +274,14 @@ def test_text_transcript_edges() -> None:
     # a result marker's own output lines, CRLF and a byte order mark
     data = ("\ufeffuser:\r\n<user_query>\r\nfix it\r\n</user_query>\r\n\r\nassistant:\r\n"
             "[Tool call] Write\r\n  path: a.py\r\n  contents: line 1\r\n  line 2\r\n\r\n"
-            "[Tool result] Write\r\nwrote 2 lines\r\n\r\n[Tool result] Delete\r\n").encode()
+            "[Tool result] Write\r\nwrote 2 lines\r\n\r\nand a blank before this one\r\n"
+            "[Tool result] Delete\r\n").encode()
     vcon, rep = convert(data)
     assert vcon["events"][0]["body"] == {"arguments": {"path": "a.py",
                                                        "contents": "line 1\nline 2"}}
-    assert rep.unmapped == 1 and rep.ignored == {"[Tool result] output (records no outcome)": 1}
+    # the result's output runs to the next mark, blank lines and all: not the agent's words
+    assert rep.unmapped == 1 and rep.ignored == {"[Tool result] output (records no outcome)": 2}
+    assert [d["body"] for d in vcon["dialog"]] == ["fix it"]
     n = sum(1 for ln in data.split(b"\n") if ln.strip())
     assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
 

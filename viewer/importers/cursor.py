@@ -356,7 +356,6 @@ def convert_text(data: bytes, source_name: str, created: str | None,
                 continue
             call = None
         if not line.strip(_WS):  # blank as bytes.strip() sees it: every other line counts
-            output = False
             continue
         turn = _TXT_TURN.fullmatch(line)
         if turn is not None:
@@ -369,6 +368,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
         if role == "assistant" and line.startswith(_TXT_CALL):
             flush()
             name, _, rest = line[len(_TXT_CALL):].strip().partition(" ")
+            output = False
             call = {"args": _inline_args(rest), "key": None}
             items.append(("call", n, name or "unknown", call["args"]))
             status[n] = status[turn_n] = ("mapped", "")  # the turn's line: its call is mapped
@@ -378,7 +378,10 @@ def convert_text(data: bytes, source_name: str, created: str | None,
             items.append(("result", n, line[len(_TXT_RESULT):].strip().partition(" ")[0]))
             output = True
             continue
-        if output:  # what follows a [Tool result] marker up to a blank line is the tool's
+        if output and line.startswith("[Thinking]"):
+            output = False
+        if output:  # what follows a [Tool result] marker up to the next mark or turn is the
+            # tool's (Cursor opens a new assistant turn for the agent's next words)
             status[n] = ("ignored", "[Tool result] output (records no outcome)")
             continue
         if role is None:
