@@ -503,3 +503,24 @@ def test_stream_json_is_not_claude_or_cursor_stream() -> None:
     cursor = (b'{"type":"tool_call","subtype":"started","call_id":"c","tool_call":'
               b'{"readToolCall":{"args":{}}},"session_id":"s"}\n')
     assert not gemini.sniff(sample(cursor))
+
+
+def test_calls_cancelled_in_the_queue_did_not_run() -> None:
+    """scheduler.ts: when the user answers a confirmation with cancel, the call is cancelled
+    "User denied execution." and every call still queued behind it is cancelled "User
+    cancelled operation" (state-manager.ts writes "[Operation Cancelled] Reason: <reason>"):
+    those never ran. A call cancelled while it ran says "Operation cancelled". By hand:
+    write_file declined (permission-required, not run); replace, queued behind it, also
+    declined and not run (it was shown invoked and cancelled); run_shell_command cancelled
+    while running (invoked, then cancelled)."""
+    def cancelled(cid: str, name: str, reason: str) -> dict[str, Any]:
+        return tc(cid, name, "cancelled", {"error": f"[Operation Cancelled] Reason: {reason}"})
+    m = model_of(session(cancelled("a", "write_file", "User denied execution."),
+                         cancelled("b", "replace", "User cancelled operation"),
+                         cancelled("c", "run_shell_command", "Operation cancelled")))
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "write_file", "not-performed", "permission-required", []),
+        "op-0002": ("!host", "replace", "not-performed", "permission-required", []),
+        "op-0003": ("!host", "run_shell_command", "cancel-requested", None, ["unterminated"]),
+    }

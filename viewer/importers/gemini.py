@@ -61,6 +61,9 @@ CANNOT_RUN: Final = re.compile(
 MCP_TOOL_ERROR: Final = re.compile(r"^MCP tool '[^'\n]{1,200}' reported tool error for "
                                    r"function call", re.M)
 TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
+#: The scheduler's reason for the calls still queued when the user cancels at a confirmation
+#: (cancelAllQueued): they were never sent to the tool.
+BATCH_CANCELLED: Final = re.compile(r"\[Operation Cancelled\] Reason: User cancelled operation\b")
 #: run_shell_command's answer to the model ends with these lines (shell.ts): a command that
 #: exited non-zero or was killed by a signal is still status "success" in the session.
 SHELL_TAIL: Final = re.compile(
@@ -424,6 +427,11 @@ class Mapper:
             if USER_DECLINED.search(text):
                 self.call(c, start, end, where, ("refuse-declined", _first(text),
                           "status cancelled, 'did not allow': the user declined the "
+                          "confirmation; it did not run"), body)
+            elif BATCH_CANCELLED.search(text):
+                self.call(c, start, end, where, ("refuse-declined", _first(text),
+                          "status cancelled, 'User cancelled operation': Gemini cancels the "
+                          "calls still queued when the user declines one of the batch at its "
                           "confirmation; it did not run"), body)
             else:
                 self.call(c, start, end, where, ("cancel", None, "status cancelled"), body)
