@@ -524,3 +524,36 @@ def test_calls_cancelled_in_the_queue_did_not_run() -> None:
         "op-0002": ("!host", "replace", "not-performed", "permission-required", []),
         "op-0003": ("!host", "run_shell_command", "cancel-requested", None, ["unterminated"]),
     }
+
+
+def test_plan_mode_and_non_interactive_refusals_did_not_run() -> None:
+    """scheduler/policy.ts: in plan mode a tool other than the read and search tools is
+    refused "You are in Plan Mode - adjust your prompt to only use read and search tools.";
+    a call the policy would ask about in a non-interactive run fails with 'Tool execution for
+    "X" requires user confirmation, which is not supported in non-interactive mode.'. Neither
+    ran (both were shown as the tool failing). By hand: write_file and run_shell_command
+    disallowed, not run, the recorded text as reason; read_file, a real failure, failed."""
+    plan = "You are in Plan Mode - adjust your prompt to only use read and search tools."
+    ask = ('Tool execution for "Shell" requires user confirmation, which is not supported in '
+           "non-interactive mode.")
+    data = session(tc("a", "write_file", "error", {"error": plan}),
+                   tc("b", "run_shell_command", "error", {"error": ask}),
+                   tc("c", "read_file", "error", {"error": "File not found: /x"}))
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "write_file", "disallowed", "disallowed", []),
+        "op-0002": ("!host", "run_shell_command", "disallowed", "disallowed", []),
+        "op-0003": ("!host", "read_file", "failed", None, []),
+    }
+    vcon, _ = gemini.convert(data)
+    assert [e["reason"] for e in vcon["events"] if e["type"] == "policy-decision"] == [plan, ask]
+    # the same texts in the stream-json and the telemetry outfile
+    sj = "\n".join(json.dumps(x) for x in (
+        _sj(1, "tool_use", tool_name="write_file", tool_id="t1", parameters={}),
+        _sj(2, "tool_result", tool_id="t1", status="error",
+            error={"type": "stop_execution", "message": plan}))).encode()
+    assert ops(model_of(sj))["op-0001"][2:4] == ("disallowed", "disallowed")
+    tele = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="Shell",
+                      function_args="{}", success=False, error=ask))
+    assert ops(model_of(tele))["op-0001"][2:4] == ("disallowed", "disallowed")

@@ -52,6 +52,14 @@ HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",
                                      re.I)
+#: Other refusals of Gemini's policy (scheduler/policy.ts): a tool outside plan mode's read and
+#: search tools, and a call the policy would ask about in a run that cannot ask. Never run.
+POLICY_NOT_RUN: Final = re.compile(
+    r"You are in Plan Mode - adjust your prompt|requires user confirmation, which is not "
+    r"supported in non-interactive mode")
+INFER_POLICY_NOT_RUN: Final = ("Gemini's policy refused the call before it ran (plan mode allows "
+                               "only read and search tools; a non-interactive run cannot ask "
+                               "for a confirmation)")
 USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|declined|rejected)",
                                   re.I)
 CANNOT_RUN: Final = re.compile(
@@ -409,6 +417,9 @@ class Mapper:
                 self.call(c, start, end, where, ("refuse-disallowed", _first(text),
                           "status error, 'denied by policy': Gemini's policy engine refused "
                           "the call; it did not run"), body)
+            elif POLICY_NOT_RUN.search(text):
+                self.call(c, start, end, where, ("refuse-disallowed", _first(text),
+                          "status error: " + INFER_POLICY_NOT_RUN), body)
             elif USER_DECLINED.search(text):
                 self.call(c, start, end, where, ("refuse-declined", _first(text),
                           "the user declined the confirmation; it did not run"), body)
@@ -662,6 +673,9 @@ class Mapper:
         elif DENIED_BY_POLICY.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error 'denied by policy': Gemini's policy engine refused the call"), body)
+        elif ok is not True and POLICY_NOT_RUN.search(err):
+            self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
+                      "error: " + INFER_POLICY_NOT_RUN), body)
         elif ok is True:
             self.call(call, start, end, where, ("result", None, None), body, dec)
         elif ok is None and not err.strip():
@@ -753,6 +767,8 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
         return "refuse-disallowed", _first(text), ("status error, 'denied by policy': Gemini's "
                                                    "policy engine refused the call; it did not "
                                                    "run")
+    if POLICY_NOT_RUN.search(text):
+        return "refuse-disallowed", _first(text), "status error: " + INFER_POLICY_NOT_RUN
     if USER_DECLINED.search(text):
         return "refuse-declined", _first(text), "the user declined the confirmation; it did not run"
     if CANNOT_RUN.search(text):
