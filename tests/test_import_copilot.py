@@ -734,3 +734,61 @@ def test_the_trailing_exit_mark_decides_whatever_the_output(out: str, code: int)
     _vcon, _rep, m = run(START, start("c", "bash", 1),
                          complete("c", 2, success=True, result={"content": text}))
     assert [o.outcome for o in m.operations] == ["completed" if code == 0 else "failed"]
+
+
+def test_a_terminal_content_exit_code_decides_a_shell_result() -> None:
+    """The session event schema (copilot-sdk session-events: ToolExecutionCompleteResult)
+    gives a result structured ``contents`` too; a ``terminal`` block carries the command's
+    ``exitCode``. By hand: c1 exitCode 0 -> completed; c2 success true, exitCode 1 and no
+    text mark -> failed (the command failed), its `inferred` naming the exitCode; c3 the
+    terminal block says 0 while the text says 3: the structured field wins -> completed; c4 a
+    text block only, with an exitCode key it does not define -> completed."""
+    def res(text: str, *blocks: dict[str, Any]) -> dict[str, Any]:
+        return {"content": text, "contents": list(blocks)}
+    vcon, _rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        complete("c1", 2, success=True,
+                 result=res("ok", {"type": "terminal", "text": "ok", "exitCode": 0})),
+        start("c2", "bash", 3),
+        complete("c2", 4, success=True, result=res(
+            "1 failing", {"type": "terminal", "text": "1 failing", "exitCode": 1,
+                          "cwd": "/w"})),
+        start("c3", "bash", 5),
+        complete("c3", 6, success=True, result=res(
+            "x\n<exited with exit code 3>", {"type": "terminal", "text": "x", "exitCode": 0})),
+        start("c4", "view", 7),
+        complete("c4", 8, success=True,
+                 result=res("x", {"type": "text", "text": "x", "exitCode": 9})),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "completed"), ("bash", "failed"), ("bash", "completed"), ("view", "completed")]
+    fail = next(e for e in vcon["events"] if e["type"] == "tool-failure")
+    assert "exitCode 1" in fail["inferred"]
+
+
+def test_a_tool_the_user_asked_for_says_so() -> None:
+    """The session event schema: tool.user_requested {toolCallId, toolName, arguments} is a
+    tool the user invoked by hand, and its tool.execution_complete says isUserRequested. The
+    draft puts tool events on the agent's party (the host sent the request), so by hand: u1
+    bash completed on the agent's party, its invocation content saying isUserRequested true;
+    the tool.user_requested line mapped (it names who asked); u2, requested and completed
+    with no start, is invoked from the request, also saying so; the agent's own a1 does not."""
+    vcon, rep, m = run(
+        START,
+        rec("tool.user_requested", {"toolCallId": "u1", "toolName": "bash",
+                                    "arguments": {"command": "git status"}}, ts(1)),
+        start("u1", "bash", 2),
+        complete("u1", 3, success=True, isUserRequested=True, result={"content": "clean"}),
+        rec("tool.user_requested", {"toolCallId": "u2", "toolName": "view",
+                                    "arguments": {"path": "a"}}, ts(4)),
+        complete("u2", 5, success=True, result={"content": "x"}),
+        start("a1", "bash", 6),
+        complete("a1", 7, success=True, result={"content": "ok"}),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "completed"), ("view", "completed"), ("bash", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"].get("isUserRequested") for e in inv] == [True, True, None]
+    assert {e["party"] for e in vcon["events"]} == {0}
+    assert rep.mapped == 7 and rep.unmapped == 0  # every line but session.start

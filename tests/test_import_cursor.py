@@ -180,3 +180,137 @@ def test_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["summary", str(SESSION), "--format", "json"]) == 0
     assert [op["tool"] for op in json.loads(capsys.readouterr().out)["operations"]] == [
         "Shell", "Shell"]
+
+
+# Cursor's text transcript (~/.cursor/projects/<project>/agent-transcripts/<uuid>.txt), the form
+# Cursor wrote before its JSONL: turns opened by "user:" / "assistant:" lines ("A:" in some
+# versions), "[Thinking] ..." lines, "[Tool call] NAME" with "  key: value" argument lines, and a
+# bare "[Tool result] NAME" per call, in call order, recording no output and no outcome. (The shape
+# as public readers of these files parse it: e.g. the parsers of agent-transcripts/*.txt in
+# session-search and transcript-index tools; this fixture is made by hand in that shape.)
+TEXT_TRANSCRIPT = """user:
+<user_query>
+start the app
+</user_query>
+
+assistant:
+[Thinking] **Starting dev server**
+[Tool call] Shell
+  command: npm run dev
+  working_directory: /work/app
+  block_until_ms: 0
+  description: Start Next.js dev server
+[Tool call] ReadFile
+  path: /work/app/terminals/1.txt
+
+[Tool result] Shell
+
+[Tool result] ReadFile
+
+assistant:
+The dev server is running.
+
+user:
+<user_query>
+who am I on GitHub?
+</user_query>
+
+assistant:
+[Tool call] CallMcpTool
+  server: github
+  toolName: get_me
+  arguments: {}
+
+[Tool result] CallMcpTool
+
+A:
+[Tool call] Grep
+  pattern: TODO
+"""
+# What a reviewer should see, written by hand from the text above:
+#   op-0001 !host/Shell, arguments as recorded text {command: "npm run dev", working_directory:
+#     "/work/app", block_until_ms: "0", description: ...}; its [Tool result] says it returned but
+#     not how: no end event, Running + unterminated, and the invocation's `inferred` says so;
+#   op-0002 !host/ReadFile {path: ...}, the same (the second [Tool result] is ReadFile's);
+#   op-0003 github/get_me (CallMcpTool names its server and tool), arguments "{}" as recorded;
+#   op-0004 !host/Grep {pattern: "TODO"}: no [Tool result] at all, Running, no `inferred`.
+#   No decision anywhere; no times: order only. Dialogs: the two user queries (without their
+#   tags), "[Thinking] **Starting dev server**" and "The dev server is running." as written.
+#   Every non-blank line is mapped (turn lines, calls and their arguments, the result markers).
+
+
+def test_text_transcript_reads_as_written_by_hand() -> None:
+    data = TEXT_TRANSCRIPT.encode()
+    assert formats.detect(data).name == "cursor"
+    m = model_of(data, "t.txt")
+    no_errors(m)
+    assert [(o.operation_id, o.server, o.tool, o.outcome, o.decision, sorted(o.flags))
+            for o in m.operations] == [
+        ("op-0001", "!host", "Shell", "running", None, ["unterminated"]),
+        ("op-0002", "!host", "ReadFile", "running", None, ["unterminated"]),
+        ("op-0003", "github", "get_me", "running", None, ["unterminated"]),
+        ("op-0004", "!host", "Grep", "running", None, ["unterminated"]),
+    ]
+    vcon, rep = convert(data, source_name="t.txt")
+    inv = vcon["events"]
+    assert [e["type"] for e in inv] == ["tool-invocation"] * 4
+    assert inv[0]["body"] == {"arguments": {
+        "command": "npm run dev", "working_directory": "/work/app", "block_until_ms": "0",
+        "description": "Start Next.js dev server"}}
+    assert inv[1]["body"] == {"arguments": {"path": "/work/app/terminals/1.txt"}}
+    assert inv[2]["body"] == {"arguments": "{}", "cursorTool": "CallMcpTool"}
+    assert ["inferred" in e for e in inv] == [True, True, True, False]
+    assert "[Tool result] Shell" in inv[0]["inferred"]
+    assert [d["body"] for d in vcon["dialog"]] == [
+        "start the app", "[Thinking] **Starting dev server**", "The dev server is running.",
+        "who am I on GitHub?"]
+    n = sum(1 for ln in data.split(b"\n") if ln.strip())
+    assert (rep.mapped, rep.ignored, rep.unmapped) == (n, {}, 0)
+    assert rep.times == "order-only"
+
+
+def test_text_transcript_edges() -> None:
+    # a value's further lines (indented), an unknown [Tool result], text before any turn,
+    # a result marker's own output lines, CRLF and a byte order mark
+    data = ("\ufeffuser:\r\n<user_query>\r\nfix it\r\n</user_query>\r\n\r\nassistant:\r\n"
+            "[Tool call] Write\r\n  path: a.py\r\n  contents: line 1\r\n  line 2\r\n\r\n"
+            "[Tool result] Write\r\nwrote 2 lines\r\n\r\nand a blank before this one\r\n"
+            "[Tool result] Delete\r\n").encode()
+    vcon, rep = convert(data)
+    assert vcon["events"][0]["body"] == {"arguments": {"path": "a.py",
+                                                       "contents": "line 1\nline 2"}}
+    # the result's output runs to the next mark, blank lines and all: not the agent's words
+    assert rep.unmapped == 1 and rep.ignored == {"[Tool result] output (records no outcome)": 2}
+    assert [d["body"] for d in vcon["dialog"]] == ["fix it"]
+    n = sum(1 for ln in data.split(b"\n") if ln.strip())
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
+
+
+def test_text_transcript_sniff_claims_only_its_shape() -> None:
+    for other in (b"user: hello\nassistant: hi\n", b"user:\nhello\n", b"notes\nuser:\n",
+                  b"assistant\n[Tool call] Shell\n", b"user:\nhello\n\nassistant:\nhi\n"):
+        assert sniff(sample(other)) is False
+    assert sniff(sample(b"user:\n<user_query>\nhi\n</user_query>\n")) is True
+    assert sniff(sample(b"\n\nassistant:\n[Tool call] Shell\n  command: ls\n")) is True
+
+
+TEXT_JUNK = st.sampled_from(["user:", "assistant:", "A:", "[Tool call] X", "[Tool call]",
+                             "[Tool result] X", "[Tool result]", "  k: v", "  cont", "   ",
+                             "<user_query>", "[Thinking] hm", "{\"a\": 1}", "\r", "\u2028"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(TEXT_JUNK | st.text(max_size=12), max_size=10),
+       st.integers(min_value=0, max_value=40))
+def test_text_transcript_junk_never_crashes(junk: list[str], at: int) -> None:
+    lines = TEXT_TRANSCRIPT.split("\n")
+    lines[at:at] = [j.replace("\n", " ") for j in junk]
+    data = "\n".join(lines).encode()
+    try:
+        vcon, rep = convert(data)
+    except ImportInputError:
+        return
+    n = sum(1 for ln in data.split(b"\n") if ln.strip())
+    assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
+    m = build_model(open_bytes(orjson.dumps(vcon), name="x.vcon.json"))
+    assert [d for d in m.diagnostics if d.severity == "error"] == []

@@ -338,3 +338,222 @@ def test_shell_exit_code_decides_whatever_the_output(out: str, code: int) -> Non
     tail = f"\nExit Code: {code}" if code else ""
     m = model_of(session(_shell("c", f"Output: {out}{tail}\nProcess Group PGID: 7")))
     assert [o.outcome for o in m.operations] == ["failed" if code else "completed"]
+
+
+def test_message_content_as_one_part_and_rewritten_history() -> None:
+    """chatRecordingTypes.ts: a message's ``content`` is a PartListUnion, so one part object
+    alone (``{"text": ...}``) is a prompt too. chatRecordingService.ts: updateMessagesFromHistory
+    writes ``{"$set": {"messages": [...]}}``, the whole history as Gemini rebuilt it (the setup
+    context it bootstraps a chat with, a compression summary), with new ids for the turns it made
+    up. By hand: the user's one-part prompt "list it" is a dialog; the rewritten history's
+    made-up user turn ("This is the Gemini CLI. ...") and model turn ("Got it.") are not words
+    the user or the model said then: no dialog; a message already written as its own line is not
+    read again from the $set; the one tool call is op-0001, completed."""
+    meta = {"sessionId": "s", "projectHash": "h", "startTime": "2026-02-01T10:00:00Z"}
+    u = {"id": "u1", "timestamp": "2026-02-01T10:00:01Z", "type": "user",
+         "content": {"text": "list it"}}
+    g = {"id": "g1", "timestamp": "2026-02-01T10:00:02Z", "type": "gemini", "content": "",
+         "toolCalls": [tc("a", "ls", "success")]}
+    setup = {"id": "x1", "timestamp": "2026-02-01T10:00:03Z", "type": "user",
+             "content": [{"text": "This is the Gemini CLI. We are setting up the context."}]}
+    ack = {"id": "x2", "timestamp": "2026-02-01T10:00:03Z", "type": "gemini",
+           "content": [{"text": "Got it."}]}
+    data = b"\n".join(json.dumps(r).encode() for r in (
+        meta, u, g, {"$set": {"messages": [setup, ack, u, g],
+                              "lastUpdated": "2026-02-01T10:00:03Z"}})) + b"\n"
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["list it"]
+    assert [d["start"] for d in vcon["dialog"]] == ["2026-02-01T10:00:01.000Z"]
+    m = model_of(data)
+    assert ops(m) == {"op-0001": ("!host", "ls", "completed", None, [])}
+    assert rep.ignored["message text from a rewritten history ($set messages)"] == 2
+
+
+def _fr(cid: str | None, name: str, **response: Any) -> dict[str, Any]:
+    fr: dict[str, Any] = {"name": name, "response": response}
+    if cid:
+        fr["id"] = cid
+    return {"functionResponse": fr}
+
+
+def _fc(cid: str | None, name: str, **args: Any) -> dict[str, Any]:
+    fc: dict[str, Any] = {"name": name, "args": args}
+    if cid:
+        fc["id"] = cid
+    return {"functionCall": fc}
+
+
+#: A ``/chat save`` checkpoint (``~/.gemini/tmp/<hash>/checkpoint-<tag>.json``): the model's
+#: history as @google/genai Content (``{role: user|model, parts}``; a call is a functionCall
+#: part, its answer a functionResponse part of the next user Content). Gemini CLI answers a
+#: failed call with ``response: {error: ...}`` and a cancelled one with "[Operation Cancelled]
+#: Reason: ..."; shell.ts's answer ends with its Exit Code line. Made by hand in that shape.
+CHECKPOINT = [
+    {"role": "user", "parts": [{"text": "list files and run the tests"}]},
+    {"role": "model", "parts": [{"text": "thinking about it", "thought": True},
+                                {"text": "I'll look."}, _fc("c1", "list_directory", path="."),
+                                _fc("c2", "run_shell_command", command="pytest")]},
+    {"role": "user", "parts": [
+        _fr("c1", "list_directory", output="a.py\nb.py"),
+        _fr("c2", "run_shell_command", output="Output: 1 failed\nExit Code: 1")]},
+    {"role": "model", "parts": [_fc("c3", "write_file", file_path="a.py"),
+                                _fc("c4", "replace", file_path="b.py"),
+                                _fc(None, "read_file", absolute_path="/w/a.py"),
+                                _fc("c6", "glob", pattern="*")]},
+    {"role": "user", "parts": [
+        _fr("c3", "write_file",
+            error="[Operation Cancelled] Reason: User did not allow tool call"),
+        _fr("c4", "replace", error="Tool execution denied by policy."),
+        _fr(None, "read_file", output="print(1)")]},
+    {"role": "model", "parts": [{"text": "Done."}]},
+]
+
+
+@pytest.mark.parametrize("doc", [CHECKPOINT, {"history": CHECKPOINT, "authType": "x"}])
+def test_chat_checkpoint_by_hand(doc: Any) -> None:
+    """What a reviewer should see, by hand: list_directory completed; run_shell_command
+    failed (Exit Code 1); write_file declined at its confirmation ("did not allow"): a once
+    permission-required decision, not run; replace refused by policy: disallowed, not run;
+    read_file (no ids: answered by name) completed; glob never answered: left open,
+    unterminated. Dialogs: the prompt, "I'll look." and "Done." (the thought is not one).
+    No times: order only. Both the bare list and {history: [...]} forms."""
+    data = json.dumps(doc).encode()
+    assert detect(data).name == "gemini"
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "list_directory", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+        "op-0003": ("!host", "write_file", "not-performed", "permission-required", []),
+        "op-0004": ("!host", "replace", "disallowed", "disallowed", []),
+        "op-0005": ("!host", "read_file", "completed", None, []),
+        "op-0006": ("!host", "glob", "running", None, ["unterminated"]),
+    }
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["list files and run the tests", "I'll look.",
+                                                   "Done."]
+    assert rep.times == "order-only" and rep.mapped == 6 and rep.unmapped == 0
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"] == {"id": "c1", "args": {"path": "."}}
+
+
+def _sj(t: int, typ: str, **kw: Any) -> dict[str, Any]:
+    return {"type": typ, "timestamp": f"2026-01-10T10:00:{t:02d}.000Z", **kw}
+
+
+def test_stream_json_by_hand() -> None:
+    """``gemini -p --output-format stream-json`` (packages/core/src/output/types.ts): init
+    {session_id, model}, message {role, content, delta}, tool_use {tool_name, tool_id,
+    parameters}, tool_result {tool_id, status success|error, output, error {type, message}},
+    error, result. It was refused. What a reviewer should see, by hand: list_directory
+    completed (01 -> 02); run_shell_command failed (its display "Command exited with code: 1",
+    status success); replace refused by policy (error type policy_violation): a disallowed
+    decision, not run; github/search (mcp_github_search) failed (mcp_tool_error: it ran);
+    foo errored (not in the registry: it could not run); glob never answered: left open. The
+    prompt and the assistant's two deltas ("Do", "ne.") joined as one reply "Done.". The cut
+    last line is not mapped; init and result are ignored."""
+    lines = [
+        _sj(0, "init", session_id="s-1", model="gemini-2.5-pro"),
+        _sj(0, "message", role="user", content="tidy up"),
+        _sj(1, "tool_use", tool_name="list_directory", tool_id="t1", parameters={"path": "."}),
+        _sj(2, "tool_result", tool_id="t1", status="success", output="a.py"),
+        _sj(3, "tool_use", tool_name="run_shell_command", tool_id="t2",
+            parameters={"command": "false"}),
+        _sj(4, "tool_result", tool_id="t2", status="success",
+            output="Command exited with code: 1"),
+        _sj(5, "tool_use", tool_name="replace", tool_id="t3", parameters={}),
+        _sj(6, "tool_result", tool_id="t3", status="error",
+            error={"type": "policy_violation", "message": "Tool execution denied by policy."}),
+        _sj(7, "tool_use", tool_name="mcp_github_search", tool_id="t4", parameters={"q": "x"}),
+        _sj(8, "tool_result", tool_id="t4", status="error",
+            error={"type": "mcp_tool_error", "message": "timed out talking to GitHub"}),
+        _sj(9, "tool_use", tool_name="foo", tool_id="t5", parameters={}),
+        _sj(10, "tool_result", tool_id="t5", status="error",
+            error={"type": "tool_not_registered", "message": 'Tool "foo" not found in registry.'}),
+        _sj(11, "message", role="assistant", content="Do", delta=True),
+        _sj(12, "message", role="assistant", content="ne.", delta=True),
+        _sj(13, "tool_use", tool_name="glob", tool_id="t6", parameters={"pattern": "*"}),
+        _sj(14, "result", status="success", stats={"tool_calls": 6}),
+    ]
+    data = "\n".join(json.dumps(x) for x in lines).encode() + b'\n{"type":"tool_res'
+    assert detect(data).name == "gemini"
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "list_directory", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+        "op-0003": ("!host", "replace", "disallowed", "disallowed", []),
+        "op-0004": ("github", "search", "failed", None, []),
+        "op-0005": ("!host", "foo", "errored", None, []),
+        "op-0006": ("!host", "glob", "running", None, ["unterminated"]),
+    }
+    vcon, rep = gemini.convert(data)
+    assert [d["body"] for d in vcon["dialog"]] == ["tidy up", "Done."]
+    assert vcon["parties"][0]["meta"] == {"gemini_session_id": "s-1"}
+    inv = vcon["events"][0]
+    assert (inv["time"], inv["body"]) == ("2026-01-10T10:00:01.000Z",
+                                          {"id": "t1", "args": {"path": "."}})
+    assert vcon["events"][1]["time"] == "2026-01-10T10:00:02.000Z"
+    assert (rep.mapped, rep.ignored, rep.unmapped) == (14, {"init": 1, "result": 1}, 1)
+
+
+def test_stream_json_is_not_claude_or_cursor_stream() -> None:
+    claude = b'{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[]}\n'
+    assert not gemini.sniff(sample(claude))
+    cursor = (b'{"type":"tool_call","subtype":"started","call_id":"c","tool_call":'
+              b'{"readToolCall":{"args":{}}},"session_id":"s"}\n')
+    assert not gemini.sniff(sample(cursor))
+
+
+def test_calls_cancelled_in_the_queue_did_not_run() -> None:
+    """scheduler.ts: when the user answers a confirmation with cancel, the call is cancelled
+    "User denied execution." and every call still queued behind it is cancelled "User
+    cancelled operation" (state-manager.ts writes "[Operation Cancelled] Reason: <reason>"):
+    those never ran. A call cancelled while it ran says "Operation cancelled". By hand:
+    write_file declined (permission-required, not run); replace, queued behind it, also
+    declined and not run (it was shown invoked and cancelled); run_shell_command cancelled
+    while running (invoked, then cancelled)."""
+    def cancelled(cid: str, name: str, reason: str) -> dict[str, Any]:
+        return tc(cid, name, "cancelled", {"error": f"[Operation Cancelled] Reason: {reason}"})
+    m = model_of(session(cancelled("a", "write_file", "User denied execution."),
+                         cancelled("b", "replace", "User cancelled operation"),
+                         cancelled("c", "run_shell_command", "Operation cancelled")))
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "write_file", "not-performed", "permission-required", []),
+        "op-0002": ("!host", "replace", "not-performed", "permission-required", []),
+        "op-0003": ("!host", "run_shell_command", "cancel-requested", None, ["unterminated"]),
+    }
+
+
+def test_plan_mode_and_non_interactive_refusals_did_not_run() -> None:
+    """scheduler/policy.ts: in plan mode a tool other than the read and search tools is
+    refused "You are in Plan Mode - adjust your prompt to only use read and search tools.";
+    a call the policy would ask about in a non-interactive run fails with 'Tool execution for
+    "X" requires user confirmation, which is not supported in non-interactive mode.'. Neither
+    ran (both were shown as the tool failing). By hand: write_file and run_shell_command
+    disallowed, not run, the recorded text as reason; read_file, a real failure, failed."""
+    plan = "You are in Plan Mode - adjust your prompt to only use read and search tools."
+    ask = ('Tool execution for "Shell" requires user confirmation, which is not supported in '
+           "non-interactive mode.")
+    data = session(tc("a", "write_file", "error", {"error": plan}),
+                   tc("b", "run_shell_command", "error", {"error": ask}),
+                   tc("c", "read_file", "error", {"error": "File not found: /x"}))
+    m = model_of(data)
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "write_file", "disallowed", "disallowed", []),
+        "op-0002": ("!host", "run_shell_command", "disallowed", "disallowed", []),
+        "op-0003": ("!host", "read_file", "failed", None, []),
+    }
+    vcon, _ = gemini.convert(data)
+    assert [e["reason"] for e in vcon["events"] if e["type"] == "policy-decision"] == [plan, ask]
+    # the same texts in the stream-json and the telemetry outfile
+    sj = "\n".join(json.dumps(x) for x in (
+        _sj(1, "tool_use", tool_name="write_file", tool_id="t1", parameters={}),
+        _sj(2, "tool_result", tool_id="t1", status="error",
+            error={"type": "stop_execution", "message": plan}))).encode()
+    assert ops(model_of(sj))["op-0001"][2:4] == ("disallowed", "disallowed")
+    tele = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="Shell",
+                      function_args="{}", success=False, error=ask))
+    assert ops(model_of(tele))["op-0001"][2:4] == ("disallowed", "disallowed")

@@ -653,3 +653,149 @@ def test_claude_code_import_reads_decisions_through_claude_tool_decisions(
                  str(HANDS / "claude_code_logs.otlp.jsonl"), "-o", str(out)])
     assert code == 0 and out.exists()
     assert "6 OTel tool_decision event(s)" in capsys.readouterr().err
+
+
+def _chat(sid: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+    """A chat span as the GenAI conventions write it (times in seconds after 08:00:00)."""
+    base = 1767600000
+    return {"traceId": "5b8efff798038103d269b633813fc60c", "spanId": sid, "name": "chat m",
+            "kind": 3, "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs({"gen_ai.operation.name": "chat", **a}), "status": {}}
+
+
+def test_calls_asked_and_answered_in_chat_messages_are_operations() -> None:
+    """Instrumentations that trace only the model (no execute_tool span) still record a tool
+    call whole: the model's answer asks for it (gen_ai.output.messages, a ToolCallRequestPart
+    {type: tool_call, id, name, arguments}), and the next request carries its answer
+    (gen_ai.input.messages, a tool message with a ToolCallResponsePart {type:
+    tool_call_response, id, response}); every later request repeats the history. The older
+    events say the same as log records: gen_ai.choice (message.tool_calls[].function) and
+    gen_ai.tool.message ({id, content}). Those calls were dropped (a warning said the recording
+    did not say whether they ran). What a reviewer should see, by hand:
+      op-0001 !host/get_weather {location: Paris}: invoked 08:00:01 (span 1 ends: the model
+        asked), tool-result "rainy, 57F" at 08:00:03 (span 2 starts: the answer was sent),
+        both with `inferred`; span 3 repeats the history: no second operation;
+      op-0002 !host/lookup {q: x} from the log events: invoked 08:00:10, result "42" 08:00:11;
+      send_mail (asked in span 3, never answered): no operation, the warning names it;
+      get_time has an execute_tool span (call_t) and an answer: one operation, from its span,
+      with no `inferred`."""
+    msgs_out = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "id": "call_w", "name": "get_weather",
+         "arguments": {"location": "Paris"}},
+        {"type": "tool_call", "id": "call_t", "name": "get_time", "arguments": {}}],
+        "finish_reason": "tool_call"}]
+    history = [{"role": "user", "parts": [{"type": "text", "content": "weather?"}]},
+               *msgs_out,
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_w",
+                                           "response": "rainy, 57F"}]},
+               {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_t",
+                                           "response": "noon"}]}]
+    spans = [
+        _chat("a000000000000001", 0, 1, **{"gen_ai.output.messages": json.dumps(msgs_out)}),
+        _chat("a000000000000002", 3, 4, **{"gen_ai.input.messages": json.dumps(history)}),
+        _chat("a000000000000003", 5, 6, **{
+            "gen_ai.input.messages": json.dumps(history),
+            "gen_ai.output.messages": json.dumps([{"role": "assistant", "parts": [
+                {"type": "tool_call", "id": "call_m", "name": "send_mail",
+                 "arguments": {}}]}])}),
+        {**_chat("a000000000000004", 2, 3, **{"gen_ai.operation.name": "execute_tool",
+                                              "gen_ai.tool.name": "get_time",
+                                              "gen_ai.tool.call.id": "call_t"}),
+         "name": "execute_tool get_time"},
+    ]
+    logs = [
+        {"timeUnixNano": str((1767600000 + 10) * 10**9),
+         "attributes": attrs({"event.name": "gen_ai.choice"}),
+         "body": {"kvlistValue": {"values": [
+             {"key": "index", "value": {"intValue": "0"}},
+             {"key": "message", "value": {"kvlistValue": {"values": [
+                 {"key": "role", "value": {"stringValue": "assistant"}},
+                 {"key": "tool_calls", "value": {"arrayValue": {"values": [{"kvlistValue": {
+                     "values": [
+                         {"key": "id", "value": {"stringValue": "call_l"}},
+                         {"key": "type", "value": {"stringValue": "function"}},
+                         {"key": "function", "value": {"kvlistValue": {"values": [
+                             {"key": "name", "value": {"stringValue": "lookup"}},
+                             {"key": "arguments", "value": {"stringValue": '{"q": "x"}'}}]}}},
+                     ]}}]}}}]}}}]}}},
+        {"timeUnixNano": str((1767600000 + 11) * 10**9),
+         "attributes": attrs({"event.name": "gen_ai.tool.message"}),
+         "body": {"kvlistValue": {"values": [
+             {"key": "content", "value": {"stringValue": "42"}},
+             {"key": "id", "value": {"stringValue": "call_l"}}]}}},
+    ]
+    data = json.dumps({
+        "resourceSpans": [{"resource": {"attributes": attrs({"service.name": "agent"})},
+                           "scopeSpans": [{"scope": {"name": "x"}, "spans": spans}]}],
+        "resourceLogs": [{"resource": {"attributes": attrs({"service.name": "agent"})},
+                          "scopeLogs": [{"scope": {"name": "x"}, "logRecords": logs}]}],
+    }).encode()
+    vcon, rep, m = imported(data)
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_weather", "completed"), ("get_time", "completed"), ("lookup", "completed")]
+    ev = [(e["type"], e["time"][11:19], e.get("tool"), e.get("body"), "inferred" in e)
+          for e in vcon["events"]]
+    assert ev[0] == ("tool-invocation", "08:00:01", "get_weather",
+                     {"arguments": {"location": "Paris"}, "tool_call_id": "call_w"}, True)
+    assert ("tool-result", "08:00:03", None, "rainy, 57F", True) in ev
+    assert ("tool-invocation", "08:00:10", "lookup",
+            {"arguments": {"q": "x"}, "tool_call_id": "call_l"}, True) in ev
+    assert ("tool-result", "08:00:11", None, "42", True) in ev
+    time_inv = next(e for e in vcon["events"] if e.get("tool") == "get_time")
+    assert "inferred" not in time_inv
+    assert any("('send_mail')" in w for w in rep.warnings)
+    # the asking and the answering records are mapped; span 3 only repeats them
+    assert rep.mapped == 5 and rep.ignored == {"chat span": 1}
+
+
+def test_an_answered_call_a_tool_span_records_without_its_id_is_not_shown_twice() -> None:
+    """A framework's execute_tool span may not carry the call id the model's messages use.
+    By hand: get_weather asked (call_w) and answered in the chat messages, and one
+    execute_tool get_weather span with no call id: one operation, the span's."""
+    out = [{"role": "assistant", "parts": [{"type": "tool_call", "id": "call_w",
+                                             "name": "get_weather", "arguments": {}}]}]
+    back = [*out, {"role": "tool", "parts": [{"type": "tool_call_response", "id": "call_w",
+                                               "response": "sun"}]}]
+    spans = [_chat("a000000000000001", 0, 1, **{"gen_ai.output.messages": json.dumps(out)}),
+             {**_chat("a000000000000002", 1, 2, **{"gen_ai.operation.name": "execute_tool",
+                                                   "gen_ai.tool.name": "get_weather"}),
+              "name": "execute_tool get_weather"},
+             _chat("a000000000000003", 3, 4, **{"gen_ai.input.messages": json.dumps(back)})]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed")]
+    assert not any("inferred" in e for e in vcon["events"])
+    assert not any("asked for" in w for w in rep.warnings)
+
+
+def test_older_tool_attribute_names_and_the_tool_exception_event() -> None:
+    """Instrumentations written before gen_ai.tool.call.arguments / .result named them
+    gen_ai.tool.input / gen_ai.tool.output (Sentry's SDK, for one); the GenAI conventions'
+    own event for a tool that raised is gen_ai.execute_tool.exception. By hand: get_weather
+    completed with its arguments {"city": "Paris"} and result "sunny" (they were left out);
+    parse raised ValueError (the event, no span status): errored, the exception in its
+    content (it was shown completed)."""
+    spans = [
+        {**_chat("a000000000000001", 0, 1, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.input": '{"city": "Paris"}', "gen_ai.tool.output": "sunny"}),
+         "name": "execute_tool get_weather"},
+        {**_chat("a000000000000002", 2, 3, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "parse"}),
+         "name": "execute_tool parse",
+         "events": [{"name": "gen_ai.execute_tool.exception",
+                     "timeUnixNano": str((1767600000 + 3) * 10**9),
+                     "attributes": attrs({"exception.type": "ValueError",
+                                          "exception.message": "bad input"})}]},
+    ]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    vcon, _rep, m = imported(data)
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed"),
+                                                           ("parse", "errored")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "sunny"
+    assert ev[3]["type"] == "tool-error"
+    assert ev[3]["body"]["exception"]["exception.type"] == "ValueError"

@@ -107,12 +107,21 @@ def test_otel_openllmetry_tool_spans_are_operations() -> None:
 
 def test_otel_tool_calls_only_in_messages_are_reported() -> None:
     """Older OpenLLMetry (gen_ai.completion.<i>.tool_calls.<j>.*) and the newer
-    gen_ai.output.messages record the calls the model asked for; without a tool span the
-    recording does not say whether they ran. A reviewer sees no invented operation, and a
-    warning naming the calls left out; a call whose execute_tool span names its id is shown
-    and not counted."""
-    _, rep = otlp.convert((FIX / "otel_completion_tool_calls_only.otlp.json").read_bytes())
-    assert any("1 tool call(s) the model asked for ('get_weather')" in w for w in rep.warnings)
+    gen_ai.output.messages record the calls the model asked for; without a tool span, and
+    without an answer in a later request, the recording does not say whether they ran. A
+    reviewer sees no invented operation, and a warning naming the calls left out; a call whose
+    execute_tool span names its id is shown and not counted. In the first file the next
+    request carries get_weather's answer (gen_ai.prompt.2, role tool, tool_call_id call_1,
+    "12C"): it ran, so it is shown, invoked when asked (the first span's end, 08:00:02) and
+    answered at the next request (its start, 08:00:05), each event saying why in `inferred`."""
+    data = (FIX / "otel_completion_tool_calls_only.otlp.json").read_bytes()
+    vcon, rep = otlp.convert(data)
+    assert not any("asked for" in w for w in rep.warnings)
+    assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
+    assert [(e["type"], e["time"], e.get("body"), "inferred" in e) for e in vcon["events"]] == [
+        ("tool-invocation", "2026-01-05T08:00:02.000Z",
+         {"arguments": {"city": "Paris"}, "tool_call_id": "call_1"}, True),
+        ("tool-result", "2026-01-05T08:00:05.000Z", "12C", True)]
     data = (FIX / "otel_output_messages_one_unrun.otlp.json").read_bytes()
     assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
     _, rep = otlp.convert(data)

@@ -33,7 +33,9 @@ Every line is one event ``{type, data, id, timestamp, parentId}``. What carries 
 * ``abort`` -> tool-cancel of every call still running; ``tool.execution_progress`` and
   ``tool.execution_partial_result`` -> tool-progress;
 * a sub-agent's calls (``parentToolCallId``) are on a party of their own, named by
-  ``subagent.started``.
+  ``subagent.started``;
+* a call the user asked for by hand (``tool.user_requested``, ``isUserRequested``) is invoked
+  by the host like any other: its invocation's content says ``isUserRequested: true``.
 
 Everything else (conversation, usage, session lifecycle) is counted as ignored by its type;
 lines that are not Copilot events are counted as unmapped. A prompt approved without a
@@ -177,6 +179,9 @@ class Call:
     decided: bool = False  # its decision is written
     op_id: str | None = None
     invoked_at: tuple[int, Action] | None = None  # (record number, its invoke action)
+    #: the user asked for this tool by hand (tool.user_requested, isUserRequested): the host
+    #: still invoked it, so it stays on the agent's party (the draft's party of tool events)
+    by_user: bool = False
 
 
 @dataclass
@@ -359,8 +364,26 @@ INFER_EXIT: Final = ("success true, but the command's result ends '<exited with 
                      ": the tool ran and the command failed")
 
 
+INFER_EXIT_CODE: Final = ("success true, but the result's terminal content says exitCode "
+                          "{code}: the tool ran and the command failed")
+
+
+def terminal_exit(d: dict[str, Any]) -> int | None:
+    """The ``exitCode`` of the last ``terminal`` block of a result's ``contents`` (the session
+    event schema's ToolExecutionCompleteContentTerminal); None: no such block says one."""
+    res = d.get("result")
+    blocks = res.get("contents") if isinstance(res, dict) else None
+    codes = [b["exitCode"] for b in blocks if isinstance(b, dict) and b.get("type") == "terminal"
+             and type(b.get("exitCode")) is int] if isinstance(blocks, list) else []
+    return codes[-1] if codes else None
+
+
 def exit_code(d: dict[str, Any]) -> int | None:
-    """The exit code a shell result's text ends with (None: no such mark)."""
+    """The exit code a shell result records: its terminal content's ``exitCode``, else the
+    mark its text ends with (None: neither)."""
+    code = terminal_exit(d)
+    if code is not None:
+        return code
     res = d.get("result")
     if not isinstance(res, dict):
         return None
@@ -413,6 +436,7 @@ class Walker:
         self.perm_requests: dict[str, tuple[Rec, dict[str, Any]]] = {}
         self.grants: list[Denial] = []  # recorded approvals (linked to their call by id)
         self.calls: dict[str, Call] = {}  # the latest call of each toolCallId
+        self.user_requests: dict[str, Rec] = {}  # tool.user_requested, by toolCallId
         self.twice: list[str] = []  # lines starting a call id that is still running
 
     @property
@@ -472,6 +496,10 @@ class Walker:
             self.twice.append(r.where)
         call = Call(cid, name, _args(d.get("arguments")), _party_key(r),
                     _s(d.get("mcpServerName")), _s(d.get("mcpToolName")), ran=True)
+        asked = self.user_requests.pop(cid, None)
+        if asked is not None:
+            call.by_user = True
+            self.ses.mapped(asked)  # it names who asked for the call
         self.requests.pop(cid, None)
         self.cancelled.pop(cid, None)
         self.open[cid] = call
@@ -495,6 +523,7 @@ class Walker:
             req_rec, req = self.requests.pop(cid)
             call = Call(cid, _s(req.get("name")), _args(req.get("arguments")),
                         _party_key(req_rec, req))
+            call.by_user = self.user_requests.pop(cid, None) is not None
             self._link(call)
             self.ses.mapped(req_rec)  # the request names the call (and is its invocation)
             if refused is None:
@@ -506,6 +535,7 @@ class Walker:
             self.ses.fail(r.n, "completes a tool call whose start is not recorded")
             return
         call.ended = True
+        call.by_user = call.by_user or d.get("isUserRequested") is True
         self.ses.mapped(r)
         if refused is not None:
             call.refused = True
@@ -517,8 +547,10 @@ class Walker:
             self.ses.act(r, Action("decision", call, denial=call.denial))
             return
         code = exit_code(d) if d.get("success") is True else None
+        why = (INFER_EXIT_CODE if terminal_exit(d) is not None else INFER_EXIT) \
+            .format(code=code) if code else None
         self.ses.act(r, Action("end", call, etype=end or "", body=_end_body(cid, d),
-                               inferred=INFER_EXIT.format(code=code) if code else None))
+                               inferred=why))
 
     def _call_for_refusal(self, cid: str, r: Rec) -> Call | None:
         """A refused call with no start and no request: named by a hook that gated it, or by
@@ -570,6 +602,18 @@ class Walker:
             if isinstance(req, dict) and _s(req.get("toolCallId")) and _s(req.get("name")):
                 self.requests[req["toolCallId"]] = (r, req)
         self.ses.ignored(r)  # becomes mapped when a request is the invocation of a call
+
+    def on_tool_user_requested(self, r: Rec) -> None:
+        """The user asked for a tool by hand: its call is invoked by the host as any other
+        (its request, when no start is recorded)."""
+        cid, name = _s(r.data.get("toolCallId")), _s(r.data.get("toolName"))
+        if cid is None or name is None:
+            self.ses.ignored(r)
+            return
+        self.user_requests[cid] = r
+        self.requests[cid] = (r, {"toolCallId": cid, "name": name,
+                                  "arguments": r.data.get("arguments")})
+        self.ses.ignored(r)  # becomes mapped when its call is recorded
 
     def on_subagent_started(self, r: Rec) -> None:
         cid = _s(r.data.get("toolCallId"))
@@ -713,6 +757,7 @@ class Walker:
 HANDLED: Final = frozenset({
     "tool.execution_start", "tool.execution_complete", "tool.execution_progress",
     "tool.execution_partial_result", "abort", "assistant.message", "subagent.started",
+    "tool.user_requested",
     "session.start", "session.mcp_servers_loaded", "hook.start", "hook.end",
     "permission.requested", "permission.completed",
 })
@@ -825,6 +870,8 @@ class Writer:
                 body["arguments"] = call.args
             if call.name and call.name != tool:
                 body["toolName"] = call.name
+            if call.by_user:
+                body["isUserRequested"] = True
             self.ev.add("tool-invocation", r.when, self.op(call), 1, r.where, body=body,
                         server=server, tool=tool, party=self.party(call),
                         **({"inferred": a.inferred} if a.inferred else {}))

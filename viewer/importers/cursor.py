@@ -13,7 +13,8 @@ Cursor writes no result for most calls, and no timestamps: a call with no result
 (the viewer flags it unterminated), and times come from the ``<timestamp>`` a user turn may
 carry (each call takes the time of the turn before it), else they give the order only.
 
-Also read: ``cursor-agent --print --output-format stream-json`` (``tool_call`` started/completed
+Also read: the older text transcript (``agent-transcripts/*.txt``, ``convert_text``), and
+``cursor-agent --print --output-format stream-json`` (``tool_call`` started/completed
 by ``call_id``, ``timestamp_ms``), which has Claude Code's stream-json shapes otherwise and is
 told apart by its own record types (``is_stream_record``).
 """
@@ -37,7 +38,13 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import (
+    HEAD_BYTES,
+    Format,
+    ImportInputError,
+    Sample,
+    split_lines,
+)
 from viewer.jsonenc import loads
 from viewer.model import spec
 
@@ -269,12 +276,207 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     return vcon, rep
 
 
+# --- the text transcript (agent-transcripts/*.txt) ------------------------------------------
+
+#: A turn of Cursor's text transcript opens with a line of its own: "user:", "assistant:"
+#: (some versions write "A:").
+_TXT_TURN: Final = re.compile(r"(user|assistant|A):[ \t]*")
+_TXT_CALL: Final = "[Tool call] "
+_WS: Final = " \t\r\n\x0b\x0c"  # what bytes.strip() strips
+_TXT_RESULT: Final = "[Tool result]"
+#: An argument line under "[Tool call] NAME": two spaces, the name, a colon, the value.
+_TXT_ARG: Final = re.compile(r"  ([A-Za-z_][\w.-]{0,100}):(?: (.*))?")
+INFER_TXT_RESULT: Final = ("Cursor's text transcript marks that this call returned ([Tool result] "
+                           "{name}) but records neither its output nor whether it succeeded: no "
+                           "end event is written")
+
+
+def is_text_transcript(head: bytes) -> bool:
+    """Cursor's text transcript: its first line that is not blank opens a turn ("user:"...)
+    and Cursor's own marks follow (a ``<user_query>``, a ``[Tool call]``, a ``[Thinking]``):
+    a plain "user:" / "assistant:" chat log of another tool is not claimed."""
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff")
+    first = next((ln.strip() for ln in text.split("\n") if ln.strip()), "")
+    if _TXT_TURN.fullmatch(first) is None:
+        return False
+    return "<user_query>" in text or "\n" + _TXT_CALL in text or "\n[Thinking]" in text
+
+
+def _inline_args(rest: str) -> dict[str, Any]:
+    """Arguments written on the "[Tool call] NAME" line itself: a JSON object is read as one,
+    other text is kept as recorded."""
+    if not rest.strip():
+        return {}
+    try:
+        v = loads(rest)
+    except orjson.JSONDecodeError:
+        v = None
+    return dict(v) if isinstance(v, dict) else {"text": rest}
+
+
+def convert_text(data: bytes, source_name: str, created: str | None,
+                 ) -> tuple[dict[str, Any], Report]:
+    """The text transcript: each turn's text is a dialog, each ``[Tool call] NAME`` (its
+    ``  key: value`` lines are the arguments, as recorded text) an operation on ``!host``
+    (``CallMcpTool`` its server and tool). ``[Tool result] NAME`` records that the oldest
+    open call of that name returned, not how: the call stays open, and its invocation says so
+    (``inferred``). No times but a user turn's ``<timestamp>``."""
+    rep = Report()
+    lines = data.decode("utf-8", errors="replace").split("\n")
+    status: dict[int, tuple[str, str]] = {}
+    # items in order: ("turn", first line, role, [(n, text)]) | ("call", n, name, args)
+    #                 | ("result", n, name)
+    items: list[tuple[Any, ...]] = []
+    role: str | None = None
+    text: list[tuple[int, str]] = []
+    call: dict[str, Any] | None = None  # the call whose argument lines are being read
+    output = False  # in the lines after a [Tool result] marker
+    turn_n = 0
+
+    def flush() -> None:
+        nonlocal text
+        if role is not None and text:
+            items.append(("turn", turn_n, role, text))
+        text = []
+
+    for n, raw in enumerate(lines, 1):
+        line = raw[:-1] if raw.endswith("\r") else raw
+        if n == 1:
+            line = line.lstrip("\ufeff")
+        if call is not None:
+            m = _TXT_ARG.fullmatch(line)
+            if m is not None:
+                call["args"][m.group(1)] = m.group(2) or ""
+                call["key"] = m.group(1)
+                status[n] = ("mapped", "")
+                continue
+            if line.startswith("  ") and line.strip(_WS) and call["key"] is not None:
+                call["args"][call["key"]] += "\n" + line[2:]  # a value's further lines
+                status[n] = ("mapped", "")
+                continue
+            call = None
+        if not line.strip(_WS):  # blank as bytes.strip() sees it: every other line counts
+            continue
+        turn = _TXT_TURN.fullmatch(line)
+        if turn is not None:
+            flush()
+            output = False
+            role = "user" if turn.group(1) == "user" else "assistant"
+            turn_n = n
+            status[n] = ("ignored", f"{role} turn without text")
+            continue
+        if role == "assistant" and line.startswith(_TXT_CALL):
+            flush()
+            name, _, rest = line[len(_TXT_CALL):].strip().partition(" ")
+            output = False
+            call = {"args": _inline_args(rest), "key": None}
+            items.append(("call", n, name or "unknown", call["args"]))
+            status[n] = status[turn_n] = ("mapped", "")  # the turn's line: its call is mapped
+            continue
+        if role == "assistant" and line.startswith(_TXT_RESULT):
+            flush()
+            items.append(("result", n, line[len(_TXT_RESULT):].strip().partition(" ")[0]))
+            output = True
+            continue
+        if output and line.startswith("[Thinking]"):
+            output = False
+        if output:  # what follows a [Tool result] marker up to the next mark or turn is the
+            # tool's (Cursor opens a new assistant turn for the agent's next words)
+            status[n] = ("ignored", "[Tool result] output (records no outcome)")
+            continue
+        if role is None:
+            status[n] = ("unmapped", "text before the first turn")
+            continue
+        text.append((n, line))
+    flush()
+    if not any(it[0] == "call" for it in items) and not any(it[0] == "turn" for it in items):
+        raise ImportInputError("no Cursor transcript turn could be read (expected turns opened "
+                               "by 'user:' / 'assistant:' lines)")
+
+    stamps: list[datetime | None] = []
+    for it in items:
+        t = None
+        if it[0] == "turn" and it[2] == "user":
+            t, naive = turn_time("\n".join(x for _, x in it[3]))
+            if naive and t is not None:
+                rep.warn("timestamps without a zone offset were read as UTC")
+        stamps.append(t)
+    times = carried_times(stamps)
+    if times is None:
+        rep.times = "order-only"
+        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(items))]
+    else:
+        rep.times = "partial"
+
+    ev = Events(party=0)
+    parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
+    dialogs = Dialogs(parties)
+    waiting: dict[str, list[dict[str, Any]]] = {}  # tool name -> its invocations not returned
+    returned = 0
+    for it, when in zip(items, times, strict=True):
+        kind, n = it[0], it[1]
+        where = f"line {n}"
+        if kind == "turn":
+            body = "\n".join(x for _, x in it[3])
+            said = dialogs.said(when, query_text(body), where) if it[2] == "user" \
+                else dialogs.replied(when, body.strip("\n"), where)
+            for k, _ in it[3]:
+                status[k] = ("mapped", "") if said else ("ignored", f"{it[2]} text")
+            if said:
+                status[n] = ("mapped", "")
+        elif kind == "call":
+            name, args = it[2], it[3]
+            server, tool, arguments = _target(name, args)
+            body = {"arguments": arguments}
+            if tool != name or server != HOST:
+                body["cursorTool"] = name
+            inv = ev.add("tool-invocation", when, ev.new_operation(), 1, where, body=body,
+                         server=server, tool=tool)
+            waiting.setdefault(name, []).append(inv)
+        else:
+            queue = waiting.get(it[2])
+            if queue:
+                queue.pop(0)["inferred"] = INFER_TXT_RESULT.format(name=it[2][:100])
+                status[n] = ("mapped", "")
+                returned += 1
+            else:
+                status[n] = ("unmapped", "a [Tool result] for no open call of that name")
+    for n in sorted(status):
+        what, detail = status[n]
+        if what == "mapped":
+            rep.mapped += 1
+        elif what == "ignored":
+            rep.ignore(detail)
+        else:
+            rep.fail(f"line {n}", detail)
+    if ev.operations == 0:
+        rep.warn("the transcript has no tool call: the vCon has no operations")
+    else:
+        rep.warn("Cursor's text transcript records the calls, not their outcomes: every "
+                 f"operation stays Running ({returned} marked returned by a [Tool result])")
+    provenance = {
+        "tool": "vcon-view import cursor",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
+                   "format": "cursor agent transcript text", "lines": len(status)},
+        "mapping": "Cursor text transcript [Tool call] blocks -> draft-petrie-vcon-tool-invocation "
+                   "(one call = one operation, attempt 1; [Tool result] records no outcome)",
+        **rep.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(data), subject=f"Cursor agent transcript imported from "
+                    f"{source_name}", parties=parties, events=ev,
+                    start=times[0] if rep.times != "order-only" else None,
+                    provenance=provenance, created=created, dialogs=dialogs)
+    return vcon, rep
+
+
 def convert(data: bytes, *, source_name: str = "-",
             created: str | None = None) -> tuple[dict[str, Any], Report]:
     """A Cursor agent transcript's bytes -> (a tool-invocation vCon, the import report)."""
     bom = data[:3] == b"\xef\xbb\xbf"
     if bom:
         data = data[3:]
+    if is_text_transcript(data[:HEAD_BYTES]):
+        return convert_text(data, source_name, created)
     head = [r for r in (_loads_or_none(x) for x in split_lines(data)[:400]) if r is not None]
     if any(is_stream_record(r) for r in head):
         return convert_stream(data, source_name, created)
@@ -417,6 +619,8 @@ def sniff(smp: Sample) -> bool:
     stream-json (its tool_call / thinking records)."""
     if smp.is_doc and not isinstance(smp.doc, dict):
         return False
+    if not smp.is_doc and is_text_transcript(smp.head):
+        return True
     recs = smp.records()
     if not recs:
         return False
@@ -434,6 +638,7 @@ FORMAT = Format(
     unit="lines",
     sniff=sniff,
     convert=convert,
-    help="a Cursor agent transcript (~/.cursor/projects/<project>/agent-transcripts/*.jsonl)",
+    help="a Cursor agent transcript (~/.cursor/projects/<project>/agent-transcripts/*.jsonl "
+         "or .txt)",
 )
 

@@ -5,6 +5,10 @@
   toolCalls: [{id, name, args, result, status, timestamp, resultDisplay, displayName}]}]}``)
   and its newer JSONL form (a metadata line, message lines, a message line again each time the
   message changes, ``{"$set": ...}`` metadata updates and ``{"$rewindTo": id}``);
+* ``gemini -p --output-format stream-json`` (output/types.ts: ``tool_use`` / ``tool_result``
+  by ``tool_id``, ``message``, ``init``, ``result``);
+* a ``/chat save`` **checkpoint** (``checkpoint-<tag>.json``: the model's Content history,
+  ``functionCall`` / ``functionResponse`` parts; no times, no status);
 * the **telemetry outfile** (``--telemetry-outfile``): the OpenTelemetry SDK's log records
   written as pretty-printed JSON one after another; ``gemini_cli.tool_call`` records
   (function_name, function_args, duration_ms, success, decision, error, error_type) are the
@@ -20,10 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Final
 
 import orjson
@@ -35,6 +40,7 @@ from viewer.importers.common import (
     Report,
     assemble,
     parse_ts,
+    rfc3339,
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
@@ -46,6 +52,14 @@ HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",
                                      re.I)
+#: Other refusals of Gemini's policy (scheduler/policy.ts): a tool outside plan mode's read and
+#: search tools, and a call the policy would ask about in a run that cannot ask. Never run.
+POLICY_NOT_RUN: Final = re.compile(
+    r"You are in Plan Mode - adjust your prompt|requires user confirmation, which is not "
+    r"supported in non-interactive mode")
+INFER_POLICY_NOT_RUN: Final = ("Gemini's policy refused the call before it ran (plan mode allows "
+                               "only read and search tools; a non-interactive run cannot ask "
+                               "for a confirmation)")
 USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|declined|rejected)",
                                   re.I)
 CANNOT_RUN: Final = re.compile(
@@ -55,6 +69,9 @@ CANNOT_RUN: Final = re.compile(
 MCP_TOOL_ERROR: Final = re.compile(r"^MCP tool '[^'\n]{1,200}' reported tool error for "
                                    r"function call", re.M)
 TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", re.I)
+#: The scheduler's reason for the calls still queued when the user cancels at a confirmation
+#: (cancelAllQueued): they were never sent to the tool.
+BATCH_CANCELLED: Final = re.compile(r"\[Operation Cancelled\] Reason: User cancelled operation\b")
 #: run_shell_command's answer to the model ends with these lines (shell.ts): a command that
 #: exited non-zero or was killed by a signal is still status "success" in the session.
 SHELL_TAIL: Final = re.compile(
@@ -90,6 +107,9 @@ def _d(v: Any) -> dict[str, Any]:
 class Msg:
     rec: dict[str, Any]
     where: str
+    #: known only from a ``$set`` of the whole message list (updateMessagesFromHistory): Gemini's
+    #: rewritten history (its setup context, a compression summary), not words said then
+    rewritten: bool = False
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -119,6 +139,43 @@ def _is_telemetry(rec: Any) -> bool:
         return False
     attrs = rec.get("attributes")
     return isinstance(attrs, dict) and str(attrs.get("event.name", "")).startswith("gemini_cli.")
+
+
+def checkpoint_history(doc: Any) -> list[Any] | None:
+    """The history of a ``/chat save`` checkpoint (``checkpoint-<tag>.json``): the model's
+    Content list (``{role: user|model, parts: [...]}``), bare or as ``{history: [...]}``."""
+    hist = doc.get("history") if isinstance(doc, dict) and "sessionId" not in doc else doc
+    if not isinstance(hist, list) or not hist:
+        return None
+    ok = all(isinstance(x, dict) and x.get("role") in ("user", "model")
+             and isinstance(x.get("parts"), list) for x in hist[:20])
+    return hist if ok else None
+
+
+#: ``gemini -p --output-format stream-json`` event types (output/types.ts JsonStreamEventType).
+STREAM_TYPES: Final = frozenset({"init", "message", "tool_use", "tool_result", "error",
+                                 "result"})
+
+
+def is_stream_record(r: Any) -> bool:
+    """A record only Gemini CLI's stream-json writes: its ``init`` (session_id, model), or a
+    ``tool_use`` / ``tool_result`` with a ``tool_id`` (Claude Code's stream-json nests tool
+    blocks inside messages; Cursor's has ``tool_call``)."""
+    if not isinstance(r, dict):
+        return False
+    t = r.get("type")
+    if t == "init":
+        return isinstance(r.get("session_id"), str) and "model" in r and "subtype" not in r
+    return t in ("tool_use", "tool_result") and isinstance(r.get("tool_id"), str) \
+        and "message" not in r
+
+
+def stream_records(data: bytes) -> list[tuple[int, dict[str, Any]]] | None:
+    """The lines of a stream-json output, or None when the input is not one."""
+    if not any(is_stream_record(r) for _, r, _ in itertools.islice(json_records(data), SCAN)):
+        return None
+    return [(n, r) if r is not None else (n, {"type": None, "_why": why})
+            for n, r, why in json_records(data)]
 
 
 def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg], str]:
@@ -160,7 +217,7 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
                 for i, m in enumerate(upd["messages"]):
                     if isinstance(m, dict) and isinstance(m.get("id"), str) \
                             and m["id"] not in latest:
-                        latest[m["id"]] = Msg(m, f"{where}/$set/messages/{i}")
+                        latest[m["id"]] = Msg(m, f"{where}/$set/messages/{i}", rewritten=True)
                         order.append(m["id"])
             report.ignore("metadata update")
         elif isinstance(rec.get("id"), str) and isinstance(rec.get("type"), str):
@@ -187,9 +244,12 @@ def read_session(data: bytes, report: Report) -> tuple[dict[str, Any], list[Msg]
 
 
 def content_text(content: Any) -> str | None:
-    """A message's text: a string, or the text of its parts ({text} or plain strings)."""
+    """A message's text: a string, or the text of its parts ({text} or plain strings); one
+    part alone is a PartListUnion too."""
     if isinstance(content, str):
         return content if content.strip() else None
+    if isinstance(content, dict):
+        content = [content]
     if isinstance(content, list):
         parts = [b if isinstance(b, str) else b.get("text") for b in content
                  if isinstance(b, (str, dict))]
@@ -257,14 +317,16 @@ class Mapper:
 
     def call(self, call: dict[str, Any], start: datetime, end: datetime, where: str,
              outcome: tuple[str, str | None, str | None], body: Any,
-             decision: tuple[str, str] | None = None) -> None:
+             decision: tuple[str, str] | None = None, end_where: str | None = None) -> None:
         """outcome: (kind, reason/inferred, ...). kind: result | failure | error | timeout |
-        cancel | refuse-disallowed | refuse-declined | open."""
+        cancel | refuse-disallowed | refuse-declined | open. ``end_where``: the record of
+        the end, when it is not the call's own (a refusal is placed at the end's record)."""
         server, tool = self.target(call)
         op = self.ev.new_operation()
         kind, reason, why = outcome
         if kind.startswith("refuse-"):
-            self.ev.add("policy-decision", start, op, 1, where, server=server, tool=tool,
+            self.ev.add("policy-decision", start, op, 1, end_where or where, server=server,
+                        tool=tool,
                         decision="disallowed" if kind == "refuse-disallowed"
                         else "permission-required", policy_life="once",
                         operation="tool-invocation", **({"reason": reason[:2000]}
@@ -284,7 +346,8 @@ class Mapper:
         etype = {"result": "tool-result", "failure": "tool-failure", "error": "tool-error",
                  "timeout": "tool-timeout", "cancel": "tool-cancel"}[kind]
         kw: dict[str, Any] = {"inferred": why} if why else {}
-        self.ev.add(etype, end, op, 1, where, body=body if body is not None else {}, **kw)
+        self.ev.add(etype, end, op, 1, end_where or where,
+                    body=body if body is not None else {}, **kw)
 
     # -- session ----------------------------------------------------------------------------
     def session(self, meta: dict[str, Any], msgs: list[Msg]) -> None:
@@ -301,6 +364,11 @@ class Mapper:
         when = self.time(rec.get("timestamp"))
         calls = rec.get("toolCalls")
         text = content_text(rec.get("content")) if t in ("user", "gemini") else None
+        if m.rewritten and text is not None:
+            text = None  # not what the user or the model said at that time
+            if not (isinstance(calls, list) and calls):
+                self.rep.ignore("message text from a rewritten history ($set messages)")
+                return
         if text is not None:  # the conversation: the user's prompt, the model's answer
             if when is None:
                 when = EPOCH
@@ -349,6 +417,9 @@ class Mapper:
                 self.call(c, start, end, where, ("refuse-disallowed", _first(text),
                           "status error, 'denied by policy': Gemini's policy engine refused "
                           "the call; it did not run"), body)
+            elif POLICY_NOT_RUN.search(text):
+                self.call(c, start, end, where, ("refuse-disallowed", _first(text),
+                          "status error: " + INFER_POLICY_NOT_RUN), body)
             elif USER_DECLINED.search(text):
                 self.call(c, start, end, where, ("refuse-declined", _first(text),
                           "the user declined the confirmation; it did not run"), body)
@@ -368,6 +439,11 @@ class Mapper:
                 self.call(c, start, end, where, ("refuse-declined", _first(text),
                           "status cancelled, 'did not allow': the user declined the "
                           "confirmation; it did not run"), body)
+            elif BATCH_CANCELLED.search(text):
+                self.call(c, start, end, where, ("refuse-declined", _first(text),
+                          "status cancelled, 'User cancelled operation': Gemini cancels the "
+                          "calls still queued when the user declines one of the batch at its "
+                          "confirmation; it did not run"), body)
             else:
                 self.call(c, start, end, where, ("cancel", None, "status cancelled"), body)
         elif status == "awaiting_approval":
@@ -382,6 +458,143 @@ class Mapper:
             elif status not in ("executing", "scheduled", "validating"):
                 self.rep.warn(f"tool call status {str(status)[:30]!r} is not one Gemini CLI "
                               "writes: the call is left open")
+
+    # -- /chat save checkpoint ---------------------------------------------------------------
+    def checkpoint(self, hist: list[Any], prefix: str) -> None:
+        """The Content list Gemini resumes from: each ``functionCall`` part is a call, the
+        ``functionResponse`` that answers it (by id, else by name in order) its end, read by
+        the session's rules (a response ``{error: ...}`` is status error, one that starts
+        "[Operation Cancelled]" cancelled, any other success). No times: order only."""
+        self.rep.times = "order-only"
+        tick = iter(EPOCH + timedelta(milliseconds=k) for k in range(1, 10**9))
+        calls: list[dict[str, Any]] = []
+        for i, content in enumerate(hist):
+            where = f"{prefix}/{i}"
+            if not (isinstance(content, dict) and content.get("role") in ("user", "model")
+                    and isinstance(content.get("parts"), list)):
+                self.rep.fail(where, "not a Content {role, parts}")
+                continue
+            when = next(tick)
+            parts = content["parts"]
+            used = False
+            text = content_text([p for p in parts if isinstance(p, dict)
+                                 and isinstance(p.get("text"), str) and not p.get("thought")])
+            if text is not None:
+                if content["role"] == "user":
+                    used = self.dialogs.said(when, text, where) or used
+                else:
+                    used = self.dialogs.replied(when, text, where) or used
+            for j, p in enumerate(parts):
+                fc = p.get("functionCall") if isinstance(p, dict) else None
+                fr = p.get("functionResponse") if isinstance(p, dict) else None
+                if isinstance(fc, dict) and _str(fc.get("name")):
+                    calls.append({"c": {"id": fc.get("id"), "name": fc["name"],
+                                        "args": fc.get("args")},
+                                  "start": when, "where": f"{where}/parts/{j}", "end": None})
+                    used = True
+                elif isinstance(fr, dict):
+                    rid, name = _str(fr.get("id")), _str(fr.get("name"))
+                    match = next((e for e in calls if e["end"] is None and (
+                        e["c"]["id"] == rid if rid and _str(e["c"]["id"]) else
+                        e["c"]["name"] == name)), None)
+                    if match is None:
+                        self.rep.fail(f"{where}/parts/{j}", "a functionResponse answering no "
+                                                            "recorded functionCall")
+                        continue
+                    match["end"], match["c"]["result"] = when, [p]
+                    used = True
+            if used:
+                self.rep.mapped += 1
+            else:
+                self.rep.ignore(f"{content['role']} content without text or tool parts")
+        for e in calls:
+            c = e["c"]
+            if e["end"] is None:
+                self.call(c, e["start"], e["start"], e["where"], ("open", None, None), {})
+                self.rep.warn("a functionCall with no functionResponse in the checkpoint: "
+                              "how it ended is not recorded, the call is left open")
+                continue
+            resp = _d(_d(c["result"][0].get("functionResponse")).get("response"))
+            err = resp.get("error")
+            c["status"] = "success" if err is None else "cancelled" if str(err).startswith(
+                "[Operation Cancelled]") else "error"
+            c["timestamp"] = rfc3339(e["end"])
+            self.session_call(c, e["start"], e["where"])
+        if calls:
+            self.rep.warn("a /chat checkpoint records no times and no call status: times give "
+                          "the order only, and each outcome is read from the call's response")
+
+    # -- gemini -p --output-format stream-json -------------------------------------------
+    def stream(self, recs: list[tuple[int, dict[str, Any]]]) -> None:
+        """``tool_use`` (tool_id, tool_name, parameters) -> invocation; ``tool_result`` (same
+        tool_id; status success | error, output, error {type, message}) -> its end, by the
+        session's rules; ``message`` -> the conversation (assistant deltas joined)."""
+        open_: dict[str, tuple[dict[str, Any], datetime, str]] = {}
+        reply: list[Any] = []  # the assistant's deltas not yet written: [when, where, text]
+        for n, r in recs:
+            where = f"line {n}"
+            if "_why" in r:
+                self.rep.fail(where, str(r["_why"]))
+                continue
+            t = r.get("type")
+            when = self.time(r.get("timestamp"))
+            if when is None:
+                when = EPOCH
+                self.rep.times = "order-only"
+            if reply and not (t == "message" and r.get("role") == "assistant"
+                              and r.get("delta") is True):
+                self.dialogs.replied(reply[0], reply[2], reply[1])
+                reply = []
+            if t == "tool_use":
+                tid, name = _str(r.get("tool_id")), _str(r.get("tool_name"))
+                if tid is None or name is None:
+                    self.rep.fail(where, "a tool_use without tool_id and tool_name")
+                    continue
+                if tid in open_:
+                    self.rep.warn("a tool_id was used again before its result: the earlier "
+                                  "call is left open")
+                    self._open_stream_call(*open_.pop(tid))
+                open_[tid] = ({"id": tid, "name": name, "args": r.get("parameters")}, when,
+                              where)
+                self.rep.mapped += 1
+            elif t == "tool_result":
+                tid = _str(r.get("tool_id"))
+                entry = open_.pop(tid, None) if tid else None
+                if entry is None:
+                    self.rep.fail(where, "a tool_result for no recorded tool_use")
+                    continue
+                c, start, at = entry
+                body = {k: r[k] for k in ("status", "output", "error") if k in r}
+                self.call(c, start, when, at, _stream_outcome(r, c["name"]), body,
+                          end_where=where)
+                self.rep.mapped += 1
+            elif t == "message" and r.get("role") in ("user", "assistant"):
+                text = r.get("content")
+                if not isinstance(text, str) or not text:
+                    self.rep.ignore("message without text")
+                elif r["role"] == "user":
+                    self.dialogs.said(when, text, where)
+                    self.rep.mapped += 1
+                elif r.get("delta") is True:
+                    reply = [reply[0], reply[1], reply[2] + text] if reply else \
+                        [when, where, text]
+                    self.rep.mapped += 1
+                else:
+                    self.dialogs.replied(when, text, where)
+                    self.rep.mapped += 1
+            elif t in ("init", "result", "error", "message"):
+                self.rep.ignore(str(t))
+            else:
+                self.rep.fail(where, "not a stream-json event")
+        if reply:
+            self.dialogs.replied(reply[0], reply[2], reply[1])
+        for entry in open_.values():
+            self._open_stream_call(*entry)
+
+    def _open_stream_call(self, c: dict[str, Any], start: datetime, where: str) -> None:
+        self.call(c, start, start, where, ("open", None, None), {})
+        self.rep.warn("a tool_use with no tool_result: how it ended is not recorded, the call "
+                      "is left open")
 
     # -- telemetry outfile ------------------------------------------------------------------
     def telemetry(self, recs: list[Any]) -> None:
@@ -460,6 +673,9 @@ class Mapper:
         elif DENIED_BY_POLICY.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error 'denied by policy': Gemini's policy engine refused the call"), body)
+        elif ok is not True and POLICY_NOT_RUN.search(err):
+            self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
+                      "error: " + INFER_POLICY_NOT_RUN), body)
         elif ok is True:
             self.call(call, start, end, where, ("result", None, None), body, dec)
         elif ok is None and not err.strip():
@@ -519,6 +735,50 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     return "result", None, None
 
 
+#: run_shell_command's display when the command printed nothing (shell.ts): the only place
+#: stream-json shows how a command ended (its output replaces it otherwise).
+STREAM_SHELL: Final = re.compile(r"^(?:Command exited with code: (-?\d+)|Command terminated by "
+                                 r"signal: (.+)|(Command cancelled by user\.))\s*$")
+
+
+def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str | None]:
+    """The end of a stream-json ``tool_result``: ``success`` is a result (a shell command's
+    display can still say it exited non-zero); ``error`` by the session's rules, read from the
+    error's ``type`` (Gemini's ToolErrorType) and ``message``."""
+    if r.get("status") == "success":
+        out = r.get("output")
+        m = STREAM_SHELL.match(out) if name == "run_shell_command" and isinstance(out, str) \
+            else None
+        if m is not None and m.group(3):
+            return "cancel", None, "run_shell_command says the user cancelled the command"
+        if m is not None and (m.group(2) or m.group(1) not in ("0", None)):
+            return "failure", None, ("status success, but run_shell_command's display says the "
+                                     "command " + ("exited with code " + m.group(1)
+                                                   if m.group(1) else "was killed by a signal")
+                                     + ": the tool ran and failed")
+        return "result", None, None
+    err = _d(r.get("error"))
+    text = f"{err.get('message') or ''}\n{err.get('type') or ''}"
+    if r.get("status") != "error" and not text.strip():
+        return "open", None, None
+    if err.get("type") == "mcp_tool_error" or MCP_TOOL_ERROR.search(text):
+        return "failure", None, "error type mcp_tool_error: the MCP tool ran and reported failure"
+    if DENIED_BY_POLICY.search(text):
+        return "refuse-disallowed", _first(text), ("status error, 'denied by policy': Gemini's "
+                                                   "policy engine refused the call; it did not "
+                                                   "run")
+    if POLICY_NOT_RUN.search(text):
+        return "refuse-disallowed", _first(text), "status error: " + INFER_POLICY_NOT_RUN
+    if USER_DECLINED.search(text):
+        return "refuse-declined", _first(text), "the user declined the confirmation; it did not run"
+    if CANNOT_RUN.search(text):
+        return "error", None, ("status error: the call could not run (unknown tool or invalid "
+                               "parameters)")
+    if TIMED_OUT.search(text):
+        return "timeout", None, "status error, 'timed out': the host stopped the tool"
+    return "failure", None, "status error: the tool ran and reported failure"
+
+
 def _result_text(c: dict[str, Any]) -> str:
     """The error/result text of a tool call, for the rules (first 4000 characters)."""
     parts: list[str] = []
@@ -555,12 +815,28 @@ def convert(data: bytes, *, source_name: str = "-",
                 report.fail(f"after record {len(tele)}", "not JSON (a record cut short?)")
         else:
             tele = [one] if _is_telemetry(one) else None
-    if tele is not None:
+    ckpt, prefix = None, ""
+    if tele is None and text.lstrip()[:1] in ("[", "{"):
+        with contextlib.suppress(orjson.JSONDecodeError):
+            doc = loads(data)
+            ckpt = checkpoint_history(doc)
+            prefix = "/history" if isinstance(doc, dict) else ""
+    stream = None if tele is not None or ckpt is not None else stream_records(data)
+    if stream is not None:
+        m.stream(stream)
+        meta = {"sessionId": next((r["session_id"] for _, r in stream if r.get("type") == "init"
+                                   and _str(r.get("session_id"))), None)}
+        form = "stream-json"
+    elif ckpt is not None:
+        m.checkpoint(ckpt, prefix)
+        meta: dict[str, Any] = {}
+        form = "checkpoint"
+    elif tele is not None:
         if any(isinstance(r, dict) and ("resourceSpans" in r or "resourceLogs" in r)
                for r in tele):
             report.warn("OTLP/JSON records are left to the otlp importer")
         m.telemetry(tele)
-        meta: dict[str, Any] = {}
+        meta = {}
         form = "telemetry-outfile"
     else:
         meta, msgs, form = read_session(data, report)
@@ -596,6 +872,8 @@ def convert(data: bytes, *, source_name: str = "-",
 def sniff(smp: Sample) -> bool:
     doc = smp.doc
     if smp.is_doc:
+        if checkpoint_history(doc) is not None:
+            return True  # a /chat save checkpoint: the model's Content list
         if isinstance(doc, dict):
             if "resourceSpans" in doc or "resourceLogs" in doc:
                 return False
@@ -620,6 +898,9 @@ def sniff(smp: Sample) -> bool:
     recs = smp.records()
     if not recs:
         return False
+    if any(is_stream_record(r) for r in recs) and all(
+            r.get("type") in STREAM_TYPES for r in recs):
+        return True  # gemini -p --output-format stream-json
     first = recs[0]
     if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) \
             and "resourceSpans" not in first and "resourceLogs" not in first:
@@ -632,4 +913,5 @@ def sniff(smp: Sample) -> bool:
 FORMAT = Format(name="gemini", title="Gemini CLI session", unit="records",
                 sniff=sniff, convert=convert,
                 help="a Gemini CLI session (~/.gemini/tmp/<hash>/chats/session-*.json or "
-                     ".jsonl) or its --telemetry-outfile")
+                     ".jsonl), its stream-json output, a /chat save checkpoint, or its "
+                     "--telemetry-outfile")

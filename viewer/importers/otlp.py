@@ -702,10 +702,17 @@ class Call:
     op: str | None = None
     sources: list[str] = field(default_factory=list)
     cancelled: bool = False
+    #: why its invocation / its end is where it is, when the record does not say it directly
+    inferred: dict[str, str] = field(default_factory=dict)
 
 
 def _error_text(v: Any) -> str:
     return v if isinstance(v, str) else ""
+
+
+#: A span event saying the tool raised: OpenTelemetry's own, and the GenAI conventions' event
+#: for a tool execution.
+_EXCEPTION_EVENTS: Final = frozenset({"exception", "gen_ai.execute_tool.exception"})
 
 
 def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
@@ -714,6 +721,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     if root.end is None:
         return None, None
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
+                   "gen_ai.tool.output",  # the name before gen_ai.tool.call.result
                    "tool_response",  # Pydantic AI
                    "traceloop.entity.output",  # OpenLLMetry
                    "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
@@ -731,7 +739,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         result = _attr(group, "tool.result")  # older Strands
     result = _content(result)
     err_type = _attr(group, "error.type")
-    exc = [(n, a) for s in group for n, _t, a in s.events if n == "exception"]
+    exc = [(n, a) for s in group for n, _t, a in s.events if n in _EXCEPTION_EVENTS]
     status_err = any(s.status == "error" for s in group)
     messages = [s.status_message for s in group if s.status_message]
     ex = helpers.get("execution")
@@ -832,7 +840,9 @@ def _span_calls(rd: Reading) -> list[Call]:
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
                                   "tool.call.id", "ai.toolCall.id"))
         call.prompt_id = _str(_attr(group, "prompt.id"))
-        args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args", "input.value",
+        args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args",
+                     "gen_ai.tool.input",  # the name before gen_ai.tool.call.arguments
+                     "input.value",
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
                      "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
@@ -879,19 +889,21 @@ def _span_calls(rd: Reading) -> list[Call]:
 
 
 #: A tool call the model asked for, in a model span's indexed attributes: OpenLLMetry's older
-#: ``gen_ai.completion.<i>.tool_calls.<j>.{id,name}`` and OpenInference's
-#: ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name}``.
+#: ``gen_ai.completion.<i>.tool_calls.<j>.{id,name,arguments}`` and OpenInference's
+#: ``llm.output_messages.<i>.message.tool_calls.<j>.tool_call.{id,function.name,
+#: function.arguments}``.
 _ASKED_ATTR: Final = re.compile(
-    r"^(?:gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.(id|name)|llm\.output_messages\.(\d+)"
-    r"\.message\.tool_calls\.(\d+)\.tool_call\.(id|function\.name))$")
+    r"^(?:gen_ai\.completion\.(\d+)\.tool_calls\.(\d+)\.|llm\.output_messages\.(\d+)"
+    r"\.message\.tool_calls\.(\d+)\.tool_call\.(?:function\.)?)(id|name|arguments)$")
 #: Where a model's messages are kept whole: the newer ``gen_ai.output.messages`` attribute, the
 #: ``gen_ai.choice`` event (span event or log), and the attribute form some SDKs write.
 _MESSAGE_KEYS: Final = ("gen_ai.output.messages", "gen_ai.completion", "message", "body")
 
 
-def _asked_in(v: Any, out: list[tuple[str | None, str | None]], depth: int = 0) -> None:
-    """Tool calls in a model message value: parts ``{type: tool_call, id, name}`` (the newer
-    conventions) or ``tool_calls: [{id, function: {name}} | {id, name}]`` (the older events)."""
+def _asked_in(v: Any, out: list[tuple[str | None, str | None, Any]], depth: int = 0) -> None:
+    """Tool calls in a model message value, as (id, tool, arguments): parts ``{type:
+    tool_call, id, name, arguments}`` (the newer conventions) or ``tool_calls: [{id, function:
+    {name, arguments}} | {id, name, arguments}]`` (the older events)."""
     if depth > 6:
         return
     v = _json_or_text(v)
@@ -902,14 +914,15 @@ def _asked_in(v: Any, out: list[tuple[str | None, str | None]], depth: int = 0) 
     if not isinstance(v, dict):
         return
     if v.get("type") == "tool_call" and _str(v.get("name")):
-        out.append((_str(v.get("id")), v["name"]))
+        out.append((_str(v.get("id")), v["name"], v.get("arguments")))
     elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
-        out.append((_str(v.get("toolCallId")), v["toolName"]))
+        out.append((_str(v.get("toolCallId")), v["toolName"], v.get("args", v.get("input"))))
     for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
         if isinstance(tc, dict):
-            name = _str(tc.get("name")) or _str(_d(tc.get("function")).get("name"))
+            fn = _d(tc.get("function"))
+            name = _str(tc.get("name")) or _str(fn.get("name"))
             if name:
-                out.append((_str(tc.get("id")), name))
+                out.append((_str(tc.get("id")), name, tc.get("arguments", fn.get("arguments"))))
     for k in ("parts", "message", "messages", "choices", "content"):
         if isinstance(v.get(k), (list, dict)):
             _asked_in(v[k], out, depth + 1)
@@ -919,34 +932,182 @@ def _d(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
-def _asked_calls(rd: Reading) -> list[tuple[str | None, str | None]]:
-    """Every tool call a model span or event says the model asked for: (call id, tool)."""
-    out: list[tuple[str | None, str | None]] = []
+#: An asked or answered tool call and where the record says so: (call id, tool or None,
+#: arguments or the result, time, the record, what kind of record).
+_Said = tuple[str | None, str | None, Any, datetime | None, "Span | LogRec", str]
+
+
+def _indexed(attrs: dict[str, Any], pattern: re.Pattern[str], prefixes: tuple[str, ...],
+             ) -> list[dict[str, Any]]:
+    """Indexed message attributes (``<prefix>.<i>[.<j>].<field>``) grouped by index, in
+    index order: ``{field: value}`` each."""
+    groups: dict[tuple[int, ...], dict[str, Any]] = {}
+    for k, v in attrs.items():
+        m = pattern.match(k) if k.startswith(prefixes) else None
+        if m is not None:
+            idx = tuple(int(g) for g in m.groups()[:-1] if g is not None)
+            groups.setdefault(idx, {})[m.group(m.lastindex or 0)] = v
+    return [g for _, g in sorted(groups.items())]
+
+
+def _asks(rd: Reading) -> list[_Said]:
+    """Every tool call a model span or event says the model asked for, in record order, with
+    the time it was asked (the model's answer: its span's end, its event's time)."""
+    out: list[_Said] = []
     for s in rd.spans:
         if _is_tool_span(s):
             continue
-        indexed: dict[tuple[str, str], dict[str, str]] = {}
-        for k, v in s.attrs.items():
-            m = _ASKED_ATTR.match(k) if k.startswith(("gen_ai.completion.", "llm.output")) \
-                else None
-            if m and isinstance(v, str):
-                key = (m.group(1) or m.group(4), m.group(2) or m.group(5))
-                field_ = "id" if (m.group(3) or m.group(6)) == "id" else "name"
-                indexed.setdefault(key, {})[field_] = v
-        out += [(x.get("id"), x.get("name")) for _, x in sorted(indexed.items())
-                if x.get("name")]
+        found: list[tuple[str | None, str | None, Any]] = []
+        for x in _indexed(s.attrs, _ASKED_ATTR, ("gen_ai.completion.", "llm.output")):
+            if isinstance(x.get("name"), str) and x["name"]:
+                found.append((_str(x.get("id")), x["name"], x.get("arguments")))
         for key in ("gen_ai.output.messages", "ai.response.toolCalls"):
             if key in s.attrs:
-                _asked_in(s.attrs[key], out)
-        for name, _t, ea in s.events:
+                _asked_in(s.attrs[key], found)
+        out += [(i, n, a, s.end or s.start, s, "the model's answer on a chat span")
+                for i, n, a in found]
+        for name, t, ea in s.events:
             if name == "gen_ai.choice":
-                _asked_in(ea, out)
+                found = []
+                _asked_in(ea, found)
+                out += [(i, n, a, t or s.end or s.start, s, "a gen_ai.choice event")
+                        for i, n, a in found]
     for lg in rd.logs:
+        found = []
         if lg.name == "gen_ai.choice" or lg.attrs.get("event.name") == "gen_ai.choice":
-            _asked_in(lg.body, out)
+            _asked_in(lg.body, found)
         if "gen_ai.output.messages" in lg.attrs:  # gen_ai.client.inference.operation.details
-            _asked_in(lg.attrs["gen_ai.output.messages"], out)
+            _asked_in(lg.attrs["gen_ai.output.messages"], found)
+        out += [(i, n, a, lg.time, lg, "a gen_ai.choice log event") for i, n, a in found]
     return out
+
+
+def _asked_calls(rd: Reading) -> list[tuple[str | None, str | None]]:
+    """Every tool call a model span or event says the model asked for: (call id, tool)."""
+    return [(i, n) for i, n, *_ in _asks(rd)]
+
+
+#: A tool's answer in a model request's indexed messages: OpenLLMetry's
+#: ``gen_ai.prompt.<i>.{role,tool_call_id,content}``, OpenInference's
+#: ``llm.input_messages.<i>.message.{role,tool_call_id,content}``.
+_ANSWER_ATTR: Final = re.compile(
+    r"^(?:gen_ai\.prompt\.(\d+)\.|llm\.input_messages\.(\d+)\.message\.)"
+    r"(role|tool_call_id|content)$")
+
+
+def _answered_in(v: Any, out: list[tuple[str, Any]], depth: int = 0) -> None:
+    """Tool answers in a model request's messages, as (call id, result): parts ``{type:
+    tool_call_response, id, response}`` of the newer conventions, and the older ``{role: tool,
+    tool_call_id | id, content}`` messages."""
+    if depth > 6:
+        return
+    v = _json_or_text(v)
+    if isinstance(v, list):
+        for x in v:
+            _answered_in(x, out, depth + 1)
+        return
+    if not isinstance(v, dict):
+        return
+    if v.get("type") == "tool_call_response" and _str(v.get("id")):
+        out.append((v["id"], v.get("response", v.get("result"))))
+    elif v.get("role") == "tool" and (_str(v.get("tool_call_id")) or _str(v.get("id"))):
+        out.append((_str(v.get("tool_call_id")) or v["id"], v.get("content")))
+    for k in ("parts", "messages"):
+        if isinstance(v.get(k), list):
+            _answered_in(v[k], out, depth + 1)
+
+
+def _answers(rd: Reading) -> list[_Said]:
+    """Every tool answer a later model request carries (it was sent to the model: the call
+    had ended), with the time of that request (its span's start, its event's time)."""
+    out: list[_Said] = []
+    for s in rd.spans:
+        if _is_tool_span(s):
+            continue  # Strands puts the tool's input in a gen_ai.tool.message of its tool span
+        found: list[tuple[str, Any]] = []
+        for x in _indexed(s.attrs, _ANSWER_ATTR, ("gen_ai.prompt.", "llm.input_messages.")):
+            if x.get("role") == "tool" and _str(x.get("tool_call_id")):
+                found.append((x["tool_call_id"], x.get("content")))
+        if "gen_ai.input.messages" in s.attrs:
+            _answered_in(s.attrs["gen_ai.input.messages"], found)
+        out += [(i, None, r, s.start, s, "the model's next request") for i, r in found]
+        for name, t, ea in s.events:
+            if name == "gen_ai.tool.message" and _str(ea.get("id")):
+                out.append((ea["id"], None, ea.get("content"), t or s.start, s,
+                            "a gen_ai.tool.message event"))
+    for lg in rd.logs:
+        found = []
+        if lg.name == "gen_ai.tool.message" or lg.attrs.get("event.name") == \
+                "gen_ai.tool.message":
+            body = _json_or_text(lg.body)
+            cid = _str(_d(body).get("id")) or _str(lg.attrs.get("gen_ai.tool.call.id"))
+            if cid:
+                found.append((cid, _d(body).get("content")))
+        if "gen_ai.input.messages" in lg.attrs:
+            _answered_in(lg.attrs["gen_ai.input.messages"], found)
+        out += [(i, None, r, lg.time, lg, "a gen_ai.tool.message log event") for i, r in found]
+    return out
+
+
+def _record_kind(r: Span | LogRec) -> str:
+    """The kind a record was counted under as ignored."""
+    if isinstance(r, Span):
+        return _ignored_kind(r)
+    return f"{r.name} log" if r.name else "log record (no event name)"
+
+
+def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> None:
+    """A call the model asked for that no tool span or tool event records, but whose answer
+    (same call id) a later model request carries: it ran, between the two. It is made an
+    operation: invoked when it was asked, ended by a tool-result when its answer was sent,
+    each event saying so in ``inferred`` (the tool's own start and end, and whether it
+    failed, are not recorded). The first record of each is counted as mapped."""
+    known = {c.call_id for c in calls if c.call_id}
+    answers: dict[str, _Said] = {}
+    for a in _answers(rd):
+        if a[0] is not None and a[0] not in known and a[0] not in answers:
+            answers[a[0]] = a
+    if not answers:
+        return
+    rep = rd.report
+    moved: set[int] = set()
+    left: dict[str, int] = {}  # calls with no call id, by tool: they may be these (in order)
+    for c in calls:
+        if not c.call_id:
+            left[c.tool] = left.get(c.tool, 0) + 1
+    for cid, name, args, t, rec, kind in _asks(rd):
+        ans = answers.pop(cid, None) if cid else None
+        if ans is None or name is None:
+            continue
+        bare = _MCP_NAME.match(name)
+        same = next((x for x in (name, bare.group(2) if bare else name) if left.get(x)), None)
+        if same is not None:  # a tool span without the call id records it already
+            left[same] -= 1
+            continue
+        _i, _n, result, t2, rec2, kind2 = ans
+        server, tool = _target(name, None, rep)
+        call = Call(tool=tool, server=server, where=rec.where, call_id=cid, ran=True,
+                    start=t or times.get(rec.order), end=t2 or times.get(rec2.order),
+                    end_type="tool-result", end_body=_content(result),
+                    sources=[rec.where, rec2.where])
+        call.invocation = {**({"arguments": _json_or_text(args)} if args is not None else {}),
+                           "tool_call_id": cid}
+        call.inferred = {
+            "invoke": f"no tool span or tool event records this call: the model asked for it "
+                      f"({kind}) and a later request to the model carries its answer ({kind2}, "
+                      "the same call id), so it ran in between; placed when it was asked",
+            "end": "the answer as the next request to the model carries it, at that "
+                   "request's time: when the tool itself ended, and whether it failed, are "
+                   "not recorded"}
+        calls.append(call)
+        for r in (rec, rec2):
+            k = _record_kind(r)
+            if id(r) not in moved and rep.ignored.get(k):
+                moved.add(id(r))
+                rep.ignored[k] -= 1
+                if not rep.ignored[k]:
+                    del rep.ignored[k]
+                rep.mapped += 1
 
 
 def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
@@ -1361,6 +1522,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     times = _times(rd)
     calls = _span_calls(rd)
     decisions = _log_calls(rd, times, calls)
+    _answered_calls(rd, times, calls)
     loose = _join(decisions, calls)
     if rd.naive:
         rep.warn("timestamps without a zone offset were read as UTC")
@@ -1380,15 +1542,18 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             continue
         body = _safe(e.fields.pop("body", None))
         if e.etype == "tool-invocation":
+            why = {"inferred": c.inferred["invoke"]} if "invoke" in c.inferred else {}
             events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
-                       body=_safe(c.invocation) or None)
+                       body=_safe(c.invocation) or None, **why)
         elif e.etype == "policy-decision":
             events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
                        **e.fields)
         else:
             mediatype = TEXT if isinstance(body, str) else "application/json"
+            why = {"inferred": c.inferred["end"]} if "end" in c.inferred and \
+                e.etype == c.end_type else {}
             events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
-                       mediatype=mediatype)
+                       mediatype=mediatype, **why)
     sessions = _sessions(rd)
     if len(sessions) > 1:
         rep.warn(f"the input holds {len(sessions)} agent sessions (session.id / "
