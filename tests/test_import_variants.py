@@ -117,6 +117,10 @@ def test_otel_tool_calls_only_in_messages_are_reported() -> None:
     data = (FIX / "otel_completion_tool_calls_only.otlp.json").read_bytes()
     vcon, rep = otlp.convert(data)
     assert not any("asked for" in w for w in rep.warnings)
+    # ... and the import says, where the reviewer reads the warnings, that its times and outcome
+    # are read from the model's messages, not recorded by the tool
+    assert any(w.startswith("1 tool call(s) ('get_weather') are recorded only in the model's "
+                            "messages") and "whether it failed" in w for w in rep.warnings)
     assert outcomes(model_of(data)) == [("!host", "get_weather", "completed", None)]
     assert [(e["type"], e["time"], e.get("body"), "inferred" in e) for e in vcon["events"]] == [
         ("tool-invocation", "2026-01-05T08:00:02.000Z",

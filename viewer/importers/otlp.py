@@ -1071,6 +1071,7 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
         return
     rep = rd.report
     moved: set[int] = set()
+    made: list[str] = []
     left: dict[str, int] = {}  # calls with no call id, by tool: they may be these (in order)
     for c in calls:
         if not c.call_id:
@@ -1100,6 +1101,7 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
                    "request's time: when the tool itself ended, and whether it failed, are "
                    "not recorded"}
         calls.append(call)
+        made.append(tool)
         for r in (rec, rec2):
             k = _record_kind(r)
             if id(r) not in moved and rep.ignored.get(k):
@@ -1108,6 +1110,12 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
                 if not rep.ignored[k]:
                     del rep.ignored[k]
                 rep.mapped += 1
+    if made:
+        names = ", ".join(sorted({clip(t, 40) for t in made})[:5])
+        rep.warn(f"{len(made)} tool call(s) ({names}) are recorded only in the model's messages "
+                 "(asked in one request, answered in a later one under the same call id), with "
+                 "no tool span: each is shown from when it was asked to when its answer was "
+                 "sent; when the tool itself ran, and whether it failed, are not recorded")
 
 
 def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
