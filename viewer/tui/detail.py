@@ -22,7 +22,7 @@ from textual.widgets import Footer, Static
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation
-from viewer.textsafe import safe
+from viewer.textsafe import safe, safe_short
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
@@ -48,6 +48,10 @@ def detail_events(op: Operation, attempt: Attempt | None, model: Model) -> list[
         rows.append(attempt.decision_event)
     rows.extend(attempt.events)
     return rows
+
+#: The most characters of a recorded value the event line shows (server, tool, reason,
+#: inferred).
+INFO_CHARS = 500
 
 
 class ContentScroll(VerticalScroll, can_focus=False):
@@ -240,10 +244,18 @@ class DetailScreen(VappMixin, Screen[None]):
             text.append("; ".join(session_label(model, s) for s in sess))
         if ev.type in spec.CONTENT_MEANING:
             text.append(f"\ncontent: {spec.CONTENT_MEANING[ev.type]}", P.style("dim"))
+        # each cut to INFO_CHARS (the raw view, r, has them whole): a recorded value may be
+        # of any length, and the event's content must stay on screen below
         for key in ("server", "tool", "reason"):
             if key in ev.raw:
                 text.append(f" · {key} ")
-                text.append(safe(ev.raw.get(key)))
+                text.append(safe_short(ev.raw.get(key), INFO_CHARS))
+        # what an importer inferred where the recording is silent (README, Importing agent
+        # traffic): why this event is where it is, said beside it rather than in the raw view
+        why = ev.raw.get("inferred")
+        if isinstance(why, str):
+            text.append("\ninferred: ", P.style("flag"))
+            text.append(safe_short(why, INFO_CHARS))
         return text
 
     def _content(self, model: Model, idx: int | None) -> RenderableType:
