@@ -683,3 +683,51 @@ def test_an_argument_nested_deeper_than_orjson_reads_is_refused() -> None:
     data = data.replace(b'{"deep": 0}', b'{"deep": ' + b"[" * 1100 + b"]" * 1100 + b"}", 1)
     with pytest.raises(ImportInputError):
         convert(data, created=CREATED)
+
+
+DEBUG_RECORD = FIX / "import_mcp_debug_record.jsonl"
+
+
+def test_mcp_debug_recording() -> None:
+    """mcp-debug --record (docs/RECORDING.md, integration/dynamic_wrapper.go): two ``#``
+    comment lines, a session header ``{start_time, server_info, messages: []}``, then one
+    ``{timestamp, direction: request|response, message_type, tool_name, server_name,
+    message}`` per message, where ``message`` is the CallToolRequest without a JSON-RPC id,
+    or the bare CallToolResult. What a reviewer should see: each call an operation of its
+    upstream server (server_name), its result or failure paired with the open request of the
+    same tool (inferred, and said so, when several are open), a response with no request and
+    the cut last line counted as not mapped, the comments and the header as ignored."""
+    from viewer.importers.formats import detect
+
+    data = DEBUG_RECORD.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(DEBUG_RECORD)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.tool, o.server, o.outcome) for o in m.operations] == [
+        ("fs_read_file", "filesystem", "completed"), ("math_calculate", "math", "failed"),
+        ("fs_read_file", "filesystem", "completed"), ("fs_read_file", "filesystem", "completed"),
+        ("fs_write_file", "filesystem", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs[:4]] == [
+        ("tool-invocation", "op-0001", "2026-01-13T06:45:42.940Z"),
+        ("tool-result", "op-0001", "2026-01-13T06:45:43.123Z"),
+        ("tool-invocation", "op-0002", "2026-01-13T06:45:50.000Z"),
+        ("tool-failure", "op-0002", "2026-01-13T06:45:50.250Z")]
+    assert evs[0]["body"] == {"path": "/etc/hosts"}
+    assert evs[3]["body"]["isError"] is True
+    # two calls of fs_read_file open together: the order pairs them, and the events say so
+    results = [(e["operation_id"], e["body"]["content"][0]["text"], "inferred" in e)
+               for e in evs if e["type"] == "tool-result"]
+    assert results == [("op-0001", "127.0.0.1 localhost", False),
+                       ("op-0003", "first answer", True), ("op-0004", "second answer", True)]
+    assert "inferred" not in evs[1] and "inferred" not in evs[3]
+    assert vcon["parties"][1]["name"] == "Dynamic MCP Proxy v1.0.0"
+    assert report.times == "recorded"
+    assert report.ignored == {"comment line": 2, "recording header": 1}
+    assert report.unmapped == 2
+    assert report.examples[0].startswith("line 12/message: ")  # server_list: no request
+    assert report.examples[1] == "line 14: not JSON"  # the cut last line
+    assert _count(report) == 14
+    assert any("paired" in w for w in report.lines())

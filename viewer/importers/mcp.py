@@ -82,6 +82,8 @@ class Msg:
     http_status: int | None = None
     http_detail: dict[str, Any] | None = None
     reply_to: Any = None  # for an HTTP denial with no JSON-RPC body: the request id it answers
+    server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
+    inferred: str | None = None  # how a response without a JSON-RPC id was paired
 
 
 @dataclass
@@ -120,7 +122,7 @@ def _status(value: Any) -> int | None:
 
 
 def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
-         report: Report, **http: Any) -> None:
+         report: Report, **extra: Any) -> None:
     """Append a message, or each message of a JSON-RPC batch."""
     items = m if isinstance(m, list) else [m]
     if not items:
@@ -128,9 +130,9 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
     for k, item in enumerate(items):
         w = f"{where}[{k}]" if isinstance(m, list) else where
         if _is_jsonrpc(item):
-            out.append(Msg(item, d, ts, w, **http))
-        elif item is None and http.get("http_status") is not None:
-            out.append(Msg(None, d, ts, w, **http))
+            out.append(Msg(item, d, ts, w, **extra))
+        elif item is None and extra.get("http_status") is not None:
+            out.append(Msg(None, d, ts, w, **extra))
         else:
             report.fail(w, "not a JSON-RPC message")
 
@@ -251,11 +253,11 @@ class _Sink:
         self.later: list[tuple[datetime, int, Any, str | None, str]] = []
         self.n = 0
 
-    def add(self, m: Any, d: str | None, ts: datetime | None, where: str, **http: Any) -> None:
-        """Append a message, or each message of a JSON-RPC batch."""
+    def add(self, m: Any, d: str | None, ts: datetime | None, where: str, **extra: Any) -> None:
+        """Append a message, or each message of a JSON-RPC batch (``extra``: Msg fields)."""
         if ts is not None and self.later:
             self._flush(ts)
-        _add(self.out, m, d, ts, where, self.report, **http)
+        _add(self.out, m, d, ts, where, self.report, **extra)
 
     def defer(self, m: Any, d: str | None, ts: datetime | None, where: str) -> None:
         if ts is None:
@@ -277,6 +279,7 @@ def _read_jsonl(data: bytes) -> Transcript:
     t = Transcript([], "jsonl")
     rep = t.report
     sink = _Sink(t.messages, rep)
+    pairs = _DebugPairs(rep)
     kinds: set[str] = set()
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
@@ -284,12 +287,26 @@ def _read_jsonl(data: bytes) -> Transcript:
         where = f"line {n}"
         if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
+        if raw.lstrip().startswith(b"#"):  # mcp-debug's "# MCP Recording Session" lines
+            rep.ignore("comment line")
+            continue
         try:
             obj = _loads(raw)
         except ValueError:
             rep.fail(where, "not JSON")
             continue
-        if isinstance(obj, dict) and ("msg" in obj or "http_status" in obj):
+        if _is_debug_record(obj):
+            kinds.add("mcp-debug-record")
+            ts, naive = parse_ts(obj.get("timestamp"))
+            if naive:
+                rep.warn("timestamps without a zone offset were read as UTC")
+            pairs.add(sink, obj, ts, where)
+        elif _is_debug_header(obj):
+            kinds.add("mcp-debug-record")
+            rep.ignore("recording header")
+            t.base_time = t.base_time or parse_ts(obj.get("start_time"))[0]
+            t.server_name = t.server_name or _str(obj.get("server_info"))
+        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj):
             kinds.add("jsonl-ts-dir-msg")
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
@@ -335,6 +352,70 @@ def _read_jsonl(data: bytes) -> Transcript:
     sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
+
+
+def _is_debug_record(obj: Any) -> bool:
+    """One message of an mcp-debug recording (``--record``: integration/dynamic_wrapper.go
+    ``RecordedMessage``): ``{timestamp, direction: "request"|"response", message_type,
+    tool_name?, server_name?, message}``."""
+    return isinstance(obj, dict) and "message_type" in obj and "message" in obj \
+        and obj.get("direction") in ("request", "response")
+
+
+def _is_debug_header(obj: Any) -> bool:
+    """The session header of an mcp-debug recording: ``{start_time, server_info, messages}``."""
+    return isinstance(obj, dict) and "start_time" in obj and "server_info" in obj \
+        and isinstance(obj.get("messages"), list)
+
+
+class _DebugPairs:
+    """mcp-debug records the CallToolRequest it received without its JSON-RPC id, and the
+    bare CallToolResult it returned: a response answers the oldest open request of the same
+    tool and server (the proxy writes each call's request before its response). Once several
+    of them were open together, the pairing is by order only until none is open, and each
+    response so paired says so (``inferred``)."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.open: dict[tuple[Any, Any], deque[dict[str, int]]] = {}
+        self.by_order: set[tuple[Any, Any]] = set()  # tools with overlapping calls
+        self.n = 0
+
+    def add(self, sink: _Sink, rec: dict[str, Any], ts: datetime | None, where: str) -> None:
+        msg, server = rec["message"], _str(rec.get("server_name"))
+        key = (rec.get("tool_name"), rec.get("server_name"))
+        w = f"{where}/message"
+        if rec["direction"] == "request":
+            if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" not in msg:
+                self.n += 1
+                rid = {"mcp-debug-request": self.n}  # never equal to a JSON-RPC id
+                queue = self.open.setdefault(key, deque())
+                queue.append(rid)
+                if len(queue) > 1:
+                    self.by_order.add(key)
+                msg = {**msg, "id": rid}
+            sink.add(msg, C2S, ts, w, server=server)
+            return
+        if _is_jsonrpc(msg) and "id" in msg:
+            sink.add(msg, S2C, ts, w, server=server)
+            return
+        queue = self.open.get(key)
+        if not isinstance(msg, dict) or not queue:
+            self.report.fail(w, "a response with no recorded request of its tool"
+                             if isinstance(msg, dict) else "not a JSON-RPC message")
+            return
+        inferred = None
+        if key in self.by_order:
+            inferred = ("paired by order with the oldest open request of this tool: several "
+                        "were open and the recording carries no JSON-RPC id")
+            self.report.warn("mcp-debug records carry no JSON-RPC id: where several calls of "
+                             "one tool were open, each response was paired with the oldest "
+                             "(marked inferred)")
+        rid = queue.popleft()
+        if not queue:
+            self.by_order.discard(key)
+        sink.add({"jsonrpc": "2.0", "id": rid, "result": msg}, S2C, ts, w, server=server,
+                 inferred=inferred)
 
 
 def _read_mcp_recorder(doc: dict[str, Any]) -> Transcript:
@@ -506,10 +587,13 @@ class MCPMapper:
     task not created yet is counted when it is paired or given up.
     """
 
-    def __init__(self, events: Events, report: Report, server: str) -> None:
+    def __init__(self, events: Events, report: Report, server: str, *,
+                 fixed: bool = False) -> None:
         self.ev = events
         self.rep = report
         self.server = server
+        self.fixed = fixed  # --server names the server of every call, whatever a record says
+        self._inferred: str | None = None  # the current message's pairing, when inferred
         self.pending_c: dict[str, tuple[str, _Op | None]] = {}  # client's open requests
         self.pending_s: dict[str, tuple[str, _Op | None]] = {}  # server's open requests
         self.progress: dict[str, _Op] = {}
@@ -546,6 +630,7 @@ class MCPMapper:
         if self.held_order:
             self._expire(when)
         self._verdict = None
+        self._inferred = m.inferred
         self._dispatch(m, when)
         self._settle()
 
@@ -597,7 +682,9 @@ class MCPMapper:
     # -- helpers --------------------------------------------------------------------------
     def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
               mediatype: str = JSON) -> None:
-        self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype)
+        extra = {"inferred": self._inferred} if self._inferred else {}
+        self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
+                    **extra)
         op.last = when
 
     def _ended(self, op: _Op, what: str, where: str) -> bool:
@@ -753,8 +840,9 @@ class MCPMapper:
             op.state = "running"
             op.status_message = None
             op.denied = False
+        server = self.server if self.fixed or m.server is None else m.server
         self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
-                    server=self.server, tool=name)
+                    server=server, tool=name)
         op.last = when
         self.pending_c[rid] = ("call", op)
         self.in_flight.pop(op.id, None)
@@ -1031,7 +1119,7 @@ def convert(
     srv = server_of(t, server)
     client = client_of(t)
     events = Events(party=0)
-    mapper = MCPMapper(events, t.report, srv)
+    mapper = MCPMapper(events, t.report, srv, fixed=bool(server))
     mapper.run(t.messages, times)
     if events.operations == 0:
         t.report.warn("the transcript has no tools/call request: the vCon has no operations")
@@ -1079,7 +1167,7 @@ def _sniff(smp: Sample) -> bool:
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
         return False
-    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or (
+    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)
