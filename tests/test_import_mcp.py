@@ -731,3 +731,57 @@ def test_mcp_debug_recording() -> None:
     assert report.examples[1] == "line 14: not JSON"  # the cut last line
     assert _count(report) == 14
     assert any("paired" in w for w in report.lines())
+
+
+def _bare(*msgs: dict[str, Any]) -> bytes:
+    return "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in msgs).encode()
+
+
+def test_a_server_ping_with_the_id_of_an_open_call_is_the_server_s() -> None:
+    """basic/utilities/ping: either side may send ``ping``, and each side numbers its own
+    requests, so a server's ping can carry the id of the client's open tools/call. In a
+    capture without directions (bare JSON-RPC lines, as a stdio tap writes them) the ping
+    must not take the call's place, and its empty answer must not end the call: the call
+    completes with its own result, the ping and its answer are ignored."""
+    data = _bare(
+        {"id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {},
+                                                     "_meta": {"progressToken": "t1"}}},
+        {"id": 1, "method": "ping"},
+        {"id": 1, "result": {}},
+        {"method": "notifications/progress", "params": {"progressToken": "t1", "progress": 1}},
+        {"id": 1, "result": {"content": [{"type": "text", "text": "done"}]}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-progress", "tool-result"]
+    assert vcon["events"][-1]["body"]["content"][0]["text"] == "done"
+    assert report.unmapped == 0 and _count(report) == 5
+
+
+def test_a_server_ping_answered_before_the_call_is_still_the_server_s() -> None:
+    """The same, with the ping's answer after the call's result: each answer goes to its
+    own request (a tool result to the call, the empty result to the ping)."""
+    data = _bare(
+        {"id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}},
+        {"id": 7, "method": "ping"},
+        {"id": 7, "result": {"content": [], "isError": True}},
+        {"id": 7, "result": {}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-failure"]
+    assert report.unmapped == 0 and _count(report) == 4
+
+
+def test_a_request_id_used_again_while_open_is_said() -> None:
+    """A capture of two sessions (a restarted stdio server numbers from 1 again) can hold a
+    tools/call whose id is still open from the first: the answer goes to the later call,
+    the earlier stays unanswered, and the import says why."""
+    data = _bare(
+        {"id": 1, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
+        {"id": 1, "method": "tools/call", "params": {"name": "b", "arguments": {}}},
+        {"id": 1, "result": {"content": []}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("a", "running"), ("b", "completed")]
+    assert any("used again" in w for w in report.warnings)

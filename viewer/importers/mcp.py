@@ -59,6 +59,12 @@ _DIR_WORDS: Final = {
 }
 #: Requests a server sends to a client.
 _S2C_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+#: Requests either side sends (basic/utilities/ping; 2025-11-25 tasks, for a task a client
+#: runs for the server): a capture without directions gives one to the server when its id
+#: is open on the client's side only, as a side never has two open requests with one id.
+_EITHER_REQUESTS: Final = frozenset({
+    "ping", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+})
 #: Notifications a client sends (others default to server -> client).
 _C2S_NOTIFICATIONS: Final = frozenset({
     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed",
@@ -667,8 +673,8 @@ class MCPMapper:
             return
         method = msg.get("method")
         if isinstance(method, str):
-            d = m.dir or (S2C if method in _S2C_REQUESTS else C2S) if "id" in msg else \
-                m.dir or (C2S if method in _C2S_NOTIFICATIONS else S2C)
+            d = m.dir or (self._request_dir(method, msg["id"]) if "id" in msg else
+                          C2S if method in _C2S_NOTIFICATIONS else S2C)
             if "id" in msg:
                 (self._c2s_request if d == C2S else self._s2c_request)(m, msg, when)
             else:
@@ -678,6 +684,16 @@ class MCPMapper:
             self._response(m, msg, when)
             return
         self._fail(m.where, "not a request, notification or response")
+
+    def _request_dir(self, method: str, rid: Any) -> str:
+        """Who sent a request the capture gives no direction for."""
+        if method in _S2C_REQUESTS:
+            return S2C
+        if method in _EITHER_REQUESTS:
+            key = request_key(rid)
+            if key in self.pending_c and key not in self.pending_s:
+                return S2C
+        return C2S
 
     # -- helpers --------------------------------------------------------------------------
     def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
@@ -787,6 +803,11 @@ class MCPMapper:
     def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method, rid = msg["method"], request_key(msg.get("id"))
         params = p if isinstance(p := msg.get("params"), dict) else {}
+        prev = self.pending_c.get(rid)
+        if prev is not None and prev[0] == "call":
+            self.rep.warn("a request id was used again while the tools/call that first used "
+                          "it was unanswered (a new session in the same capture?): answers to "
+                          "that id go to the later request; the earlier call stays unanswered")
         if method == "tools/call":
             self._tools_call(m, rid, params, when)
         elif method in ("tasks/get", "tasks/result"):
@@ -893,7 +914,7 @@ class MCPMapper:
                 self.rep.warn("sampling/createMessage requests are not supported by the draft "
                               "and were not mapped")
             self._ignore(f"server request {method}")
-            self.pending_s[rid] = ("other", None)
+            self.pending_s[rid] = ("ping" if method == "ping" else "other", None)
             return
         op = self._task_op(params)
         if op is None and self.in_flight:
@@ -997,8 +1018,12 @@ class MCPMapper:
         if d is None:
             in_c, in_s = rid in self.pending_c, rid in self.pending_s
             if in_c and in_s:
+                # a result shaped like a client's answer (an elicitation's action, roots, a
+                # sampled message), or the empty result of a server's ping, is the client's
                 res = msg.get("result")
-                client_answer = isinstance(res, dict) and not _CLIENT_ANSWER_KEYS.isdisjoint(res)
+                client_answer = isinstance(res, dict) and (
+                    not _CLIENT_ANSWER_KEYS.isdisjoint(res)
+                    or (self.pending_s[rid][0] == "ping" and set(res) <= {"_meta"}))
                 d = C2S if client_answer else S2C
             else:
                 d = C2S if in_s else S2C
