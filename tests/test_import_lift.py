@@ -423,3 +423,35 @@ def test_import_vcon_says_what_the_loader_found_wrong_with_the_input(
     # a clean input: no such warning
     assert main(["import", "vcon", str(PROXY), "-o", str(tmp_path / "clean.json")]) == 0
     assert "the input vCon" not in capsys.readouterr().err
+
+
+def _proxy_dialog(t: int, body: Any, sender: int, mcp_type: str) -> dict[str, Any]:
+    return {"type": "text", "start": f"2026-03-02T09:00:0{t}.000Z", "parties": [sender, 1 - sender],
+            "originator": sender, "mediatype": "application/json", "encoding": "none",
+            "body": json.dumps(body), "meta": {"mcp_type": mcp_type}}
+
+
+def test_proxy_dialog_holding_a_batch_maps_each_message() -> None:
+    """MCP 2025-03-26 (basic/index, transports) lets either side send a JSON-RPC batch, an
+    array of messages; a proxy that records one dialog per message it relays records a batch
+    as one dialog whose body is that array. Each call in it is an operation, each answer in
+    the answering batch ends its own call (by id, whatever the order), and the provenance
+    points at each message."""
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [
+        {"name": "c", "role": "client"}, {"name": "weather", "role": "server"}], "dialog": [
+        _proxy_dialog(0, [{**call, "id": 1, "params": {"name": "a", "arguments": {}}},
+                          {**call, "id": 2, "params": {"name": "b", "arguments": {}}}],
+                      0, "batch"),
+        _proxy_dialog(1, [{"jsonrpc": "2.0", "id": 2, "result": {"content": []}},
+                          {"jsonrpc": "2.0", "id": 1, "result": {"content": [],
+                                                                 "isError": True}}],
+                      1, "batch"),
+    ]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e.get("tool")) for e in events] == [
+        ("tool-invocation", "op-0001", "a"), ("tool-invocation", "op-0002", "b"),
+        ("tool-result", "op-0002", None), ("tool-failure", "op-0001", None)]
+    assert prov.event_sources == ("/dialog/0/body(json)/0", "/dialog/0/body(json)/1",
+                                  "/dialog/1/body(json)/0", "/dialog/1/body(json)/1")
+    assert prov.report.unmapped == 0 and prov.report.mapped == 4

@@ -183,8 +183,18 @@ class _Lifter:
                 self.prov.unreadable += 1
                 continue
             self.derived.append(where)
-            found.append((where, d, m, body if isinstance(body, dict) else {"batch": body},
-                          *_sender(d)))
+            if isinstance(body, dict):
+                found.append((where, d, m, body, *_sender(d)))
+                continue
+            # a JSON-RPC batch (MCP 2025-03-26): each message of it, in its order
+            base = where + ("/body(json)" if isinstance(d.get("body"), str) else "/body")
+            if not body:
+                self.rep.fail(where, "an empty JSON-RPC batch")
+            for k, item in enumerate(body):
+                if isinstance(item, dict):
+                    found.append((f"{base}/{k}", d, m, item, *_sender(d)))
+                else:
+                    self.rep.fail(f"{base}/{k}", "not a JSON-RPC message")
         if not found:
             return
         self.shapes.append("vcon-mcp-proxy")
