@@ -455,3 +455,35 @@ def test_proxy_dialog_holding_a_batch_maps_each_message() -> None:
     assert prov.event_sources == ("/dialog/0/body(json)/0", "/dialog/0/body(json)/1",
                                   "/dialog/1/body(json)/0", "/dialog/1/body(json)/1")
     assert prov.report.unmapped == 0 and prov.report.mapped == 4
+
+
+def test_mcp_session_result_moved_to_an_attachment_still_ends_its_call() -> None:
+    """draft-howe-vcon-mcp-session, "Linking Attachments to Tool Invocations": a large tool
+    output lives in an attachment, and the timeline keeps a placeholder ``tool_result`` whose
+    ``content`` is ``{"id": <the call's id>, "ref": "attachment:N"}`` (no ``tool_use_id``).
+    The call it answers completed: a tool-result whose content is the placeholder, as
+    recorded (the output is not copied in)."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "extensions": ["mcp_session"], "parties": [
+        {"name": "agent", "meta": {"party_type": "ai_agent"}},
+        {"name": "files", "meta": {"party_type": "mcp_server", "server_url": "https://f.example/mcp"}}],
+        "dialog": [{"type": "mcp_session", "start": "2026-03-19T14:30:00Z", "parties": [0, 1],
+                    "mediatype": "application/vnd.mcp-session+json", "encoding": "json",
+                    "body": {"messages": [
+                        {"party": 0, "to": 1, "role": "assistant",
+                         "timestamp": "2026-03-19T14:30:05Z", "content": [
+                             {"type": "tool_call", "id": "call_42", "name": "export",
+                              "input": {"table": "orders"}}]},
+                        {"party": 1, "to": 0, "role": "tool",
+                         "timestamp": "2026-03-19T14:30:09Z", "content": [
+                             {"type": "tool_result", "party": 1, "to": 0,
+                              "content": {"id": "call_42", "ref": "attachment:0"}}]}]}}],
+        "attachments": [{"type": "mcp_artifact", "dialog": 0, "mediatype": "application/json",
+                         "encoding": "json", "body": "{}",
+                         "meta": {"message_index": 1, "tool_result_id": "call_42"}}]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e["time"]) for e in events] == [
+        ("tool-invocation", "op-0001", "2026-03-19T14:30:05.000Z"),
+        ("tool-result", "op-0001", "2026-03-19T14:30:09.000Z")]
+    assert events[0]["server"] == "https://f.example/mcp"
+    assert events[1]["body"] == {"content": {"id": "call_42", "ref": "attachment:0"}}
+    assert prov.report.unmapped == 0

@@ -324,6 +324,11 @@ class _Lifter:
                     self.rep.mapped += 1
                 elif t == "tool_result":
                     ref = b.get("tool_use_id")
+                    c = b.get("content")
+                    if ref is None and isinstance(c, dict) and "ref" in c:
+                        # the placeholder of an output kept in an attachment names its call
+                        # in content.id (draft: Linking Attachments to Tool Invocations)
+                        ref = c.get("id")
                     op = ops.get(ref) if isinstance(ref, str) else None
                     if op is None:
                         self.rep.fail(ptr, "tool_result for no recorded call")
