@@ -487,3 +487,41 @@ def test_mcp_session_result_moved_to_an_attachment_still_ends_its_call() -> None
     assert events[0]["server"] == "https://f.example/mcp"
     assert events[1]["body"] == {"content": {"id": "call_42", "ref": "attachment:0"}}
     assert prov.report.unmapped == 0
+
+
+def test_agent_trace_in_the_vac_cddl_form() -> None:
+    """The VAC record as draft-birkholz-verifiable-agent-conversations' CDDL defines it
+    (agent-conversation.cddl): the trace under ``session`` (the agent-session draft's example
+    says ``session-trace``), entries nested in an entry's ``children``, a call linked to its
+    result by ``call-id`` (its own ``id`` is another name), its arguments in ``input``, times
+    as epoch milliseconds, and ``is-error``. What a reviewer should see: both calls, in order,
+    the nested one too; the failure where ``is-error`` says so; each event pointing at its
+    entry."""
+    record = {"version": "3.0", "id": "r1", "session": {
+        "session-id": "s1", "agent-meta": {"model-id": "m", "model-provider": "p"},
+        "entries": [
+            {"type": "user", "id": "e1", "timestamp": 1778771205000, "content": "fix it"},
+            {"type": "assistant", "id": "e2", "timestamp": 1778771206000, "children": [
+                {"type": "tool-call", "id": "e3", "call-id": "toolu_1", "name": "Read",
+                 "input": {"file_path": "a.py"}, "timestamp": 1778771207000}]},
+            {"type": "tool-result", "id": "e4", "call-id": "toolu_1", "output": "no such file",
+             "is-error": True, "timestamp": 1778771208000},
+            {"type": "tool-call", "id": "e5", "call-id": "toolu_2", "name": "Bash",
+             "input": {"command": "ls"}, "timestamp": 1778771209000},
+            {"type": "tool-result", "id": "e6", "call-id": "toolu_2", "output": "a.txt",
+             "status": "success", "timestamp": 1778771210000}]}}
+    vcon = {"vcon": "0.4.0", "uuid": "u", "extensions": ["agent_session"],
+            "parties": [{"name": "agent", "role": "agent"}],
+            "analysis": [{"type": "agent_trace", "dialog": [], "encoding": "json",
+                          "body": json.dumps(record)}]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e.get("tool"), e["time"]) for e in events] == [
+        ("tool-invocation", "op-0001", "Read", "2026-05-14T15:06:47.000Z"),
+        ("tool-failure", "op-0001", None, "2026-05-14T15:06:48.000Z"),
+        ("tool-invocation", "op-0002", "Bash", "2026-05-14T15:06:49.000Z"),
+        ("tool-result", "op-0002", None, "2026-05-14T15:06:50.000Z")]
+    assert events[0]["body"] == {"file_path": "a.py"}
+    assert prov.event_sources[:2] == (
+        "/analysis/0/body(json)/session/entries/1/children/0",
+        "/analysis/0/body(json)/session/entries/2")
+    assert prov.report.unmapped == 0

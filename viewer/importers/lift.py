@@ -412,14 +412,18 @@ class _Lifter:
                 op = self.ev.new_operation()
                 if isinstance(e.get("id"), str):
                     ops[e["id"]] = op
+                if isinstance(e.get("call-id"), str):  # links call and result (VAC CDDL)
+                    ops[_CALL + e["call-id"]] = op
                 self.note_time(prev)
                 self.ev.add("tool-invocation", prev, op, 1, ptr,
                             body=e.get("arguments", e.get("input", {})), server=server,
                             tool=tool)
                 self.rep.mapped += 1
             elif t == "tool-result":
-                ref = next((e[k] for k in ("call-id", "tool-call-id", "parent-id")
-                            if isinstance(e.get(k), str) and e[k] in ops), None)
+                ref = next((key for k, pre in (
+                    ("call-id", _CALL), ("call-id", ""), ("tool-call-id", _CALL),
+                    ("tool-call-id", ""), ("parent-id", ""))
+                    if isinstance(e.get(k), str) and (key := pre + e[k]) in ops), None)
                 if ref is None:
                     self.rep.fail(ptr, "tool-result for no recorded tool-call")
                     continue
@@ -436,6 +440,10 @@ class _Lifter:
                 self.rep.mapped += 1
             else:
                 self.rep.ignore(f"agent_trace {t} entry")
+
+
+#: Prefix of a tool-call's ``call-id`` among the agent_trace calls (its ``id`` has none).
+_CALL: Final = "\x00call-id:"
 
 
 # -- vcon-mcp-proxy: which way a message went --------------------------------------------------
@@ -572,19 +580,42 @@ def _learn_sides(found: Any) -> dict[int, str | None]:
 
 
 def _entries(body: Any) -> list[tuple[str, Any]] | None:
-    """(pointer suffix, entry) of a VAC record, an entries list or one entry (per-tool-call)."""
+    """(pointer suffix, entry) of a VAC record, an entries list or one entry (per-tool-call),
+    each entry followed by the entries in its ``children`` (agent-conversation.cddl), in
+    document order. The record's trace is ``session`` (the VAC CDDL) or ``session-trace``
+    (the agent-session draft's example)."""
     if isinstance(body, list):
-        return [(f"/{k}", e) for k, e in enumerate(body)]
+        return _walk("", body)
     if not isinstance(body, dict):
         return None
-    st = body.get("session-trace")
-    if isinstance(st, dict) and isinstance(st.get("entries"), list):
-        return [(f"/session-trace/entries/{k}", e) for k, e in enumerate(st["entries"])]
+    for key in ("session", "session-trace"):
+        st = body.get(key)
+        if isinstance(st, dict) and isinstance(st.get("entries"), list):
+            return _walk(f"/{key}/entries", st["entries"])
     if isinstance(body.get("entries"), list):
-        return [(f"/entries/{k}", e) for k, e in enumerate(body["entries"])]
+        return _walk("/entries", body["entries"])
     if body.get("type") in ("tool-call", "tool-result"):
-        return [("", body)]
+        return [("", body), *_children("", body)]
     return None
+
+
+def _children(ptr: str, entry: Any) -> list[tuple[str, Any]]:
+    kids = entry.get("children") if isinstance(entry, dict) else None
+    return _walk(f"{ptr}/children", kids) if isinstance(kids, list) else []
+
+
+def _walk(base: str, entries: list[Any]) -> list[tuple[str, Any]]:
+    """Each entry of ``entries`` (at ``base``/k), then its children, depth first (a stack:
+    nesting as deep as the JSON reader allows)."""
+    out: list[tuple[str, Any]] = []
+    stack = [(f"{base}/{k}", e) for k, e in reversed(list(enumerate(entries)))]
+    while stack:
+        ptr, e = stack.pop()
+        out.append((ptr, e))
+        kids = e.get("children") if isinstance(e, dict) else None
+        if isinstance(kids, list):
+            stack.extend((f"{ptr}/children/{k}", c) for k, c in reversed(list(enumerate(kids))))
+    return out
 
 
 def lift(vcon: dict[str, Any]) -> tuple[list[dict[str, Any]], Provenance]:
