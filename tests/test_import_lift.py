@@ -525,3 +525,29 @@ def test_agent_trace_in_the_vac_cddl_form() -> None:
         "/analysis/0/body(json)/session/entries/1/children/0",
         "/analysis/0/body(json)/session/entries/2")
     assert prov.report.unmapped == 0
+
+
+def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
+    """draft-howe-vcon-agent-session, CBOR Encoding: a CBOR record is base64url with
+    ``schema`` qualified by ``?encoding=cbor``, and "Consumers MUST examine the schema URL to
+    determine the encoding". A base64url body whose schema does not say CBOR is base64url
+    JSON (the core draft's encoding), and its calls are read; a CBOR one is said to be
+    unread, and an encrypted one (``encoding: "jwe"``) says why it is not read."""
+    import base64
+
+    trace = [{"type": "tool-call", "id": "c1", "name": "Read", "input": {}},
+             {"type": "tool-result", "id": "r1", "parent-id": "c1", "output": "x"}]
+    b64 = base64.urlsafe_b64encode(json.dumps(trace).encode()).decode().rstrip("=")
+    schema = "https://datatracker.ietf.org/doc/draft-birkholz-verifiable-agent-conversations/"
+
+    def vcon(analysis: dict[str, Any]) -> dict[str, Any]:
+        return {"vcon": "0.4.0", "uuid": "u", "parties": [{"name": "a", "role": "agent"}],
+                "analysis": [{"type": "agent_trace", "dialog": [], **analysis}]}
+
+    events, _ = lift(vcon({"schema": schema, "encoding": "base64url", "body": b64}))
+    assert [e["type"] for e in events] == ["tool-invocation", "tool-result"]
+    events, prov = lift(vcon({"schema": schema + "?encoding=cbor", "encoding": "base64url",
+                              "body": b64}))
+    assert events == [] and "CBOR" in prov.report.examples[0]
+    events, prov = lift(vcon({"schema": schema, "encoding": "jwe", "body": "eyJh.x.y.z.w"}))
+    assert events == [] and "encrypted" in prov.report.examples[0]

@@ -373,8 +373,16 @@ class _Lifter:
             if not isinstance(a, dict) or a.get("type") != "agent_trace":
                 continue
             where = f"/analysis/{i}"
-            if a.get("encoding") == "base64url":
+            schema = a.get("schema")
+            if a.get("encoding") == "base64url" and isinstance(schema, str) \
+                    and "encoding=cbor" in schema.lower():
+                # the agent-session draft: the schema URL says whether base64url holds CBOR
                 self.rep.fail(where, "a CBOR (base64url) agent_trace is not read")
+                self.prov.unreadable += 1
+                continue
+            if a.get("encoding") == "jwe":
+                self.rep.fail(where, "an encrypted (jwe) agent_trace cannot be read "
+                                     "without its key")
                 self.prov.unreadable += 1
                 continue
             body = _decode(a)
