@@ -785,3 +785,24 @@ def test_a_request_id_used_again_while_open_is_said() -> None:
     m = model_of(vcon)
     assert [(o.tool, o.outcome) for o in m.operations] == [("a", "running"), ("b", "completed")]
     assert any("used again" in w for w in report.warnings)
+
+
+def test_a_cancellation_that_crossed_the_answer_is_context() -> None:
+    """basic/utilities/cancellation, Timing Considerations: a notifications/cancelled may be
+    sent after the response was (the two cross on the wire). The call stays Completed, and
+    the cancellation is counted as ignored and described in the provenance notes, not as
+    input that could not be read (nor as an event after the end)."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": _call(4, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 4, "result": {"content": []}}},
+        {"ts": "2026-03-02T10:00:01.001Z", "dir": "c2s", "msg": {
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 4, "reason": "User requested cancellation"}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0 and _count(report) == 3
+    notes = vcon["attachments"][0]["body"]["notes"]
+    assert any("notifications/cancelled" in n and "op-0001" in n for n in notes)

@@ -609,6 +609,7 @@ class MCPMapper:
         self.denied: dict[tuple[str, str], _Op] = {}  # (tool, arguments) -> op denied last
         self.denied_tools: dict[str, int] = {}  # tool -> how many of ``denied``
         self.awaiting: dict[str, _Op] = {}  # ops whose input_required result awaits a retry
+        self.answered: dict[str, _Op] = {}  # request id key -> op whose tools/call it answered
         self.held: dict[str, list[tuple[Msg, datetime, int]]] = {}  # task id -> statuses
         self.held_order: deque[tuple[int, str]] = deque()
         self.notes: list[str] = []  # context the events leave out, for the provenance
@@ -897,7 +898,16 @@ class MCPMapper:
         method = msg["method"]
         params = p if isinstance(p := msg.get("params"), dict) else {}
         if method == "notifications/cancelled":
-            entry = self.pending_c.get(request_key(params.get("requestId")))
+            key = request_key(params.get("requestId"))
+            entry = self.pending_c.get(key)
+            if entry is None and (op := self.answered.get(key)) is not None:
+                # it crossed the answer on the wire (cancellation, Timing Considerations), or
+                # names a task-augmented call, which only tasks/cancel cancels: context
+                self._ignore("notifications/cancelled after the tools/call was answered")
+                self._note(f"{m.where}: notifications/cancelled for {op.id} attempt "
+                           f"{op.attempt} after its tools/call was answered: kept as context, "
+                           "not as an event")
+                return
             if entry is None or entry[1] is None or entry[0] != "call":
                 self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
@@ -1033,6 +1043,8 @@ class MCPMapper:
             self._fail(m.where, "a response to no open request of the other side")
             return
         kind, op = entry
+        if kind == "call" and op is not None:
+            self.answered[rid] = op
         if d == C2S:  # the client answering the server
             if kind == "elicit" and op is not None:
                 if not self._ended(op, "an elicitation answer", m.where):
