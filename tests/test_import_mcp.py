@@ -806,3 +806,23 @@ def test_a_cancellation_that_crossed_the_answer_is_context() -> None:
     assert report.unmapped == 0 and _count(report) == 3
     notes = vcon["attachments"][0]["body"]["notes"]
     assert any("notifications/cancelled" in n and "op-0001" in n for n in notes)
+
+
+def test_a_response_recorded_twice_is_context() -> None:
+    """Streamable HTTP resumability (transports, Resumability and Redelivery): a server may
+    replay messages after a reconnection, so a capture can hold one response twice. The
+    first ends the call; the second is counted as ignored and described in the notes, never
+    as an unreadable message nor as a second end."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": _call(9, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 9, "result": {"content": []}}},
+        {"ts": "2026-03-02T10:00:05Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 9, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0 and _count(report) == 3
+    notes = vcon["attachments"][0]["body"]["notes"]
+    assert any("line 3" in n and "op-0001" in n for n in notes)

@@ -1039,6 +1039,13 @@ class MCPMapper:
                 d = C2S if in_s else S2C
         table = self.pending_c if d == S2C else self.pending_s
         entry = table.pop(rid, None)
+        if entry is None and d == S2C and (op := self.answered.get(rid)) is not None:
+            # the same answer recorded again (a replay after a reconnection): context
+            self._ignore("a second response to an answered tools/call")
+            self._note(f"{m.where}: a second response to the tools/call of {op.id} attempt "
+                       f"{op.attempt}, which was answered already: kept as context, not as "
+                       "an event")
+            return
         if entry is None:
             self._fail(m.where, "a response to no open request of the other side")
             return
