@@ -826,3 +826,30 @@ def test_a_response_recorded_twice_is_context() -> None:
     assert report.unmapped == 0 and _count(report) == 3
     notes = vcon["attachments"][0]["body"]["notes"]
     assert any("line 3" in n and "op-0001" in n for n in notes)
+
+
+def test_directions_seen_from_the_server_are_turned_round() -> None:
+    """"incoming"/"outgoing" (and in/out, send/recv) are relative words: a capture made on
+    the server's side writes a tools/call as incoming. Only a client sends initialize and
+    tools/call (basic/lifecycle, server/tools), so when the capture's directions have those
+    requests going to the client, every direction is turned round, and the import says so.
+    Before, every call was dropped as a 'server request'."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "direction": "incoming", "msg": {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"clientInfo": {"name": "cc", "version": "1"}}}},
+        {"ts": "2026-03-02T10:00:00.100Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "id": 0, "result": {"serverInfo": {"name": "srv", "version": "1"}}}},
+        {"ts": "2026-03-02T10:00:01Z", "direction": "incoming",
+         "msg": _call(1, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01.500Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 5, "progress": 1}}},
+        {"ts": "2026-03-02T10:00:02Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED)
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [("srv", "echo", "failed")]
+    assert any("turned round" in w for w in report.warnings)

@@ -185,12 +185,44 @@ def read_transcript(data: bytes) -> Transcript:
         _Sink(t.messages, t.report).add(whole, None, None, "line 1")
     else:
         t = _read_jsonl(data)
+    _orient(t)
     if not t.messages:
         raise ImportInputError(
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
             "mcp-recorder and agent-vcr cassettes)")
     return t
+
+
+#: Requests only a client sends (basic/lifecycle, server/tools, resources, prompts, utilities).
+_CLIENT_REQUESTS: Final = frozenset({
+    "initialize", "tools/call", "tools/list", "resources/list", "resources/read",
+    "resources/templates/list", "resources/subscribe", "resources/unsubscribe",
+    "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+})
+
+
+def _orient(t: Transcript) -> None:
+    """Directions are often relative words ("incoming", "out", "send"): a capture made on the
+    server's side has them the other way round. When more of the requests only a client
+    sends are recorded as going to the client than to the server, every direction is turned
+    round (and the import says so)."""
+    to_server = to_client = 0
+    for m in t.messages:
+        msg = m.msg
+        if m.dir is not None and msg is not None and "id" in msg \
+                and msg.get("method") in _CLIENT_REQUESTS:
+            if m.dir == C2S:
+                to_server += 1
+            else:
+                to_client += 1
+    if to_client > to_server:
+        for m in t.messages:
+            if m.dir is not None:
+                m.dir = S2C if m.dir == C2S else C2S
+        t.report.warn("the capture's directions have the client's requests (initialize, "
+                      "tools/call...) going to the client: they were written as seen from the "
+                      "server, and were turned round")
 
 
 #: MCP Inspector (v2) MessageEntry kinds: ``direction`` is the kind of message, not its way.
