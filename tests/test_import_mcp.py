@@ -853,3 +853,27 @@ def test_directions_seen_from_the_server_are_turned_round() -> None:
     m = model_of(vcon)
     assert [(o.server, o.tool, o.outcome) for o in m.operations] == [("srv", "echo", "failed")]
     assert any("turned round" in w for w in report.warnings)
+
+
+def test_request_and_response_are_kinds_not_directions() -> None:
+    """A capture's ``direction: "request"|"response"`` (as mcp-debug and the Inspector write
+    it) names the kind of message, not its way: a server's elicitation/create is a request
+    too. The way is then read from the message, so the elicitation is the call's tool-input
+    and the call keeps its own answer (before, the elicitation was taken as the client's
+    request with the call's id, and the call stayed Running)."""
+    lines = [
+        {"ts": "2026-03-02T10:00:01Z", "direction": "request",
+         "msg": _call(1, "deploy", task=False)},
+        {"ts": "2026-03-02T10:00:02Z", "direction": "request", "msg": {
+            "jsonrpc": "2.0", "id": 1, "method": "elicitation/create",
+            "params": {"message": "Deploy to production?", "requestedSchema": {}}}},
+        {"ts": "2026-03-02T10:00:03Z", "direction": "response", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"action": "accept"}}},
+        {"ts": "2026-03-02T10:00:04Z", "direction": "response", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-input", "tool-input-response", "tool-result"]
+    assert report.unmapped == 0

@@ -53,7 +53,7 @@ RETRY_CHOICE: Final = (
 C2S, S2C = "c2s", "s2c"
 _DIR_WORDS: Final = {
     C2S: {"c2s", "client_to_server", "client->server", "to_server", "outgoing", "out", "send",
-          "sent", "request", "client", ">", "->"},
+          "sent", "client", ">", "->"},
     S2C: {"s2c", "server_to_client", "server->client", "to_client", "incoming", "in", "recv",
           "received", "server", "<", "<-"},
 }
