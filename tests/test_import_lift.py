@@ -551,3 +551,23 @@ def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
     assert events == [] and "CBOR" in prov.report.examples[0]
     events, prov = lift(vcon({"schema": schema, "encoding": "jwe", "body": "eyJh.x.y.z.w"}))
     assert events == [] and "encrypted" in prov.report.examples[0]
+
+
+def test_proxy_meta_direction_seen_from_the_server_is_turned_round() -> None:
+    """An explicit ``meta.direction`` is honoured, but words like incoming/outgoing are
+    relative: written on the server's side, the client's tools/call is "incoming". When the
+    client-only requests all go the wrong way, every direction is turned round, with a
+    warning, and the call is mapped (before, it was ignored as a server's request)."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [
+        {"name": "c", "role": "client"}, {"name": "weather", "role": "server"}], "dialog": [
+        {**_proxy_dialog(0, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                             "params": {"name": "a", "arguments": {}}}, 0, "request"),
+         "meta": {"mcp_type": "request", "direction": "incoming"}},
+        {**_proxy_dialog(1, {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}, 1,
+                         "response"),
+         "meta": {"mcp_type": "response", "direction": "outgoing"}},
+    ]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"]) for e in events] == [
+        ("tool-invocation", "op-0001"), ("tool-result", "op-0001")]
+    assert any("turned round" in w for w in prov.report.warnings)

@@ -34,7 +34,15 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
-from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, direction_named, request_key
+from viewer.importers.mcp import (
+    C2S,
+    S2C,
+    MCPMapper,
+    Msg,
+    direction_named,
+    orient,
+    request_key,
+)
 from viewer.jsonenc import loads, reader
 from viewer.model import spec
 from viewer.model.times import parse_times
@@ -239,6 +247,7 @@ class _Lifter:
         client = self._side_party(sides, C2S)
         self.ev.party = client if client is not None else self.party(
             frozenset({"client", "agent", "mcp_client", "mcp-client"}), "MCP client (agent)")
+        orient(msgs, self.rep)  # meta.direction words written as the server saw them
         MCPMapper(self.ev, self.rep, self._proxy_server(msgs, self._side_party(sides, S2C))
                   ).run(msgs, times)
 

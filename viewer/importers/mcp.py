@@ -203,12 +203,16 @@ _CLIENT_REQUESTS: Final = frozenset({
 
 
 def _orient(t: Transcript) -> None:
+    orient(t.messages, t.report)
+
+
+def orient(messages: list[Msg], report: Report) -> None:
     """Directions are often relative words ("incoming", "out", "send"): a capture made on the
     server's side has them the other way round. When more of the requests only a client
     sends are recorded as going to the client than to the server, every direction is turned
     round (and the import says so)."""
     to_server = to_client = 0
-    for m in t.messages:
+    for m in messages:
         msg = m.msg
         if m.dir is not None and msg is not None and "id" in msg \
                 and msg.get("method") in _CLIENT_REQUESTS:
@@ -217,10 +221,10 @@ def _orient(t: Transcript) -> None:
             else:
                 to_client += 1
     if to_client > to_server:
-        for m in t.messages:
+        for m in messages:
             if m.dir is not None:
                 m.dir = S2C if m.dir == C2S else C2S
-        t.report.warn("the capture's directions have the client's requests (initialize, "
+        report.warn("the capture's directions have the client's requests (initialize, "
                       "tools/call...) going to the client: they were written as seen from the "
                       "server, and were turned round")
 
