@@ -877,3 +877,42 @@ def test_request_and_response_are_kinds_not_directions() -> None:
     assert [e["type"] for e in vcon["events"]] == [
         "tool-invocation", "tool-input", "tool-input-response", "tool-result"]
     assert report.unmapped == 0
+
+
+CLAUDE_LOG = FIX / "import_claude_desktop_mcp.log"
+
+
+def test_claude_desktop_mcp_log() -> None:
+    """Claude Desktop's MCP logs (``mcp.log``, ``mcp-server-NAME.log``): one line per event,
+    ``<time> [level] [server] Message from client|server: <JSON-RPC>`` (older builds write
+    ``[server] [level]``; newer ones add `` { metadata: undefined }`` after the JSON),
+    among the host's own lines and the server's stderr. ``mcp.log`` holds every server's
+    connection, each numbering its requests from 0. What a reviewer should see: each server's
+    calls paired within that server only (both have a tools/call with id 1), the server named
+    by its serverInfo, the unanswered write still Running when the transport closed, the
+    other lines counted as ignored."""
+    from viewer.importers.formats import detect
+
+    data = CLAUDE_LOG.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(CLAUDE_LOG)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("secure-filesystem-server", "read_file", "completed"),
+        ("ably-mcp", "list_channels", "errored"),
+        ("secure-filesystem-server", "write_file", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs] == [
+        ("tool-invocation", "op-0001", "2026-03-01T09:40:00.000Z"),
+        ("tool-invocation", "op-0002", "2026-03-01T09:40:00.050Z"),
+        ("tool-result", "op-0001", "2026-03-01T09:40:00.400Z"),
+        ("tool-error", "op-0002", "2026-03-01T09:40:01.969Z"),
+        ("tool-invocation", "op-0003", "2026-03-01T09:40:05.000Z")]
+    assert evs[2]["body"]["content"][0]["text"] == "buy milk"
+    assert vcon["parties"][0]["name"] == "claude-ai"
+    assert report.unmapped == 0 and report.times == "recorded"
+    assert _count(report) == 15
+    assert report.ignored["log line (not an MCP message)"] == 4
+    assert report.ignored["server output (not an MCP message)"] == 1

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import HEAD_BYTES, Format, ImportInputError, Sample, split_lines
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
 RETRY_CHOICE: Final = (
@@ -89,6 +90,7 @@ class Msg:
     http_detail: dict[str, Any] | None = None
     reply_to: Any = None  # for an HTTP denial with no JSON-RPC body: the request id it answers
     server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
+    conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
 
 
@@ -183,6 +185,8 @@ def read_transcript(data: bytes) -> Transcript:
     elif _is_jsonrpc(whole):
         t = Transcript([], "jsonl")
         _Sink(t.messages, t.report).add(whole, None, None, "line 1")
+    elif _looks_claude_log(data):
+        t = _read_claude_log(data)
     else:
         t = _read_jsonl(data)
     _orient(t)
@@ -393,6 +397,84 @@ def _read_jsonl(data: bytes) -> Transcript:
             rep.fail(where, "neither a JSON-RPC message nor {ts, dir, msg}")
     sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
+    return t
+
+
+#: A line of Claude Desktop's MCP log (mcp.log, mcp-server-NAME.log): its time, then
+#: ``[level] [server]`` (``[server] [level]`` in older builds), then the text.
+_LOG_LINE: Final = re.compile(r"(\d{4}-\d\d-\d\dT\S+) \[([^\]\n]*)\] \[([^\]\n]*)\] (.*)",
+                              re.DOTALL)
+_LOG_LEVELS: Final = frozenset({"info", "error", "warn", "warning", "debug", "trace", "notice",
+                                "fatal", "verbose"})
+_LOG_MESSAGE: Final = re.compile(r"Message from (client|server): ")
+
+
+def _log_line(text: str) -> tuple[str, str, str] | None:
+    """(time, server, text) of a Claude Desktop MCP log line, else None."""
+    m = _LOG_LINE.fullmatch(text)
+    if m is None:
+        return None
+    ts, a, b, rest = m.groups()
+    if a.lower() in _LOG_LEVELS:
+        return ts, b, rest
+    if b.lower() in _LOG_LEVELS:
+        return ts, a, rest
+    return None
+
+
+def _looks_claude_log(data: bytes) -> bool:
+    """Whether the first lines hold a Claude Desktop MCP log's ``Message from`` line."""
+    seen = 0
+    for raw in data[:HEAD_BYTES].split(b"\n"):
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > 256:
+            return False
+        got = _log_line(raw.decode("utf-8", errors="replace").rstrip("\r"))
+        if got is not None and _LOG_MESSAGE.match(got[2]):
+            return True
+    return False
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _read_claude_log(data: bytes) -> Transcript:
+    """Claude Desktop's MCP log: each ``Message from client|server: <JSON>`` line is a
+    message of the connection to that server (client -> server, server -> client); the JSON
+    is read up to its end (newer builds add `` { metadata: undefined }``). The host's other
+    lines and the servers' own output are counted as ignored."""
+    t = Transcript([], "claude-desktop-mcp-log")
+    rep = t.report
+    decoder = json.JSONDecoder(parse_constant=_not_json)
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        if n == 1:
+            text = text.lstrip("\ufeff")
+        got = _log_line(text)
+        if got is None:
+            rep.ignore("server output (not an MCP message)")
+            continue
+        stamp, conn, rest = got
+        said = _LOG_MESSAGE.match(rest)
+        if said is None:
+            rep.ignore("log line (not an MCP message)")
+            continue
+        where = f"line {n}"
+        try:
+            msg, _ = decoder.raw_decode(rest, said.end())
+        except (ValueError, RecursionError):
+            rep.fail(where, "the logged message is not JSON")
+            continue
+        ts, naive = parse_ts(stamp)
+        if naive:
+            rep.warn("timestamps without a zone offset were read as UTC")
+        d = C2S if said.group(1) == "client" else S2C
+        _add(t.messages, msg, d, ts, where, rep, conn=conn)
     return t
 
 
@@ -1196,11 +1278,16 @@ def convert(
 
     t = read_transcript(data)
     times = resolve_times(t)
-    srv = server_of(t, server)
     client = client_of(t)
     events = Events(party=0)
-    mapper = MCPMapper(events, t.report, srv, fixed=bool(server))
-    mapper.run(t.messages, times)
+    if any(m.conn is not None for m in t.messages):
+        names, notes = _run_connections(t, times, events, server)
+        srv = ", ".join(names)
+    else:
+        srv = server_of(t, server)
+        mapper = MCPMapper(events, t.report, srv, fixed=bool(server))
+        mapper.run(t.messages, times)
+        notes = mapper.notes
     if events.operations == 0:
         t.report.warn("the transcript has no tools/call request: the vCon has no operations")
     parties = [
@@ -1218,7 +1305,7 @@ def convert(
         "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
         "retry_with_input_responses": RETRY_CHOICE,
         **t.report.as_dict(),
-        **({"notes": mapper.notes} if mapper.notes else {}),
+        **({"notes": notes} if notes else {}),
     }
     vcon = assemble(
         uid=vcon_uuid(data, digest),
@@ -1230,6 +1317,35 @@ def convert(
         created=created,
     )
     return vcon, t.report
+
+
+def _run_connections(t: Transcript, times: list[datetime], events: Events,
+                     override: str | None) -> tuple[list[str], list[str]]:
+    """A log of several connections (Claude Desktop's mcp.log: one per server, each
+    numbering its requests from 0): each connection has its own mapper, so ids pair within
+    it only, and its server is ``--server``, else its serverInfo name, else the log's name
+    for it. Messages are still taken in the log's order. (server names, notes)"""
+    info: dict[str | None, str] = {}
+    for m in t.messages:
+        r = (m.msg or {}).get("result")
+        if m.conn not in info and isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
+            name = _str(r["serverInfo"].get("name"))
+            if name and not name.startswith("!"):
+                info[m.conn] = name
+    mappers: dict[str | None, MCPMapper] = {}
+    for m, when in zip(t.messages, times, strict=True):
+        mapper = mappers.get(m.conn)
+        if mapper is None:
+            srv = override or info.get(m.conn) or (
+                m.conn if m.conn and not m.conn.startswith("!") else "unknown-mcp-server")
+            mapper = mappers[m.conn] = MCPMapper(events, t.report, srv, fixed=bool(override))
+        mapper.message(m, when)
+    end = times[-1] if times else EPOCH
+    notes: list[str] = []
+    for mapper in mappers.values():
+        mapper.finish(end)
+        notes += mapper.notes
+    return list(dict.fromkeys(mp.server for mp in mappers.values())), notes[:MAX_NOTES + 1]
 
 
 def _sniff(smp: Sample) -> bool:
@@ -1246,7 +1362,7 @@ def _sniff(smp: Sample) -> bool:
     recs = smp.records()
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
-        return False
+        return not smp.is_doc and _looks_claude_log(smp.head)
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
                                               or _is_batch(m))))
