@@ -571,3 +571,13 @@ def test_proxy_meta_direction_seen_from_the_server_is_turned_round() -> None:
     assert [(e["type"], e["operation_id"]) for e in events] == [
         ("tool-invocation", "op-0001"), ("tool-result", "op-0001")]
     assert any("turned round" in w for w in prov.report.warnings)
+
+
+def test_proxy_meta_of_the_wrong_type_never_stops_the_lift() -> None:
+    """A dialog whose ``meta.mcp_type`` is an object (broken or hostile input) is read by
+    its message; before, it raised and no operation of the vCon was derived at all."""
+    vcon = load(PROXY)
+    vcon["dialog"][0]["meta"]["mcp_type"] = {"kind": "request"}
+    events, _ = lift(vcon)
+    assert events[0]["type"] == "tool-invocation"
+    assert derived_view(vcon).derivation is not None

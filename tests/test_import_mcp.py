@@ -916,3 +916,33 @@ def test_claude_desktop_mcp_log() -> None:
     assert _count(report) == 15
     assert report.ignored["log line (not an MCP message)"] == 4
     assert report.ignored["server output (not an MCP message)"] == 1
+
+
+def test_odd_values_where_names_belong_never_crash() -> None:
+    """A method, tool_name or server_name that is an object (hostile or broken input) is
+    read as data: the line is counted, the import goes on."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s",
+         "msg": {"jsonrpc": "2.0", "id": 1, "method": {"x": 1}}},
+        {"timestamp": "2026-03-02T10:00:01Z", "direction": "request", "message_type": "tool_call",
+         "tool_name": {"x": 1}, "server_name": [1],
+         "message": {"method": "tools/call", "params": {"name": "a", "arguments": {}}}},
+        {"timestamp": "2026-03-02T10:00:02Z", "direction": "response", "message_type": "tool_call",
+         "tool_name": {"x": 1}, "server_name": [1], "message": {"content": []}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert _count(report) == 3
+
+
+def test_inspector_entry_with_an_object_for_a_method_never_crashes() -> None:
+    """An Inspector entry whose message names its method with an object (broken or hostile
+    input) and carries an inline response is counted, not a crash of the whole import."""
+    entries = json.loads(INSPECTOR.read_text(encoding="utf-8"))
+    entries.insert(0, {"id": "x", "timestamp": "2026-03-02T10:00:00Z", "direction": "request",
+                       "message": {"jsonrpc": "2.0", "id": 99, "method": {"x": 1}},
+                       "response": {"jsonrpc": "2.0", "id": 99, "result": {}}})
+    vcon, report = convert(json.dumps(entries).encode(), created=CREATED)
+    assert [o["operation_id"] for o in vcon["events"]][:1] == ["op-0001"]
+    assert _count(report) == 12

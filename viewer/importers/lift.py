@@ -220,7 +220,9 @@ class _Lifter:
         disagree = 0
         for (where, _, m, body, sender, _), ts in zip(found, parsed, strict=True):
             shape = _shape(body)
-            if shape is not None and m.get("mcp_type") in _SHAPES and m["mcp_type"] != shape:
+            mcp_type = m.get("mcp_type")
+            if shape is not None and isinstance(mcp_type, str) and mcp_type in _SHAPES \
+                    and mcp_type != shape:
                 disagree += 1
             way = proxy_direction(body, shape, sides.get(sender) if sender is not None else None,
                                   open_c, open_s, explicit=m.get("direction", m.get("dir")))

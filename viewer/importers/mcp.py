@@ -218,8 +218,9 @@ def orient(messages: list[Msg], report: Report) -> None:
     to_server = to_client = 0
     for m in messages:
         msg = m.msg
-        if m.dir is not None and msg is not None and "id" in msg \
-                and msg.get("method") in _CLIENT_REQUESTS:
+        method = None if msg is None else msg.get("method")
+        if m.dir is not None and isinstance(method, str) and "id" in msg \
+                and method in _CLIENT_REQUESTS:
             if m.dir == C2S:
                 to_server += 1
             else:
@@ -274,7 +275,8 @@ def _inspector_entry(sink: _Sink, e: dict[str, Any], where: str) -> None:
     if d is not None:
         back = S2C if d == C2S else C2S
     else:
-        back = C2S if msg.get("method") in _S2C_REQUESTS else S2C
+        method = msg.get("method")
+        back = C2S if isinstance(method, str) and method in _S2C_REQUESTS else S2C
     sink.defer(resp, back, _after(ts, e.get("duration")), f"{where}/response")
 
 
@@ -501,13 +503,13 @@ class _DebugPairs:
 
     def __init__(self, report: Report) -> None:
         self.report = report
-        self.open: dict[tuple[Any, Any], deque[dict[str, int]]] = {}
-        self.by_order: set[tuple[Any, Any]] = set()  # tools with overlapping calls
+        self.open: dict[tuple[str, str], deque[dict[str, int]]] = {}
+        self.by_order: set[tuple[str, str]] = set()  # tools with overlapping calls
         self.n = 0
 
     def add(self, sink: _Sink, rec: dict[str, Any], ts: datetime | None, where: str) -> None:
         msg, server = rec["message"], _str(rec.get("server_name"))
-        key = (rec.get("tool_name"), rec.get("server_name"))
+        key = (request_key(rec.get("tool_name")), request_key(rec.get("server_name")))
         w = f"{where}/message"
         if rec["direction"] == "request":
             if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" not in msg:
