@@ -946,3 +946,20 @@ def test_inspector_entry_with_an_object_for_a_method_never_crashes() -> None:
     vcon, report = convert(json.dumps(entries).encode(), created=CREATED)
     assert [o["operation_id"] for o in vcon["events"]][:1] == ["op-0001"]
     assert _count(report) == 12
+
+
+def test_cancelling_a_request_that_is_not_a_call_is_not_tool_traffic() -> None:
+    """2026-07-28 (basic/patterns/cancellation): a server ends a subscriptions/listen stream
+    with notifications/cancelled naming that request; a client may stop waiting on a
+    tasks/result. Neither cancels a tool: counted as ignored, not as unreadable input, and
+    the call is untouched."""
+    data = _bare(
+        {"id": 1, "method": "subscriptions/listen", "params": {}},
+        {"id": 2, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
+        {"method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"id": 2, "result": {"content": []}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0
+    assert report.ignored["notifications/cancelled for a request that is not a tools/call"] == 1

@@ -1028,7 +1028,11 @@ class MCPMapper:
                            f"{op.attempt} after its tools/call was answered: kept as context, "
                            "not as an event")
                 return
-            if entry is None or entry[1] is None or entry[0] != "call":
+            if entry is not None and (entry[0] != "call" or entry[1] is None):
+                # another request (subscriptions/listen, tasks/result...): not tool traffic
+                self._ignore("notifications/cancelled for a request that is not a tools/call")
+                return
+            if entry is None:
                 self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
             self._cancel(entry[1], when, m.where, params)
