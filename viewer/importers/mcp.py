@@ -230,8 +230,8 @@ def orient(messages: list[Msg], report: Report) -> None:
             if m.dir is not None:
                 m.dir = S2C if m.dir == C2S else C2S
         report.warn("the capture's directions have the client's requests (initialize, "
-                      "tools/call...) going to the client: they were written as seen from the "
-                      "server, and were turned round")
+                    "tools/call...) going to the client: they were written as seen from the "
+                    "server, and were turned round")
 
 
 #: MCP Inspector (v2) MessageEntry kinds: ``direction`` is the kind of message, not its way.
