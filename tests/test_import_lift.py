@@ -581,3 +581,26 @@ def test_proxy_meta_of_the_wrong_type_never_stops_the_lift() -> None:
     events, _ = lift(vcon)
     assert events[0]["type"] == "tool-invocation"
     assert derived_view(vcon).derivation is not None
+
+
+def test_mcp_session_tool_use_the_agent_never_called_is_said() -> None:
+    """draft-howe-vcon-mcp-session, Tool Call Content: a ``tool_use`` with no ``tool_call``
+    of its id is "a valid and meaningful record": the model asked for a tool that the agent
+    did not call (declined, filtered or dropped). It is no operation (nothing ran), but the
+    import says so, naming the tool, instead of counting it in silence."""
+    v = load(SESSION)
+    msgs = v["dialog"][0]["body"]["messages"]
+    for msg in msgs:  # the first call is made; the later tool_use blocks are not
+        for b in msg.get("content", []):
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id"):
+                msg["content"].append(dict(b, type="tool_call"))
+                break
+        else:
+            continue
+        break
+    msgs.append({"role": "assistant", "timestamp": "2026-03-19T14:40:00Z", "content": [
+        {"type": "tool_use", "id": "toolu_999", "name": "delete_all", "input": {}}]})
+    events, prov = lift(v)
+    assert [e["tool"] for e in events if e["type"] == "tool-invocation"] == ["web_search"]
+    said = [w for w in prov.report.warnings if "not called" in w]
+    assert len(said) == 1 and "delete_all" in said[0]

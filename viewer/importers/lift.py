@@ -307,6 +307,18 @@ class _Lifter:
                           "blocks were taken as the invocations (the model's request; the "
                           "session does not evidence the call was made)")
         ops: dict[str, str] = {}
+        if calls_are == "tool_call":
+            # a tool_use no tool_call discharges: the model asked, the agent did not call
+            # (the draft: "a valid and meaningful record"); no operation, but said
+            called = {b.get("id") for _, _, b in blocks if b.get("type") == "tool_call"
+                      and isinstance(b.get("id"), str)}
+            asked = [b.get("name") for _, _, b in blocks if b.get("type") == "tool_use"
+                     and not (isinstance(b.get("id"), str) and b["id"] in called)]
+            if asked:
+                names = ", ".join(clip(n, 32) for n in asked[:3])
+                self.rep.warn(f"{where}: {len(asked)} tool_use block(s) not called: the model "
+                              f"asked for {names}{' …' if len(asked) > 3 else ''} and no "
+                              "tool_call of that id is recorded (declined, filtered or dropped)")
         start, _ = parse_ts(d.get("start"))
         prev = start or EPOCH
         for k, msg in enumerate(msgs):
