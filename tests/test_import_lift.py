@@ -604,3 +604,19 @@ def test_mcp_session_tool_use_the_agent_never_called_is_said() -> None:
     assert [e["tool"] for e in events if e["type"] == "tool-invocation"] == ["web_search"]
     said = [w for w in prov.report.warnings if "not called" in w]
     assert len(said) == 1 and "delete_all" in said[0]
+
+
+def test_proxy_dialog_without_its_body_says_why_it_is_not_read() -> None:
+    """A redacted vCon (core: the redacted content is removed, a content_hash may stay) or
+    one whose dialog content is external (url) has proxy dialogs without an inline body:
+    the import says that, not that the body is not a JSON-RPC message."""
+    vcon = load(PROXY)
+    d = vcon["dialog"][5]
+    for k in ("body", "encoding"):
+        d.pop(k, None)
+    d["url"] = "https://example.com/msg.json"
+    d["content_hash"] = "sha512-AAAA"
+    _, prov = lift(vcon)
+    assert prov.report.examples == [
+        "/dialog/5: dialog has no inline body (redacted, or kept at its url, which is never "
+        "fetched): not read"]

@@ -187,7 +187,9 @@ class _Lifter:
         for (i, d, m), body in zip(dialogs, bodies, strict=True):
             where = f"/dialog/{i}"
             if not isinstance(body, (dict, list)):
-                self.rep.fail(where, "dialog body is not a JSON-RPC message")
+                self.rep.fail(where, "dialog body is not a JSON-RPC message" if d.get(
+                    "body") is not None else "dialog has no inline body (redacted, or kept "
+                    "at its url, which is never fetched): not read")
                 self.prov.unreadable += 1
                 continue
             self.derived.append(where)
