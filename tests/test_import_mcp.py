@@ -963,3 +963,54 @@ def test_cancelling_a_request_that_is_not_a_call_is_not_tool_traffic() -> None:
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
     assert report.unmapped == 0
     assert report.ignored["notifications/cancelled for a request that is not a tools/call"] == 1
+
+
+def test_agent_vcr_as_its_recorder_writes_it() -> None:
+    """agent-vcr's recorder saves ``recording.model_dump(mode="json")`` (recorder.py,
+    core/format.py): every member of its pydantic models is written, absent ones as null,
+    so a success is ``{"result": {...}, "error": null}``, an error ``{"result": null,
+    "error": {...}}`` and a request without params has ``"params": null``. A null member is
+    absent (as in the vCon reading): the successful call completes, the error errs; before,
+    every successful call of a real recording showed Errored with a null error. Its
+    ``direction`` is "server_to_client" whenever a response was recorded (session.py): the
+    request is still the client's."""
+    def resp(rid: int, result: Any = None, error: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": rid, "result": result, "error": error}
+
+    def call(rid: int, name: str, args: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+
+    doc = {"format_version": "1.0.0", "metadata": {
+        "version": "1.0", "recorded_at": "2026-02-08T16:00:00.000000", "transport": "stdio",
+        "client_info": {}, "server_info": {}, "server_command": "python",
+        "server_args": ["calc.py"], "tags": {}, "session_id": None, "endpoint_id": None,
+        "agent_id": None},
+        "session": {
+            "initialize_request": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                   "params": {"clientInfo": {"name": "c", "version": "1"}}},
+            "initialize_response": resp(0, {"serverInfo": {"name": "calc", "version": "1"}}),
+            "capabilities": {},
+            "interactions": [
+                {"sequence": 0, "timestamp": "2026-02-08T16:00:01.000000",
+                 "direction": "server_to_client", "request": {
+                     "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": None},
+                 "response": resp(1, {"tools": []}), "notifications": [], "latency_ms": 2.0},
+                {"sequence": 1, "timestamp": "2026-02-08T16:00:02.000000",
+                 "direction": "server_to_client", "request": call(2, "add", {"a": 1, "b": 2}),
+                 "response": resp(2, {"content": [{"type": "text", "text": "3"}]}),
+                 "notifications": [], "latency_ms": 5.2},
+                {"sequence": 2, "timestamp": "2026-02-08T16:00:03.000000",
+                 "direction": "server_to_client", "request": call(3, "divide", {"a": 1, "b": 0}),
+                 "response": resp(3, None, {"code": -32603, "message": "Division by zero",
+                                            "data": None}),
+                 "notifications": [], "latency_ms": 1.0}]}}
+    vcon, report = convert(json.dumps(doc).encode(), created=CREATED)
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("add", "completed"),
+                                                           ("divide", "errored")]
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert err["body"]["message"] == "Division by zero"
+    assert report.unmapped == 0
+    # its direction says an answer was recorded (session.py), not the request's way
+    assert not any("turned round" in w for w in report.warnings)

@@ -594,7 +594,12 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
             continue
         ts, nv = parse_ts(it.get("timestamp"))
         naive = naive or nv
-        d = direction_named(it.get("direction")) or C2S
+        # the recorder pairs the client's requests with the server's answers; its
+        # ``direction`` says whether an answer was recorded (session.py: server_to_client
+        # when there is one), not the request's way, which its method tells
+        req = it.get("request")
+        method = req.get("method") if isinstance(req, dict) else None
+        d = S2C if isinstance(method, str) and method in _S2C_REQUESTS else C2S
         back = S2C if d == C2S else C2S
         lat = it.get("latency_ms")
         end = _after(ts, lat)
@@ -1179,8 +1184,9 @@ class MCPMapper:
         if d == C2S:  # the client answering the server
             if kind == "elicit" and op is not None:
                 if not self._ended(op, "an elicitation answer", m.where):
+                    res = msg.get("result")
                     self._input_response(op, when, m.where,
-                                         msg.get("result", msg.get("error")))
+                                         res if res is not None else msg.get("error"))
             else:
                 self._ignore("response to a server request")
             return
@@ -1193,10 +1199,10 @@ class MCPMapper:
             res = msg.get("result")
             if isinstance(res, dict) and isinstance(res.get("status"), str):
                 self._task_status(op, res, when, m.where)
-            elif "error" in msg:
+            elif msg.get("error") is not None:
                 self._ignore(f"{kind} error")
         elif kind == "tasks/result" and op is not None:
-            if "error" in msg:
+            if msg.get("error") is not None:
                 if not self._ended(op, "a tasks/result error", m.where):
                     self._emit("tool-error", op, when, m.where, msg["error"])
                     self._stop(op)
@@ -1209,7 +1215,8 @@ class MCPMapper:
 
     def _call_response(self, m: Msg, msg: dict[str, Any], op: _Op, when: datetime) -> None:
         self.in_flight.pop(op.id, None)
-        if "error" in msg:
+        # a null member counts as absent: agent-vcr writes "error": null beside each result
+        if msg.get("error") is not None:
             if not self._ended(op, "an error response", m.where):
                 self._emit("tool-error", op, when, m.where, msg["error"])
                 self._stop(op)
@@ -1258,7 +1265,7 @@ class MCPMapper:
         for k in ("www_authenticate", "WWW-Authenticate", "error", "error_description", "scope"):
             if isinstance(detail.get(k), str):
                 body["www_authenticate" if k == "WWW-Authenticate" else k] = detail[k]
-        if m.msg is not None and "error" in m.msg:
+        if m.msg is not None and m.msg.get("error") is not None:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
         self._stop(op)
