@@ -1014,3 +1014,23 @@ def test_agent_vcr_as_its_recorder_writes_it() -> None:
     assert report.unmapped == 0
     # its direction says an answer was recorded (session.py), not the request's way
     assert not any("turned round" in w for w in report.warnings)
+
+
+def test_a_401_before_the_session_is_not_a_tool_denial_nor_unreadable() -> None:
+    """basic/authorization: a server that needs a token answers the client's first request
+    (initialize) with HTTP 401 and no JSON-RPC body. That is the authorization step, not a
+    tool's denial: counted as ignored. A 403 on a tools/call is still tool-denied."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}},
+        {"ts": "2026-03-02T10:00:00.100Z", "dir": "s2c", "http_status": 401, "msg": None,
+         "reply_to": 0},
+        {"ts": "2026-03-02T10:00:05Z", "dir": "c2s", "msg": _call(1, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:05.100Z", "dir": "s2c", "http_status": 403, "msg": None,
+         "reply_to": 1},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-denied"]
+    assert report.unmapped == 0
+    assert report.ignored["HTTP 401 for a request that is not a tools/call"] == 1

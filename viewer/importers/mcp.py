@@ -1255,6 +1255,10 @@ class MCPMapper:
         if op is None:
             entry = self.pending_c.pop(request_key(rid), None)
             op = entry[1] if entry and entry[0] == "call" else None
+            if entry is not None and op is None:
+                # initialize, tools/list...: an authorization step, not a tool's denial
+                self._ignore(f"HTTP {m.http_status} for a request that is not a tools/call")
+                return
         if op is None:
             self._fail(m.where, f"HTTP {m.http_status} for no open tools/call")
             return
