@@ -194,7 +194,8 @@ def read_transcript(data: bytes) -> Transcript:
         raise ImportInputError(
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
-            "mcp-recorder and agent-vcr cassettes)")
+            "an mcp-debug recording, Claude Desktop's MCP log, mcp-recorder and agent-vcr "
+            "cassettes)")
     return t
 
 
