@@ -1034,3 +1034,18 @@ def test_a_401_before_the_session_is_not_a_tool_denial_nor_unreadable() -> None:
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-denied"]
     assert report.unmapped == 0
     assert report.ignored["HTTP 401 for a request that is not a tools/call"] == 1
+
+
+def test_ts_dir_lines_holding_the_message_under_message() -> None:
+    """A {ts, dir, message} line (the message under ``message`` rather than ``msg``) was
+    recognised as MCP traffic by the sniffer and then refused by the reader, every line
+    'neither a JSON-RPC message nor {ts, dir, msg}': it is read as {ts, dir, msg}."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "message": _call(1, "a", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c",
+         "message": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0

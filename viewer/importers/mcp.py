@@ -355,7 +355,8 @@ def _read_jsonl(data: bytes) -> Transcript:
             rep.ignore("recording header")
             t.base_time = t.base_time or parse_ts(obj.get("start_time"))[0]
             t.server_name = t.server_name or _str(obj.get("server_info"))
-        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj):
+        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj
+                                        or ("message" in obj and "dir" in obj)):
             kinds.add("jsonl-ts-dir-msg")
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
@@ -368,7 +369,7 @@ def _read_jsonl(data: bytes) -> Transcript:
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
             d = direction_named(obj.get("dir", obj.get("direction")))
-            sink.add(obj.get("msg"), d, ts, where, **http)
+            sink.add(obj.get("msg", obj.get("message")), d, ts, where, **http)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
             _inspector_entry(sink, obj, where)
