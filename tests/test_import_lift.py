@@ -423,3 +423,200 @@ def test_import_vcon_says_what_the_loader_found_wrong_with_the_input(
     # a clean input: no such warning
     assert main(["import", "vcon", str(PROXY), "-o", str(tmp_path / "clean.json")]) == 0
     assert "the input vCon" not in capsys.readouterr().err
+
+
+def _proxy_dialog(t: int, body: Any, sender: int, mcp_type: str) -> dict[str, Any]:
+    return {"type": "text", "start": f"2026-03-02T09:00:0{t}.000Z", "parties": [sender, 1 - sender],
+            "originator": sender, "mediatype": "application/json", "encoding": "none",
+            "body": json.dumps(body), "meta": {"mcp_type": mcp_type}}
+
+
+def test_proxy_dialog_holding_a_batch_maps_each_message() -> None:
+    """MCP 2025-03-26 (basic/index, transports) lets either side send a JSON-RPC batch, an
+    array of messages; a proxy that records one dialog per message it relays records a batch
+    as one dialog whose body is that array. Each call in it is an operation, each answer in
+    the answering batch ends its own call (by id, whatever the order), and the provenance
+    points at each message."""
+    call = {"jsonrpc": "2.0", "method": "tools/call"}
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [
+        {"name": "c", "role": "client"}, {"name": "weather", "role": "server"}], "dialog": [
+        _proxy_dialog(0, [{**call, "id": 1, "params": {"name": "a", "arguments": {}}},
+                          {**call, "id": 2, "params": {"name": "b", "arguments": {}}}],
+                      0, "batch"),
+        _proxy_dialog(1, [{"jsonrpc": "2.0", "id": 2, "result": {"content": []}},
+                          {"jsonrpc": "2.0", "id": 1, "result": {"content": [],
+                                                                 "isError": True}}],
+                      1, "batch"),
+    ]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e.get("tool")) for e in events] == [
+        ("tool-invocation", "op-0001", "a"), ("tool-invocation", "op-0002", "b"),
+        ("tool-result", "op-0002", None), ("tool-failure", "op-0001", None)]
+    assert prov.event_sources == ("/dialog/0/body(json)/0", "/dialog/0/body(json)/1",
+                                  "/dialog/1/body(json)/0", "/dialog/1/body(json)/1")
+    assert prov.report.unmapped == 0 and prov.report.mapped == 4
+
+
+def test_mcp_session_result_moved_to_an_attachment_still_ends_its_call() -> None:
+    """draft-howe-vcon-mcp-session, "Linking Attachments to Tool Invocations": a large tool
+    output lives in an attachment, and the timeline keeps a placeholder ``tool_result`` whose
+    ``content`` is ``{"id": <the call's id>, "ref": "attachment:N"}`` (no ``tool_use_id``).
+    The call it answers completed: a tool-result whose content is the placeholder, as
+    recorded (the output is not copied in)."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "extensions": ["mcp_session"], "parties": [
+        {"name": "agent", "meta": {"party_type": "ai_agent"}},
+        {"name": "files", "meta": {"party_type": "mcp_server", "server_url": "https://f.example/mcp"}}],
+        "dialog": [{"type": "mcp_session", "start": "2026-03-19T14:30:00Z", "parties": [0, 1],
+                    "mediatype": "application/vnd.mcp-session+json", "encoding": "json",
+                    "body": {"messages": [
+                        {"party": 0, "to": 1, "role": "assistant",
+                         "timestamp": "2026-03-19T14:30:05Z", "content": [
+                             {"type": "tool_call", "id": "call_42", "name": "export",
+                              "input": {"table": "orders"}}]},
+                        {"party": 1, "to": 0, "role": "tool",
+                         "timestamp": "2026-03-19T14:30:09Z", "content": [
+                             {"type": "tool_result", "party": 1, "to": 0,
+                              "content": {"id": "call_42", "ref": "attachment:0"}}]}]}}],
+        "attachments": [{"type": "mcp_artifact", "dialog": 0, "mediatype": "application/json",
+                         "encoding": "json", "body": "{}",
+                         "meta": {"message_index": 1, "tool_result_id": "call_42"}}]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e["time"]) for e in events] == [
+        ("tool-invocation", "op-0001", "2026-03-19T14:30:05.000Z"),
+        ("tool-result", "op-0001", "2026-03-19T14:30:09.000Z")]
+    assert events[0]["server"] == "https://f.example/mcp"
+    assert events[1]["body"] == {"content": {"id": "call_42", "ref": "attachment:0"}}
+    assert prov.report.unmapped == 0
+
+
+def test_agent_trace_in_the_vac_cddl_form() -> None:
+    """The VAC record as draft-birkholz-verifiable-agent-conversations' CDDL defines it
+    (agent-conversation.cddl): the trace under ``session`` (the agent-session draft's example
+    says ``session-trace``), entries nested in an entry's ``children``, a call linked to its
+    result by ``call-id`` (its own ``id`` is another name), its arguments in ``input``, times
+    as epoch milliseconds, and ``is-error``. What a reviewer should see: both calls, in order,
+    the nested one too; the failure where ``is-error`` says so; each event pointing at its
+    entry."""
+    record = {"version": "3.0", "id": "r1", "session": {
+        "session-id": "s1", "agent-meta": {"model-id": "m", "model-provider": "p"},
+        "entries": [
+            {"type": "user", "id": "e1", "timestamp": 1778771205000, "content": "fix it"},
+            {"type": "assistant", "id": "e2", "timestamp": 1778771206000, "children": [
+                {"type": "tool-call", "id": "e3", "call-id": "toolu_1", "name": "Read",
+                 "input": {"file_path": "a.py"}, "timestamp": 1778771207000}]},
+            {"type": "tool-result", "id": "e4", "call-id": "toolu_1", "output": "no such file",
+             "is-error": True, "timestamp": 1778771208000},
+            {"type": "tool-call", "id": "e5", "call-id": "toolu_2", "name": "Bash",
+             "input": {"command": "ls"}, "timestamp": 1778771209000},
+            {"type": "tool-result", "id": "e6", "call-id": "toolu_2", "output": "a.txt",
+             "status": "success", "timestamp": 1778771210000}]}}
+    vcon = {"vcon": "0.4.0", "uuid": "u", "extensions": ["agent_session"],
+            "parties": [{"name": "agent", "role": "agent"}],
+            "analysis": [{"type": "agent_trace", "dialog": [], "encoding": "json",
+                          "body": json.dumps(record)}]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"], e.get("tool"), e["time"]) for e in events] == [
+        ("tool-invocation", "op-0001", "Read", "2026-05-14T15:06:47.000Z"),
+        ("tool-failure", "op-0001", None, "2026-05-14T15:06:48.000Z"),
+        ("tool-invocation", "op-0002", "Bash", "2026-05-14T15:06:49.000Z"),
+        ("tool-result", "op-0002", None, "2026-05-14T15:06:50.000Z")]
+    assert events[0]["body"] == {"file_path": "a.py"}
+    assert prov.event_sources[:2] == (
+        "/analysis/0/body(json)/session/entries/1/children/0",
+        "/analysis/0/body(json)/session/entries/2")
+    assert prov.report.unmapped == 0
+
+
+def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
+    """draft-howe-vcon-agent-session, CBOR Encoding: a CBOR record is base64url with
+    ``schema`` qualified by ``?encoding=cbor``, and "Consumers MUST examine the schema URL to
+    determine the encoding". A base64url body whose schema does not say CBOR is base64url
+    JSON (the core draft's encoding), and its calls are read; a CBOR one is said to be
+    unread, and an encrypted one (``encoding: "jwe"``) says why it is not read."""
+    import base64
+
+    trace = [{"type": "tool-call", "id": "c1", "name": "Read", "input": {}},
+             {"type": "tool-result", "id": "r1", "parent-id": "c1", "output": "x"}]
+    b64 = base64.urlsafe_b64encode(json.dumps(trace).encode()).decode().rstrip("=")
+    schema = "https://datatracker.ietf.org/doc/draft-birkholz-verifiable-agent-conversations/"
+
+    def vcon(analysis: dict[str, Any]) -> dict[str, Any]:
+        return {"vcon": "0.4.0", "uuid": "u", "parties": [{"name": "a", "role": "agent"}],
+                "analysis": [{"type": "agent_trace", "dialog": [], **analysis}]}
+
+    events, _ = lift(vcon({"schema": schema, "encoding": "base64url", "body": b64}))
+    assert [e["type"] for e in events] == ["tool-invocation", "tool-result"]
+    events, prov = lift(vcon({"schema": schema + "?encoding=cbor", "encoding": "base64url",
+                              "body": b64}))
+    assert events == [] and "CBOR" in prov.report.examples[0]
+    events, prov = lift(vcon({"schema": schema, "encoding": "jwe", "body": "eyJh.x.y.z.w"}))
+    assert events == [] and "encrypted" in prov.report.examples[0]
+
+
+def test_proxy_meta_direction_seen_from_the_server_is_turned_round() -> None:
+    """An explicit ``meta.direction`` is honoured, but words like incoming/outgoing are
+    relative: written on the server's side, the client's tools/call is "incoming". When the
+    client-only requests all go the wrong way, every direction is turned round, with a
+    warning, and the call is mapped (before, it was ignored as a server's request)."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [
+        {"name": "c", "role": "client"}, {"name": "weather", "role": "server"}], "dialog": [
+        {**_proxy_dialog(0, {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                             "params": {"name": "a", "arguments": {}}}, 0, "request"),
+         "meta": {"mcp_type": "request", "direction": "incoming"}},
+        {**_proxy_dialog(1, {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}, 1,
+                         "response"),
+         "meta": {"mcp_type": "response", "direction": "outgoing"}},
+    ]}
+    events, prov = lift(vcon)
+    assert [(e["type"], e["operation_id"]) for e in events] == [
+        ("tool-invocation", "op-0001"), ("tool-result", "op-0001")]
+    assert any("turned round" in w for w in prov.report.warnings)
+
+
+def test_proxy_meta_of_the_wrong_type_never_stops_the_lift() -> None:
+    """A dialog whose ``meta.mcp_type`` is an object (broken or hostile input) is read by
+    its message; before, it raised and no operation of the vCon was derived at all."""
+    vcon = load(PROXY)
+    vcon["dialog"][0]["meta"]["mcp_type"] = {"kind": "request"}
+    events, _ = lift(vcon)
+    assert events[0]["type"] == "tool-invocation"
+    assert derived_view(vcon).derivation is not None
+
+
+def test_mcp_session_tool_use_the_agent_never_called_is_said() -> None:
+    """draft-howe-vcon-mcp-session, Tool Call Content: a ``tool_use`` with no ``tool_call``
+    of its id is "a valid and meaningful record": the model asked for a tool that the agent
+    did not call (declined, filtered or dropped). It is no operation (nothing ran), but the
+    import says so, naming the tool, instead of counting it in silence."""
+    v = load(SESSION)
+    msgs = v["dialog"][0]["body"]["messages"]
+    for msg in msgs:  # the first call is made; the later tool_use blocks are not
+        for b in msg.get("content", []):
+            if isinstance(b, dict) and b.get("type") == "tool_use" and b.get("id"):
+                msg["content"].append(dict(b, type="tool_call"))
+                break
+        else:
+            continue
+        break
+    msgs.append({"role": "assistant", "timestamp": "2026-03-19T14:40:00Z", "content": [
+        {"type": "tool_use", "id": "toolu_999", "name": "delete_all", "input": {}}]})
+    events, prov = lift(v)
+    assert [e["tool"] for e in events if e["type"] == "tool-invocation"] == ["web_search"]
+    said = [w for w in prov.report.warnings if "not called" in w]
+    assert len(said) == 1 and "delete_all" in said[0]
+
+
+def test_proxy_dialog_without_its_body_says_why_it_is_not_read() -> None:
+    """A redacted vCon (core: the redacted content is removed, a content_hash may stay) or
+    one whose dialog content is external (url) has proxy dialogs without an inline body:
+    the import says that, not that the body is not a JSON-RPC message."""
+    vcon = load(PROXY)
+    d = vcon["dialog"][5]
+    for k in ("body", "encoding"):
+        d.pop(k, None)
+    d["url"] = "https://example.com/msg.json"
+    d["content_hash"] = "sha512-AAAA"
+    _, prov = lift(vcon)
+    assert prov.report.examples == [
+        "/dialog/5: dialog has no inline body (redacted, or kept at its url, which is never "
+        "fetched): not read"]

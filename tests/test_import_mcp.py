@@ -683,3 +683,369 @@ def test_an_argument_nested_deeper_than_orjson_reads_is_refused() -> None:
     data = data.replace(b'{"deep": 0}', b'{"deep": ' + b"[" * 1100 + b"]" * 1100 + b"}", 1)
     with pytest.raises(ImportInputError):
         convert(data, created=CREATED)
+
+
+DEBUG_RECORD = FIX / "import_mcp_debug_record.jsonl"
+
+
+def test_mcp_debug_recording() -> None:
+    """mcp-debug --record (docs/RECORDING.md, integration/dynamic_wrapper.go): two ``#``
+    comment lines, a session header ``{start_time, server_info, messages: []}``, then one
+    ``{timestamp, direction: request|response, message_type, tool_name, server_name,
+    message}`` per message, where ``message`` is the CallToolRequest without a JSON-RPC id,
+    or the bare CallToolResult. What a reviewer should see: each call an operation of its
+    upstream server (server_name), its result or failure paired with the open request of the
+    same tool (inferred, and said so, when several are open), a response with no request and
+    the cut last line counted as not mapped, the comments and the header as ignored."""
+    from viewer.importers.formats import detect
+
+    data = DEBUG_RECORD.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(DEBUG_RECORD)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.tool, o.server, o.outcome) for o in m.operations] == [
+        ("fs_read_file", "filesystem", "completed"), ("math_calculate", "math", "failed"),
+        ("fs_read_file", "filesystem", "completed"), ("fs_read_file", "filesystem", "completed"),
+        ("fs_write_file", "filesystem", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs[:4]] == [
+        ("tool-invocation", "op-0001", "2026-01-13T06:45:42.940Z"),
+        ("tool-result", "op-0001", "2026-01-13T06:45:43.123Z"),
+        ("tool-invocation", "op-0002", "2026-01-13T06:45:50.000Z"),
+        ("tool-failure", "op-0002", "2026-01-13T06:45:50.250Z")]
+    assert evs[0]["body"] == {"path": "/etc/hosts"}
+    assert evs[3]["body"]["isError"] is True
+    # two calls of fs_read_file open together: the order pairs them, and the events say so
+    results = [(e["operation_id"], e["body"]["content"][0]["text"], "inferred" in e)
+               for e in evs if e["type"] == "tool-result"]
+    assert results == [("op-0001", "127.0.0.1 localhost", False),
+                       ("op-0003", "first answer", True), ("op-0004", "second answer", True)]
+    assert "inferred" not in evs[1] and "inferred" not in evs[3]
+    assert vcon["parties"][1]["name"] == "Dynamic MCP Proxy v1.0.0"
+    assert report.times == "recorded"
+    assert report.ignored == {"comment line": 2, "recording header": 1}
+    assert report.unmapped == 2
+    assert report.examples[0].startswith("line 12/message: ")  # server_list: no request
+    assert report.examples[1] == "line 14: not JSON"  # the cut last line
+    assert _count(report) == 14
+    assert any("paired" in w for w in report.lines())
+
+
+def _bare(*msgs: dict[str, Any]) -> bytes:
+    return "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in msgs).encode()
+
+
+def test_a_server_ping_with_the_id_of_an_open_call_is_the_server_s() -> None:
+    """basic/utilities/ping: either side may send ``ping``, and each side numbers its own
+    requests, so a server's ping can carry the id of the client's open tools/call. In a
+    capture without directions (bare JSON-RPC lines, as a stdio tap writes them) the ping
+    must not take the call's place, and its empty answer must not end the call: the call
+    completes with its own result, the ping and its answer are ignored."""
+    data = _bare(
+        {"id": 1, "method": "tools/call", "params": {"name": "slow", "arguments": {},
+                                                     "_meta": {"progressToken": "t1"}}},
+        {"id": 1, "method": "ping"},
+        {"id": 1, "result": {}},
+        {"method": "notifications/progress", "params": {"progressToken": "t1", "progress": 1}},
+        {"id": 1, "result": {"content": [{"type": "text", "text": "done"}]}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-progress", "tool-result"]
+    assert vcon["events"][-1]["body"]["content"][0]["text"] == "done"
+    assert report.unmapped == 0 and _count(report) == 5
+
+
+def test_a_server_ping_answered_before_the_call_is_still_the_server_s() -> None:
+    """The same, with the ping's answer after the call's result: each answer goes to its
+    own request (a tool result to the call, the empty result to the ping)."""
+    data = _bare(
+        {"id": 7, "method": "tools/call", "params": {"name": "slow", "arguments": {}}},
+        {"id": 7, "method": "ping"},
+        {"id": 7, "result": {"content": [], "isError": True}},
+        {"id": 7, "result": {}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-failure"]
+    assert report.unmapped == 0 and _count(report) == 4
+
+
+def test_a_request_id_used_again_while_open_is_said() -> None:
+    """A capture of two sessions (a restarted stdio server numbers from 1 again) can hold a
+    tools/call whose id is still open from the first: the answer goes to the later call,
+    the earlier stays unanswered, and the import says why."""
+    data = _bare(
+        {"id": 1, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
+        {"id": 1, "method": "tools/call", "params": {"name": "b", "arguments": {}}},
+        {"id": 1, "result": {"content": []}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("a", "running"), ("b", "completed")]
+    assert any("used again" in w for w in report.warnings)
+
+
+def test_a_cancellation_that_crossed_the_answer_is_context() -> None:
+    """basic/utilities/cancellation, Timing Considerations: a notifications/cancelled may be
+    sent after the response was (the two cross on the wire). The call stays Completed, and
+    the cancellation is counted as ignored and described in the provenance notes, not as
+    input that could not be read (nor as an event after the end)."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": _call(4, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 4, "result": {"content": []}}},
+        {"ts": "2026-03-02T10:00:01.001Z", "dir": "c2s", "msg": {
+            "jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 4, "reason": "User requested cancellation"}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0 and _count(report) == 3
+    notes = vcon["attachments"][0]["body"]["notes"]
+    assert any("notifications/cancelled" in n and "op-0001" in n for n in notes)
+
+
+def test_a_response_recorded_twice_is_context() -> None:
+    """Streamable HTTP resumability (transports, Resumability and Redelivery): a server may
+    replay messages after a reconnection, so a capture can hold one response twice. The
+    first ends the call; the second is counted as ignored and described in the notes, never
+    as an unreadable message nor as a second end."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": _call(9, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 9, "result": {"content": []}}},
+        {"ts": "2026-03-02T10:00:05Z", "dir": "s2c", "msg": {
+            "jsonrpc": "2.0", "id": 9, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0 and _count(report) == 3
+    notes = vcon["attachments"][0]["body"]["notes"]
+    assert any("line 3" in n and "op-0001" in n for n in notes)
+
+
+def test_directions_seen_from_the_server_are_turned_round() -> None:
+    """"incoming"/"outgoing" (and in/out, send/recv) are relative words: a capture made on
+    the server's side writes a tools/call as incoming. Only a client sends initialize and
+    tools/call (basic/lifecycle, server/tools), so when the capture's directions have those
+    requests going to the client, every direction is turned round, and the import says so.
+    Before, every call was dropped as a 'server request'."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "direction": "incoming", "msg": {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize",
+            "params": {"clientInfo": {"name": "cc", "version": "1"}}}},
+        {"ts": "2026-03-02T10:00:00.100Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "id": 0, "result": {"serverInfo": {"name": "srv", "version": "1"}}}},
+        {"ts": "2026-03-02T10:00:01Z", "direction": "incoming",
+         "msg": _call(1, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:01.500Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "method": "notifications/progress",
+            "params": {"progressToken": 5, "progress": 1}}},
+        {"ts": "2026-03-02T10:00:02Z", "direction": "outgoing", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"content": [], "isError": True}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED)
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [("srv", "echo", "failed")]
+    assert any("turned round" in w for w in report.warnings)
+
+
+def test_request_and_response_are_kinds_not_directions() -> None:
+    """A capture's ``direction: "request"|"response"`` (as mcp-debug and the Inspector write
+    it) names the kind of message, not its way: a server's elicitation/create is a request
+    too. The way is then read from the message, so the elicitation is the call's tool-input
+    and the call keeps its own answer (before, the elicitation was taken as the client's
+    request with the call's id, and the call stayed Running)."""
+    lines = [
+        {"ts": "2026-03-02T10:00:01Z", "direction": "request",
+         "msg": _call(1, "deploy", task=False)},
+        {"ts": "2026-03-02T10:00:02Z", "direction": "request", "msg": {
+            "jsonrpc": "2.0", "id": 1, "method": "elicitation/create",
+            "params": {"message": "Deploy to production?", "requestedSchema": {}}}},
+        {"ts": "2026-03-02T10:00:03Z", "direction": "response", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"action": "accept"}}},
+        {"ts": "2026-03-02T10:00:04Z", "direction": "response", "msg": {
+            "jsonrpc": "2.0", "id": 1, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-input", "tool-input-response", "tool-result"]
+    assert report.unmapped == 0
+
+
+CLAUDE_LOG = FIX / "import_claude_desktop_mcp.log"
+
+
+def test_claude_desktop_mcp_log() -> None:
+    """Claude Desktop's MCP logs (``mcp.log``, ``mcp-server-NAME.log``): one line per event,
+    ``<time> [level] [server] Message from client|server: <JSON-RPC>`` (older builds write
+    ``[server] [level]``; newer ones add `` { metadata: undefined }`` after the JSON),
+    among the host's own lines and the server's stderr. ``mcp.log`` holds every server's
+    connection, each numbering its requests from 0. What a reviewer should see: each server's
+    calls paired within that server only (both have a tools/call with id 1), the server named
+    by its serverInfo, the unanswered write still Running when the transport closed, the
+    other lines counted as ignored."""
+    from viewer.importers.formats import detect
+
+    data = CLAUDE_LOG.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(CLAUDE_LOG)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("secure-filesystem-server", "read_file", "completed"),
+        ("ably-mcp", "list_channels", "errored"),
+        ("secure-filesystem-server", "write_file", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs] == [
+        ("tool-invocation", "op-0001", "2026-03-01T09:40:00.000Z"),
+        ("tool-invocation", "op-0002", "2026-03-01T09:40:00.050Z"),
+        ("tool-result", "op-0001", "2026-03-01T09:40:00.400Z"),
+        ("tool-error", "op-0002", "2026-03-01T09:40:01.969Z"),
+        ("tool-invocation", "op-0003", "2026-03-01T09:40:05.000Z")]
+    assert evs[2]["body"]["content"][0]["text"] == "buy milk"
+    assert vcon["parties"][0]["name"] == "claude-ai"
+    assert report.unmapped == 0 and report.times == "recorded"
+    assert _count(report) == 15
+    assert report.ignored["log line (not an MCP message)"] == 4
+    assert report.ignored["server output (not an MCP message)"] == 1
+
+
+def test_odd_values_where_names_belong_never_crash() -> None:
+    """A method, tool_name or server_name that is an object (hostile or broken input) is
+    read as data: the line is counted, the import goes on."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s",
+         "msg": {"jsonrpc": "2.0", "id": 1, "method": {"x": 1}}},
+        {"timestamp": "2026-03-02T10:00:01Z", "direction": "request", "message_type": "tool_call",
+         "tool_name": {"x": 1}, "server_name": [1],
+         "message": {"method": "tools/call", "params": {"name": "a", "arguments": {}}}},
+        {"timestamp": "2026-03-02T10:00:02Z", "direction": "response", "message_type": "tool_call",
+         "tool_name": {"x": 1}, "server_name": [1], "message": {"content": []}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert _count(report) == 3
+
+
+def test_inspector_entry_with_an_object_for_a_method_never_crashes() -> None:
+    """An Inspector entry whose message names its method with an object (broken or hostile
+    input) and carries an inline response is counted, not a crash of the whole import."""
+    entries = json.loads(INSPECTOR.read_text(encoding="utf-8"))
+    entries.insert(0, {"id": "x", "timestamp": "2026-03-02T10:00:00Z", "direction": "request",
+                       "message": {"jsonrpc": "2.0", "id": 99, "method": {"x": 1}},
+                       "response": {"jsonrpc": "2.0", "id": 99, "result": {}}})
+    vcon, report = convert(json.dumps(entries).encode(), created=CREATED)
+    assert [o["operation_id"] for o in vcon["events"]][:1] == ["op-0001"]
+    assert _count(report) == 12
+
+
+def test_cancelling_a_request_that_is_not_a_call_is_not_tool_traffic() -> None:
+    """2026-07-28 (basic/patterns/cancellation): a server ends a subscriptions/listen stream
+    with notifications/cancelled naming that request; a client may stop waiting on a
+    tasks/result. Neither cancels a tool: counted as ignored, not as unreadable input, and
+    the call is untouched."""
+    data = _bare(
+        {"id": 1, "method": "subscriptions/listen", "params": {}},
+        {"id": 2, "method": "tools/call", "params": {"name": "a", "arguments": {}}},
+        {"method": "notifications/cancelled", "params": {"requestId": 1}},
+        {"id": 2, "result": {"content": []}},
+    )
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0
+    assert report.ignored["notifications/cancelled for a request that is not a tools/call"] == 1
+
+
+def test_agent_vcr_as_its_recorder_writes_it() -> None:
+    """agent-vcr's recorder saves ``recording.model_dump(mode="json")`` (recorder.py,
+    core/format.py): every member of its pydantic models is written, absent ones as null,
+    so a success is ``{"result": {...}, "error": null}``, an error ``{"result": null,
+    "error": {...}}`` and a request without params has ``"params": null``. A null member is
+    absent (as in the vCon reading): the successful call completes, the error errs; before,
+    every successful call of a real recording showed Errored with a null error. Its
+    ``direction`` is "server_to_client" whenever a response was recorded (session.py): the
+    request is still the client's."""
+    def resp(rid: int, result: Any = None, error: Any = None) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": rid, "result": result, "error": error}
+
+    def call(rid: int, name: str, args: Any) -> dict[str, Any]:
+        return {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                "params": {"name": name, "arguments": args}}
+
+    doc = {"format_version": "1.0.0", "metadata": {
+        "version": "1.0", "recorded_at": "2026-02-08T16:00:00.000000", "transport": "stdio",
+        "client_info": {}, "server_info": {}, "server_command": "python",
+        "server_args": ["calc.py"], "tags": {}, "session_id": None, "endpoint_id": None,
+        "agent_id": None},
+        "session": {
+            "initialize_request": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                   "params": {"clientInfo": {"name": "c", "version": "1"}}},
+            "initialize_response": resp(0, {"serverInfo": {"name": "calc", "version": "1"}}),
+            "capabilities": {},
+            "interactions": [
+                {"sequence": 0, "timestamp": "2026-02-08T16:00:01.000000",
+                 "direction": "server_to_client", "request": {
+                     "jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": None},
+                 "response": resp(1, {"tools": []}), "notifications": [], "latency_ms": 2.0},
+                {"sequence": 1, "timestamp": "2026-02-08T16:00:02.000000",
+                 "direction": "server_to_client", "request": call(2, "add", {"a": 1, "b": 2}),
+                 "response": resp(2, {"content": [{"type": "text", "text": "3"}]}),
+                 "notifications": [], "latency_ms": 5.2},
+                {"sequence": 2, "timestamp": "2026-02-08T16:00:03.000000",
+                 "direction": "server_to_client", "request": call(3, "divide", {"a": 1, "b": 0}),
+                 "response": resp(3, None, {"code": -32603, "message": "Division by zero",
+                                            "data": None}),
+                 "notifications": [], "latency_ms": 1.0}]}}
+    vcon, report = convert(json.dumps(doc).encode(), created=CREATED)
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("add", "completed"),
+                                                           ("divide", "errored")]
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert err["body"]["message"] == "Division by zero"
+    assert report.unmapped == 0
+    # its direction says an answer was recorded (session.py), not the request's way
+    assert not any("turned round" in w for w in report.warnings)
+
+
+def test_a_401_before_the_session_is_not_a_tool_denial_nor_unreadable() -> None:
+    """basic/authorization: a server that needs a token answers the client's first request
+    (initialize) with HTTP 401 and no JSON-RPC body. That is the authorization step, not a
+    tool's denial: counted as ignored. A 403 on a tools/call is still tool-denied."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "msg": {
+            "jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}},
+        {"ts": "2026-03-02T10:00:00.100Z", "dir": "s2c", "http_status": 401, "msg": None,
+         "reply_to": 0},
+        {"ts": "2026-03-02T10:00:05Z", "dir": "c2s", "msg": _call(1, "echo", task=False)},
+        {"ts": "2026-03-02T10:00:05.100Z", "dir": "s2c", "http_status": 403, "msg": None,
+         "reply_to": 1},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-denied"]
+    assert report.unmapped == 0
+    assert report.ignored["HTTP 401 for a request that is not a tools/call"] == 1
+
+
+def test_ts_dir_lines_holding_the_message_under_message() -> None:
+    """A {ts, dir, message} line (the message under ``message`` rather than ``msg``) was
+    recognised as MCP traffic by the sniffer and then refused by the reader, every line
+    'neither a JSON-RPC message nor {ts, dir, msg}': it is read as {ts, dir, msg}."""
+    lines = [
+        {"ts": "2026-03-02T10:00:00Z", "dir": "c2s", "message": _call(1, "a", task=False)},
+        {"ts": "2026-03-02T10:00:01Z", "dir": "s2c",
+         "message": {"jsonrpc": "2.0", "id": 1, "result": {"content": []}}},
+    ]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
+    assert report.unmapped == 0

@@ -34,7 +34,15 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
-from viewer.importers.mcp import C2S, S2C, MCPMapper, Msg, direction_named, request_key
+from viewer.importers.mcp import (
+    C2S,
+    S2C,
+    MCPMapper,
+    Msg,
+    direction_named,
+    orient,
+    request_key,
+)
 from viewer.jsonenc import loads, reader
 from viewer.model import spec
 from viewer.model.times import parse_times
@@ -179,12 +187,24 @@ class _Lifter:
         for (i, d, m), body in zip(dialogs, bodies, strict=True):
             where = f"/dialog/{i}"
             if not isinstance(body, (dict, list)):
-                self.rep.fail(where, "dialog body is not a JSON-RPC message")
+                self.rep.fail(where, "dialog body is not a JSON-RPC message" if d.get(
+                    "body") is not None else "dialog has no inline body (redacted, or kept "
+                    "at its url, which is never fetched): not read")
                 self.prov.unreadable += 1
                 continue
             self.derived.append(where)
-            found.append((where, d, m, body if isinstance(body, dict) else {"batch": body},
-                          *_sender(d)))
+            if isinstance(body, dict):
+                found.append((where, d, m, body, *_sender(d)))
+                continue
+            # a JSON-RPC batch (MCP 2025-03-26): each message of it, in its order
+            base = where + ("/body(json)" if isinstance(d.get("body"), str) else "/body")
+            if not body:
+                self.rep.fail(where, "an empty JSON-RPC batch")
+            for k, item in enumerate(body):
+                if isinstance(item, dict):
+                    found.append((f"{base}/{k}", d, m, item, *_sender(d)))
+                else:
+                    self.rep.fail(f"{base}/{k}", "not a JSON-RPC message")
         if not found:
             return
         self.shapes.append("vcon-mcp-proxy")
@@ -202,7 +222,9 @@ class _Lifter:
         disagree = 0
         for (where, _, m, body, sender, _), ts in zip(found, parsed, strict=True):
             shape = _shape(body)
-            if shape is not None and m.get("mcp_type") in _SHAPES and m["mcp_type"] != shape:
+            mcp_type = m.get("mcp_type")
+            if shape is not None and isinstance(mcp_type, str) and mcp_type in _SHAPES \
+                    and mcp_type != shape:
                 disagree += 1
             way = proxy_direction(body, shape, sides.get(sender) if sender is not None else None,
                                   open_c, open_s, explicit=m.get("direction", m.get("dir")))
@@ -229,6 +251,7 @@ class _Lifter:
         client = self._side_party(sides, C2S)
         self.ev.party = client if client is not None else self.party(
             frozenset({"client", "agent", "mcp_client", "mcp-client"}), "MCP client (agent)")
+        orient(msgs, self.rep)  # meta.direction words written as the server saw them
         MCPMapper(self.ev, self.rep, self._proxy_server(msgs, self._side_party(sides, S2C))
                   ).run(msgs, times)
 
@@ -286,6 +309,18 @@ class _Lifter:
                           "blocks were taken as the invocations (the model's request; the "
                           "session does not evidence the call was made)")
         ops: dict[str, str] = {}
+        if calls_are == "tool_call":
+            # a tool_use no tool_call discharges: the model asked, the agent did not call
+            # (the draft: "a valid and meaningful record"); no operation, but said
+            called = {b.get("id") for _, _, b in blocks if b.get("type") == "tool_call"
+                      and isinstance(b.get("id"), str)}
+            asked = [b.get("name") for _, _, b in blocks if b.get("type") == "tool_use"
+                     and not (isinstance(b.get("id"), str) and b["id"] in called)]
+            if asked:
+                names = ", ".join(clip(n, 32) for n in asked[:3])
+                self.rep.warn(f"{where}: {len(asked)} tool_use block(s) not called: the model "
+                              f"asked for {names}{' …' if len(asked) > 3 else ''} and no "
+                              "tool_call of that id is recorded (declined, filtered or dropped)")
         start, _ = parse_ts(d.get("start"))
         prev = start or EPOCH
         for k, msg in enumerate(msgs):
@@ -314,6 +349,11 @@ class _Lifter:
                     self.rep.mapped += 1
                 elif t == "tool_result":
                     ref = b.get("tool_use_id")
+                    c = b.get("content")
+                    if ref is None and isinstance(c, dict) and "ref" in c:
+                        # the placeholder of an output kept in an attachment names its call
+                        # in content.id (draft: Linking Attachments to Tool Invocations)
+                        ref = c.get("id")
                     op = ops.get(ref) if isinstance(ref, str) else None
                     if op is None:
                         self.rep.fail(ptr, "tool_result for no recorded call")
@@ -358,8 +398,16 @@ class _Lifter:
             if not isinstance(a, dict) or a.get("type") != "agent_trace":
                 continue
             where = f"/analysis/{i}"
-            if a.get("encoding") == "base64url":
+            schema = a.get("schema")
+            if a.get("encoding") == "base64url" and isinstance(schema, str) \
+                    and "encoding=cbor" in schema.lower():
+                # the agent-session draft: the schema URL says whether base64url holds CBOR
                 self.rep.fail(where, "a CBOR (base64url) agent_trace is not read")
+                self.prov.unreadable += 1
+                continue
+            if a.get("encoding") == "jwe":
+                self.rep.fail(where, "an encrypted (jwe) agent_trace cannot be read "
+                                     "without its key")
                 self.prov.unreadable += 1
                 continue
             body = _decode(a)
@@ -397,14 +445,18 @@ class _Lifter:
                 op = self.ev.new_operation()
                 if isinstance(e.get("id"), str):
                     ops[e["id"]] = op
+                if isinstance(e.get("call-id"), str):  # links call and result (VAC CDDL)
+                    ops[_CALL + e["call-id"]] = op
                 self.note_time(prev)
                 self.ev.add("tool-invocation", prev, op, 1, ptr,
                             body=e.get("arguments", e.get("input", {})), server=server,
                             tool=tool)
                 self.rep.mapped += 1
             elif t == "tool-result":
-                ref = next((e[k] for k in ("call-id", "tool-call-id", "parent-id")
-                            if isinstance(e.get(k), str) and e[k] in ops), None)
+                ref = next((key for k, pre in (
+                    ("call-id", _CALL), ("call-id", ""), ("tool-call-id", _CALL),
+                    ("tool-call-id", ""), ("parent-id", ""))
+                    if isinstance(e.get(k), str) and (key := pre + e[k]) in ops), None)
                 if ref is None:
                     self.rep.fail(ptr, "tool-result for no recorded tool-call")
                     continue
@@ -421,6 +473,10 @@ class _Lifter:
                 self.rep.mapped += 1
             else:
                 self.rep.ignore(f"agent_trace {t} entry")
+
+
+#: Prefix of a tool-call's ``call-id`` among the agent_trace calls (its ``id`` has none).
+_CALL: Final = "\x00call-id:"
 
 
 # -- vcon-mcp-proxy: which way a message went --------------------------------------------------
@@ -557,19 +613,42 @@ def _learn_sides(found: Any) -> dict[int, str | None]:
 
 
 def _entries(body: Any) -> list[tuple[str, Any]] | None:
-    """(pointer suffix, entry) of a VAC record, an entries list or one entry (per-tool-call)."""
+    """(pointer suffix, entry) of a VAC record, an entries list or one entry (per-tool-call),
+    each entry followed by the entries in its ``children`` (agent-conversation.cddl), in
+    document order. The record's trace is ``session`` (the VAC CDDL) or ``session-trace``
+    (the agent-session draft's example)."""
     if isinstance(body, list):
-        return [(f"/{k}", e) for k, e in enumerate(body)]
+        return _walk("", body)
     if not isinstance(body, dict):
         return None
-    st = body.get("session-trace")
-    if isinstance(st, dict) and isinstance(st.get("entries"), list):
-        return [(f"/session-trace/entries/{k}", e) for k, e in enumerate(st["entries"])]
+    for key in ("session", "session-trace"):
+        st = body.get(key)
+        if isinstance(st, dict) and isinstance(st.get("entries"), list):
+            return _walk(f"/{key}/entries", st["entries"])
     if isinstance(body.get("entries"), list):
-        return [(f"/entries/{k}", e) for k, e in enumerate(body["entries"])]
+        return _walk("/entries", body["entries"])
     if body.get("type") in ("tool-call", "tool-result"):
-        return [("", body)]
+        return [("", body), *_children("", body)]
     return None
+
+
+def _children(ptr: str, entry: Any) -> list[tuple[str, Any]]:
+    kids = entry.get("children") if isinstance(entry, dict) else None
+    return _walk(f"{ptr}/children", kids) if isinstance(kids, list) else []
+
+
+def _walk(base: str, entries: list[Any]) -> list[tuple[str, Any]]:
+    """Each entry of ``entries`` (at ``base``/k), then its children, depth first (a stack:
+    nesting as deep as the JSON reader allows)."""
+    out: list[tuple[str, Any]] = []
+    stack = [(f"{base}/{k}", e) for k, e in reversed(list(enumerate(entries)))]
+    while stack:
+        ptr, e = stack.pop()
+        out.append((ptr, e))
+        kids = e.get("children") if isinstance(e, dict) else None
+        if isinstance(kids, list):
+            stack.extend((f"{ptr}/children/{k}", c) for k, c in reversed(list(enumerate(kids))))
+    return out
 
 
 def lift(vcon: dict[str, Any]) -> tuple[list[dict[str, Any]], Provenance]:

@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import heapq
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Final
 
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import HEAD_BYTES, Format, ImportInputError, Sample, split_lines
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
 RETRY_CHOICE: Final = (
@@ -53,12 +54,18 @@ RETRY_CHOICE: Final = (
 C2S, S2C = "c2s", "s2c"
 _DIR_WORDS: Final = {
     C2S: {"c2s", "client_to_server", "client->server", "to_server", "outgoing", "out", "send",
-          "sent", "request", "client", ">", "->"},
+          "sent", "client", ">", "->"},
     S2C: {"s2c", "server_to_client", "server->client", "to_client", "incoming", "in", "recv",
           "received", "server", "<", "<-"},
 }
 #: Requests a server sends to a client.
 _S2C_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
+#: Requests either side sends (basic/utilities/ping; 2025-11-25 tasks, for a task a client
+#: runs for the server): a capture without directions gives one to the server when its id
+#: is open on the client's side only, as a side never has two open requests with one id.
+_EITHER_REQUESTS: Final = frozenset({
+    "ping", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+})
 #: Notifications a client sends (others default to server -> client).
 _C2S_NOTIFICATIONS: Final = frozenset({
     "notifications/initialized", "notifications/cancelled", "notifications/roots/list_changed",
@@ -82,6 +89,9 @@ class Msg:
     http_status: int | None = None
     http_detail: dict[str, Any] | None = None
     reply_to: Any = None  # for an HTTP denial with no JSON-RPC body: the request id it answers
+    server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
+    conn: str | None = None  # the connection (its own request ids) in a log of several
+    inferred: str | None = None  # how a response without a JSON-RPC id was paired
 
 
 @dataclass
@@ -120,7 +130,7 @@ def _status(value: Any) -> int | None:
 
 
 def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
-         report: Report, **http: Any) -> None:
+         report: Report, **extra: Any) -> None:
     """Append a message, or each message of a JSON-RPC batch."""
     items = m if isinstance(m, list) else [m]
     if not items:
@@ -128,9 +138,9 @@ def _add(out: list[Msg], m: Any, d: str | None, ts: datetime | None, where: str,
     for k, item in enumerate(items):
         w = f"{where}[{k}]" if isinstance(m, list) else where
         if _is_jsonrpc(item):
-            out.append(Msg(item, d, ts, w, **http))
-        elif item is None and http.get("http_status") is not None:
-            out.append(Msg(None, d, ts, w, **http))
+            out.append(Msg(item, d, ts, w, **extra))
+        elif item is None and extra.get("http_status") is not None:
+            out.append(Msg(None, d, ts, w, **extra))
         else:
             report.fail(w, "not a JSON-RPC message")
 
@@ -175,14 +185,54 @@ def read_transcript(data: bytes) -> Transcript:
     elif _is_jsonrpc(whole):
         t = Transcript([], "jsonl")
         _Sink(t.messages, t.report).add(whole, None, None, "line 1")
+    elif _looks_claude_log(data):
+        t = _read_claude_log(data)
     else:
         t = _read_jsonl(data)
+    _orient(t)
     if not t.messages:
         raise ImportInputError(
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
-            "mcp-recorder and agent-vcr cassettes)")
+            "an mcp-debug recording, Claude Desktop's MCP log, mcp-recorder and agent-vcr "
+            "cassettes)")
     return t
+
+
+#: Requests only a client sends (basic/lifecycle, server/tools, resources, prompts, utilities).
+_CLIENT_REQUESTS: Final = frozenset({
+    "initialize", "tools/call", "tools/list", "resources/list", "resources/read",
+    "resources/templates/list", "resources/subscribe", "resources/unsubscribe",
+    "prompts/list", "prompts/get", "completion/complete", "logging/setLevel",
+})
+
+
+def _orient(t: Transcript) -> None:
+    orient(t.messages, t.report)
+
+
+def orient(messages: list[Msg], report: Report) -> None:
+    """Directions are often relative words ("incoming", "out", "send"): a capture made on the
+    server's side has them the other way round. When more of the requests only a client
+    sends are recorded as going to the client than to the server, every direction is turned
+    round (and the import says so)."""
+    to_server = to_client = 0
+    for m in messages:
+        msg = m.msg
+        method = None if msg is None else msg.get("method")
+        if m.dir is not None and isinstance(method, str) and "id" in msg \
+                and method in _CLIENT_REQUESTS:
+            if m.dir == C2S:
+                to_server += 1
+            else:
+                to_client += 1
+    if to_client > to_server:
+        for m in messages:
+            if m.dir is not None:
+                m.dir = S2C if m.dir == C2S else C2S
+        report.warn("the capture's directions have the client's requests (initialize, "
+                    "tools/call...) going to the client: they were written as seen from the "
+                    "server, and were turned round")
 
 
 #: MCP Inspector (v2) MessageEntry kinds: ``direction`` is the kind of message, not its way.
@@ -226,7 +276,8 @@ def _inspector_entry(sink: _Sink, e: dict[str, Any], where: str) -> None:
     if d is not None:
         back = S2C if d == C2S else C2S
     else:
-        back = C2S if msg.get("method") in _S2C_REQUESTS else S2C
+        method = msg.get("method")
+        back = C2S if isinstance(method, str) and method in _S2C_REQUESTS else S2C
     sink.defer(resp, back, _after(ts, e.get("duration")), f"{where}/response")
 
 
@@ -251,11 +302,11 @@ class _Sink:
         self.later: list[tuple[datetime, int, Any, str | None, str]] = []
         self.n = 0
 
-    def add(self, m: Any, d: str | None, ts: datetime | None, where: str, **http: Any) -> None:
-        """Append a message, or each message of a JSON-RPC batch."""
+    def add(self, m: Any, d: str | None, ts: datetime | None, where: str, **extra: Any) -> None:
+        """Append a message, or each message of a JSON-RPC batch (``extra``: Msg fields)."""
         if ts is not None and self.later:
             self._flush(ts)
-        _add(self.out, m, d, ts, where, self.report, **http)
+        _add(self.out, m, d, ts, where, self.report, **extra)
 
     def defer(self, m: Any, d: str | None, ts: datetime | None, where: str) -> None:
         if ts is None:
@@ -277,6 +328,7 @@ def _read_jsonl(data: bytes) -> Transcript:
     t = Transcript([], "jsonl")
     rep = t.report
     sink = _Sink(t.messages, rep)
+    pairs = _DebugPairs(rep)
     kinds: set[str] = set()
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
@@ -284,12 +336,27 @@ def _read_jsonl(data: bytes) -> Transcript:
         where = f"line {n}"
         if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
             raw = raw[3:]
+        if raw.lstrip().startswith(b"#"):  # mcp-debug's "# MCP Recording Session" lines
+            rep.ignore("comment line")
+            continue
         try:
             obj = _loads(raw)
         except ValueError:
             rep.fail(where, "not JSON")
             continue
-        if isinstance(obj, dict) and ("msg" in obj or "http_status" in obj):
+        if _is_debug_record(obj):
+            kinds.add("mcp-debug-record")
+            ts, naive = parse_ts(obj.get("timestamp"))
+            if naive:
+                rep.warn("timestamps without a zone offset were read as UTC")
+            pairs.add(sink, obj, ts, where)
+        elif _is_debug_header(obj):
+            kinds.add("mcp-debug-record")
+            rep.ignore("recording header")
+            t.base_time = t.base_time or parse_ts(obj.get("start_time"))[0]
+            t.server_name = t.server_name or _str(obj.get("server_info"))
+        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj
+                                        or ("message" in obj and "dir" in obj)):
             kinds.add("jsonl-ts-dir-msg")
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
@@ -302,7 +369,7 @@ def _read_jsonl(data: bytes) -> Transcript:
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
             d = direction_named(obj.get("dir", obj.get("direction")))
-            sink.add(obj.get("msg"), d, ts, where, **http)
+            sink.add(obj.get("msg", obj.get("message")), d, ts, where, **http)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
             _inspector_entry(sink, obj, where)
@@ -335,6 +402,148 @@ def _read_jsonl(data: bytes) -> Transcript:
     sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
+
+
+#: A line of Claude Desktop's MCP log (mcp.log, mcp-server-NAME.log): its time, then
+#: ``[level] [server]`` (``[server] [level]`` in older builds), then the text.
+_LOG_LINE: Final = re.compile(r"(\d{4}-\d\d-\d\dT\S+) \[([^\]\n]*)\] \[([^\]\n]*)\] (.*)",
+                              re.DOTALL)
+_LOG_LEVELS: Final = frozenset({"info", "error", "warn", "warning", "debug", "trace", "notice",
+                                "fatal", "verbose"})
+_LOG_MESSAGE: Final = re.compile(r"Message from (client|server): ")
+
+
+def _log_line(text: str) -> tuple[str, str, str] | None:
+    """(time, server, text) of a Claude Desktop MCP log line, else None."""
+    m = _LOG_LINE.fullmatch(text)
+    if m is None:
+        return None
+    ts, a, b, rest = m.groups()
+    if a.lower() in _LOG_LEVELS:
+        return ts, b, rest
+    if b.lower() in _LOG_LEVELS:
+        return ts, a, rest
+    return None
+
+
+def _looks_claude_log(data: bytes) -> bool:
+    """Whether the first lines hold a Claude Desktop MCP log's ``Message from`` line."""
+    seen = 0
+    for raw in data[:HEAD_BYTES].split(b"\n"):
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > 256:
+            return False
+        got = _log_line(raw.decode("utf-8", errors="replace").rstrip("\r"))
+        if got is not None and _LOG_MESSAGE.match(got[2]):
+            return True
+    return False
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _read_claude_log(data: bytes) -> Transcript:
+    """Claude Desktop's MCP log: each ``Message from client|server: <JSON>`` line is a
+    message of the connection to that server (client -> server, server -> client); the JSON
+    is read up to its end (newer builds add `` { metadata: undefined }``). The host's other
+    lines and the servers' own output are counted as ignored."""
+    t = Transcript([], "claude-desktop-mcp-log")
+    rep = t.report
+    decoder = json.JSONDecoder(parse_constant=_not_json)
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", errors="replace")
+        if n == 1:
+            text = text.lstrip("\ufeff")
+        got = _log_line(text)
+        if got is None:
+            rep.ignore("server output (not an MCP message)")
+            continue
+        stamp, conn, rest = got
+        said = _LOG_MESSAGE.match(rest)
+        if said is None:
+            rep.ignore("log line (not an MCP message)")
+            continue
+        where = f"line {n}"
+        try:
+            msg, _ = decoder.raw_decode(rest, said.end())
+        except (ValueError, RecursionError):
+            rep.fail(where, "the logged message is not JSON")
+            continue
+        ts, naive = parse_ts(stamp)
+        if naive:
+            rep.warn("timestamps without a zone offset were read as UTC")
+        d = C2S if said.group(1) == "client" else S2C
+        _add(t.messages, msg, d, ts, where, rep, conn=conn)
+    return t
+
+
+def _is_debug_record(obj: Any) -> bool:
+    """One message of an mcp-debug recording (``--record``: integration/dynamic_wrapper.go
+    ``RecordedMessage``): ``{timestamp, direction: "request"|"response", message_type,
+    tool_name?, server_name?, message}``."""
+    return isinstance(obj, dict) and "message_type" in obj and "message" in obj \
+        and obj.get("direction") in ("request", "response")
+
+
+def _is_debug_header(obj: Any) -> bool:
+    """The session header of an mcp-debug recording: ``{start_time, server_info, messages}``."""
+    return isinstance(obj, dict) and "start_time" in obj and "server_info" in obj \
+        and isinstance(obj.get("messages"), list)
+
+
+class _DebugPairs:
+    """mcp-debug records the CallToolRequest it received without its JSON-RPC id, and the
+    bare CallToolResult it returned: a response answers the oldest open request of the same
+    tool and server (the proxy writes each call's request before its response). Once several
+    of them were open together, the pairing is by order only until none is open, and each
+    response so paired says so (``inferred``)."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        self.open: dict[tuple[str, str], deque[dict[str, int]]] = {}
+        self.by_order: set[tuple[str, str]] = set()  # tools with overlapping calls
+        self.n = 0
+
+    def add(self, sink: _Sink, rec: dict[str, Any], ts: datetime | None, where: str) -> None:
+        msg, server = rec["message"], _str(rec.get("server_name"))
+        key = (request_key(rec.get("tool_name")), request_key(rec.get("server_name")))
+        w = f"{where}/message"
+        if rec["direction"] == "request":
+            if isinstance(msg, dict) and isinstance(msg.get("method"), str) and "id" not in msg:
+                self.n += 1
+                rid = {"mcp-debug-request": self.n}  # never equal to a JSON-RPC id
+                queue = self.open.setdefault(key, deque())
+                queue.append(rid)
+                if len(queue) > 1:
+                    self.by_order.add(key)
+                msg = {**msg, "id": rid}
+            sink.add(msg, C2S, ts, w, server=server)
+            return
+        if _is_jsonrpc(msg) and "id" in msg:
+            sink.add(msg, S2C, ts, w, server=server)
+            return
+        queue = self.open.get(key)
+        if not isinstance(msg, dict) or not queue:
+            self.report.fail(w, "a response with no recorded request of its tool"
+                             if isinstance(msg, dict) else "not a JSON-RPC message")
+            return
+        inferred = None
+        if key in self.by_order:
+            inferred = ("paired by order with the oldest open request of this tool: several "
+                        "were open and the recording carries no JSON-RPC id")
+            self.report.warn("mcp-debug records carry no JSON-RPC id: where several calls of "
+                             "one tool were open, each response was paired with the oldest "
+                             "(marked inferred)")
+        rid = queue.popleft()
+        if not queue:
+            self.by_order.discard(key)
+        sink.add({"jsonrpc": "2.0", "id": rid, "result": msg}, S2C, ts, w, server=server,
+                 inferred=inferred)
 
 
 def _read_mcp_recorder(doc: dict[str, Any]) -> Transcript:
@@ -387,7 +596,12 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
             continue
         ts, nv = parse_ts(it.get("timestamp"))
         naive = naive or nv
-        d = direction_named(it.get("direction")) or C2S
+        # the recorder pairs the client's requests with the server's answers; its
+        # ``direction`` says whether an answer was recorded (session.py: server_to_client
+        # when there is one), not the request's way, which its method tells
+        req = it.get("request")
+        method = req.get("method") if isinstance(req, dict) else None
+        d = S2C if isinstance(method, str) and method in _S2C_REQUESTS else C2S
         back = S2C if d == C2S else C2S
         lat = it.get("latency_ms")
         end = _after(ts, lat)
@@ -506,10 +720,13 @@ class MCPMapper:
     task not created yet is counted when it is paired or given up.
     """
 
-    def __init__(self, events: Events, report: Report, server: str) -> None:
+    def __init__(self, events: Events, report: Report, server: str, *,
+                 fixed: bool = False) -> None:
         self.ev = events
         self.rep = report
         self.server = server
+        self.fixed = fixed  # --server names the server of every call, whatever a record says
+        self._inferred: str | None = None  # the current message's pairing, when inferred
         self.pending_c: dict[str, tuple[str, _Op | None]] = {}  # client's open requests
         self.pending_s: dict[str, tuple[str, _Op | None]] = {}  # server's open requests
         self.progress: dict[str, _Op] = {}
@@ -519,6 +736,7 @@ class MCPMapper:
         self.denied: dict[tuple[str, str], _Op] = {}  # (tool, arguments) -> op denied last
         self.denied_tools: dict[str, int] = {}  # tool -> how many of ``denied``
         self.awaiting: dict[str, _Op] = {}  # ops whose input_required result awaits a retry
+        self.answered: dict[str, _Op] = {}  # request id key -> op whose tools/call it answered
         self.held: dict[str, list[tuple[Msg, datetime, int]]] = {}  # task id -> statuses
         self.held_order: deque[tuple[int, str]] = deque()
         self.notes: list[str] = []  # context the events leave out, for the provenance
@@ -546,6 +764,7 @@ class MCPMapper:
         if self.held_order:
             self._expire(when)
         self._verdict = None
+        self._inferred = m.inferred
         self._dispatch(m, when)
         self._settle()
 
@@ -582,8 +801,8 @@ class MCPMapper:
             return
         method = msg.get("method")
         if isinstance(method, str):
-            d = m.dir or (S2C if method in _S2C_REQUESTS else C2S) if "id" in msg else \
-                m.dir or (C2S if method in _C2S_NOTIFICATIONS else S2C)
+            d = m.dir or (self._request_dir(method, msg["id"]) if "id" in msg else
+                          C2S if method in _C2S_NOTIFICATIONS else S2C)
             if "id" in msg:
                 (self._c2s_request if d == C2S else self._s2c_request)(m, msg, when)
             else:
@@ -594,10 +813,22 @@ class MCPMapper:
             return
         self._fail(m.where, "not a request, notification or response")
 
+    def _request_dir(self, method: str, rid: Any) -> str:
+        """Who sent a request the capture gives no direction for."""
+        if method in _S2C_REQUESTS:
+            return S2C
+        if method in _EITHER_REQUESTS:
+            key = request_key(rid)
+            if key in self.pending_c and key not in self.pending_s:
+                return S2C
+        return C2S
+
     # -- helpers --------------------------------------------------------------------------
     def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
               mediatype: str = JSON) -> None:
-        self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype)
+        extra = {"inferred": self._inferred} if self._inferred else {}
+        self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
+                    **extra)
         op.last = when
 
     def _ended(self, op: _Op, what: str, where: str) -> bool:
@@ -700,6 +931,11 @@ class MCPMapper:
     def _c2s_request(self, m: Msg, msg: dict[str, Any], when: datetime) -> None:
         method, rid = msg["method"], request_key(msg.get("id"))
         params = p if isinstance(p := msg.get("params"), dict) else {}
+        prev = self.pending_c.get(rid)
+        if prev is not None and prev[0] == "call":
+            self.rep.warn("a request id was used again while the tools/call that first used "
+                          "it was unanswered (a new session in the same capture?): answers to "
+                          "that id go to the later request; the earlier call stays unanswered")
         if method == "tools/call":
             self._tools_call(m, rid, params, when)
         elif method in ("tasks/get", "tasks/result"):
@@ -753,8 +989,9 @@ class MCPMapper:
             op.state = "running"
             op.status_message = None
             op.denied = False
+        server = self.server if self.fixed or m.server is None else m.server
         self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
-                    server=self.server, tool=name)
+                    server=server, tool=name)
         op.last = when
         self.pending_c[rid] = ("call", op)
         self.in_flight.pop(op.id, None)
@@ -788,8 +1025,21 @@ class MCPMapper:
         method = msg["method"]
         params = p if isinstance(p := msg.get("params"), dict) else {}
         if method == "notifications/cancelled":
-            entry = self.pending_c.get(request_key(params.get("requestId")))
-            if entry is None or entry[1] is None or entry[0] != "call":
+            key = request_key(params.get("requestId"))
+            entry = self.pending_c.get(key)
+            if entry is None and (op := self.answered.get(key)) is not None:
+                # it crossed the answer on the wire (cancellation, Timing Considerations), or
+                # names a task-augmented call, which only tasks/cancel cancels: context
+                self._ignore("notifications/cancelled after the tools/call was answered")
+                self._note(f"{m.where}: notifications/cancelled for {op.id} attempt "
+                           f"{op.attempt} after its tools/call was answered: kept as context, "
+                           "not as an event")
+                return
+            if entry is not None and (entry[0] != "call" or entry[1] is None):
+                # another request (subscriptions/listen, tasks/result...): not tool traffic
+                self._ignore("notifications/cancelled for a request that is not a tools/call")
+                return
+            if entry is None:
                 self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
             self._cancel(entry[1], when, m.where, params)
@@ -805,7 +1055,7 @@ class MCPMapper:
                 self.rep.warn("sampling/createMessage requests are not supported by the draft "
                               "and were not mapped")
             self._ignore(f"server request {method}")
-            self.pending_s[rid] = ("other", None)
+            self.pending_s[rid] = ("ping" if method == "ping" else "other", None)
             return
         op = self._task_op(params)
         if op is None and self.in_flight:
@@ -909,22 +1159,36 @@ class MCPMapper:
         if d is None:
             in_c, in_s = rid in self.pending_c, rid in self.pending_s
             if in_c and in_s:
+                # a result shaped like a client's answer (an elicitation's action, roots, a
+                # sampled message), or the empty result of a server's ping, is the client's
                 res = msg.get("result")
-                client_answer = isinstance(res, dict) and not _CLIENT_ANSWER_KEYS.isdisjoint(res)
+                client_answer = isinstance(res, dict) and (
+                    not _CLIENT_ANSWER_KEYS.isdisjoint(res)
+                    or (self.pending_s[rid][0] == "ping" and set(res) <= {"_meta"}))
                 d = C2S if client_answer else S2C
             else:
                 d = C2S if in_s else S2C
         table = self.pending_c if d == S2C else self.pending_s
         entry = table.pop(rid, None)
+        if entry is None and d == S2C and (op := self.answered.get(rid)) is not None:
+            # the same answer recorded again (a replay after a reconnection): context
+            self._ignore("a second response to an answered tools/call")
+            self._note(f"{m.where}: a second response to the tools/call of {op.id} attempt "
+                       f"{op.attempt}, which was answered already: kept as context, not as "
+                       "an event")
+            return
         if entry is None:
             self._fail(m.where, "a response to no open request of the other side")
             return
         kind, op = entry
+        if kind == "call" and op is not None:
+            self.answered[rid] = op
         if d == C2S:  # the client answering the server
             if kind == "elicit" and op is not None:
                 if not self._ended(op, "an elicitation answer", m.where):
+                    res = msg.get("result")
                     self._input_response(op, when, m.where,
-                                         msg.get("result", msg.get("error")))
+                                         res if res is not None else msg.get("error"))
             else:
                 self._ignore("response to a server request")
             return
@@ -937,10 +1201,10 @@ class MCPMapper:
             res = msg.get("result")
             if isinstance(res, dict) and isinstance(res.get("status"), str):
                 self._task_status(op, res, when, m.where)
-            elif "error" in msg:
+            elif msg.get("error") is not None:
                 self._ignore(f"{kind} error")
         elif kind == "tasks/result" and op is not None:
-            if "error" in msg:
+            if msg.get("error") is not None:
                 if not self._ended(op, "a tasks/result error", m.where):
                     self._emit("tool-error", op, when, m.where, msg["error"])
                     self._stop(op)
@@ -953,7 +1217,8 @@ class MCPMapper:
 
     def _call_response(self, m: Msg, msg: dict[str, Any], op: _Op, when: datetime) -> None:
         self.in_flight.pop(op.id, None)
-        if "error" in msg:
+        # a null member counts as absent: agent-vcr writes "error": null beside each result
+        if msg.get("error") is not None:
             if not self._ended(op, "an error response", m.where):
                 self._emit("tool-error", op, when, m.where, msg["error"])
                 self._stop(op)
@@ -992,6 +1257,10 @@ class MCPMapper:
         if op is None:
             entry = self.pending_c.pop(request_key(rid), None)
             op = entry[1] if entry and entry[0] == "call" else None
+            if entry is not None and op is None:
+                # initialize, tools/list...: an authorization step, not a tool's denial
+                self._ignore(f"HTTP {m.http_status} for a request that is not a tools/call")
+                return
         if op is None:
             self._fail(m.where, f"HTTP {m.http_status} for no open tools/call")
             return
@@ -1002,7 +1271,7 @@ class MCPMapper:
         for k in ("www_authenticate", "WWW-Authenticate", "error", "error_description", "scope"):
             if isinstance(detail.get(k), str):
                 body["www_authenticate" if k == "WWW-Authenticate" else k] = detail[k]
-        if m.msg is not None and "error" in m.msg:
+        if m.msg is not None and m.msg.get("error") is not None:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
         self._stop(op)
@@ -1028,11 +1297,16 @@ def convert(
 
     t = read_transcript(data)
     times = resolve_times(t)
-    srv = server_of(t, server)
     client = client_of(t)
     events = Events(party=0)
-    mapper = MCPMapper(events, t.report, srv)
-    mapper.run(t.messages, times)
+    if any(m.conn is not None for m in t.messages):
+        names, notes = _run_connections(t, times, events, server)
+        srv = ", ".join(names)
+    else:
+        srv = server_of(t, server)
+        mapper = MCPMapper(events, t.report, srv, fixed=bool(server))
+        mapper.run(t.messages, times)
+        notes = mapper.notes
     if events.operations == 0:
         t.report.warn("the transcript has no tools/call request: the vCon has no operations")
     parties = [
@@ -1050,7 +1324,7 @@ def convert(
         "mapping": "draft-petrie-vcon-tool-invocation, Mapping to MCP (2025-11-25, 2026-07-28)",
         "retry_with_input_responses": RETRY_CHOICE,
         **t.report.as_dict(),
-        **({"notes": mapper.notes} if mapper.notes else {}),
+        **({"notes": notes} if notes else {}),
     }
     vcon = assemble(
         uid=vcon_uuid(data, digest),
@@ -1062,6 +1336,35 @@ def convert(
         created=created,
     )
     return vcon, t.report
+
+
+def _run_connections(t: Transcript, times: list[datetime], events: Events,
+                     override: str | None) -> tuple[list[str], list[str]]:
+    """A log of several connections (Claude Desktop's mcp.log: one per server, each
+    numbering its requests from 0): each connection has its own mapper, so ids pair within
+    it only, and its server is ``--server``, else its serverInfo name, else the log's name
+    for it. Messages are still taken in the log's order. (server names, notes)"""
+    info: dict[str | None, str] = {}
+    for m in t.messages:
+        r = (m.msg or {}).get("result")
+        if m.conn not in info and isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
+            name = _str(r["serverInfo"].get("name"))
+            if name and not name.startswith("!"):
+                info[m.conn] = name
+    mappers: dict[str | None, MCPMapper] = {}
+    for m, when in zip(t.messages, times, strict=True):
+        mapper = mappers.get(m.conn)
+        if mapper is None:
+            srv = override or info.get(m.conn) or (
+                m.conn if m.conn and not m.conn.startswith("!") else "unknown-mcp-server")
+            mapper = mappers[m.conn] = MCPMapper(events, t.report, srv, fixed=bool(override))
+        mapper.message(m, when)
+    end = times[-1] if times else EPOCH
+    notes: list[str] = []
+    for mapper in mappers.values():
+        mapper.finish(end)
+        notes += mapper.notes
+    return list(dict.fromkeys(mp.server for mp in mappers.values())), notes[:MAX_NOTES + 1]
 
 
 def _sniff(smp: Sample) -> bool:
@@ -1078,8 +1381,8 @@ def _sniff(smp: Sample) -> bool:
     recs = smp.records()
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
-        return False
-    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or (
+        return not smp.is_doc and _looks_claude_log(smp.head)
+    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)
