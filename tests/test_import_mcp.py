@@ -1049,3 +1049,47 @@ def test_ts_dir_lines_holding_the_message_under_message() -> None:
     vcon, report = convert(data, created=CREATED, server="s")
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-result"]
     assert report.unmapped == 0
+
+
+def test_agent_vcr_times_as_its_recorder_stamps_them() -> None:
+    """agent-vcr's format says ``latency_ms`` is the time between request and response
+    (core/format.py), and its own example cassettes read so (request at ``timestamp``, answer
+    ``latency_ms`` later: ``test_agent_vcr_cassette``). Its recorder writes something else
+    (recorder.py, core/session.py): it records an interaction when the answer arrives, stamps
+    it then, and sets ``latency_ms`` to the time since the interaction recorded before (0 for
+    the first). Read as the format says, a real file put each answer that much after the call,
+    past the calls that followed (a call made a minute after the last one "took" a minute).
+    When every latency is the gap to the interaction before, the file is the recorder's: each
+    answer is at its timestamp, and so is its request (whose own time is not recorded), and
+    the import says so."""
+    def inter(seq: int, ts: str, lat: float, rid: int, tool: str) -> dict[str, Any]:
+        return {"sequence": seq, "timestamp": ts, "direction": "server_to_client",
+                "request": {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                            "params": {"name": tool, "arguments": {}}},
+                "response": {"jsonrpc": "2.0", "id": rid, "error": None,
+                             "result": {"content": [{"type": "text", "text": "ok"}]}},
+                "notifications": [], "latency_ms": lat}
+
+    doc = {"format_version": "1.0.0", "metadata": {
+        "version": "1.0", "recorded_at": "2026-02-08T16:00:00.000000", "transport": "stdio",
+        "client_info": {}, "server_info": {"name": "calc"}},
+        "session": {"initialize_request": {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+                                           "params": {}},
+                    "initialize_response": {"jsonrpc": "2.0", "id": 0, "result": {}},
+                    "capabilities": {},
+                    "interactions": [
+                        inter(0, "2026-02-08T16:00:01.000000", 0.0, 1, "a"),
+                        inter(1, "2026-02-08T16:01:01.000000", 60000.0, 2, "b"),
+                        inter(2, "2026-02-08T16:01:03.500000", 2500.0, 3, "c")]}}
+    vcon, report = convert(json.dumps(doc).encode(), created=CREATED)
+    assert [(e["type"], e["time"][11:]) for e in vcon["events"]] == [
+        ("tool-invocation", "16:00:01.000Z"), ("tool-result", "16:00:01.000Z"),
+        ("tool-invocation", "16:01:01.000Z"), ("tool-result", "16:01:01.000Z"),
+        ("tool-invocation", "16:01:03.500Z"), ("tool-result", "16:01:03.500Z")]
+    assert any("when its answer arrived" in w for w in report.warnings)
+    # one latency that is not the gap: read as the format says
+    doc["session"]["interactions"][2]["latency_ms"] = 40.0
+    vcon, report = convert(json.dumps(doc).encode(), created=CREATED)
+    assert vcon["events"][5]["time"] == "2026-02-08T16:01:03.540Z"
+    assert vcon["events"][3]["time"] == "2026-02-08T16:02:01.000Z"
+    assert not any("when its answer arrived" in w for w in report.warnings)

@@ -589,6 +589,12 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
         if _is_jsonrpc(sess.get(key)):
             d = C2S if key.endswith("request") else S2C
             t.messages.append(Msg(sess[key], d, base, f"/session/{key}"))
+    stamped = _stamped_at_answer(sess["interactions"])
+    if stamped:
+        rep.warn("agent-vcr's recorder stamps each interaction when its answer arrived and "
+                 "writes as latency_ms the time since the interaction before (every latency in "
+                 "this file is that gap): each answer is placed at its timestamp, and so is its "
+                 "request, whose own time is not recorded")
     for i, it in enumerate(sess["interactions"]):
         where = f"/session/interactions/{i}"
         if not isinstance(it, dict):
@@ -603,8 +609,7 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
         method = req.get("method") if isinstance(req, dict) else None
         d = S2C if isinstance(method, str) and method in _S2C_REQUESTS else C2S
         back = S2C if d == C2S else C2S
-        lat = it.get("latency_ms")
-        end = _after(ts, lat)
+        end = ts if stamped else _after(ts, it.get("latency_ms"))
         if it.get("request") is not None:
             _add(t.messages, it["request"], d, ts, f"{where}/request", rep)
         notes = it.get("notifications")
@@ -615,6 +620,30 @@ def _read_agent_vcr(doc: dict[str, Any]) -> Transcript:
     if naive:
         rep.warn("timestamps without a zone offset were read as UTC")
     return t
+
+
+def _stamped_at_answer(interactions: Any) -> bool:
+    """Whether agent-vcr interactions carry the times its recorder writes rather than those its
+    format describes: the format says ``timestamp`` is the interaction's and ``latency_ms`` the
+    time from request to response, but the recorder stamps an interaction when its answer
+    arrives and sets ``latency_ms`` to the time since the interaction recorded before it (0 for
+    the first). So: two or more interactions, the first latency 0, each later one the gap to
+    the one before (each to within a millisecond, as stamps are written to the microsecond)."""
+    if not isinstance(interactions, list) or len(interactions) < 2:
+        return False
+    prev: datetime | None = None
+    for it in interactions:
+        if not isinstance(it, dict):
+            return False
+        ts, _ = parse_ts(it.get("timestamp"))
+        lat = it.get("latency_ms")
+        if ts is None or type(lat) not in (int, float):
+            return False
+        gap = 0.0 if prev is None else (ts - prev).total_seconds() * 1000
+        if abs(lat - gap) > 1:
+            return False
+        prev = ts
+    return True
 
 
 def _str(v: Any) -> str | None:
