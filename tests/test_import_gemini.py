@@ -557,3 +557,34 @@ def test_plan_mode_and_non_interactive_refusals_did_not_run() -> None:
     tele = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="Shell",
                       function_args="{}", success=False, error=ask))
     assert ops(model_of(tele))["op-0001"][2:4] == ("disallowed", "disallowed")
+
+
+def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
+    """agents/local-invocation.ts: when a sub-agent (generalist, codebase_investigator, ...)
+    fails, Gemini answers the model "Subagent 'NAME' failed. Error: ..." with the progress
+    display (``isSubagentProgress``, ``state: "error"``) and leaves out the error on purpose, so
+    the session says status success. Shape as in a real 0.3x session quoted publicly (a
+    generalist call that ended "You have exhausted your daily quota on this model"). By hand:
+    the generalist call ran and failed; cli_help, which finished, completed."""
+    failed = tc("a", "generalist", "success", {
+        "output": "Subagent 'generalist' failed. Error: You have exhausted your daily quota on "
+                  "this model."},
+        resultDisplay={"isSubagentProgress": True, "agentName": "generalist",
+                       "recentActivity": [{"id": "x", "type": "thought",
+                                           "content": "Error: TerminalQuotaError: quota",
+                                           "status": "error"}],
+                       "state": "error"})
+    fine = tc("b", "cli_help", "success", {"output": "Subagent 'cli_help' finished.\n"
+                                                     "Termination Reason: GOAL\nResult:\nok"},
+              resultDisplay={"isSubagentProgress": True, "agentName": "cli_help",
+                             "recentActivity": [], "state": "completed"})
+    # older versions kept the error: status error, a failure as before
+    older = tc("c", "codebase_investigator", "error", {"error": "boom"},
+               resultDisplay="Subagent Failed: codebase_investigator\nError: boom")
+    m = model_of(session(failed, fine, older))
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "generalist", "failed", None, []),
+        "op-0002": ("!host", "cli_help", "completed", None, []),
+        "op-0003": ("!host", "codebase_investigator", "failed", None, []),
+    }
