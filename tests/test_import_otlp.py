@@ -817,10 +817,12 @@ def test_any_agent_model_requests_without_tool_spans_are_named() -> None:
     assert "2 tool call(s) the model asked for ('get_current_time', 'write_file')" in said
     assert "has no tool call" not in said
     # the other any-agent output shapes of a model's request: the OpenAI list (AGNO, with
-    # ids) and any-agent's own {"tool.name", "tool.args"} (smolagents, LangChain)
+    # ids), any-agent's own {"tool.name", "tool.args"} (smolagents, LangChain) and TinyAgent's
+    # {"name", "arguments"}
     for output in ('[{"id": "call_a", "type": "function", "function": {"name": "get_time", '
                    '"arguments": "{}"}}]',
-                   '[{"tool.name": "get_time", "tool.args": "{}"}]'):
+                   '[{"tool.name": "get_time", "tool.args": "{}"}]',
+                   '[{"name": "get_time", "arguments": "{}"}]'):  # TinyAgent
         doc = json.loads((AGENTS / "any-agent__LLAMA_INDEX_trace.json").read_bytes())
         doc["spans"][0]["attributes"]["genai.output"] = output
         _, rep, _ = imported(json.dumps(doc).encode())

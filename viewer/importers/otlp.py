@@ -936,8 +936,8 @@ def _d(v: Any) -> dict[str, Any]:
 def _any_agent_asked(s: Span) -> list[tuple[str | None, str | None, Any]]:
     """The tool calls an any-agent ``call_llm`` span says the model asked for: its JSON output
     (``gen_ai.output``, formerly ``genai.output``) is any-agent's ``[{"tool.name",
-    "tool.args"}]``, the OpenAI list ``[{id, function: {name, arguments}}]`` or LlamaIndex's
-    message with ``additional_kwargs.tool_calls``."""
+    "tool.args"}]``, the OpenAI list ``[{id, function: {name, arguments}}]``, TinyAgent's
+    ``[{name, arguments}]`` or LlamaIndex's message with ``additional_kwargs.tool_calls``."""
     if s.attrs.get("gen_ai.operation.name") != "call_llm":
         return []
     v = _json_or_text(s.attrs.get("gen_ai.output", s.attrs.get("genai.output")))
@@ -948,9 +948,10 @@ def _any_agent_asked(s: Span) -> list[tuple[str | None, str | None, Any]]:
         if not isinstance(tc, dict):
             continue
         fn = _d(tc.get("function"))
-        name = _str(tc.get("tool.name")) or _str(fn.get("name"))
+        name = _str(tc.get("tool.name")) or _str(fn.get("name")) or _str(tc.get("name"))
         if name:
-            out.append((_str(tc.get("id")), name, tc.get("tool.args", fn.get("arguments"))))
+            out.append((_str(tc.get("id")), name,
+                        tc.get("tool.args", fn.get("arguments", tc.get("arguments")))))
     return out
 
 
