@@ -588,3 +588,25 @@ def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
         "op-0002": ("!host", "cli_help", "completed", None, []),
         "op-0003": ("!host", "codebase_investigator", "failed", None, []),
     }
+
+
+def test_shell_answer_with_escaped_newlines_still_gives_the_exit_code() -> None:
+    """agent-sessions__gemini_large.json (jazzyalex/agent-sessions, a Gemini session fixture):
+    its run_shell_command answers are written with the two characters backslash-n where the
+    lines break ("Command: ls /non-existent-directory\\\\nDirectory: /tmp\\\\n...\\\\nExit Code:
+    1\\\\nSignal: 0..."). By hand: printf succeeded (Exit Code 0); ls of a missing directory
+    ran and failed (Exit Code 1; it was shown completed). The "info" and "model" records are
+    not tool traffic."""
+    m = model_of((FIX / "agent-sessions__gemini_large.json").read_bytes())
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "run_shell_command", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+    }
+    # an answer with real line breaks that shows the characters \n in its output is read as
+    # written: only its last lines decide
+    out = "Command: echo 'a\\\\nExit Code: 1'\nDirectory: /\nOutput: a\\nExit Code: 1\n" \
+          "Error: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n" \
+          "Process Group PGID: (none)"
+    m = model_of(session(tc("a", "run_shell_command", "success", {"output": out})))
+    assert ops(m)["op-0001"][2] == "completed"

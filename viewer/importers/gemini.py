@@ -714,6 +714,9 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
             if isinstance((resp := _d(_d(_d(item).get("functionResponse")).get("response")))
                           .get("output"), str)]
     out = outs[-1] if outs else ""
+    if "\n" not in out and "\\nExit Code: " in out:
+        # a copy of the session that wrote the answer's line breaks as the two characters \n
+        out = out.replace("\\n", "\n")
     shown = _d(c.get("resultDisplay"))
     if SUBAGENT_FAILED.match(out) or (shown.get("isSubagentProgress") is True
                                       and shown.get("state") == "error"):
@@ -731,7 +734,8 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     old = OLD_SHELL_TAIL.search(out) if out.startswith("Command: ") else None
     if old is not None:
         code = old.group(2) if old.group(2) != "(none)" else None
-        sig = old.group(3) if old.group(3).strip() not in ("(none)", "") else None
+        # signal 0 is no signal (no process is killed by it)
+        sig = old.group(3) if old.group(3).strip() not in ("(none)", "", "0") else None
         err = (old.group(1) or "").strip()
         if code is None and not sig and err not in ("", "(none)"):
             return "error", None, ("status success, but run_shell_command's Error line says the "
