@@ -792,3 +792,60 @@ def test_a_tool_the_user_asked_for_says_so() -> None:
     assert [e["body"].get("isUserRequested") for e in inv] == [True, True, None]
     assert {e["party"] for e in vcon["events"]} == {0}
     assert rep.mapped == 7 and rep.unmapped == 0  # every line but session.start
+
+
+#: A permission round captured from a live Copilot CLI 1.0.62 session (quoted byte for byte in
+#: a public test, pixtuoid's copilot decoder test): the user pressed Reject at the prompt for
+#: `cat /etc/hostname`.
+REAL_ASK = (
+    '{"type":"permission.requested","data":{"requestId":"954afe31-559a-4afc-9eb6-13e30cf48aea",'
+    '"permissionRequest":{"kind":"shell","toolCallId":"call_nf1RvU9GxssNg2g7WtPgHqQ4",'
+    '"fullCommandText":"cat /etc/hostname","intention":"Show system hostname","commands":'
+    '[{"identifier":"cat","readOnly":true}],"possiblePaths":["/etc/hostname"],"possibleUrls":'
+    '[],"hasWriteFileRedirection":false,"canOfferSessionApproval":true},"promptRequest":'
+    '{"kind":"path","accessKind":"shell","paths":["/etc/hostname"],"toolCallId":'
+    '"call_nf1RvU9GxssNg2g7WtPgHqQ4"}},"id":"5240af45-3ad2-4bf7-bc37-83c329c9c2ea",'
+    '"timestamp":"2026-06-14T21:38:40.507Z","parentId":"cb3c0a03-3f84-451c-bac6-843f0632ba9f"}')
+REAL_REJECT = (
+    '{"type":"permission.completed","data":{"requestId":"954afe31-559a-4afc-9eb6-13e30cf48aea",'
+    '"toolCallId":"call_nf1RvU9GxssNg2g7WtPgHqQ4","result":{"kind":'
+    '"denied-interactively-by-user"}},"id":"60dae716-c76c-45e2-84e1-c3248ce3790c",'
+    '"timestamp":"2026-06-14T21:38:43.086Z","parentId":"5240af45-3ad2-4bf7-bc37-83c329c9c2ea"}')
+
+
+def test_a_call_rejected_at_the_prompt_never_ran_even_without_its_completion() -> None:
+    """The real rejection above, in a session that ends before any completion of the call
+    (a file cut short, or an older Copilot that wrote none). By hand: bash `cat
+    /etc/hostname` was refused by the user (once disallowed, reason
+    denied-interactively-by-user) and never ran. With the start Copilot writes before it asks,
+    it was shown invoked and running, with a policy-violation error (invoked although
+    disallowed); with only the model's request, the call was dropped and the answer counted as
+    "a preToolUse denial that names no tool"."""
+    start = ('{"type":"session.start","data":{"sessionId":"sess","version":1,"producer":'
+             '"copilot-agent","copilotVersion":"1.0.62","startTime":"2026-06-14T21:38:30.000Z"}'
+             ',"id":"a","timestamp":"2026-06-14T21:38:30.000Z","parentId":null}')
+    request = ('{"type":"assistant.message","data":{"messageId":"m1","content":"","toolRequests"'
+               ':[{"toolCallId":"call_nf1RvU9GxssNg2g7WtPgHqQ4","name":"bash","arguments":'
+               '{"command":"cat /etc/hostname","description":"Show system hostname"}}]},"id":'
+               '"cb3c0a03-3f84-451c-bac6-843f0632ba9f","timestamp":"2026-06-14T21:38:40.000Z",'
+               '"parentId":"a"}')
+    run = ('{"type":"tool.execution_start","data":{"toolCallId":"call_nf1RvU9GxssNg2g7WtPgHqQ4"'
+           ',"toolName":"bash","arguments":{"command":"cat /etc/hostname","description":'
+           '"Show system hostname"}},"id":"s1","timestamp":"2026-06-14T21:38:40.100Z",'
+           '"parentId":"cb3c0a03-3f84-451c-bac6-843f0632ba9f"}')
+    abort = ('{"type":"abort","data":{"reason":"user_initiated"},"id":"ab","timestamp":'
+             '"2026-06-14T21:38:44.000Z","parentId":"60dae716-c76c-45e2-84e1-c3248ce3790c"}')
+    for lines in ([start, request, run, REAL_ASK, REAL_REJECT],
+                  [start, request, run, REAL_ASK, REAL_REJECT, abort],  # not cancelled: not run
+                  [start, request, REAL_ASK, REAL_REJECT]):
+        data = ("\n".join(lines) + "\n").encode()
+        m = model_of(data)
+        no_errors(m)
+        assert ops(m) == [("op-0001", "!host", "bash", "disallowed", "disallowed", [])]
+        assert m.findings == ()
+        vcon, rep = convert(data)
+        dec = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+        assert [(d["reason"], d["time"]) for d in dec] == [
+            ("denied-interactively-by-user", "2026-06-14T21:38:43.086Z")]
+        assert [e["type"] for e in vcon["events"]] == ["policy-decision"]
+        assert rep.unmapped == 0

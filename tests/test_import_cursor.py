@@ -314,3 +314,29 @@ def test_text_transcript_junk_never_crashes(junk: list[str], at: int) -> None:
     assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
     m = build_model(open_bytes(orjson.dumps(vcon), name="x.vcon.json"))
     assert [d for d in m.diagnostics if d.severity == "error"] == []
+
+
+def test_results_answer_calls_that_carry_no_id_in_order() -> None:
+    """agent-sessions__cursor_large.jsonl (jazzyalex/agent-sessions, a Cursor transcript
+    fixture): its tool_use blocks carry no id, and each is answered by the next user line's
+    tool_result naming an id ("t1", "t2") that no tool_use has. By hand: Bash {"command": "ls
+    -la"} returned "file1.txt\\nfile2.txt", then Read {"file_path": "file1.txt"} returned
+    "hello world": both completed, in that order (they were shown Running, their results
+    skipped). A result whose id no call has answers the oldest open call without an id; the
+    result event says so in ``inferred``."""
+    data = (FIX / "agent-sessions__cursor_large.jsonl").read_bytes()
+    m = model_of(data, "agent-sessions__cursor_large.jsonl")
+    no_errors(m)
+    assert [(o.operation_id, o.tool, o.outcome, sorted(o.flags)) for o in m.operations] == [
+        ("op-0001", "Bash", "completed", []), ("op-0002", "Read", "completed", [])]
+    vcon, rep = convert(data)
+    res = [e for e in vcon["events"] if e["type"] == "tool-result"]
+    assert [(e["operation_id"], e["body"]["toolUseId"]) for e in res] == [
+        ("op-0001", "t1"), ("op-0002", "t2")]
+    assert all("no tool_use carries" in e["inferred"] for e in res)
+    assert rep.unmapped == 0
+    assert not any("skipped" in w or "stay Running" in w for w in rep.warnings)
+    # a call with an id is never answered by a result naming another id
+    data = jsonl(line("assistant", use("Bash", {"command": "ls"}, id="a")),
+                 line("user", {"type": "tool_result", "tool_use_id": "b", "content": "x"}))
+    assert [o.outcome for o in model_of(data).operations] == ["running"]

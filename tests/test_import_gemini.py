@@ -557,3 +557,56 @@ def test_plan_mode_and_non_interactive_refusals_did_not_run() -> None:
     tele = _tele(_log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="Shell",
                       function_args="{}", success=False, error=ask))
     assert ops(model_of(tele))["op-0001"][2:4] == ("disallowed", "disallowed")
+
+
+def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
+    """agents/local-invocation.ts: when a sub-agent (generalist, codebase_investigator, ...)
+    fails, Gemini answers the model "Subagent 'NAME' failed. Error: ..." with the progress
+    display (``isSubagentProgress``, ``state: "error"``) and leaves out the error on purpose, so
+    the session says status success. Shape as in a real 0.3x session quoted publicly (a
+    generalist call that ended "You have exhausted your daily quota on this model"). By hand:
+    the generalist call ran and failed; cli_help, which finished, completed."""
+    failed = tc("a", "generalist", "success", {
+        "output": "Subagent 'generalist' failed. Error: You have exhausted your daily quota on "
+                  "this model."},
+        resultDisplay={"isSubagentProgress": True, "agentName": "generalist",
+                       "recentActivity": [{"id": "x", "type": "thought",
+                                           "content": "Error: TerminalQuotaError: quota",
+                                           "status": "error"}],
+                       "state": "error"})
+    fine = tc("b", "cli_help", "success", {"output": "Subagent 'cli_help' finished.\n"
+                                                     "Termination Reason: GOAL\nResult:\nok"},
+              resultDisplay={"isSubagentProgress": True, "agentName": "cli_help",
+                             "recentActivity": [], "state": "completed"})
+    # older versions kept the error: status error, a failure as before
+    older = tc("c", "codebase_investigator", "error", {"error": "boom"},
+               resultDisplay="Subagent Failed: codebase_investigator\nError: boom")
+    m = model_of(session(failed, fine, older))
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "generalist", "failed", None, []),
+        "op-0002": ("!host", "cli_help", "completed", None, []),
+        "op-0003": ("!host", "codebase_investigator", "failed", None, []),
+    }
+
+
+def test_shell_answer_with_escaped_newlines_still_gives_the_exit_code() -> None:
+    """agent-sessions__gemini_large.json (jazzyalex/agent-sessions, a Gemini session fixture):
+    its run_shell_command answers are written with the two characters backslash-n where the
+    lines break ("Command: ls /non-existent-directory\\\\nDirectory: /tmp\\\\n...\\\\nExit Code:
+    1\\\\nSignal: 0..."). By hand: printf succeeded (Exit Code 0); ls of a missing directory
+    ran and failed (Exit Code 1; it was shown completed). The "info" and "model" records are
+    not tool traffic."""
+    m = model_of((FIX / "agent-sessions__gemini_large.json").read_bytes())
+    assert errors(m) == []
+    assert ops(m) == {
+        "op-0001": ("!host", "run_shell_command", "completed", None, []),
+        "op-0002": ("!host", "run_shell_command", "failed", None, []),
+    }
+    # an answer with real line breaks that shows the characters \n in its output is read as
+    # written: only its last lines decide
+    out = "Command: echo 'a\\\\nExit Code: 1'\nDirectory: /\nOutput: a\\nExit Code: 1\n" \
+          "Error: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\n" \
+          "Process Group PGID: (none)"
+    m = model_of(session(tc("a", "run_shell_command", "success", {"output": out})))
+    assert ops(m)["op-0001"][2] == "completed"

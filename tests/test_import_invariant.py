@@ -442,3 +442,41 @@ def test_a_long_trace_index_is_cut_in_the_party_name() -> None:
     assert names == ["trace " + "k" * 39 + "…", "trace " + "1" + "0" * 38 + "…"], names
     metas = [p["meta"]["trace_index"] for p in vcon["parties"] if p.get("role") == "agent"]
     assert metas == [long_text, long_int]
+
+
+def test_tool_message_naming_an_id_no_call_has_answers_an_open_call() -> None:
+    """Shape of invariantlabs-ai/explorer tests/data/code.jsonl (a planner agent's trace): the
+    calls are planner:0, planner:0:0 (internal:execute_block), 1 (get_most_recent_transactions),
+    planner:0:1; the tool messages answer "planner:0", then "0" with name
+    get_most_recent_transactions, then "plan:0:block0", "plan:0:block1", ids no call has. By
+    hand: plan completed; get_most_recent_transactions answered by the message of its name
+    (it was shown Running, the answer not mapped). The block messages name no tool: which call
+    each answers is not recorded, so the execute_block calls stay Running and those messages
+    are not mapped; nor is an answer to an id already answered."""
+    data = jl({"messages": [
+        msg("user", "f"),
+        msg("assistant", "Plan #0", tool_calls=[call("planner:0", "plan", {"plan": "p"})]),
+        msg("tool", "Successfully transformed", tool_call_id="planner:0"),
+        msg("assistant", None, tool_calls=[call("planner:0:0", "internal:execute_block",
+                                                {"block": "b0"})]),
+        msg("assistant", "session", tool_calls=[call("1", "get_most_recent_transactions",
+                                                     {"n": 1000})]),
+        msg("tool", '[{"amount":100}]', tool_call_id="0", name="get_most_recent_transactions"),
+        msg("tool", "Block execution completed successfully.", tool_call_id="plan:0:block0"),
+        msg("assistant", None, tool_calls=[call("planner:0:1", "internal:execute_block",
+                                                {"block": "b1"})]),
+        msg("tool", "Block execution completed successfully.", tool_call_id="plan:0:block1"),
+        msg("tool", "again", tool_call_id="planner:0"),  # answered already: not mapped
+        msg("assistant", "1050")]})
+    m = model_of(data)
+    no_errors(m)
+    assert [(o.tool, o.outcome, sorted(o.flags)) for o in m.operations] == [
+        ("plan", "completed", []), ("internal:execute_block", "running", ["unterminated"]),
+        ("get_most_recent_transactions", "completed", []),
+        ("internal:execute_block", "running", ["unterminated"])]
+    vcon, rep = convert(data)
+    ends = [(e["operation_id"], e["body"]["tool_call_id"]) for e in vcon["events"]
+            if e["type"] == "tool-result"]
+    assert ends == [("op-0001", "planner:0"), ("op-0003", "0")]
+    assert rep.unmapped == 3
+    assert any("names no call of its trace" in w for w in rep.warnings)

@@ -799,3 +799,51 @@ def test_older_tool_attribute_names_and_the_tool_exception_event() -> None:
     assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "sunny"
     assert ev[3]["type"] == "tool-error"
     assert ev[3]["body"]["exception"]["exception.type"] == "ValueError"
+
+
+def test_any_agent_model_requests_without_tool_spans_are_named() -> None:
+    """any-agent__LLAMA_INDEX_trace.json (a real integration-test run, mozilla-ai/any-agent):
+    four spans, three call_llm and invoke_agent, and no execute_tool span. By hand: the first
+    call_llm's output (any-agent's older ``genai.output``, LlamaIndex's message with
+    ``additional_kwargs.tool_calls``) asks for get_current_time {"timezone":
+    "America/New_York"} (call_zJg5…), the second for write_file {"text": "2025"}
+    (call_14BV…); the last answers "… I have written this value to a file.". No span records
+    either call running and no later request carries an answer: no operation, and the import
+    names both (it said "the recording has no tool call")."""
+    _, rep, m = imported((AGENTS / "any-agent__LLAMA_INDEX_trace.json").read_bytes())
+    assert m.operations == () and errors(m) == []
+    assert rep.ignored == {"call_llm span": 3, "invoke_agent span": 1}
+    said = " | ".join(rep.warnings)
+    assert "2 tool call(s) the model asked for ('get_current_time', 'write_file')" in said
+    assert "has no tool call" not in said
+    # the other any-agent output shapes of a model's request: the OpenAI list (AGNO, with
+    # ids), any-agent's own {"tool.name", "tool.args"} (smolagents, LangChain) and TinyAgent's
+    # {"name", "arguments"}
+    for output in ('[{"id": "call_a", "type": "function", "function": {"name": "get_time", '
+                   '"arguments": "{}"}}]',
+                   '[{"tool.name": "get_time", "tool.args": "{}"}]',
+                   '[{"name": "get_time", "arguments": "{}"}]'):  # TinyAgent
+        doc = json.loads((AGENTS / "any-agent__LLAMA_INDEX_trace.json").read_bytes())
+        doc["spans"][0]["attributes"]["genai.output"] = output
+        _, rep, _ = imported(json.dumps(doc).encode())
+        assert any("('get_time', 'write_file')" in w for w in rep.warnings), rep.warnings
+    # a model request that a tool span records is not named (the real samples)
+    for name in SAMPLES:
+        _, rep, _ = imported((AGENTS / name).read_bytes())
+        assert not any("asked for" in w for w in rep.warnings)
+
+
+def test_any_agent_older_genai_output_is_the_tool_result() -> None:
+    """any-agent's traces of May 2025 (AGNO_trace.json, LLAMA_INDEX_trace.json at
+    0020b6a7…) name the output ``genai.output``: an execute_tool span's result is kept as the
+    newer ``gen_ai.output`` is (AGNO's get_current_time answered {"timezone": ...,
+    "datetime": "2025-05-21T07:18:06-04:00", ...}; it was dropped)."""
+    doc = json.loads((AGENTS / "any-agent__OPENAI_trace.json").read_bytes())
+    for sp in doc["spans"]:
+        a = sp["attributes"]
+        if "gen_ai.output" in a:
+            a["genai.output"] = a.pop("gen_ai.output")
+    vcon, _, m = imported(json.dumps(doc).encode())
+    assert [o.outcome for o in m.operations] == ["completed", "completed"]
+    res = next(e for e in vcon["events"] if e["type"] == "tool-result")
+    assert res["body"]["timezone"] == "America/New_York"

@@ -422,6 +422,14 @@ def _party_key(rec: Rec, req: dict[str, Any] | None = None) -> str | None:
     return None
 
 
+def _refused_at_prompt(call: Call) -> bool:
+    """Started before the prompt (Copilot writes the start before it asks) and refused at it
+    (a recorded ``denied-…`` answer): the call is not running."""
+    den = call.denial
+    return den is not None and den.fallback is not None and not den.granted \
+        and call.invoked_at is not None and call.invoked_at[0] < den.rec.n
+
+
 class Walker:
     """Pass 1: pair starts, completions, requests, hooks and aborts by toolCallId, decide
     what each line becomes, and which line writes which event (pass 2 writes them in order)."""
@@ -456,12 +464,26 @@ class Walker:
                 self.ses.ignored(r)
             else:
                 self.ses.fail(r.n, "unknown event type")
-        for den in self.pending:  # a hook denial whose call never showed up: its own operation
+        for den in self.pending:  # a denial whose call never showed up: its own operation
             if den.call is None:
-                if den.tool_name is None:
-                    self.ses.fail(den.rec.n, "a preToolUse denial that names no tool")
+                req = next((self.requests[c] for c in den.call_ids if c in self.requests),
+                           None)
+                if req is not None:  # the model's request names the refused call
+                    req_rec, body = req
+                    call = Call(body["toolCallId"], _s(body.get("name")),
+                                _args(body.get("arguments")), _party_key(req_rec, body))
+                    call.refused, call.denial, den.call = True, den, call
+                    self.calls[call.call_id] = call
+                    self.ses.mapped(req_rec)
+                elif den.tool_name is None:
+                    self.ses.fail(den.rec.n, "a preToolUse denial that names no tool"
+                                  if den.fallback is None else
+                                  "a permission denial whose tool call is not recorded")
                 else:
                     self.ses.act(den.rec, Action("standalone", denial=den))
+        for call in self.open.values():
+            if _refused_at_prompt(call):  # and no completion recorded: it never ran
+                call.refused = True
         for g in self.grants:  # an approval whose call never ran: no once decision
             if g.call is None and g.done is not None:
                 if g.rec is not g.done:
@@ -583,7 +605,7 @@ class Walker:
         self._progress(r, "partialOutput")
 
     def on_abort(self, r: Rec) -> None:
-        running = [c for c in self.open.values() if c.ran]
+        running = [c for c in self.open.values() if c.ran and not _refused_at_prompt(c)]
         if not running:
             self.ses.ignored(r, "abort (no call running)")
             return

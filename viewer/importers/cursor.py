@@ -527,6 +527,7 @@ def convert(data: bytes, *, source_name: str = "-",
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
     dialogs = Dialogs(parties)
     calls: dict[str, str] = {}  # tool_use id -> operation id
+    idless: list[str] = []  # operations of tool_use blocks without an id, oldest first
     bad_blocks = 0
     for (n, obj), when in zip(recs, times, strict=True):
         where = f"line {n}"
@@ -556,17 +557,27 @@ def convert(data: bytes, *, source_name: str = "-",
                 op = ev.new_operation()
                 if _s(b.get("id")):
                     calls[b["id"]] = op
+                else:
+                    idless.append(op)
                 ev.add("tool-invocation", when, op, 1, where, body=body, server=server,
                        tool=tool)
                 used = True
             elif kind == "tool_result":
                 op = calls.pop(_s(b.get("tool_use_id")) or "", None)
+                why: dict[str, str] = {}
+                if op is None and idless:
+                    # the transcript's tool_use blocks carry no id: the result answers the
+                    # oldest call still open among them
+                    op = idless.pop(0)
+                    why["inferred"] = ("the tool_result names an id no tool_use carries (the "
+                                       "calls have no id): it answers the oldest open call "
+                                       "without an id")
                 if op is None:
                     bad_blocks += 1
                     continue
                 etype = "tool-failure" if b.get("is_error") is True else "tool-result"
                 ev.add(etype, when, op, 1, where, body={
-                    "toolUseId": b["tool_use_id"], "content": b.get("content")})
+                    "toolUseId": b.get("tool_use_id"), "content": b.get("content")}, **why)
                 used = True
         status[n] = ("mapped", "") if used else ("ignored", f"{obj['role']} message")
     if bad_blocks:
@@ -582,7 +593,7 @@ def convert(data: bytes, *, source_name: str = "-",
             rep.fail(f"line {n}", detail)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
-    elif len(calls) or not any(e["type"] != "tool-invocation" for e in ev.events):
+    elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):
         rep.warn("Cursor transcripts record the calls, not their results: operations with no "
                  "result stay Running")
     provenance = {

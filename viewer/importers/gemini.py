@@ -83,6 +83,9 @@ OLD_SHELL_TAIL: Final = re.compile(
     r"(?:\nError: ([^\n]*))?\nExit Code: (-?\d+|\(none\))\nSignal: ([^\n]*)"
     r"(?:\nBackground PIDs: [^\n]*)?"
     r"(?:\nProcess Group PGID: [^\n]*)?\s*\Z")
+#: agents/local-invocation.ts's answer to the model when a sub-agent failed; it leaves out the
+#: error (so the session says status success) to show its progress display instead.
+SUBAGENT_FAILED: Final = re.compile(r"^Subagent '[^'\n]{1,200}' failed(?: via [^.\n]*)?\. Error:")
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
 SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
@@ -711,6 +714,15 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
             if isinstance((resp := _d(_d(_d(item).get("functionResponse")).get("response")))
                           .get("output"), str)]
     out = outs[-1] if outs else ""
+    if "\n" not in out and "\\nExit Code: " in out:
+        # a copy of the session that wrote the answer's line breaks as the two characters \n
+        out = out.replace("\\n", "\n")
+    shown = _d(c.get("resultDisplay"))
+    if SUBAGENT_FAILED.match(out) or (shown.get("isSubagentProgress") is True
+                                      and shown.get("state") == "error"):
+        return "failure", None, ("status success, but the sub-agent failed (its answer says "
+                                 "\"Subagent ... failed. Error:\", its display state error): "
+                                 "the tool ran and failed")
     if c.get("name") != "run_shell_command" and not out.startswith("Output: "):
         return "result", None, None
     if out.startswith(SHELL_TIMEOUT):
@@ -722,7 +734,8 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     old = OLD_SHELL_TAIL.search(out) if out.startswith("Command: ") else None
     if old is not None:
         code = old.group(2) if old.group(2) != "(none)" else None
-        sig = old.group(3) if old.group(3).strip() not in ("(none)", "") else None
+        # signal 0 is no signal (no process is killed by it)
+        sig = old.group(3) if old.group(3).strip() not in ("(none)", "", "0") else None
         err = (old.group(1) or "").strip()
         if code is None and not sig and err not in ("", "(none)"):
             return "error", None, ("status success, but run_shell_command's Error line says the "

@@ -250,6 +250,9 @@ class _Importer:
         self.unnamed: list[tuple[str, str]] = []  # (tool, operation) of open calls without id
         self.ends: dict[str, int] = {}  # operation -> its end event
         self.born: dict[str, int] = {}  # operation -> its invocation event (the call's age)
+        self.tool_of: dict[str, str] = {}  # operation -> its tool
+        self.ids: set[str] = set()  # the call ids of the trace being read
+        self.stray = 0  # tool messages naming an id no call of their trace has
         self.bad_args = 0
         self.bad_calls = 0
         self.inferred = 0
@@ -260,6 +263,7 @@ class _Importer:
         self.unanswered += sum(len(v) for v in self.open.values()) + len(self.unnamed)
         self.open.clear()
         self.unnamed.clear()
+        self.ids.clear()
 
     def party(self, t: _Trace) -> int:
         meta = t.meta if isinstance(t.meta, dict) else {}
@@ -315,6 +319,7 @@ class _Importer:
         body["arguments"] = self.args(raw)
         op = self.ev.new_operation()
         self.born[op] = len(self.ev.events)
+        self.tool_of[op] = name
         t.events.setdefault(i, []).append(len(self.ev.events))
         if j is not None:
             t.calls[(i, j)] = len(self.ev.events)
@@ -322,9 +327,24 @@ class _Importer:
                     f"{src}.tool_calls[{j}]", body=body, server=HOST, tool=name, party=party)
         if cid is not None:
             self.open.setdefault(cid, []).append(op)
+            self.ids.add(cid)
         else:
             self.unnamed.append((name, op))
         return True
+
+    def oldest(self, name: str | None) -> str | None:
+        """Take the oldest open call (invoked first) of the trace, of that tool if named."""
+        heads = [(op, ops) for ops in self.open.values() for op in ops[:1]]
+        heads += [(op, None) for _, op in self.unnamed]
+        heads = [h for h in heads if name is None or self.tool_of[h[0]] == name]
+        if not heads:
+            return None
+        op, ops = min(heads, key=lambda h: self.born[h[0]])
+        if ops is None:
+            self.unnamed.remove((self.tool_of[op], op))
+        else:
+            ops.remove(op)
+        return op
 
     def answer(self, t: _Trace, i: int, msg: dict[str, Any], party: int, when: datetime,
                src: str) -> bool:
@@ -340,21 +360,22 @@ class _Importer:
         if cid is not None:
             ops = self.open.get(cid)
             op = ops.pop(0) if ops else None
+            name = _s(msg.get("name"))
+            if op is None and cid not in self.ids and name is not None:
+                # an id no call of the trace has, and the tool's name: the oldest open call
+                # of that name, said so (with no name, nothing says which call it answers)
+                op = self.oldest(name)
+                if op is not None:
+                    self.stray += 1
+                    why = ("the tool message's tool_call_id names no call of its trace: it "
+                           "answers the oldest open call of its name")
         elif role == "function":
             name = _s(msg.get("name"))
             hit = next((k for k, (tool, _) in enumerate(self.unnamed) if tool == name), None)
             if hit is not None:
                 op = self.unnamed.pop(hit)[1]
         else:  # a tool message naming no call: the oldest open call (invoked first), said so
-            heads = [(ops[0], ops) for ops in self.open.values() if ops]
-            if self.unnamed:
-                heads.append((self.unnamed[0][1], None))
-            if heads:
-                op, ops = min(heads, key=lambda h: self.born[h[0]])
-                if ops is None:
-                    self.unnamed.pop(0)
-                else:
-                    ops.pop(0)
+            op = self.oldest(None)
             why = "the tool message names no tool_call_id: it answers the oldest open call"
         if op is None:
             return False
@@ -370,7 +391,7 @@ class _Importer:
             body["error"] = err
         t.events.setdefault(i, []).append(len(self.ev.events))
         self.ends[op] = len(self.ev.events)
-        if why:
+        if why and cid is None:
             self.inferred += 1
         self.ev.add("tool-failure" if failed else "tool-result", when, op, 1, src, body=body,
                     party=party, **({"inferred": why} if why else {}))
@@ -496,6 +517,10 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     if imp.bad_args:
         rep.warn(f"{imp.bad_args} tool call argument string(s) are not a JSON object: kept as "
                  "the recorded text")
+    if imp.stray:
+        rep.warn(f"{imp.stray} tool message(s) name a tool_call_id that names no call of its "
+                 "trace: each answers the oldest open call of its name (written in the event's "
+                 "inferred)")
     if imp.inferred:
         rep.warn(f"{imp.inferred} tool message(s) name no tool_call_id: each answers the "
                  "oldest open call (written in the event's inferred)")

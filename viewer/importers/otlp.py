@@ -726,7 +726,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "traceloop.entity.output",  # OpenLLMetry
                    "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
-        result = root.attrs.get("gen_ai.output")  # any-agent's name for the tool's output
+        # any-agent's name for the tool's output (genai.output before mid 2025)
+        result = root.attrs.get("gen_ai.output", root.attrs.get("genai.output"))
     if result is None:
         for s in group:
             for ename, _t, eattrs in s.events:
@@ -932,6 +933,28 @@ def _d(v: Any) -> dict[str, Any]:
     return v if isinstance(v, dict) else {}
 
 
+def _any_agent_asked(s: Span) -> list[tuple[str | None, str | None, Any]]:
+    """The tool calls an any-agent ``call_llm`` span says the model asked for: its JSON output
+    (``gen_ai.output``, formerly ``genai.output``) is any-agent's ``[{"tool.name",
+    "tool.args"}]``, the OpenAI list ``[{id, function: {name, arguments}}]``, TinyAgent's
+    ``[{name, arguments}]`` or LlamaIndex's message with ``additional_kwargs.tool_calls``."""
+    if s.attrs.get("gen_ai.operation.name") != "call_llm":
+        return []
+    v = _json_or_text(s.attrs.get("gen_ai.output", s.attrs.get("genai.output")))
+    if isinstance(v, dict):
+        v = _d(v.get("additional_kwargs")).get("tool_calls")
+    out: list[tuple[str | None, str | None, Any]] = []
+    for tc in v if isinstance(v, list) else []:
+        if not isinstance(tc, dict):
+            continue
+        fn = _d(tc.get("function"))
+        name = _str(tc.get("tool.name")) or _str(fn.get("name")) or _str(tc.get("name"))
+        if name:
+            out.append((_str(tc.get("id")), name,
+                        tc.get("tool.args", fn.get("arguments", tc.get("arguments")))))
+    return out
+
+
 #: An asked or answered tool call and where the record says so: (call id, tool or None,
 #: arguments or the result, time, the record, what kind of record).
 _Said = tuple[str | None, str | None, Any, datetime | None, "Span | LogRec", str]
@@ -964,6 +987,7 @@ def _asks(rd: Reading) -> list[_Said]:
         for key in ("gen_ai.output.messages", "ai.response.toolCalls"):
             if key in s.attrs:
                 _asked_in(s.attrs[key], found)
+        found += _any_agent_asked(s)
         out += [(i, n, a, s.end or s.start, s, "the model's answer on a chat span")
                 for i, n, a in found]
         for name, t, ea in s.events:
@@ -1572,7 +1596,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
         rep.warn(f"{len(missing)} tool call(s) the model asked for ({names}) appear only in "
                  "its messages, with no tool span or tool event: not shown as operations (the "
                  "recording does not say whether or how they ran)")
-    if events.operations == 0:
+    if events.operations == 0 and not missing:
         rep.warn("the recording has no tool call (no execute_tool / tools/call span and no "
                  "tool log event): the vCon has no operations")
     start = min((e.time for e in plan), default=None)
