@@ -96,9 +96,11 @@ def late_response(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
 
 def unterminated(a: AttemptShape, prev: AttemptShape | None, key: ShapeKey
                  ) -> Iterable[ShapeFound]:
-    """An attempt that never reached a final state."""
+    """An attempt whose record reaches no final state. Said as what the record holds: the call
+    may still be running, may have been lost, or may have ended where nothing recorded it
+    (a transcript that notes only that a call returned)."""
     if a.state not in spec.FINAL_STATES:
-        yield ((a.steps[-1].event,), f" attempt {a.number} never ended "
+        yield ((a.steps[-1].event,), f" attempt {a.number} has no recorded end "
                f"(last state {a.state or 'none'})")
 
 
