@@ -262,6 +262,11 @@ def test_several_traces_are_parties_in_file_order() -> None:
     assert rep.ignored == {"dataset metadata": 1, "trace metadata": 1}
     (ann,) = provenance(vcon)["annotations"]
     assert ann["event"] == 3 and ann["extra_metadata"] == {"source": "analyzer-model"}
+    # ... and on the event it addresses, where the viewer shows it beside the call
+    assert vcon["events"][3]["annotations"] == [{
+        "content": "[Leak] secret", "address": "messages.0.tool_calls.0.function.arguments:L1",
+        "extra_metadata": {"source": "analyzer-model"}}]
+    assert all("annotations" not in e for e in vcon["events"][:3])
     times = [e["time"] for e in vcon["events"]]
     assert times == sorted(times)
     # the viewer's party: filter and the summary's party name select one trace

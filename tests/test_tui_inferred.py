@@ -74,3 +74,30 @@ async def test_a_long_recorded_value_is_cut_in_the_event_line(tmp_path: Path) ->
         assert "…(100000 characters)" in info and len(info) < INFO_CHARS + 400
         svg = app.export_screenshot()  # the content is still on screen, below the line
         assert "city" in svg and "Paris" in svg
+
+
+async def test_the_detail_shows_an_events_annotations(tmp_path: Path) -> None:
+    """An Invariant trace's annotation (a guardrail's or analyzer's finding, a reviewer's
+    note) addressing a tool call is shown in the call's event line, as text."""
+    import orjson
+
+    call = {"id": "x", "type": "function",
+            "function": {"name": "send_money", "arguments": "{\"amount\": 5}"}}
+    trace = {"messages": [{"role": "user", "content": "pay"},
+                          {"role": "assistant", "content": None, "tool_calls": [call]},
+                          {"role": "tool", "content": "sent", "tool_call_id": "x"}],
+             "annotations": [{"content": "[PolicyViolation] untrusted IBAN \x1b[31m",
+                              "address": "messages[1].tool_calls[0]"}]}
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(orjson.dumps(trace) + b"\n")
+    app = make_app(str(path))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        info = str(app.screen.query_one("#event-info").render())
+        assert "annotation: [PolicyViolation] untrusted IBAN" in info and "\x1b" not in info
+        await pilot.press("l")  # the result: no annotation addresses it
+        await pilot.pause()
+        assert "annotation" not in str(app.screen.query_one("#event-info").render())

@@ -525,9 +525,11 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
         rep.warn(f"{imp.inferred} tool message(s) name no tool_call_id: each answers the "
                  "oldest open call (written in the event's inferred)")
     if kept:
+        on_events = sum("event" in a for a in kept)
         rep.warn(f"{len(kept)} annotation(s) (guardrail or analyzer findings, notes) are kept "
-                 "in the import-provenance attachment with the event or dialog they address; "
-                 "the viewer does not show them")
+                 "in the import-provenance attachment with the event or dialog they address"
+                 + (f"; the {on_events} addressing a tool call or its result are also on that "
+                    "event, shown with it" if on_events else ""))
     provenance: dict[str, Any] = {
         "tool": "vcon-view import invariant",
         "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
@@ -558,6 +560,11 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             if "event" not in a and a.get("message") in placed:
                 a["dialog"] = placed[a["message"]]
         att["annotations"] = kept
+        events = vcon["events"]
+        for a in kept:  # on the event addressed, as the file has it: the viewer shows it there
+            if "event" in a:
+                events[a["event"]].setdefault("annotations", []).append(
+                    {k: a[k] for k in ("content", "address", "extra_metadata") if k in a})
     return vcon, rep
 
 

@@ -256,6 +256,17 @@ class DetailScreen(VappMixin, Screen[None]):
         if isinstance(why, str):
             text.append("\ninferred: ", P.style("flag"))
             text.append(safe_short(why, INFO_CHARS))
+        # what others said of it (an Invariant trace's annotations: a guardrail's or an
+        # analyzer's finding, a reviewer's note), each its content
+        notes = ev.raw.get("annotations")
+        for note in notes[:5] if isinstance(notes, list) else ():
+            said = note.get("content") if isinstance(note, dict) else None
+            if isinstance(said, str):
+                text.append("\nannotation: ", P.style("flag"))
+                text.append(safe_short(said, INFO_CHARS))
+        if isinstance(notes, list) and len(notes) > 5:
+            text.append(f"\n… {len(notes) - 5} more annotation(s): r shows them all",
+                        P.style("dim"))
         return text
 
     def _content(self, model: Model, idx: int | None) -> RenderableType:
