@@ -1070,3 +1070,46 @@ def test_integers_past_64_bits_in_a_tool_input_are_kept_exactly() -> None:
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["body"]["input"] == {"amount": big, "ids": [-(2**65), 7]}
     assert type(inv["body"]["input"]["ids"][0]) is int
+
+
+def test_compaction_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path) -> None:
+    """A real ``subagents/agent-acompact-<hex>.jsonl`` (marot/spotter, Claude Code 2.1.39): the
+    thread Claude Code runs to compact the conversation. No Task launched it, its prompt is
+    Claude Code's summary request and its reply the summary: no sub-agent party, no dialogs,
+    no warning that a launching Task is missing; its lines are counted as ignored."""
+    real = (TR / "spotter__agent-acompact-e1f845.jsonl").read_bytes()
+    vcon, rep = cc.convert(real, source_name="agent-acompact-e1f845.jsonl")
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
+    assert vcon.get("dialog", []) == []
+    assert not any("launching Task" in w for w in rep.warnings)
+    counted(rep, 5)
+    assert rep.mapped == 0
+    # in a project directory beside its session file: the session's own call and prompt stay
+    proj = tmp_path / "-home-USER-projects-spotter"
+    (proj / "s1" / "subagents").mkdir(parents=True)
+    (proj / "s1.jsonl").write_text("\n".join(json.dumps(x) for x in [
+        prompt(1, "fix the build"), use(2, "t1", "Bash", {"command": "mix test"}),
+        res(3, "t1", "ok")]))
+    (proj / "s1" / "subagents" / "agent-acompact-e1f845.jsonl").write_bytes(real)
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "completed")]
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)", "user"]
+    assert [d["body"] for d in vcon["dialog"]] == ["fix the build"]
+    assert not any("sub-agent" in w for w in rep.warnings)
+
+
+def test_an_internal_thread_that_calls_a_tool_keeps_the_call() -> None:
+    """Should Claude Code's own thread (agentId ``a<kind>-<hex>``) ever call a tool, the call
+    is shown, on a party that names the thread, never as an unlinked sub-agent."""
+    side = [{**use(3, "s1", "Read"), "isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6",
+             "uuid": "q1"},
+            {**res(4, "s1", "x"), "isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6",
+             "uuid": "q2"}]
+    vcon, rep, m = conv(side)
+    no_errors(m)
+    assert ops(m)[0][2:4] == ("Read", "completed") and party_of(m, "op-0001") == 1
+    assert vcon["parties"][1]["name"] == "Claude Code's own prompt_suggestion thread " \
+        "aprompt_suggestion-4e4eb6"
+    assert not any("launching Task" in w for w in rep.warnings)

@@ -109,6 +109,12 @@ NOTIFICATION: Final = "<task-notification>"
 _POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
 _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
+#: Claude Code's own background threads, written beside the sub-agents
+#: (``subagents/agent-acompact-<hex>.jsonl``: the conversation compaction;
+#: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion): agentId ``a<kind>-<hex>``.
+#: No Task launched them: not sub-agents (README "Claude Code").
+_OWN_THREAD: Final = re.compile(r"a([a-z_]+)-[0-9a-f]+")
+_OWN_IGNORED: Final = "Claude Code's own thread (compaction, prompt suggestion)"
 #: permissionMode -> standing decision for every MCP server of the session, and for each
 #: built-in tool the session calls that Claude Code asks about in that mode. Only
 #: bypassPermissions lets every call run unasked; under the others the transcript does not say
@@ -180,6 +186,22 @@ def _server_failure(content: Any) -> str | None:
     if type(rc) is int and rc != 0:
         return f"return_code {rc}"
     return None
+
+
+def _own_thread(agent_id: str | None) -> str | None:
+    """The kind of Claude Code's own thread an agentId names (``acompact-e1f845`` ->
+    ``compact``), else None (a Task's sub-agent: ``a2898e3``)."""
+    m = _OWN_THREAD.fullmatch(agent_id) if agent_id else None
+    return m.group(1) if m else None
+
+
+def _has_tool_blocks(r: dict[str, Any]) -> bool:
+    msg = r.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and isinstance(b.get("type"), str)
+        and (b["type"] in ("tool_use", "tool_result", "server_tool_use", "mcp_tool_use")
+             or b["type"].endswith("_tool_result")) for b in content)
 
 
 def split_tool(name: str) -> tuple[str, str]:
@@ -371,6 +393,7 @@ class _Op:
 class _Agent:
     party: int
     task: _Op | None
+    own: bool = False  # Claude Code's own thread (_OWN_THREAD), not a Task's sub-agent
 
 
 @dataclass
@@ -493,8 +516,10 @@ class Mapper:
                 self._link(a)
             return a.party
         label = agent_id or (task.description if task else None) or key
-        self.parties.append({"name": f"sub-agent {label[:80]}", "role": "agent"})
-        a = _Agent(len(self.parties) - 1, task)
+        own = _own_thread(agent_id)
+        name = f"Claude Code's own {own} thread {label[:80]}" if own else f"sub-agent {label[:80]}"
+        self.parties.append({"name": name, "role": "agent"})
+        a = _Agent(len(self.parties) - 1, task, own is not None)
         self.agents[key] = a
         if agent_id:
             self.parties[-1]["meta"] = {"agentId": agent_id}
@@ -544,6 +569,13 @@ class Mapper:
             self.session = sid
         if isinstance(r.get("hook_event_name"), str):
             self.hook_payload(r, where)
+            return
+        if r.get("isSidechain") is True and _own_thread(_s(r.get("agentId"))) \
+                and not _has_tool_blocks(r):
+            # Claude Code's own compaction/suggestion thread: its request and reply are not
+            # the conversation, and no Task launched it
+            if depth == 0:
+                self.report.ignore(_OWN_IGNORED)
             return
         if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
             # every record of a sidechain thread (results too) names the thread's first record
@@ -633,7 +665,8 @@ class Mapper:
         for i, b in enumerate(content):
             if not isinstance(b, dict):
                 continue
-            if b.get("type") == "text":  # what the agent said (never its thinking)
+            if b.get("type") == "text" and not self.own_party(party):
+                # what the agent said (never its thinking)
                 listener = self.dialogs.user if party == 0 else self.launcher(party)
                 did = self.turn(r, i, when, party, listener, b.get("text"), where) or did
             bt = b.get("type")
@@ -671,6 +704,10 @@ class Mapper:
             self.end(op, "tool-result", when, where, body)
         return True
 
+    def own_party(self, party: int) -> bool:
+        """Whether ``party`` is one of Claude Code's own threads (_OWN_THREAD)."""
+        return any(a.own for a in self.agents.values() if a.party == party)
+
     def launcher(self, party: int) -> int:
         """The party that launched the sub-agent ``party`` (its Task call's), else the main."""
         for a in self.agents.values():
@@ -704,6 +741,8 @@ class Mapper:
                       if isinstance(b, dict) and b.get("type") == "text"]
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
+        if party is not None and self.own_party(party):
+            return False
         did = False
         for i, text in blocks:
             typed = typed_text(text) if isinstance(text, str) else None
@@ -1279,7 +1318,7 @@ class Mapper:
             self.report.warn(f"{asked} call(s) asked for permission (PermissionRequest) and "
                              "have no PostToolUse in this log: whether each was approved and "
                              "ran is not recorded")
-        orphans = [k for k, a in self.agents.items() if a.task is None]
+        orphans = [k for k, a in self.agents.items() if a.task is None and not a.own]
         if orphans:
             self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
                              "the input (import the project directory to link them)")
