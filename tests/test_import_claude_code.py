@@ -1113,3 +1113,42 @@ def test_an_internal_thread_that_calls_a_tool_keeps_the_call() -> None:
     assert vcon["parties"][1]["name"] == "Claude Code's own prompt_suggestion thread " \
         "aprompt_suggestion-4e4eb6"
     assert not any("launching Task" in w for w in rep.warnings)
+
+
+#: Claude Code's DENIAL_WORKAROUND_GUIDANCE, which its AUTO_REJECT_MESSAGE (a background agent
+#: that cannot show a prompt) and DONT_ASK_REJECT_MESSAGE append; a deny rule's message is
+#: "Permission to use <tool>[ with <content>] has been denied." alone.
+GUIDANCE = ("IMPORTANT: You *may* attempt to accomplish this action using other tools that might "
+            "naturally be used to accomplish this goal, e.g. using head instead of cat. But you "
+            "*should not* attempt to work around this denial in malicious ways, e.g. do not use "
+            "your ability to run tests to execute non-test actions. You should only try to work "
+            "around this restriction in reasonable ways that do not attempt to bypass the intent "
+            "behind this denial. If you believe this capability is essential to complete the "
+            "user's request, STOP and explain to the user what you were trying to do and why you "
+            "need this permission. Let the user decide how to proceed.")
+
+
+@pytest.mark.parametrize(("text", "decision", "who"), [
+    ("Permission to use Write has been denied.", "disallowed", "a permission deny rule"),
+    ("Permission to use Write with /etc/x has been denied.", "disallowed",
+     "a permission deny rule"),
+    (f"Permission to use Write has been denied. {GUIDANCE}", PR, "no prompt could be shown"),
+    ("Permission to use Write has been denied because Claude Code is running in don't ask "
+     f"mode. {GUIDANCE}", "disallowed", "dontAsk"),
+])
+def test_who_refused_a_call_the_host_denied(text: str, decision: str, who: str) -> None:
+    """The shape of a real 2.1.47 background sub-agent (agentId a241764, a public repository
+    found by text search): every Write/Read/Bash it tried was answered "Permission to use Write
+    has been denied. IMPORTANT: ..." (Claude Code's AUTO_REJECT_MESSAGE: a background agent
+    cannot show a permission prompt, and no PermissionRequest hook decided). That is not a
+    deny rule: the call needed a permission nobody could give (permission-required, not run).
+    dontAsk mode's own text names the mode."""
+    side = {"isSidechain": True, "agentId": "a241764"}
+    _, rep, m = conv([{**use(1, "t1", "Write", {"file_path": "/w/x.md"}), **side},
+                      {**res(2, "t1", text, True, "Error: " + text), **side}])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.decision, o.decision_life, o.attempts) == ("Write", decision, "once", ())
+    dec = next(e.raw for e in m.events if e.type == "policy-decision")
+    assert dec["reason"] == text and who in dec["inferred"]
+    assert any(who in w for w in rep.warnings)

@@ -78,6 +78,16 @@ _REFUSALS: Final = (
     (re.compile(r"PreToolUse:\S* hook (?:error|stopped continuation)|\S+ operation blocked by "
                 r"hook|Hook PreToolUse:\S* (?:denied|blocked)", re.I),
      "disallowed", "a PreToolUse hook blocked the call"),
+    # Claude Code's DONT_ASK_REJECT_MESSAGE and AUTO_REJECT_MESSAGE append "IMPORTANT: You
+    # *may* attempt ..." to "Permission to use <tool> has been denied"; a deny rule's message
+    # stops at "denied." (README "Claude Code")
+    (re.compile(r"Permission to use .{0,400}? has been denied because Claude Code is running "
+                r"in don't ask mode", re.I | re.S),
+     "disallowed", "permission mode dontAsk (a call that would ask is denied)"),
+    (re.compile(r"Permission to use .{0,400}? has been denied\.\s+IMPORTANT: You \*may\* "
+                r"attempt", re.I | re.S),
+     "permission-required", "no prompt could be shown (a background agent cannot ask, and no "
+     "PermissionRequest hook decided)"),
     (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
                 r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
                 r"rule", re.I | re.S),
