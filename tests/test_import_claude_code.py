@@ -1152,3 +1152,55 @@ def test_who_refused_a_call_the_host_denied(text: str, decision: str, who: str) 
     dec = next(e.raw for e in m.events if e.type == "policy-decision")
     assert dec["reason"] == text and who in dec["inferred"]
     assert any(who in w for w in rep.warnings)
+
+
+def _warmup(agent_id: str | None, version: str, n: int) -> list[dict[str, Any]]:
+    """Claude Code 2.0.x's start-up warmup thread, in the shape of real files (a flat-layout
+    ``agent-ac0c74c.jsonl`` of 2.0.67 with agentId, a 2.0.26 one without): a sidechain whose
+    first record is the user message "Warmup", then the model's short reply."""
+    side: dict[str, Any] = {"isSidechain": True, "sessionId": "s", "version": version,
+                            "userType": "external", "cwd": "/w"}
+    if agent_id:
+        side["agentId"] = agent_id
+    return [{**side, "type": "user", "uuid": f"w{n}", "parentUuid": None, "timestamp": _t(n),
+             "message": {"role": "user", "content": "Warmup"}},
+            {**side, "type": "assistant", "uuid": f"w{n + 1}", "parentUuid": f"w{n}",
+             "timestamp": _t(n + 1), "message": {"role": "assistant", "model": "claude-haiku-4-5",
+                                                 "content": [{"type": "text",
+                                                              "text": "I'm ready to help."}]}}]
+
+
+@pytest.mark.parametrize(("agent_id", "version"), [("ac0c74c", "2.0.67"), (None, "2.0.26")])
+def test_warmup_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path, agent_id: str | None,
+                                                           version: str) -> None:
+    """Claude Code 2.0.x wrote, in the project directory beside each session, agent files whose
+    thread begins with the user message "Warmup" (pre-warming, at start-up): no Task launched
+    them and nobody said "Warmup". No sub-agent party, no dialog, no warning about a missing
+    launching Task; a Task's real sub-agent is still its own party, linked to the Task."""
+    proj = tmp_path / "-w"
+    proj.mkdir()
+    task = use(2, "task1", "Task", {"description": "find", "prompt": "Find the config"})
+    sub: dict[str, Any] = {"isSidechain": True}
+    if agent_id:
+        sub["agentId"] = "a1b2c3d"
+    side = [{**prompt(3, "Find the config"), **sub, "uuid": "q0", "parentUuid": None},
+            {**use(4, "g1", "Grep"), **sub, "uuid": "q1", "parentUuid": "q0"},
+            {**res(5, "g1", "hit"), **sub, "uuid": "q2", "parentUuid": "q1"}]
+    done = res(20, "task1", "found", None,
+               {"status": "completed", "agentId": "a1b2c3d"} if agent_id else None)
+    main_lines = [prompt(1, "look around"), task] + ([] if agent_id else side) + [done]
+    (proj / "s1.jsonl").write_text("\n".join(json.dumps(x) for x in main_lines))
+    if agent_id:
+        (proj / "agent-a1b2c3d.jsonl").write_text("\n".join(json.dumps(x) for x in side))
+    (proj / f"agent-{agent_id or 'a0f0f0f'}.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in _warmup(agent_id, version, 0)))
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed"), ("Grep", "completed")]
+    assert len(vcon["parties"]) == 3 and vcon["parties"][2]["name"] == "user"
+    assert vcon["parties"][1]["meta"]["launched_by"]["tool_use_id"] == "task1"
+    bodies = [d["body"] for d in vcon["dialog"]]
+    assert "Warmup" not in bodies and "I'm ready to help." not in bodies
+    assert not any("launching Task" in w for w in rep.warnings)
+    assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2

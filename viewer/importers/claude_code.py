@@ -122,9 +122,12 @@ _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id"
 #: Claude Code's own background threads, written beside the sub-agents
 #: (``subagents/agent-acompact-<hex>.jsonl``: the conversation compaction;
 #: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion): agentId ``a<kind>-<hex>``.
-#: No Task launched them: not sub-agents (README "Claude Code").
+#: No Task launched them: not sub-agents (README "Claude Code"), nor are 2.0.x's warmups.
 _OWN_THREAD: Final = re.compile(r"a([a-z_]+)-[0-9a-f]+")
-_OWN_IGNORED: Final = "Claude Code's own thread (compaction, prompt suggestion)"
+_OWN_IGNORED: Final = "Claude Code's own thread (compaction, prompt suggestion, warmup)"
+#: The prompt of Claude Code 2.0.x's start-up warmup threads (``agent-<id>.jsonl`` beside the
+#: sessions): not a Task's sub-agent.
+WARMUP: Final = "Warmup"
 #: permissionMode -> standing decision for every MCP server of the session, and for each
 #: built-in tool the session calls that Claude Code asks about in that mode. Only
 #: bypassPermissions lets every call run unasked; under the others the transcript does not say
@@ -431,6 +434,7 @@ class Mapper:
     unpaired: bool = False
     said: set[str] = field(default_factory=set)  # uuid#block of the turns written
     session: str | None = None  # the sessionId of the record being read
+    warmups: set[str] = field(default_factory=set)  # agentIds/thread roots of warmups
     side_root: dict[str, str] = field(default_factory=dict)  # sidechain uuid -> thread's first
 
     # -- helpers ----------------------------------------------------------------------------
@@ -526,7 +530,8 @@ class Mapper:
                 self._link(a)
             return a.party
         label = agent_id or (task.description if task else None) or key
-        own = _own_thread(agent_id)
+        own = _own_thread(agent_id) or (
+            "warmup" if (agent_id or key.removeprefix("sidechain:")) in self.warmups else None)
         name = f"Claude Code's own {own} thread {label[:80]}" if own else f"sub-agent {label[:80]}"
         self.parties.append({"name": name, "role": "agent"})
         a = _Agent(len(self.parties) - 1, task, own is not None)
@@ -580,16 +585,15 @@ class Mapper:
         if isinstance(r.get("hook_event_name"), str):
             self.hook_payload(r, where)
             return
-        if r.get("isSidechain") is True and _own_thread(_s(r.get("agentId"))) \
-                and not _has_tool_blocks(r):
-            # Claude Code's own compaction/suggestion thread: its request and reply are not
-            # the conversation, and no Task launched it
-            if depth == 0:
-                self.report.ignore(_OWN_IGNORED)
-            return
         if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
             # every record of a sidechain thread (results too) names the thread's first record
             self.side_root[uid] = self.side_root.get(_s(r.get("parentUuid")) or "") or uid
+        if r.get("isSidechain") is True and self.own_thread(r) and not _has_tool_blocks(r):
+            # Claude Code's own compaction/suggestion/warmup thread: its request and reply are
+            # not the conversation, and no Task launched it
+            if depth == 0:
+                self.report.ignore(_OWN_IGNORED)
+            return
         affected = False
         mode = r.get("permissionMode")
         if mode is not None and t in ("user", "permission-mode", "system", None):
@@ -713,6 +717,21 @@ class Mapper:
         else:
             self.end(op, "tool-result", when, where, body)
         return True
+
+    def own_thread(self, r: dict[str, Any]) -> str | None:
+        """The kind of Claude Code's own thread a sidechain record belongs to (_OWN_THREAD, or
+        2.0.x's start-up warmup: a thread whose first record is the user message "Warmup"
+        that no Task's prompt was), else None."""
+        aid = _s(r.get("agentId"))
+        own = _own_thread(aid)
+        if own:
+            return own
+        thread = aid or self.side_root.get(_s(r.get("uuid")) or "") or ""
+        if r.get("parentUuid") is None and _prompt_text(r) == WARMUP and not any(
+                o.is_task and isinstance(o.body, dict) and isinstance(o.body.get("input"), dict)
+                and o.body["input"].get("prompt") == WARMUP for o in self.ops.values()):
+            self.warmups.add(thread)
+        return "warmup" if thread and thread in self.warmups else None
 
     def own_party(self, party: int) -> bool:
         """Whether ``party`` is one of Claude Code's own threads (_OWN_THREAD)."""
