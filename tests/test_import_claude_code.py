@@ -1100,19 +1100,21 @@ def test_compaction_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path) -
     assert not any("sub-agent" in w for w in rep.warnings)
 
 
-def test_an_internal_thread_that_calls_a_tool_keeps_the_call() -> None:
-    """Should Claude Code's own thread (agentId ``a<kind>-<hex>``) ever call a tool, the call
-    is shown, on a party that names the thread, never as an unlinked sub-agent."""
-    side = [{**use(3, "s1", "Read"), "isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6",
-             "uuid": "q1"},
-            {**res(4, "s1", "x"), "isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6",
-             "uuid": "q2"}]
-    vcon, rep, m = conv(side)
+def test_a_call_in_claude_codes_own_thread_is_the_main_agents_replayed() -> None:
+    """Claude Code's compaction and prompt-suggestion threads fork the conversation: a tool
+    call in one (agentId ``a<kind>-<hex>``) is the main agent's, replayed. Alone, it is shown
+    as the main agent's; after the session that made it, it is the same call (counted once)."""
+    side = {"isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6"}
+    copies = [{**use(3, "s1", "Read"), **side, "uuid": "q1"},
+              {**res(4, "s1", "x"), **side, "uuid": "q2"}]
+    vcon, rep, m = conv(copies)
     no_errors(m)
-    assert ops(m)[0][2:4] == ("Read", "completed") and party_of(m, "op-0001") == 1
-    assert vcon["parties"][1]["name"] == "Claude Code's own prompt_suggestion thread " \
-        "aprompt_suggestion-4e4eb6"
+    assert ops(m)[0][2:4] == ("Read", "completed") and party_of(m, "op-0001") == 0
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
     assert not any("launching Task" in w for w in rep.warnings)
+    vcon, rep, m = conv([use(3, "s1", "Read"), res(4, "s1", "x"), *copies])
+    assert [(o[2], o[3]) for o in ops(m)] == [("Read", "completed")]
+    assert any("repeated" in w for w in rep.warnings)
 
 
 #: Claude Code's DENIAL_WORKAROUND_GUIDANCE, which its AUTO_REJECT_MESSAGE (a background agent

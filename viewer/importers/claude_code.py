@@ -122,8 +122,9 @@ _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id"
 #: Claude Code's own background threads, written beside the sub-agents
 #: (``subagents/agent-acompact-<hex>.jsonl``: the conversation compaction;
 #: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion): agentId ``a<kind>-<hex>``.
-#: No Task launched them: not sub-agents (README "Claude Code"), nor are 2.0.x's warmups.
-_OWN_THREAD: Final = re.compile(r"a([a-z_]+)-[0-9a-f]+")
+#: No Task launched them: not sub-agents (README "Claude Code"), nor are 2.0.x's warmups. A
+#: tool call in one is the main agent's, replayed (these threads fork the conversation).
+_OWN_THREAD: Final = re.compile(r"a(compact|prompt_suggestion)-[0-9a-f]+")
 _OWN_IGNORED: Final = "Claude Code's own thread (compaction, prompt suggestion, warmup)"
 #: The prompt of Claude Code 2.0.x's start-up warmup threads (``agent-<id>.jsonl`` beside the
 #: sessions): not a Task's sub-agent.
@@ -406,7 +407,6 @@ class _Op:
 class _Agent:
     party: int
     task: _Op | None
-    own: bool = False  # Claude Code's own thread (_OWN_THREAD), not a Task's sub-agent
 
 
 @dataclass
@@ -530,11 +530,8 @@ class Mapper:
                 self._link(a)
             return a.party
         label = agent_id or (task.description if task else None) or key
-        own = _own_thread(agent_id) or (
-            "warmup" if (agent_id or key.removeprefix("sidechain:")) in self.warmups else None)
-        name = f"Claude Code's own {own} thread {label[:80]}" if own else f"sub-agent {label[:80]}"
-        self.parties.append({"name": name, "role": "agent"})
-        a = _Agent(len(self.parties) - 1, task, own is not None)
+        self.parties.append({"name": f"sub-agent {label[:80]}", "role": "agent"})
+        a = _Agent(len(self.parties) - 1, task)
         self.agents[key] = a
         if agent_id:
             self.parties[-1]["meta"] = {"agentId": agent_id}
@@ -632,6 +629,8 @@ class Mapper:
             task = self.ops.get(parent)
             return self.party_for(parent, task, None)
         if r.get("isSidechain") is True:
+            if self.own_thread(r):  # a fork replays the main agent's calls (_OWN_THREAD)
+                return None
             aid = _s(r.get("agentId"))
             if aid is None:
                 return self._thread_party(r)
@@ -675,11 +674,12 @@ class Mapper:
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
         party = 0 if party is None else party
+        own = r.get("isSidechain") is True and self.own_thread(r) is not None
         did = False
         for i, b in enumerate(content):
             if not isinstance(b, dict):
                 continue
-            if b.get("type") == "text" and not self.own_party(party):
+            if b.get("type") == "text" and not own:
                 # what the agent said (never its thinking)
                 listener = self.dialogs.user if party == 0 else self.launcher(party)
                 did = self.turn(r, i, when, party, listener, b.get("text"), where) or did
@@ -733,10 +733,6 @@ class Mapper:
             self.warmups.add(thread)
         return "warmup" if thread and thread in self.warmups else None
 
-    def own_party(self, party: int) -> bool:
-        """Whether ``party`` is one of Claude Code's own threads (_OWN_THREAD)."""
-        return any(a.own for a in self.agents.values() if a.party == party)
-
     def launcher(self, party: int) -> int:
         """The party that launched the sub-agent ``party`` (its Task call's), else the main."""
         for a in self.agents.values():
@@ -770,7 +766,7 @@ class Mapper:
                       if isinstance(b, dict) and b.get("type") == "text"]
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
-        if party is not None and self.own_party(party):
+        if r.get("isSidechain") is True and self.own_thread(r):
             return False
         did = False
         for i, text in blocks:
@@ -1347,7 +1343,7 @@ class Mapper:
             self.report.warn(f"{asked} call(s) asked for permission (PermissionRequest) and "
                              "have no PostToolUse in this log: whether each was approved and "
                              "ran is not recorded")
-        orphans = [k for k, a in self.agents.items() if a.task is None and not a.own]
+        orphans = [k for k, a in self.agents.items() if a.task is None]
         if orphans:
             self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
                              "the input (import the project directory to link them)")
