@@ -1206,3 +1206,24 @@ def test_warmup_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path, agent
     assert "Warmup" not in bodies and "I'm ready to help." not in bodies
     assert not any("launching Task" in w for w in rep.warnings)
     assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2
+
+
+def test_a_side_question_fork_is_not_a_sub_agent() -> None:
+    """``agent-aside_question-<hex>.jsonl`` (a /btw side question) forks the conversation like
+    the compaction does: the shape other readers of these files describe, the inherited history
+    (a tool call of the main agent's, replayed) then the question and its answer, whether or not
+    the records say isSidechain. No sub-agent party, no missing-Task warning; the replayed call
+    is the main agent's, counted once beside the session."""
+    fork = {"agentId": "aside_question-94d26433f3755c77"}
+    lines = [use(1, "t1", "TodoWrite"), res(2, "t1", "ok"),
+             {**use(1, "t1", "TodoWrite"), **fork, "uuid": "f1"},
+             {**prompt(5, "actual side question"), **fork, "uuid": "f2"},
+             {"type": "assistant", "uuid": "f3", "timestamp": _t(6), **fork,
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}]}}]
+    vcon, rep, m = conv(lines)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("TodoWrite", "completed")]
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
+    assert not any("launching Task" in w for w in rep.warnings)
+    assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2
+    counted(rep, 5)

@@ -121,11 +121,13 @@ _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
 #: Claude Code's own background threads, written beside the sub-agents
 #: (``subagents/agent-acompact-<hex>.jsonl``: the conversation compaction;
-#: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion): agentId ``a<kind>-<hex>``.
-#: No Task launched them: not sub-agents (README "Claude Code"), nor are 2.0.x's warmups. A
-#: tool call in one is the main agent's, replayed (these threads fork the conversation).
-_OWN_THREAD: Final = re.compile(r"a(compact|prompt_suggestion)-[0-9a-f]+")
-_OWN_IGNORED: Final = "Claude Code's own thread (compaction, prompt suggestion, warmup)"
+#: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion; ``agent-aside_question-<hex>``:
+#: a /btw side question): agentId ``a<kind>-<hex>``. No Task launched them: not sub-agents
+#: (README "Claude Code"), nor are 2.0.x's warmups. A tool call in one is the main agent's,
+#: replayed (these threads fork the conversation).
+_OWN_THREAD: Final = re.compile(r"a(compact|prompt_suggestion|side_question)-[0-9a-f]+")
+_OWN_IGNORED: Final = ("Claude Code's own thread (compaction, prompt suggestion, side question, "
+                       "warmup)")
 #: The prompt of Claude Code 2.0.x's start-up warmup threads (``agent-<id>.jsonl`` beside the
 #: sessions): not a Task's sub-agent.
 WARMUP: Final = "Warmup"
@@ -585,7 +587,7 @@ class Mapper:
         if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
             # every record of a sidechain thread (results too) names the thread's first record
             self.side_root[uid] = self.side_root.get(_s(r.get("parentUuid")) or "") or uid
-        if r.get("isSidechain") is True and self.own_thread(r) and not _has_tool_blocks(r):
+        if self.own_thread(r) and not _has_tool_blocks(r):
             # Claude Code's own compaction/suggestion/warmup thread: its request and reply are
             # not the conversation, and no Task launched it
             if depth == 0:
@@ -628,9 +630,9 @@ class Mapper:
         if parent is not None:  # stream-json: messages of a sub-agent name its Task call
             task = self.ops.get(parent)
             return self.party_for(parent, task, None)
+        if self.own_thread(r):  # a fork replays the main agent's calls (_OWN_THREAD)
+            return None
         if r.get("isSidechain") is True:
-            if self.own_thread(r):  # a fork replays the main agent's calls (_OWN_THREAD)
-                return None
             aid = _s(r.get("agentId"))
             if aid is None:
                 return self._thread_party(r)
@@ -674,7 +676,7 @@ class Mapper:
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
         party = 0 if party is None else party
-        own = r.get("isSidechain") is True and self.own_thread(r) is not None
+        own = self.own_thread(r) is not None
         did = False
         for i, b in enumerate(content):
             if not isinstance(b, dict):
@@ -719,12 +721,12 @@ class Mapper:
         return True
 
     def own_thread(self, r: dict[str, Any]) -> str | None:
-        """The kind of Claude Code's own thread a sidechain record belongs to (_OWN_THREAD, or
-        2.0.x's start-up warmup: a thread whose first record is the user message "Warmup"
+        """The kind of Claude Code's own thread a record belongs to (_OWN_THREAD, or a sidechain
+        of 2.0.x's start-up warmup: a thread whose first record is the user message "Warmup"
         that no Task's prompt was), else None."""
         aid = _s(r.get("agentId"))
         own = _own_thread(aid)
-        if own:
+        if own or r.get("isSidechain") is not True:
             return own
         thread = aid or self.side_root.get(_s(r.get("uuid")) or "") or ""
         if r.get("parentUuid") is None and _prompt_text(r) == WARMUP and not any(
@@ -766,7 +768,7 @@ class Mapper:
                       if isinstance(b, dict) and b.get("type") == "text"]
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
-        if r.get("isSidechain") is True and self.own_thread(r):
+        if self.own_thread(r):
             return False
         did = False
         for i, text in blocks:
