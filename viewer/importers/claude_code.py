@@ -86,8 +86,8 @@ _REFUSALS: Final = (
      "disallowed", "permission mode dontAsk (a call that would ask is denied)"),
     (re.compile(r"Permission to use .{0,400}? has been denied\.\s+IMPORTANT: You \*may\* "
                 r"attempt", re.I | re.S),
-     "permission-required", "no prompt could be shown (a background agent cannot ask, and no "
-     "PermissionRequest hook decided)"),
+     "permission-required", "no prompt could be shown (an agent that cannot ask, such as a "
+     "background sub-agent, and no PermissionRequest hook decided)"),
     (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
                 r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
                 r"rule", re.I | re.S),
