@@ -1070,3 +1070,160 @@ def test_integers_past_64_bits_in_a_tool_input_are_kept_exactly() -> None:
     inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
     assert inv["body"]["input"] == {"amount": big, "ids": [-(2**65), 7]}
     assert type(inv["body"]["input"]["ids"][0]) is int
+
+
+def test_compaction_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path) -> None:
+    """A real ``subagents/agent-acompact-<hex>.jsonl`` (marot/spotter, Claude Code 2.1.39): the
+    thread Claude Code runs to compact the conversation. No Task launched it, its prompt is
+    Claude Code's summary request and its reply the summary: no sub-agent party, no dialogs,
+    no warning that a launching Task is missing; its lines are counted as ignored."""
+    real = (TR / "spotter__agent-acompact-e1f845.jsonl").read_bytes()
+    vcon, rep = cc.convert(real, source_name="agent-acompact-e1f845.jsonl")
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
+    assert vcon.get("dialog", []) == []
+    assert not any("launching Task" in w for w in rep.warnings)
+    counted(rep, 5)
+    assert rep.mapped == 0
+    # in a project directory beside its session file: the session's own call and prompt stay
+    proj = tmp_path / "-home-USER-projects-spotter"
+    (proj / "s1" / "subagents").mkdir(parents=True)
+    (proj / "s1.jsonl").write_text("\n".join(json.dumps(x) for x in [
+        prompt(1, "fix the build"), use(2, "t1", "Bash", {"command": "mix test"}),
+        res(3, "t1", "ok")]))
+    (proj / "s1" / "subagents" / "agent-acompact-e1f845.jsonl").write_bytes(real)
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Bash", "completed")]
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)", "user"]
+    assert [d["body"] for d in vcon["dialog"]] == ["fix the build"]
+    assert not any("sub-agent" in w for w in rep.warnings)
+
+
+def test_a_call_in_claude_codes_own_thread_is_the_main_agents_replayed() -> None:
+    """Claude Code's compaction and prompt-suggestion threads fork the conversation: a tool
+    call in one (agentId ``a<kind>-<hex>``) is the main agent's, replayed. Alone, it is shown
+    as the main agent's; after the session that made it, it is the same call (counted once)."""
+    side = {"isSidechain": True, "agentId": "aprompt_suggestion-4e4eb6"}
+    copies = [{**use(3, "s1", "Read"), **side, "uuid": "q1"},
+              {**res(4, "s1", "x"), **side, "uuid": "q2"}]
+    vcon, rep, m = conv(copies)
+    no_errors(m)
+    assert ops(m)[0][2:4] == ("Read", "completed") and party_of(m, "op-0001") == 0
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
+    assert not any("launching Task" in w for w in rep.warnings)
+    vcon, rep, m = conv([use(3, "s1", "Read"), res(4, "s1", "x"), *copies])
+    assert [(o[2], o[3]) for o in ops(m)] == [("Read", "completed")]
+    assert any("repeated" in w for w in rep.warnings)
+
+
+#: Claude Code's DENIAL_WORKAROUND_GUIDANCE, which its AUTO_REJECT_MESSAGE (a background agent
+#: that cannot show a prompt) and DONT_ASK_REJECT_MESSAGE append; a deny rule's message is
+#: "Permission to use <tool>[ with <content>] has been denied." alone.
+GUIDANCE = ("IMPORTANT: You *may* attempt to accomplish this action using other tools that might "
+            "naturally be used to accomplish this goal, e.g. using head instead of cat. But you "
+            "*should not* attempt to work around this denial in malicious ways, e.g. do not use "
+            "your ability to run tests to execute non-test actions. You should only try to work "
+            "around this restriction in reasonable ways that do not attempt to bypass the intent "
+            "behind this denial. If you believe this capability is essential to complete the "
+            "user's request, STOP and explain to the user what you were trying to do and why you "
+            "need this permission. Let the user decide how to proceed.")
+
+
+@pytest.mark.parametrize(("text", "decision", "who"), [
+    ("Permission to use Write has been denied.", "disallowed", "a permission deny rule"),
+    ("Permission to use Write with /etc/x has been denied.", "disallowed",
+     "a permission deny rule"),
+    (f"Permission to use Write has been denied. {GUIDANCE}", PR, "no prompt could be shown"),
+    ("Permission to use Write has been denied because Claude Code is running in don't ask "
+     f"mode. {GUIDANCE}", "disallowed", "dontAsk"),
+])
+def test_who_refused_a_call_the_host_denied(text: str, decision: str, who: str) -> None:
+    """The shape of a real 2.1.47 background sub-agent (agentId a241764, a public repository
+    found by text search): every Write/Read/Bash it tried was answered "Permission to use Write
+    has been denied. IMPORTANT: ..." (Claude Code's AUTO_REJECT_MESSAGE: a background agent
+    cannot show a permission prompt, and no PermissionRequest hook decided). That is not a
+    deny rule: the call needed a permission nobody could give (permission-required, not run).
+    dontAsk mode's own text names the mode."""
+    side = {"isSidechain": True, "agentId": "a241764"}
+    _, rep, m = conv([{**use(1, "t1", "Write", {"file_path": "/w/x.md"}), **side},
+                      {**res(2, "t1", text, True, "Error: " + text), **side}])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.decision, o.decision_life, o.attempts) == ("Write", decision, "once", ())
+    dec = next(e.raw for e in m.events if e.type == "policy-decision")
+    assert dec["reason"] == text and who in dec["inferred"]
+    assert any(who in w for w in rep.warnings)
+
+
+def _warmup(agent_id: str | None, version: str, n: int) -> list[dict[str, Any]]:
+    """Claude Code 2.0.x's start-up warmup thread, in the shape of real files (a flat-layout
+    ``agent-ac0c74c.jsonl`` of 2.0.67 with agentId, a 2.0.26 one without): a sidechain whose
+    first record is the user message "Warmup", then the model's short reply."""
+    side: dict[str, Any] = {"isSidechain": True, "sessionId": "s", "version": version,
+                            "userType": "external", "cwd": "/w"}
+    if agent_id:
+        side["agentId"] = agent_id
+    return [{**side, "type": "user", "uuid": f"w{n}", "parentUuid": None, "timestamp": _t(n),
+             "message": {"role": "user", "content": "Warmup"}},
+            {**side, "type": "assistant", "uuid": f"w{n + 1}", "parentUuid": f"w{n}",
+             "timestamp": _t(n + 1), "message": {"role": "assistant", "model": "claude-haiku-4-5",
+                                                 "content": [{"type": "text",
+                                                              "text": "I'm ready to help."}]}}]
+
+
+@pytest.mark.parametrize(("agent_id", "version"), [("ac0c74c", "2.0.67"), (None, "2.0.26")])
+def test_warmup_thread_is_claude_codes_own_not_a_sub_agent(tmp_path: Path, agent_id: str | None,
+                                                           version: str) -> None:
+    """Claude Code 2.0.x wrote, in the project directory beside each session, agent files whose
+    thread begins with the user message "Warmup" (pre-warming, at start-up): no Task launched
+    them and nobody said "Warmup". No sub-agent party, no dialog, no warning about a missing
+    launching Task; a Task's real sub-agent is still its own party, linked to the Task."""
+    proj = tmp_path / "-w"
+    proj.mkdir()
+    task = use(2, "task1", "Task", {"description": "find", "prompt": "Find the config"})
+    sub: dict[str, Any] = {"isSidechain": True}
+    if agent_id:
+        sub["agentId"] = "a1b2c3d"
+    side = [{**prompt(3, "Find the config"), **sub, "uuid": "q0", "parentUuid": None},
+            {**use(4, "g1", "Grep"), **sub, "uuid": "q1", "parentUuid": "q0"},
+            {**res(5, "g1", "hit"), **sub, "uuid": "q2", "parentUuid": "q1"}]
+    done = res(20, "task1", "found", None,
+               {"status": "completed", "agentId": "a1b2c3d"} if agent_id else None)
+    main_lines = [prompt(1, "look around"), task] + ([] if agent_id else side) + [done]
+    (proj / "s1.jsonl").write_text("\n".join(json.dumps(x) for x in main_lines))
+    if agent_id:
+        (proj / "agent-a1b2c3d.jsonl").write_text("\n".join(json.dumps(x) for x in side))
+    (proj / f"agent-{agent_id or 'a0f0f0f'}.jsonl").write_text(
+        "\n".join(json.dumps(x) for x in _warmup(agent_id, version, 0)))
+    vcon, rep = cc.convert_path(str(proj))
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("Task", "completed"), ("Grep", "completed")]
+    assert len(vcon["parties"]) == 3 and vcon["parties"][2]["name"] == "user"
+    assert vcon["parties"][1]["meta"]["launched_by"]["tool_use_id"] == "task1"
+    bodies = [d["body"] for d in vcon["dialog"]]
+    assert "Warmup" not in bodies and "I'm ready to help." not in bodies
+    assert not any("launching Task" in w for w in rep.warnings)
+    assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2
+
+
+def test_a_side_question_fork_is_not_a_sub_agent() -> None:
+    """``agent-aside_question-<hex>.jsonl`` (a /btw side question) forks the conversation like
+    the compaction does: the shape other readers of these files describe, the inherited history
+    (a tool call of the main agent's, replayed) then the question and its answer, whether or not
+    the records say isSidechain. No sub-agent party, no missing-Task warning; the replayed call
+    is the main agent's, counted once beside the session."""
+    fork = {"agentId": "aside_question-94d26433f3755c77"}
+    lines = [use(1, "t1", "TodoWrite"), res(2, "t1", "ok"),
+             {**use(1, "t1", "TodoWrite"), **fork, "uuid": "f1"},
+             {**prompt(5, "actual side question"), **fork, "uuid": "f2"},
+             {"type": "assistant", "uuid": "f3", "timestamp": _t(6), **fork,
+              "message": {"role": "assistant", "content": [{"type": "text", "text": "answer"}]}}]
+    vcon, rep, m = conv(lines)
+    no_errors(m)
+    assert [(o[2], o[3]) for o in ops(m)] == [("TodoWrite", "completed")]
+    assert [p["name"] for p in vcon["parties"]] == ["Claude Code (main agent)"]
+    assert not any("launching Task" in w for w in rep.warnings)
+    assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2
+    counted(rep, 5)

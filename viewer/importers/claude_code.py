@@ -78,6 +78,16 @@ _REFUSALS: Final = (
     (re.compile(r"PreToolUse:\S* hook (?:error|stopped continuation)|\S+ operation blocked by "
                 r"hook|Hook PreToolUse:\S* (?:denied|blocked)", re.I),
      "disallowed", "a PreToolUse hook blocked the call"),
+    # Claude Code's DONT_ASK_REJECT_MESSAGE and AUTO_REJECT_MESSAGE append "IMPORTANT: You
+    # *may* attempt ..." to "Permission to use <tool> has been denied"; a deny rule's message
+    # stops at "denied." (README "Claude Code")
+    (re.compile(r"Permission to use .{0,400}? has been denied because Claude Code is running "
+                r"in don't ask mode", re.I | re.S),
+     "disallowed", "permission mode dontAsk (a call that would ask is denied)"),
+    (re.compile(r"Permission to use .{0,400}? has been denied\.\s+IMPORTANT: You \*may\* "
+                r"attempt", re.I | re.S),
+     "permission-required", "no prompt could be shown (an agent that cannot ask, such as a "
+     "background sub-agent, and no PermissionRequest hook decided)"),
     (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
                 r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
                 r"rule", re.I | re.S),
@@ -109,6 +119,18 @@ NOTIFICATION: Final = "<task-notification>"
 _POLL_TOOLS: Final = frozenset({"BashOutput", "TaskOutput", "AgentOutputTool"})
 _KILL_TOOLS: Final = frozenset({"KillBash", "KillShell", "TaskStop"})
 _BG_KEYS: Final = ("bash_id", "shell_id", "task_id", "agentId", "agent_id", "id")
+#: Claude Code's own background threads, written beside the sub-agents
+#: (``subagents/agent-acompact-<hex>.jsonl``: the conversation compaction;
+#: ``agent-aprompt_suggestion-<hex>``: the next-prompt suggestion; ``agent-aside_question-<hex>``:
+#: a /btw side question): agentId ``a<kind>-<hex>``. No Task launched them: not sub-agents
+#: (README "Claude Code"), nor are 2.0.x's warmups. A tool call in one is the main agent's,
+#: replayed (these threads fork the conversation).
+_OWN_THREAD: Final = re.compile(r"a(compact|prompt_suggestion|side_question)-[0-9a-f]+")
+_OWN_IGNORED: Final = ("Claude Code's own thread (compaction, prompt suggestion, side question, "
+                       "warmup)")
+#: The prompt of Claude Code 2.0.x's start-up warmup threads (``agent-<id>.jsonl`` beside the
+#: sessions): not a Task's sub-agent.
+WARMUP: Final = "Warmup"
 #: permissionMode -> standing decision for every MCP server of the session, and for each
 #: built-in tool the session calls that Claude Code asks about in that mode. Only
 #: bypassPermissions lets every call run unasked; under the others the transcript does not say
@@ -180,6 +202,22 @@ def _server_failure(content: Any) -> str | None:
     if type(rc) is int and rc != 0:
         return f"return_code {rc}"
     return None
+
+
+def _own_thread(agent_id: str | None) -> str | None:
+    """The kind of Claude Code's own thread an agentId names (``acompact-e1f845`` ->
+    ``compact``), else None (a Task's sub-agent: ``a2898e3``)."""
+    m = _OWN_THREAD.fullmatch(agent_id) if agent_id else None
+    return m.group(1) if m else None
+
+
+def _has_tool_blocks(r: dict[str, Any]) -> bool:
+    msg = r.get("message")
+    content = msg.get("content") if isinstance(msg, dict) else None
+    return isinstance(content, list) and any(
+        isinstance(b, dict) and isinstance(b.get("type"), str)
+        and (b["type"] in ("tool_use", "tool_result", "server_tool_use", "mcp_tool_use")
+             or b["type"].endswith("_tool_result")) for b in content)
 
 
 def split_tool(name: str) -> tuple[str, str]:
@@ -398,6 +436,7 @@ class Mapper:
     unpaired: bool = False
     said: set[str] = field(default_factory=set)  # uuid#block of the turns written
     session: str | None = None  # the sessionId of the record being read
+    warmups: set[str] = field(default_factory=set)  # agentIds/thread roots of warmups
     side_root: dict[str, str] = field(default_factory=dict)  # sidechain uuid -> thread's first
 
     # -- helpers ----------------------------------------------------------------------------
@@ -548,6 +587,12 @@ class Mapper:
         if uid is not None and r.get("isSidechain") is True and uid not in self.side_root:
             # every record of a sidechain thread (results too) names the thread's first record
             self.side_root[uid] = self.side_root.get(_s(r.get("parentUuid")) or "") or uid
+        if self.own_thread(r) and not _has_tool_blocks(r):
+            # Claude Code's own compaction/suggestion/warmup thread: its request and reply are
+            # not the conversation, and no Task launched it
+            if depth == 0:
+                self.report.ignore(_OWN_IGNORED)
+            return
         affected = False
         mode = r.get("permissionMode")
         if mode is not None and t in ("user", "permission-mode", "system", None):
@@ -585,6 +630,8 @@ class Mapper:
         if parent is not None:  # stream-json: messages of a sub-agent name its Task call
             task = self.ops.get(parent)
             return self.party_for(parent, task, None)
+        if self.own_thread(r):  # a fork replays the main agent's calls (_OWN_THREAD)
+            return None
         if r.get("isSidechain") is True:
             aid = _s(r.get("agentId"))
             if aid is None:
@@ -629,11 +676,13 @@ class Mapper:
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
         party = 0 if party is None else party
+        own = self.own_thread(r) is not None
         did = False
         for i, b in enumerate(content):
             if not isinstance(b, dict):
                 continue
-            if b.get("type") == "text":  # what the agent said (never its thinking)
+            if b.get("type") == "text" and not own:
+                # what the agent said (never its thinking)
                 listener = self.dialogs.user if party == 0 else self.launcher(party)
                 did = self.turn(r, i, when, party, listener, b.get("text"), where) or did
             bt = b.get("type")
@@ -671,6 +720,21 @@ class Mapper:
             self.end(op, "tool-result", when, where, body)
         return True
 
+    def own_thread(self, r: dict[str, Any]) -> str | None:
+        """The kind of Claude Code's own thread a record belongs to (_OWN_THREAD, or a sidechain
+        of 2.0.x's start-up warmup: a thread whose first record is the user message "Warmup"
+        that no Task's prompt was), else None."""
+        aid = _s(r.get("agentId"))
+        own = _own_thread(aid)
+        if own or r.get("isSidechain") is not True:
+            return own
+        thread = aid or self.side_root.get(_s(r.get("uuid")) or "") or ""
+        if r.get("parentUuid") is None and _prompt_text(r) == WARMUP and not any(
+                o.is_task and isinstance(o.body, dict) and isinstance(o.body.get("input"), dict)
+                and o.body["input"].get("prompt") == WARMUP for o in self.ops.values()):
+            self.warmups.add(thread)
+        return "warmup" if thread and thread in self.warmups else None
+
     def launcher(self, party: int) -> int:
         """The party that launched the sub-agent ``party`` (its Task call's), else the main."""
         for a in self.agents.values():
@@ -704,6 +768,8 @@ class Mapper:
                       if isinstance(b, dict) and b.get("type") == "text"]
         party = self.agents[party_key].party if party_key in self.agents else \
             self._agent_party(r)
+        if self.own_thread(r):
+            return False
         did = False
         for i, text in blocks:
             typed = typed_text(text) if isinstance(text, str) else None
