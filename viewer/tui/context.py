@@ -83,6 +83,7 @@ class ContextScreen(VappMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text("building…", style="bold"), id="context-head")
         yield RowList(id="context")
+        yield Static(id="context-whole")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -126,6 +127,19 @@ class ContextScreen(VappMixin, Screen[None]):
             cursor = op_row.get(idx, 0) if idx is not None else 0
         self.query_one(RowList).set_rows(len(rows), render, cursor=cursor)
 
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        """Under the list, the line the cursor is on, whole (wrapped): a turn's row is cut to
+        the screen's width, and what the person asked is what the reviewer reads first."""
+        model, rows = self.vapp.model, self.rows
+        text = Text()
+        if model is not None and rows is not None and 0 <= event.index < len(rows):
+            row = rows[event.index]
+            if row[2] == "dialog":
+                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, WHOLE)
+            else:
+                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0)
+        self.query_one("#context-whole", Static).update(text)
+
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         if self.rows is None:
             return
@@ -153,8 +167,12 @@ def prepare(model: Model) -> Built:
     return built
 
 
+#: How much of a turn the line under the context list shows (a row shows the first 300).
+WHOLE = 4000
+
+
 def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,
-                 t0: datetime | None) -> Text:
+                 t0: datetime | None, limit: int = 300) -> Text:
     """One transcript line: its time, then the turn, the core event or the operation."""
     t, _, kind, i = row
     text = Text(f"{fmt_time(t, mode, t0, None):<12} ", P.style("dim"))
@@ -170,7 +188,11 @@ def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode:
                     _is_agent(model, ps[0]) or _several_agents(model)):
                 who += " → " + party_label(model, ps[1])
         text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
-        text.append(dialog_text(d, 300))
+        said = dialog_text(d, limit)
+        text.append(said)
+        body = d.get("body") if isinstance(d, dict) else None
+        if limit > 300 and isinstance(body, str) and len(said) >= limit:
+            text.append(f" … (the first {limit:,} characters)", P.style("dim"))
     elif kind == "event":
         e = model.events[i]
         text.append(f"{P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH)} {safe(e.type)} ",
