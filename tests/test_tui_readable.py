@@ -80,3 +80,84 @@ async def test_detail_flags_are_not_cut_at_80_columns() -> None:
         text = screen_text(app)
         assert "late…" not in text and re.search(r"\blate\b", text)
         assert f"#{late[0]}" in text  # the row ends whole, its event number on it
+
+
+AGENTS = ROOT / "tests" / "fixtures" / "agents"
+HOOKS = AGENTS / "claude-code-hooks" / "quantstats__pre_tool_use.json"
+INVARIANT = AGENTS / "invariant-trace" / "explorer__trace_for_analysis.jsonl"
+
+
+def app_of(path: Path):
+    return make_app(str(path), model=build_model(open_path(str(path))))
+
+
+async def test_order_only_times_are_not_shown_as_durations() -> None:
+    """A hook log has no times: its events are 1 ms apart in the import, to keep their order.
+    The ruler, the start column and the detail count steps, never "+0.005s"; `t` says why it
+    has no other mode."""
+    app = app_of(HOOKS)
+    async with app.run_test(size=(200, 50), notifications=True) as pilot:
+        await pilot.pause()
+        assert app.model.derivation.times == "order-only"
+        text = screen_text(app)
+        assert "times are order only" in text
+        assert not re.search(r"\+\d+\.\d+s", text), text  # no seconds anywhere
+        assert "step 5" in text  # the ruler and the start column count steps
+        await pilot.press("t")
+        await pilot.pause()
+        assert not re.search(r"\d\d:\d\d:\d\d", screen_text(app))  # not a time of day
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DetailScreen)
+        assert not re.search(r"\+\d+\.\d+s", screen_text(app))
+
+
+async def test_order_only_detail_has_no_delta() -> None:
+    app = app_of(INVARIANT)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        text = screen_text(app)
+        assert isinstance(app.screen, DetailScreen)
+        assert not re.search(r"\+\d+\.\d+s", text), text
+
+
+async def test_palette_puts_the_operation_whose_id_starts_so_first() -> None:
+    """`op-07` in the palette goes to op-07aa, not to op-01a7 (a fuzzy match of o, p, -, 0, 7
+    that outscored the id)."""
+    app = tour_app()
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"op-07")
+        await pilot.pause(0.6)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.operation.operation_id == "op-07aa"
+
+
+async def test_palette_puts_a_target_that_holds_the_text_before_fuzzy_matches() -> None:
+    app = tour_app()
+    async with app.run_test(size=(120, 32)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+p", *"close_account")
+        await pilot.pause(0.6)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.operation.operation_id == "op-11e2"
+
+
+async def test_pane_of_an_operation_never_run_says_its_decision_and_reason() -> None:
+    """op-0002 of the Codex escalation sample: the escalation the user never granted. The pane
+    under the list says the decision and its recorded reason, not only "no attempt"."""
+    path = AGENTS / "codex-rollout" / "agent-history__codex_with_escalation.jsonl"
+    app = app_of(path)
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        app.select_operation(app.model.by_operation["op-0002"])
+        await pilot.pause()
+        op = app.operation
+        assert not op.attempts and op.decision == "permission-required"
+        reason = app.model.events[op.decision_event].raw["reason"]
+        pane = flat(str(app.screen.query_one("DetailPane").render()))
+        assert "permission-required" in pane and flat(reason)[:60] in pane, pane

@@ -27,6 +27,7 @@ from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import (
+    ORDER,
     attempt_gap,
     copy_text,
     decode_content,
@@ -236,7 +237,8 @@ class DetailScreen(VappMixin, Screen[None]):
         always have at the usual widths)."""
         ev = model.events[idx]
         t_text = fmt_time(ev.time, self.vapp.time_mode, t0, prev)
-        delta = fmt_time(ev.time, "delta", t0, prev) if prev is not None else ""
+        delta = fmt_time(ev.time, "delta", t0, prev) \
+            if prev is not None and self.vapp.time_mode != ORDER else ""
         step = steps.get(idx)
         state: list[tuple[str, object]]
         if ev.type == spec.POLICY_DECISION:

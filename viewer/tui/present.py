@@ -36,6 +36,22 @@ from viewer.model.types import Attempt, Event, Model, Operation
 from viewer.textsafe import json_escape_unsafe, safe, safe_block
 
 TIME_MODES: Final = ("absolute", "relative", "delta")
+#: The one time mode of a recording whose times only give the order (``order_only``): its
+#: events were put 1 ms apart to keep their order, so a time is shown as its step, never as
+#: seconds or a time of day that was never recorded.
+ORDER: Final = "order"
+
+
+def order_only(model: Model | None) -> bool:
+    """Whether the model's times give the order only (an import from a recording that has no
+    times: README "Importing agent traffic")."""
+    d = model.derivation if model is not None else None
+    return d is not None and d.times == "order-only"
+
+
+def step_label(seconds: float) -> str:
+    """The step an order-only time stands for, counted from 1: events are 1 ms apart."""
+    return f"step {round(seconds * 1000) + 1}"
 
 #: Content above this many characters is shown in part until the user asks for all of it.
 PREVIEW_CHARS: Final = 4000
@@ -57,6 +73,8 @@ def fmt_time(t: datetime | None, mode: str, t0: datetime | None, prev: datetime 
     """A time label in one of the three modes ('?' when the time did not parse)."""
     if t is None:
         return "?"
+    if mode == ORDER:
+        return step_label((t - t0).total_seconds()) if t0 is not None else "?"
     if mode == "absolute":
         return t.strftime("%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
     ref = t0 if mode == "relative" else prev
@@ -233,6 +251,9 @@ def attempt_gap(model: Model, prev: Attempt, cur: Attempt) -> str:
     start = cur.start
     if start is None or prev.start is None:
         return f"attempt {cur.number}: no time to compare with attempt {prev.number}"
+    if order_only(model):  # the order is known, the durations are not
+        return f"attempt {cur.number} invoked after attempt {prev.number} began (times are " \
+               "order only)"
     gave_up = next((s for s in prev.steps if s.after in spec.LATE_STATES
                     and events[s.event].type in ("tool-timeout", "tool-cancel")), None)
     parts = []

@@ -39,7 +39,14 @@ from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.pane import DetailPane
 from viewer.tui.parties import is_delegated, lead_party
-from viewer.tui.present import attempt_gap, fmt_secs, fmt_time, said_before
+from viewer.tui.present import (
+    ORDER,
+    attempt_gap,
+    fmt_secs,
+    fmt_time,
+    order_only,
+    said_before,
+)
 from viewer.tui.rows import (
     COLUMN_KEYS,
     Columns,
@@ -322,8 +329,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             keep = max(0, cols.lane_x - len(date) - 2)  # the headings it covers matter less
             text = Text(fit(text.plain[:keep].rstrip(), keep + 1) + fit(date, cols.lane_x - keep
                                                                         - 1), style=P.style("dim"))
-        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute"),
-                    style=P.style("ruler"))
+        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute",
+                                order=self.vapp.time_mode == ORDER), style=P.style("ruler"))
         return text
 
     def _context_lane(self, model: Model, cols: Columns) -> Text:
@@ -626,7 +633,7 @@ class StatusLine(Static):
 def _gap(model: Model, prev: Attempt, cur: Attempt) -> str:
     """How long after the earlier attempt gave up (timed out, was cancelled) or ended the
     later one was invoked (``0.5s``); "" without times."""
-    if cur.start is None:
+    if cur.start is None or order_only(model):
         return ""
     events = model.events
     ended = [events[s.event].time for s in prev.steps
@@ -844,6 +851,10 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def action_time_mode(self) -> None:
         mode = self.vapp.cycle_time_mode()
+        if mode == ORDER:
+            self.notify("Time: order only (the recording has no times; events are counted in "
+                        "steps)", markup=False, timeout=4)
+            return
         self.notify(f"Time: {mode}", markup=False, timeout=2)
 
     def action_zoom(self, factor: float) -> None:
