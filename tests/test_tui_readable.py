@@ -161,3 +161,20 @@ async def test_pane_of_an_operation_never_run_says_its_decision_and_reason() -> 
         reason = app.model.events[op.decision_event].raw["reason"]
         pane = flat(str(app.screen.query_one("DetailPane").render()))
         assert "permission-required" in pane and flat(reason)[:60] in pane, pane
+
+
+async def test_detail_shows_a_multi_line_string_of_the_content_as_text() -> None:
+    """A Bash failure in a Claude Code transcript: its output is one JSON string of many lines.
+    The detail shows it with its line breaks too, not only as "\\n" inside the JSON."""
+    path = AGENTS / "claude-code-transcript" / "dmux__logs_chat.json"
+    app = app_of(path)
+    async with app.run_test(size=(160, 60)) as pilot:
+        await pilot.pause()
+        app.select_operation(app.model.by_operation["op-0039"])
+        await pilot.pause()
+        await pilot.press("enter", "l")
+        await pilot.pause()
+        assert isinstance(app.screen, DetailScreen)
+        text = screen_text(app)
+        assert "/content as text" in text, text
+        assert re.search(r"(?<!\\n)\s+Node\.js v22\.19\.0", text)  # a line of its own

@@ -22,12 +22,14 @@ from textual.widgets import Footer, Static
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation
-from viewer.textsafe import safe
+from viewer.textsafe import safe, safe_block
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import (
     ORDER,
+    PART_CHARS,
+    PREVIEW_CHARS,
     attempt_gap,
     copy_text,
     decode_content,
@@ -36,6 +38,7 @@ from viewer.tui.present import (
     party_label,
     raw_json,
     session_label,
+    text_fields,
 )
 
 
@@ -309,6 +312,16 @@ class DetailScreen(VappMixin, Screen[None]):
                      else Text("(none)", style=P.style("dim")))
         if note:
             parts.append(Text(f"… {note}", style=P.style("flag")))
+        # a string of many lines (a command's output) with its line breaks, after the JSON
+        limit = PART_CHARS if self.full else PREVIEW_CHARS
+        for ptr, value in text_fields(raw):
+            parts.append(Text(""))
+            head = Text(f"{safe(ptr)} as text", style="bold")
+            if len(value) > limit:
+                head.append(f"  (the first {limit:,} of {len(value):,} characters)",
+                            P.style("flag"))
+            parts.append(head)
+            parts.append(Text(safe_block(value[:limit])))
         atts = indices(raw.get("attachment"))
         for a in atts:
             parts.append(Text(""))

@@ -154,6 +154,41 @@ def decode_content(obj: dict[str, Any], full: bool = False, part: int = 0) -> De
     return Decoded(d.label, body, len(d.text), len(shown) < len(d.text), part, parts)
 
 
+#: How many of a content's multi-line strings the detail also shows as text, and from how
+#: many characters a string is worth it.
+TEXT_FIELDS: Final = 4
+TEXT_FIELD_MIN: Final = 40
+
+
+def text_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    """The strings of a JSON content that hold line breaks (a command's output, a file read,
+    an error with its stack), as (JSON Pointer, string), depth-first, the first
+    ``TEXT_FIELDS``: inside the JSON they read as one line of ``\\n``."""
+    if obj.get("encoding") != "json" or "body" not in obj:
+        return []
+    body = obj.get("body")
+    if isinstance(body, str):
+        try:
+            body = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return []
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any, int]] = [("", body, 0)]
+    while stack and len(out) < TEXT_FIELDS:
+        ptr, value, depth = stack.pop()
+        if isinstance(value, str):
+            if "\n" in value and len(value) >= TEXT_FIELD_MIN:
+                out.append((ptr or "/", value))
+        elif depth < DISPLAY_DEPTH and isinstance(value, dict):
+            for k in reversed(list(value)):
+                key = str(k).replace("~", "~0").replace("/", "~1")
+                stack.append((f"{ptr}/{key}", value[k], depth + 1))
+        elif depth < DISPLAY_DEPTH and isinstance(value, list):
+            for i in reversed(range(len(value))):
+                stack.append((f"{ptr}/{i}", value[i], depth + 1))
+    return out
+
+
 def raw_json(value: Any) -> Syntax:
     """The event exactly as recorded, pretty-printed, made safe, highlighted."""
     return json_syntax(dumps_pretty(value))
