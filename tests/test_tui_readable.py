@@ -178,3 +178,12 @@ async def test_detail_shows_a_multi_line_string_of_the_content_as_text() -> None
         text = screen_text(app)
         assert "/content as text" in text, text
         assert re.search(r"(?<!\\n)\s+Node\.js v22\.19\.0", text)  # a line of its own
+
+
+def test_a_time_past_an_hour_keeps_its_seconds() -> None:
+    """Two events of a long session at +2h30m10s and +2h33m46s read as +2h30m and +2h33m."""
+    from viewer.tui.present import fmt_delta
+
+    assert fmt_delta(2 * 3600 + 30 * 60 + 10.4) == "+2h30m10s"
+    assert fmt_delta(-(3600 + 5)) == "-1h00m05s"
+    assert fmt_delta(59 * 60 + 59.94) == "+59m59.9s"

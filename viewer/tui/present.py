@@ -90,7 +90,7 @@ def fmt_delta(seconds: float) -> str:
         return f"{sign}{s:.3f}s"
     if s < 3600:
         return f"{sign}{int(s // 60)}m{s % 60:04.1f}s"
-    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
+    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m{int(s % 60):02d}s"
 
 
 def deep_notice(n: int) -> Text:
