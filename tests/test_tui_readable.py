@@ -187,3 +187,46 @@ def test_a_time_past_an_hour_keeps_its_seconds() -> None:
     assert fmt_delta(2 * 3600 + 30 * 60 + 10.4) == "+2h30m10s"
     assert fmt_delta(-(3600 + 5)) == "-1h00m05s"
     assert fmt_delta(59 * 60 + 59.94) == "+59m59.9s"
+
+
+def _imported(tmp_path: Path, fmt: str, src: Path) -> Path:
+    import subprocess
+    import sys
+
+    out = tmp_path / "imported.vcon.json"
+    subprocess.run([sys.executable, "-m", "viewer", "import", fmt, str(src), "-o", str(out)],
+                   check=True, capture_output=True, cwd=ROOT)
+    return out
+
+
+async def test_an_imported_vcon_whose_times_give_the_order_only_says_so(tmp_path: Path) -> None:
+    """`vcon-view import` wrote the hook log as a vCon, its provenance saying the times are
+    synthetic: opened later, it reads as the hook log did (steps, and the header says why),
+    not as milliseconds in 1970."""
+    path = _imported(tmp_path, "claude-code", HOOKS)
+    app = app_of(path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        assert app.model.derivation is None  # the file's own events
+        text = screen_text(app)
+        assert "times are order only" in text
+        assert not re.search(r"\+\d+\.\d+s", text), text
+        assert "step 5" in text
+
+
+async def test_a_provenance_claim_the_times_do_not_bear_out_is_not_followed(
+        tmp_path: Path) -> None:
+    """A provenance saying "order-only" over times that are not the importer's synthetic
+    clock (from the epoch, 1 ms apart) changes nothing: the recorded times are shown."""
+    import json
+
+    path = _imported(tmp_path, "claude-code", HOOKS)
+    v = json.loads(path.read_text())
+    for i, ev in enumerate(v["events"]):
+        ev["time"] = f"2026-04-02T09:00:{i:02d}.000Z"
+    path.write_text(json.dumps(v))
+    app = app_of(path)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await pilot.pause()
+        text = screen_text(app)
+        assert "step 5" not in text and "+5s" in text.replace("+5.0s", "+5s"), text

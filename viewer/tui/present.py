@@ -10,7 +10,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -33,7 +33,7 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
 from viewer.jsonenc import dumps_deep
 from viewer.model import spec
 from viewer.model.types import Attempt, Event, Model, Operation
-from viewer.textsafe import json_escape_unsafe, safe, safe_block
+from viewer.textsafe import json_escape_unsafe, safe, safe_block, safe_short
 
 TIME_MODES: Final = ("absolute", "relative", "delta")
 #: The one time mode of a recording whose times only give the order (``order_only``): its
@@ -42,11 +42,80 @@ TIME_MODES: Final = ("absolute", "relative", "delta")
 ORDER: Final = "order"
 
 
+#: The importers' clock for a recording that has no times: from the epoch, 1 ms apart.
+SYNTHETIC_BEFORE: Final = datetime(1970, 1, 2, tzinfo=UTC)
+
+_order: tuple[Model | None, bool] = (None, False)  # the last model's answer (``order_only``)
+
+
+_prov: tuple[Model | None, tuple[int, dict[str, Any]] | None] = (None, None)
+
+
+def import_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    """The provenance ``vcon-view import`` wrote into the vCon (the attachment of purpose
+    "import-provenance", a JSON object) and its index; None when the file has none. What it
+    says is the file's word, shown as such. Looked for once per model."""
+    global _prov
+    if _prov[0] is not model:
+        _prov = (model, _find_provenance(model))
+    return _prov[1]
+
+
+def _find_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    for i, att in enumerate(model.attachments):
+        if isinstance(att, dict) and att.get("purpose") == "import-provenance":
+            body = att.get("body")
+            if isinstance(body, str):
+                try:
+                    body = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    continue
+            if isinstance(body, dict):
+                return i, body
+    return None
+
+
 def order_only(model: Model | None) -> bool:
-    """Whether the model's times give the order only (an import from a recording that has no
-    times: README "Importing agent traffic")."""
-    d = model.derivation if model is not None else None
-    return d is not None and d.times == "order-only"
+    """Whether the model's times give the order only: an import from a recording that has no
+    times (README "Importing agent traffic"), opened directly, or written by ``vcon-view
+    import`` and opened later, when its provenance says so and every time is indeed on the
+    importers' synthetic clock (a claim the times do not bear out is not followed)."""
+    global _order
+    if model is None:
+        return False
+    d = model.derivation
+    if d is not None:
+        return d.times == "order-only"
+    if _order[0] is model:
+        return _order[1]
+    prov = import_provenance(model)
+    answer = (prov is not None and prov[1].get("times") == "order-only"
+              and any(e.time is not None for e in model.events)
+              and all(e.time is None or e.time < SYNTHETIC_BEFORE for e in model.events))
+    _order = (model, answer)
+    return answer
+
+
+def provenance_line(model: Model) -> str:
+    """One header line for a vCon written by ``vcon-view import``: what it says it was
+    imported from, and whether its times were recorded; "" without a provenance (or when the
+    model was derived on opening: the derivation's own line says it)."""
+    if model.derivation is not None:
+        return ""
+    prov = import_provenance(model)
+    if prov is None:
+        return ""
+    i, body = prov
+    src = body.get("source")
+    file = src.get("file") if isinstance(src, dict) else None
+    line = f"import provenance (attachment {i}): {safe_short(body.get('tool'), 60)}"
+    if file is not None:
+        line += f" from {safe_short(file, 80)}"
+    if order_only(model):
+        line += " · times are order only"
+    elif body.get("times") == "partial":
+        line += " · some times inferred"
+    return line
 
 
 def step_label(seconds: float) -> str:

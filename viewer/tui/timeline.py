@@ -45,6 +45,7 @@ from viewer.tui.present import (
     fmt_secs,
     fmt_time,
     order_only,
+    provenance_line,
     said_before,
 )
 from viewer.tui.rows import (
@@ -552,6 +553,10 @@ class InfoHeader(Static):
             d = model.derivation
             text.append(safe(d.line()),
                         P.style("severity:warning" if d.unmapped else "context"))
+            text.append("\n")
+        prov = provenance_line(model)
+        if prov:  # a vCon `vcon-view import` wrote: what from, and whether times were recorded
+            text.append(prov, P.style("context"))
             text.append("\n")
         n_ops = len(model.operations)
         n_att, counts = app.totals()
