@@ -230,3 +230,23 @@ async def test_a_provenance_claim_the_times_do_not_bear_out_is_not_followed(
         await pilot.pause()
         text = screen_text(app)
         assert "step 5" not in text and "+5s" in text.replace("+5.0s", "+5s"), text
+
+
+async def test_the_header_is_compact_at_80_columns_so_the_list_keeps_its_rows() -> None:
+    """At 80 columns the header said the uuid whole, the extensions, "error warning info" and
+    "time … zoom" in words, over four lines (six for an imported vCon): two rows of the list
+    at 24 lines went to it. Still said: the file, the form, the start of the uuid, every count,
+    the time mode and the zoom."""
+    app = tour_app()
+    async with app.run_test(size=NARROW) as pilot:
+        await pilot.pause()
+        head = app.screen.query_one("#info-header")
+        assert head.size.height == 2, str(head.render())
+        text = str(head.render())
+        for said in ("tour.vcon.json", "unsigned", "uuid 5a2f0909", "12 operations",
+                     "✗1", "⚠7", "i5", "diagnostics 0", "relative", "×1"):
+            assert said in text, (said, text)
+        await pilot.resize_terminal(160, 40)  # wide again: the words come back
+        await pilot.pause()
+        assert "extensions: tool-invocation" in str(head.render())
+        assert "warning" in str(head.render())

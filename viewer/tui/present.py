@@ -96,10 +96,11 @@ def order_only(model: Model | None) -> bool:
     return answer
 
 
-def provenance_line(model: Model) -> str:
+def provenance_line(model: Model, narrow: bool = False) -> str:
     """One header line for a vCon written by ``vcon-view import``: what it says it was
     imported from, and whether its times were recorded; "" without a provenance (or when the
-    model was derived on opening: the derivation's own line says it)."""
+    model was derived on opening: the derivation's own line says it). ``narrow``: without
+    naming the attachment."""
     if model.derivation is not None:
         return ""
     prov = import_provenance(model)
@@ -108,7 +109,8 @@ def provenance_line(model: Model) -> str:
     i, body = prov
     src = body.get("source")
     file = src.get("file") if isinstance(src, dict) else None
-    line = f"import provenance (attachment {i}): {safe_short(body.get('tool'), 60)}"
+    line = "" if narrow else f"import provenance (attachment {i}): "
+    line += safe_short(body.get("tool"), 60)
     if file is not None:
         line += f" from {safe_short(file, 80)}"
     if order_only(model):

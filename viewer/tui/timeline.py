@@ -69,6 +69,9 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
 NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
+#: Below this width the header says the same in fewer words (the uuid's start, the findings by
+#: glyph), so that at 80 × 24 the list keeps its rows.
+NARROW_HEADER = 100
 #: Finding kinds of each severity: an operation with an error one is drawn loudest.
 ERROR_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "error")
 WARNING_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "warning")
@@ -529,6 +532,7 @@ class InfoHeader(Static):
             return
         src = model.source
         name = src.file.rsplit("/", 1)[-1] if src.file != "-" else "stdin"
+        narrow = self.app.size.width < NARROW_HEADER
         text = Text()
         if src.critical_override:
             text.append(
@@ -546,15 +550,18 @@ class InfoHeader(Static):
         text.append_text(signature_text(src))
         if src.gzip:
             text.append(" (gzip)")
-        text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
-        text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
+        uuid = safe(src.uuid) if src.uuid else "—"
+        text.append(f" · uuid {uuid[:8] + '…' if narrow and len(uuid) > 9 else uuid}")
+        exts = ", ".join(safe(x) for x in src.extensions)
+        text.append(f" · {exts or 'no extensions'}" if narrow else
+                    f" · extensions: {exts or 'none'}")
         text.append("\n")
         if model.derivation is not None:  # one line: the operations are not the file's events
             d = model.derivation
             text.append(safe(d.line()),
                         P.style("severity:warning" if d.unmapped else "context"))
             text.append("\n")
-        prov = provenance_line(model)
+        prov = provenance_line(model, narrow)
         if prov:  # a vCon `vcon-view import` wrote: what from, and whether times were recorded
             text.append(prov, P.style("context"))
             text.append("\n")
@@ -572,13 +579,14 @@ class InfoHeader(Static):
         text.append(f" · {'in the file: ' if not app.filter.empty else ''}{n_att} attempts"
                     " · findings ")
         for sev in spec.SEVERITIES:
-            text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ",
+            text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]}{' ' if narrow else f' {sev}  '}",
                         P.style(f"severity:{sev}") if counts[sev] else P.style("dim"))
         if model.unchecked is None:
             text.append(f"· diagnostics {len(model.diagnostics)}")
         else:
             text.append("· diagnostics: checking…", P.style("dim"))
-        text.append(f" · time {app.time_mode} · zoom ×{app.zoom:g}", P.style("dim"))
+        text.append(f" · {app.time_mode} ×{app.zoom:g}" if narrow else
+                    f" · time {app.time_mode} · zoom ×{app.zoom:g}", P.style("dim"))
         if extra:
             text.append(" · " + extra)
         self.update(text)
@@ -712,6 +720,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         # Narrow: the footer's keys get the room (the palette's ^p is garbled when squeezed,
         # and ? Help comes first); ctrl+p still works and the help lists it.
         self.query_one(Footer).show_command_palette = event.size.width >= NARROW_FOOTER
+        self.query_one(InfoHeader).present(self.vapp)  # its words follow the width
         pane = self.query_one(DetailPane)
         pane.fit_screen(event.size.height)  # short: the rows get it all
         pane.present(self.vapp)
