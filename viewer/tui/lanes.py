@@ -417,7 +417,7 @@ def _ticks_at(axis: Axis, lane_w: int, absolute: bool, step: float,
         x = round((s - axis.ws) / span * (lane_w - 1))
         if not 0 <= x < lane_w:
             continue
-        if order:  # times 1 ms apart that give the order only: the step, counted from 1
+        if order:  # times that give the order only (README "Importing agent traffic"): the step
             label = f"step {round(s * 1000) + 1}"
         elif absolute:
             label = absolute_label(axis.t0 + timedelta(seconds=round(s, 6)), step)

@@ -37,12 +37,12 @@ from viewer.textsafe import json_escape_unsafe, safe, safe_block, safe_short
 
 TIME_MODES: Final = ("absolute", "relative", "delta")
 #: The one time mode of a recording whose times only give the order (``order_only``): its
-#: events were put 1 ms apart to keep their order, so a time is shown as its step, never as
+#: events were put a millisecond apart to keep their order, so a time is shown as its step, never as
 #: seconds or a time of day that was never recorded.
 ORDER: Final = "order"
 
 
-#: The importers' clock for a recording that has no times: from the epoch, 1 ms apart.
+#: The importers' clock for a recording that has no times: from the epoch, a millisecond apart.
 SYNTHETIC_BEFORE: Final = datetime(1970, 1, 2, tzinfo=UTC)
 
 _order: tuple[Model | None, bool] = (None, False)  # the last model's answer (``order_only``)
@@ -121,7 +121,7 @@ def provenance_line(model: Model, narrow: bool = False) -> str:
 
 
 def step_label(seconds: float) -> str:
-    """The step an order-only time stands for, counted from 1: events are 1 ms apart."""
+    """The step an order-only time stands for, counted from 1 (a millisecond a step)."""
     return f"step {round(seconds * 1000) + 1}"
 
 #: Content above this many characters is shown in part until the user asks for all of it.
