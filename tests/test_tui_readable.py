@@ -250,3 +250,24 @@ async def test_the_header_is_compact_at_80_columns_so_the_list_keeps_its_rows() 
         await pilot.pause()
         assert "extensions: tool-invocation" in str(head.render())
         assert "warning" in str(head.render())
+
+
+async def test_context_shows_the_highlighted_turn_with_its_line_breaks() -> None:
+    """A turn of several paragraphs reads as paragraphs under the list, not joined by ⏎."""
+    path = AGENTS / "claude-code-transcript" / "spotter__subagent.jsonl"
+    app = app_of(path)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        rl = app.screen.query_one("#context")
+        whole = app.screen.query_one("#context-whole")
+        rl.move_to(0)
+        for _ in range(rl.count):
+            if "Key findings:" in str(whole.render()):
+                break
+            await pilot.press("j")
+            await pilot.pause()
+        shown = str(whole.render())
+        assert "Key findings:" in shown and "⏎" not in shown, shown
+        assert "\nKey findings:" in shown or "Key findings:\n" in shown

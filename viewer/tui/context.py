@@ -17,9 +17,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from viewer.content import decode_text
 from viewer.model.times import EARLIEST
 from viewer.model.types import Model
-from viewer.textsafe import safe
+from viewer.textsafe import safe, safe_block
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
@@ -135,7 +136,8 @@ class ContextScreen(VappMixin, Screen[None]):
         if model is not None and rows is not None and 0 <= event.index < len(rows):
             row = rows[event.index]
             if row[2] == "dialog":
-                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, WHOLE)
+                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, 0)
+                text.append_text(turn_whole(model.dialog[row[3]]))
             else:
                 text = context_line(model, row, self.vapp.time_mode, self.vapp.t0)
         self.query_one("#context-whole", Static).update(text)
@@ -171,6 +173,21 @@ def prepare(model: Model) -> Built:
 WHOLE = 4000
 
 
+def turn_whole(d: object) -> Text:
+    """What a dialog turn says, decoded, with its line breaks (made safe as block text), up to
+    ``WHOLE`` characters: its row joins paragraphs with ⏎ on one line."""
+    if not isinstance(d, dict):
+        return Text(dialog_text(d, WHOLE))
+    dec = decode_text(d)
+    if dec.kind not in ("text", "json"):
+        return Text(dialog_text(d, WHOLE))
+    said = dec.text.replace("\r\n", "\n")
+    text = Text("\n" + safe_block(said[:WHOLE]))
+    if len(said) > WHOLE:
+        text.append(f"\n… (the first {WHOLE:,} of {len(said):,} characters)", P.style("dim"))
+    return text
+
+
 def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,
                  t0: datetime | None, limit: int = 300) -> Text:
     """One transcript line: its time, then the turn, the core event or the operation."""
@@ -188,11 +205,7 @@ def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode:
                     _is_agent(model, ps[0]) or _several_agents(model)):
                 who += " → " + party_label(model, ps[1])
         text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
-        said = dialog_text(d, limit)
-        text.append(said)
-        body = d.get("body") if isinstance(d, dict) else None
-        if limit > 300 and isinstance(body, str) and len(said) >= limit:
-            text.append(f" … (the first {limit:,} characters)", P.style("dim"))
+        text.append(dialog_text(d, limit))
     elif kind == "event":
         e = model.events[i]
         text.append(f"{P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH)} {safe(e.type)} ",
