@@ -271,3 +271,32 @@ async def test_context_shows_the_highlighted_turn_with_its_line_breaks() -> None
         shown = str(whole.render())
         assert "Key findings:" in shown and "⏎" not in shown, shown
         assert "\nKey findings:" in shown or "Key findings:\n" in shown
+
+
+async def test_enter_on_a_turn_in_the_context_shows_all_of_it() -> None:
+    """Under the list a turn is cut to the room there is; enter on it shows all of it, to
+    scroll, and escape comes back to the same line."""
+    from viewer.tui.context import TurnScreen
+
+    path = AGENTS / "claude-code-transcript" / "spotter__subagent.jsonl"
+    app = app_of(path)
+    async with app.run_test(size=(100, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("c")
+        await pilot.pause()
+        rl = app.screen.query_one("#context")
+        last = max(i for i in range(rl.count) if app.screen.rows[i][2] == "dialog")
+        rl.move_to(last)  # the final report: many lines
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TurnScreen)
+        body = app.model.dialog[app.screen_stack[-2].rows[last][3]]["body"]
+        tail = body.strip().splitlines()[-1].strip()
+        await pilot.press("end")
+        await pilot.pause()
+        assert flat(tail)[:40] in flat(screen_text(app))
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ContextScreen)
+        assert app.screen.query_one("#context").cursor == last

@@ -1,7 +1,7 @@
 """`c`: the conversation and core events interleaved with the operations, in time order.
 
 A reviewer reads what the person asked, then what the agent did about it; choosing an
-operation line selects it on the timeline.
+operation line selects it on the timeline; choosing a turn shows all of it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
@@ -23,7 +24,7 @@ from viewer.model.types import Model
 from viewer.textsafe import safe, safe_block
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
-from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
+from viewer.tui.present import PART_CHARS, dialog_text, dialog_time, fmt_time, party_label
 from viewer.tui.rowlist import RowList
 
 
@@ -115,7 +116,7 @@ class ContextScreen(VappMixin, Screen[None]):
         self.query_one("#context-head", Static).update(Text(
             f"{len(model.dialog)} dialog turns, {len(model.context)} core events, "
             f"{len(model.operations)} operations in time order · enter on an operation "
-            "selects it"))
+            "selects it, on a turn shows all of it"))
         t0, mode = self.vapp.t0, self.vapp.time_mode
 
         def render(k: int) -> Text:
@@ -145,7 +146,15 @@ class ContextScreen(VappMixin, Screen[None]):
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         if self.rows is None:
             return
-        _, _, kind, i = self.rows[event.index]
+        row = self.rows[event.index]
+        _, _, kind, i = row
+        if kind == "dialog":  # all of the turn, to scroll (under the list: what fits)
+            model = self.vapp.model
+            assert model is not None
+            text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, 0)
+            text.append_text(turn_whole(model.dialog[i], TURN_ALL))
+            self.app.push_screen(TurnScreen(text))
+            return
         if kind != "operation":
             return
         self.app.pop_screen()
@@ -173,19 +182,43 @@ def prepare(model: Model) -> Built:
 WHOLE = 4000
 
 
-def turn_whole(d: object) -> Text:
+#: How much of a turn ``enter`` shows (the detail's "show all" part).
+TURN_ALL = PART_CHARS
+
+
+def turn_whole(d: object, limit: int = WHOLE) -> Text:
     """What a dialog turn says, decoded, with its line breaks (made safe as block text), up to
-    ``WHOLE`` characters: its row joins paragraphs with ⏎ on one line."""
+    ``limit`` characters: its row joins paragraphs with ⏎ on one line."""
     if not isinstance(d, dict):
-        return Text(dialog_text(d, WHOLE))
+        return Text(dialog_text(d, limit))
     dec = decode_text(d)
     if dec.kind not in ("text", "json"):
-        return Text(dialog_text(d, WHOLE))
+        return Text(dialog_text(d, limit))
     said = dec.text.replace("\r\n", "\n")
-    text = Text("\n" + safe_block(said[:WHOLE]))
-    if len(said) > WHOLE:
-        text.append(f"\n… (the first {WHOLE:,} of {len(said):,} characters)", P.style("dim"))
+    text = Text("\n" + safe_block(said[:limit]))
+    if len(said) > limit:
+        text.append(f"\n… (the first {limit:,} of {len(said):,} characters)", P.style("dim"))
     return text
+
+
+class TurnScreen(VappMixin, Screen[None]):
+    """`enter` on a turn in the context: all of it, to scroll; escape goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="turn.back"),
+    ]
+
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="turn-scroll"):
+            yield Static(self._text, id="turn")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#turn-scroll").focus()
 
 
 def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,
