@@ -99,3 +99,20 @@ async def test_escape_leaves_the_name_and_q_closes_the_dialog_not_the_viewer(
         await pilot.press("q")  # closes the dialog only
         await pilot.pause()
         assert isinstance(app.screen, TimelineScreen) and app.is_running
+
+
+async def test_tab_puts_the_cursor_at_the_end_of_the_name_the_choices_made(
+        tmp_path: Path, monkeypatch) -> None:
+    """After `s` lengthened the name (tour.op-03f1.summary.md), tab and typing edit its end:
+    the cursor was left where the shorter name ended, so ctrl+u and a new name wrote
+    "NEWmmary.md"."""
+    monkeypatch.chdir(tmp_path)
+    app = make_app(str(TOUR))
+    async with app.run_test(size=SIZE) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.press("j", "j", "e", "s", "tab")
+        box = app.screen.query_one("#export-path")
+        assert box.cursor_position == len(box.value)
+        await pilot.press("ctrl+u", *str(tmp_path / "mine.md"), "enter")
+        await pilot.pause()
+        assert (tmp_path / "mine.md").is_file()

@@ -29,7 +29,7 @@ from viewer.textsafe import safe
 from viewer.tui import state
 from viewer.tui.filter import Filter, FilterError, Matcher, parse_filter
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
-from viewer.tui.present import TIME_MODES, view_span
+from viewer.tui.present import ORDER, TIME_MODES, order_only, view_span
 
 if TYPE_CHECKING:
     from viewer.signatures import TrustStore
@@ -216,6 +216,8 @@ class VconViewApp(App[int]):
         from viewer.tui.timeline import TimelineScreen
 
         self.model = model
+        if order_only(model):  # no time was recorded: every screen counts steps
+            self.set_reactive(VconViewApp.time_mode, ORDER)
         self.matcher = Matcher(model)
         self.shown = range(len(model.operations))
         if self.goto is not None:
@@ -549,6 +551,9 @@ class VconViewApp(App[int]):
         self.refresh_views()
 
     def cycle_time_mode(self) -> str:
+        if order_only(self.model):
+            self.time_mode = ORDER
+            return ORDER
         self.time_mode = TIME_MODES[(TIME_MODES.index(self.time_mode) + 1) % len(TIME_MODES)]
         return self.time_mode
 

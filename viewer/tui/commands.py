@@ -22,6 +22,13 @@ from viewer.textsafe import safe
 from viewer.tui.base import VappMixin
 
 MAX_HITS = 50
+#: The palette's order (Textual shows the highest score first; its fuzzy scores are not
+#: bounded by 1): an operation whose id starts with the text typed, then a screen command, then
+#: an operation whose id or target holds the text, then fuzzy matches of operations.
+ID_PREFIX = 3000.0
+COMMAND = 2000.0
+HOLDS = 1000.0
+FUZZY_TOP = 999.0
 
 
 class GuardedPalette(CommandPalette):
@@ -148,21 +155,21 @@ class VconCommands(VappMixin, Provider):
         for name, cb, help_text in self._screen_commands():
             score = matcher.match(name)
             if score > 0:
-                yield Hit(score, Content(name), cb, text=name, help=help_text)
+                yield Hit(COMMAND + score, Content(name), cb, text=name, help=help_text)
         q = query.strip().lower()
         if not q:
             return
         hits = operation_hits(model, q)
         for i in hits:
             op = model.operations[i]
-            yield self._hit(i, 1.0 if op.operation_id.lower().startswith(q) else 0.8)
+            yield self._hit(i, ID_PREFIX if op.operation_id.lower().startswith(q) else HOLDS)
         if len(hits) >= MAX_HITS or len(model.operations) > FUZZY_MAX:
             return
         seen = set(hits)
         for i, op in enumerate(model.operations):
             if i in seen:
                 continue
-            score = matcher.match(f"{op.operation_id} {op.target}") * 0.7
+            score = min(matcher.match(f"{op.operation_id} {op.target}"), FUZZY_TOP)
             if score > 0:
                 yield self._hit(i, score)
                 seen.add(i)

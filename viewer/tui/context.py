@@ -1,7 +1,7 @@
 """`c`: the conversation and core events interleaved with the operations, in time order.
 
 A reviewer reads what the person asked, then what the agent did about it; choosing an
-operation line selects it on the timeline.
+operation line selects it on the timeline; choosing a turn shows all of it.
 """
 
 from __future__ import annotations
@@ -13,16 +13,18 @@ from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static
 from textual.worker import get_current_worker
 
+from viewer.content import decode_text
 from viewer.model.times import EARLIEST
 from viewer.model.types import Model
-from viewer.textsafe import safe
+from viewer.textsafe import safe, safe_block
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
-from viewer.tui.present import dialog_text, dialog_time, fmt_time, party_label
+from viewer.tui.present import PART_CHARS, dialog_text, dialog_time, fmt_time, party_label
 from viewer.tui.rowlist import RowList
 
 
@@ -83,6 +85,7 @@ class ContextScreen(VappMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text("building…", style="bold"), id="context-head")
         yield RowList(id="context")
+        yield Static(id="context-whole")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -113,7 +116,7 @@ class ContextScreen(VappMixin, Screen[None]):
         self.query_one("#context-head", Static).update(Text(
             f"{len(model.dialog)} dialog turns, {len(model.context)} core events, "
             f"{len(model.operations)} operations in time order · enter on an operation "
-            "selects it"))
+            "selects it, on a turn shows all of it"))
         t0, mode = self.vapp.t0, self.vapp.time_mode
 
         def render(k: int) -> Text:
@@ -126,10 +129,32 @@ class ContextScreen(VappMixin, Screen[None]):
             cursor = op_row.get(idx, 0) if idx is not None else 0
         self.query_one(RowList).set_rows(len(rows), render, cursor=cursor)
 
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        """Under the list, the line the cursor is on, whole (wrapped): a turn's row is cut to
+        the screen's width, and what the person asked is what the reviewer reads first."""
+        model, rows = self.vapp.model, self.rows
+        text = Text()
+        if model is not None and rows is not None and 0 <= event.index < len(rows):
+            row = rows[event.index]
+            if row[2] == "dialog":
+                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, 0)
+                text.append_text(turn_whole(model.dialog[row[3]]))
+            else:
+                text = context_line(model, row, self.vapp.time_mode, self.vapp.t0)
+        self.query_one("#context-whole", Static).update(text)
+
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         if self.rows is None:
             return
-        _, _, kind, i = self.rows[event.index]
+        row = self.rows[event.index]
+        _, _, kind, i = row
+        if kind == "dialog":  # all of the turn, to scroll (under the list: what fits)
+            model = self.vapp.model
+            assert model is not None
+            text = context_line(model, row, self.vapp.time_mode, self.vapp.t0, 0)
+            text.append_text(turn_whole(model.dialog[i], TURN_ALL))
+            self.app.push_screen(TurnScreen(text))
+            return
         if kind != "operation":
             return
         self.app.pop_screen()
@@ -153,8 +178,51 @@ def prepare(model: Model) -> Built:
     return built
 
 
+#: How much of a turn the line under the context list shows (a row shows the first 300).
+WHOLE = 4000
+
+
+#: How much of a turn ``enter`` shows (the detail's "show all" part).
+TURN_ALL = PART_CHARS
+
+
+def turn_whole(d: object, limit: int = WHOLE) -> Text:
+    """What a dialog turn says, decoded, with its line breaks (made safe as block text), up to
+    ``limit`` characters: its row joins paragraphs with ⏎ on one line."""
+    if not isinstance(d, dict):
+        return Text(dialog_text(d, limit))
+    dec = decode_text(d)
+    if dec.kind not in ("text", "json"):
+        return Text(dialog_text(d, limit))
+    said = dec.text.replace("\r\n", "\n")
+    text = Text("\n" + safe_block(said[:limit]))
+    if len(said) > limit:
+        text.append(f"\n… (the first {limit:,} of {len(said):,} characters)", P.style("dim"))
+    return text
+
+
+class TurnScreen(VappMixin, Screen[None]):
+    """`enter` on a turn in the context: all of it, to scroll; escape goes back."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "app.pop_screen", "Back", id="turn.back"),
+    ]
+
+    def __init__(self, text: Text) -> None:
+        super().__init__()
+        self._text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="turn-scroll"):
+            yield Static(self._text, id="turn")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#turn-scroll").focus()
+
+
 def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode: str,
-                 t0: datetime | None) -> Text:
+                 t0: datetime | None, limit: int = 300) -> Text:
     """One transcript line: its time, then the turn, the core event or the operation."""
     t, _, kind, i = row
     text = Text(f"{fmt_time(t, mode, t0, None):<12} ", P.style("dim"))
@@ -170,7 +238,7 @@ def context_line(model: Model, row: tuple[datetime | None, int, str, int], mode:
                     _is_agent(model, ps[0]) or _several_agents(model)):
                 who += " → " + party_label(model, ps[1])
         text.append(f"{P.CONTEXT_GLYPH['dialog']} {who}: ", P.style("context"))
-        text.append(dialog_text(d, 300))
+        text.append(dialog_text(d, limit))
     elif kind == "event":
         e = model.events[i]
         text.append(f"{P.CONTEXT_GLYPH.get(e.type, P.UNKNOWN_GLYPH)} {safe(e.type)} ",

@@ -22,11 +22,14 @@ from textual.widgets import Footer, Static
 
 from viewer.model import spec
 from viewer.model.types import Attempt, Model, Operation
-from viewer.textsafe import safe, safe_short
+from viewer.textsafe import safe, safe_block, safe_short
 from viewer.tui import palette as P
 from viewer.tui.base import VappMixin
 from viewer.tui.messages import NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.present import (
+    ORDER,
+    PART_CHARS,
+    PREVIEW_CHARS,
     attempt_gap,
     copy_text,
     decode_content,
@@ -35,6 +38,7 @@ from viewer.tui.present import (
     party_label,
     raw_json,
     session_label,
+    text_fields,
 )
 
 
@@ -104,6 +108,12 @@ class DetailScreen(VappMixin, Screen[None]):
     def on_mount(self) -> None:
         self._pick_initial_row()
         self.show()
+
+    def on_resize(self) -> None:
+        """The event table's columns follow the terminal's width (``_table``)."""
+        model, op = self.vapp.model, self.vapp.operation
+        if model is not None and op is not None:
+            self.query_one("#events", Static).update(self._table(model, op, self.vapp.attempt))
 
     def event_rows(self) -> list[int]:
         """The events the detail lists (indices into ``model.events``), in its order."""
@@ -180,9 +190,6 @@ class DetailScreen(VappMixin, Screen[None]):
         rows = self.event_rows()
         steps = {s.event: s for s in attempt.steps} if attempt is not None else {}
         t0 = self.vapp.t0
-        text = Text()
-        text.append(f"  {'time':<12} {'delta':<9} {'event':<21} {'state before → after':<28} "
-                    "flags\n", P.style("dim"))
         # delta: from the previous event of the same attempt (a standing decision or another
         # row between them is not what the attempt waited for)
         prev_of: dict[int, datetime | None] = {}
@@ -191,44 +198,79 @@ class DetailScreen(VappMixin, Screen[None]):
             prev_of[idx] = last
             t_ev = model.events[idx].time
             last = t_ev if t_ev is not None else last
-        for r, idx in enumerate(rows):
-            ev = model.events[idx]
-            prev = prev_of.get(idx)
+        cells = [self._cells(model, idx, steps, prev_of.get(idx), t0) for idx in rows]
+        # The columns at their usual widths; on a terminal too narrow for them, each column
+        # as wide as its longest cell, so a row's flags and event number are never the part
+        # cut off at the right.
+        widths = (12, 9, 28, 13)
+        if (self.app.size.width - 3 < 2 + sum(w + 1 for w in widths) + 21
+                + max((len(f" #{idx}") for idx in rows), default=0)):
+            flags_w = max((len(c[4]) for c in cells), default=0)
+            widths = (max([4, *(len(c[0]) for c in cells)]),
+                      max([5, *(len(c[1]) for c in cells)]),
+                      max([20, *(sum(len(p) for p, _ in c[3]) for c in cells)]),
+                      max(5, flags_w) if flags_w else 0)
+        w_time, w_delta, w_state, w_flags = widths
+        text = Text()
+        text.append(f"  {'time':<{w_time}} {'delta':<{w_delta}} {'event':<21} "
+                    f"{'state before → after':<{w_state}} " + ("flags" if w_flags else "")
+                    + "\n", P.style("dim"))
+        for r, (idx, (t_text, delta, event, state, flags, gap)) in enumerate(
+                zip(rows, cells, strict=True)):
             sel = r == self.row
             base = P.style("selected") if sel else None
             text.append("›" if sel else " ", base)
             text.append(" ")
-            text.append(f"{fmt_time(ev.time, self.vapp.time_mode, t0, prev):<12}", base)
+            text.append(f"{t_text:<{w_time}}", base)
             text.append(" ")
-            delta = fmt_time(ev.time, "delta", t0, prev) if prev is not None else ""
-            text.append(f"{delta:<9} ")
-            step = steps.get(idx)
-            if ev.type == spec.POLICY_DECISION:
-                d = ev.raw.get("decision")
-                d = d if isinstance(d, str) else None
-                text.append(f"{P.DECISION_GLYPH.get(d, '?')} {'policy-decision':<19}",
-                            P.decision_style(d))
-                life = safe(ev.raw.get("policy_life"))
-                text.append(f" {safe(d) or '?'} ({life})".ljust(29))
-            else:
-                text.append(f"{P.event_glyph(ev.type)} {fit(safe(ev.type), 19)}",
-                            P.state_style(step.after if step else None))
-                if step is not None:
-                    before = step.before or "start"
-                    text.append(f" {before} → ")
-                    text.append(f"{step.after or '?'}", P.state_style(step.after))
-                    text.append(" " * max(1, 28 - len(before) - len(step.after or "?") - 3))
-                else:
-                    text.append(" (not replayed)".ljust(29))
-            flags = []
-            if step is not None and step.late:
-                flags.append("late")
-            if step is not None and step.out_of_model:
-                flags.append("out-of-model")
-            text.append(" ".join(flags).ljust(13), P.style("flag"))
+            text.append(f"{delta:<{w_delta}} ")
+            text.append(*event)
+            used = 0
+            for part, style in state:
+                text.append(part, style)
+                used += len(part)
+            text.append(" " * max(gap, w_state + 1 - used))
+            if w_flags:
+                text.append(flags.ljust(w_flags), P.style("flag"))
             text.append(f" #{idx}\n", P.style("dim"))
         text.rstrip()
         return text
+
+    def _cells(self, model: Model, idx: int, steps: dict, prev: datetime | None,
+               t0: datetime | None) -> tuple[str, str, tuple[str, object],
+                                             list[tuple[str, object]], str, int]:
+        """One row of the event table: time, delta, event, state (parts and styles), flags,
+        and the least gap after the state (a decision's words may run to the flags, as they
+        always have at the usual widths)."""
+        ev = model.events[idx]
+        t_text = fmt_time(ev.time, self.vapp.time_mode, t0, prev)
+        delta = fmt_time(ev.time, "delta", t0, prev) \
+            if prev is not None and self.vapp.time_mode != ORDER else ""
+        step = steps.get(idx)
+        state: list[tuple[str, object]]
+        if ev.type == spec.POLICY_DECISION:
+            d = ev.raw.get("decision")
+            d = d if isinstance(d, str) else None
+            event = (f"{P.DECISION_GLYPH.get(d, '?')} {'policy-decision':<19}",
+                     P.decision_style(d))
+            state = [(f" {safe(d) or '?'} ({safe(ev.raw.get('policy_life'))})", None)]
+            gap = 0
+        else:
+            gap = 1
+            event = (f"{P.event_glyph(ev.type)} {fit(safe(ev.type), 19)}",
+                     P.state_style(step.after if step else None))
+            if step is not None:
+                before = step.before or "start"
+                state = [(f" {before} → ", None),
+                         (f"{step.after or '?'}", P.state_style(step.after))]
+            else:
+                state = [(" (not replayed)", None)]
+        flags = []
+        if step is not None and step.late:
+            flags.append("late")
+        if step is not None and step.out_of_model:
+            flags.append("out-of-model")
+        return t_text, delta, event, state, " ".join(flags), gap
 
     def _info(self, model: Model, idx: int | None) -> Text:
         text = Text()
@@ -293,6 +335,16 @@ class DetailScreen(VappMixin, Screen[None]):
                      else Text("(none)", style=P.style("dim")))
         if note:
             parts.append(Text(f"… {note}", style=P.style("flag")))
+        # a string of many lines (a command's output) with its line breaks, after the JSON
+        limit = PART_CHARS if self.full else PREVIEW_CHARS
+        for ptr, value in text_fields(raw):
+            parts.append(Text(""))
+            head = Text(f"{safe(ptr)} as text", style="bold")
+            if len(value) > limit:
+                head.append(f"  (the first {limit:,} of {len(value):,} characters)",
+                            P.style("flag"))
+            parts.append(head)
+            parts.append(Text(safe_block(value[:limit])))
         atts = indices(raw.get("attachment"))
         for a in atts:
             parts.append(Text(""))

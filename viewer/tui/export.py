@@ -199,6 +199,7 @@ class ExportScreen(VappMixin, ModalScreen[Path | None]):
             box.value = name
         elif Path(box.value).name.count(".summary.") == 1:  # edited: keep it, new suffix
             box.value = str(Path(box.value).with_suffix(f".{self.fmt}"))
+        box.cursor_position = len(box.value)  # tab then edits the end of the name shown
         self._auto_name = name
         self.vapp.export_choice = (self.fmt, self.scope)
 

@@ -55,6 +55,34 @@ def diagnostic_prompt(d: Diagnostic) -> Text:
     return text
 
 
+def finding_whole(f: Finding) -> Text:
+    """The finding the cursor is on, whole: its row cuts the message to the screen's width."""
+    text = Text()
+    text.append(f"{P.SEVERITY_GLYPH[f.severity]} {f.severity} ", P.style(f"severity:{f.severity}"))
+    text.append(f.kind, "bold")
+    if f.operation_id:
+        text.append(f" · {safe(f.operation_id)}")
+        if f.attempt is not None:
+            text.append(f" attempt {f.attempt}")
+    if f.events:
+        text.append(f" · events {', '.join(map(str, f.events))}", P.style("dim"))
+    text.append("\n")
+    text.append(safe(f.message))
+    return text
+
+
+def diagnostic_whole(d: Diagnostic) -> Text:
+    """The diagnostic the cursor is on, whole."""
+    text = Text()
+    text.append(f"{P.SEVERITY_GLYPH[d.severity]} {d.severity} ", P.style(f"severity:{d.severity}"))
+    text.append(safe(d.code), "bold")
+    if d.pointer:
+        text.append(f" · {safe(d.pointer)}")
+    text.append("\n")
+    text.append(safe(d.message))
+    return text
+
+
 def ordered(model: Model) -> tuple[list[int], list[int]]:
     fi = sorted(range(len(model.findings)), key=lambda i: SEVERITY_RANK[model.findings[i].severity])
     di = sorted(range(len(model.diagnostics)),
@@ -110,6 +138,7 @@ class FindingsScreen(VappMixin, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Static(Text("building…", style="bold"), id="findings-head")
         yield RowList(id="findings")
+        yield Static(id="findings-whole")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -171,6 +200,18 @@ class FindingsScreen(VappMixin, Screen[None]):
     def on_model_adopted(self, message: ModelAdopted) -> None:
         """The diagnostics arrived (or the rest of the operations): rebuild the list."""
         self.build()
+
+    def on_row_list_highlighted(self, event: RowList.Highlighted) -> None:
+        """Under the list, the finding or diagnostic the cursor is on, whole (wrapped)."""
+        model, rows = self.vapp.model, self.rows
+        text = Text()
+        if model is not None and rows is not None and 0 <= event.index < len(rows):
+            kind, n = rows[event.index]
+            if kind == "f":
+                text = finding_whole(model.findings[n])
+            elif kind == "d":
+                text = diagnostic_whole(model.diagnostics[n])
+        self.query_one("#findings-whole", Static).update(text)
 
     def on_row_list_selected(self, event: RowList.Selected) -> None:
         model = self.vapp.model

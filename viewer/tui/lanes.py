@@ -400,7 +400,8 @@ class Tick:
     label: str
 
 
-def _ticks_at(axis: Axis, lane_w: int, absolute: bool, step: float) -> list[Tick]:
+def _ticks_at(axis: Axis, lane_w: int, absolute: bool, step: float,
+              order: bool = False) -> list[Tick]:
     assert axis.t0 is not None
     span = axis.we - axis.ws
     origin = 0.0  # absolute ticks fall on round wall-clock times in the zone of t0
@@ -416,7 +417,9 @@ def _ticks_at(axis: Axis, lane_w: int, absolute: bool, step: float) -> list[Tick
         x = round((s - axis.ws) / span * (lane_w - 1))
         if not 0 <= x < lane_w:
             continue
-        if absolute:
+        if order:  # times that give the order only (README "Importing agent traffic"): the step
+            label = f"step {round(s * 1000) + 1}"
+        elif absolute:
             label = absolute_label(axis.t0 + timedelta(seconds=round(s, 6)), step)
         else:
             label = relative_label(s, step)
@@ -424,7 +427,7 @@ def _ticks_at(axis: Axis, lane_w: int, absolute: bool, step: float) -> list[Tick
     return out
 
 
-def ticks(axis: Axis, lane_w: int, absolute: bool) -> list[Tick]:
+def ticks(axis: Axis, lane_w: int, absolute: bool, order: bool = False) -> list[Tick]:
     """Ticks at round steps over the window, far enough apart for their labels: relative
     (``+20s`` from the first event) or wall-clock times in the recording's zone. A label that
     would be cut at the lane's end is left off (the tick stays)."""
@@ -435,7 +438,7 @@ def ticks(axis: Axis, lane_w: int, absolute: bool) -> list[Tick]:
     out: list[Tick] = []
     for _ in range(4):  # the labels' width depends on the step: settle it
         step = tick_step(span, lane_w, label_w)
-        out = _ticks_at(axis, lane_w, absolute, step)
+        out = _ticks_at(axis, lane_w, absolute, step, order)
         widest = max((len(t.label) for t in out), default=0)
         if widest <= label_w:
             break
@@ -443,10 +446,11 @@ def ticks(axis: Axis, lane_w: int, absolute: bool) -> list[Tick]:
     return [t if t.x + 1 + len(t.label) <= lane_w else Tick(t.x, "") for t in out]
 
 
-def ruler_cells(axis: Axis, lane_w: int, absolute: bool) -> str:
-    """The ruler's lane: ``┬`` at each tick, its label after it."""
+def ruler_cells(axis: Axis, lane_w: int, absolute: bool, order: bool = False) -> str:
+    """The ruler's lane: ``┬`` at each tick, its label after it (``step 5`` when the times
+    give the order only)."""
     lane = ["─"] * lane_w
-    for tick in ticks(axis, lane_w, absolute):
+    for tick in ticks(axis, lane_w, absolute, order):
         lane[tick.x] = "┬"
         for i, ch in enumerate(tick.label):
             lane[tick.x + 1 + i] = ch

@@ -12,7 +12,7 @@ from textual.widgets import Static
 
 from viewer.textsafe import safe
 from viewer.tui import palette as P
-from viewer.tui.present import fmt_delta
+from viewer.tui.present import ORDER, fmt_delta, fmt_time
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -31,6 +31,19 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
         return text
     if attempt is None:
         text.append(f"{safe(op.operation_id)}: no attempt · {op.outcome}", P.style("dim"))
+        # what stopped it, as recorded: each decision on it and its reason
+        said = op.once_decisions or ((op.decision_event,) if op.decision_event is not None
+                                     else ())
+        for idx in said[: max(1, rows - 1)]:
+            raw = model.events[idx].raw
+            d = raw.get("decision")
+            d = d if isinstance(d, str) else None
+            text.append("\n")
+            text.append(f"{P.DECISION_GLYPH.get(d, '?')} {safe(d) or '?'}", P.decision_style(d))
+            text.append(f" ({safe(raw.get('policy_life'))})")
+            if raw.get("reason") is not None:
+                text.append(" · reason ")
+                text.append(safe(raw.get("reason")))
         return text
     events = model.events
     steps = attempt.steps
@@ -44,7 +57,9 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
     for step in shown:
         ev = events[step.event]
         text.append("\n")
-        if ev.time is not None and start is not None:
+        if ev.time is not None and app.time_mode == ORDER:  # no durations: the step
+            text.append(fmt_time(ev.time, ORDER, app.t0, None).rjust(10), P.style("dim"))
+        elif ev.time is not None and start is not None:
             text.append(fmt_delta((ev.time - start).total_seconds()).rjust(10), P.style("dim"))
         else:
             text.append("?".rjust(10), P.style("dim"))

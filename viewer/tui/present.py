@@ -10,7 +10,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -33,9 +33,96 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
 from viewer.jsonenc import dumps_deep
 from viewer.model import spec
 from viewer.model.types import Attempt, Event, Model, Operation
-from viewer.textsafe import json_escape_unsafe, safe, safe_block
+from viewer.textsafe import json_escape_unsafe, safe, safe_block, safe_short
 
 TIME_MODES: Final = ("absolute", "relative", "delta")
+#: The one time mode of a recording whose times only give the order (``order_only``): its
+#: events were put a millisecond apart to keep their order, so a time is shown as its step, never as
+#: seconds or a time of day that was never recorded.
+ORDER: Final = "order"
+
+
+#: The importers' clock for a recording that has no times: from the epoch, a millisecond apart.
+SYNTHETIC_BEFORE: Final = datetime(1970, 1, 2, tzinfo=UTC)
+
+_order: tuple[Model | None, bool] = (None, False)  # the last model's answer (``order_only``)
+
+
+_prov: tuple[Model | None, tuple[int, dict[str, Any]] | None] = (None, None)
+
+
+def import_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    """The provenance ``vcon-view import`` wrote into the vCon (the attachment of purpose
+    "import-provenance", a JSON object) and its index; None when the file has none. What it
+    says is the file's word, shown as such. Looked for once per model."""
+    global _prov
+    if _prov[0] is not model:
+        _prov = (model, _find_provenance(model))
+    return _prov[1]
+
+
+def _find_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    for i, att in enumerate(model.attachments):
+        if isinstance(att, dict) and att.get("purpose") == "import-provenance":
+            body = att.get("body")
+            if isinstance(body, str):
+                try:
+                    body = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    continue
+            if isinstance(body, dict):
+                return i, body
+    return None
+
+
+def order_only(model: Model | None) -> bool:
+    """Whether the model's times give the order only: an import from a recording that has no
+    times (README "Importing agent traffic"), opened directly, or written by ``vcon-view
+    import`` and opened later, when its provenance says so and every time is indeed on the
+    importers' synthetic clock (a claim the times do not bear out is not followed)."""
+    global _order
+    if model is None:
+        return False
+    d = model.derivation
+    if d is not None:
+        return d.times == "order-only"
+    if _order[0] is model:
+        return _order[1]
+    prov = import_provenance(model)
+    answer = (prov is not None and prov[1].get("times") == "order-only"
+              and any(e.time is not None for e in model.events)
+              and all(e.time is None or e.time < SYNTHETIC_BEFORE for e in model.events))
+    _order = (model, answer)
+    return answer
+
+
+def provenance_line(model: Model, narrow: bool = False) -> str:
+    """One header line for a vCon written by ``vcon-view import``: what it says it was
+    imported from, and whether its times were recorded; "" without a provenance (or when the
+    model was derived on opening: the derivation's own line says it). ``narrow``: without
+    naming the attachment."""
+    if model.derivation is not None:
+        return ""
+    prov = import_provenance(model)
+    if prov is None:
+        return ""
+    i, body = prov
+    src = body.get("source")
+    file = src.get("file") if isinstance(src, dict) else None
+    line = "" if narrow else f"import provenance (attachment {i}): "
+    line += safe_short(body.get("tool"), 60)
+    if file is not None:
+        line += f" from {safe_short(file, 80)}"
+    if order_only(model):
+        line += " · times are order only"
+    elif body.get("times") == "partial":
+        line += " · some times inferred"
+    return line
+
+
+def step_label(seconds: float) -> str:
+    """The step an order-only time stands for, counted from 1 (a millisecond a step)."""
+    return f"step {round(seconds * 1000) + 1}"
 
 #: Content above this many characters is shown in part until the user asks for all of it.
 PREVIEW_CHARS: Final = 4000
@@ -57,6 +144,8 @@ def fmt_time(t: datetime | None, mode: str, t0: datetime | None, prev: datetime 
     """A time label in one of the three modes ('?' when the time did not parse)."""
     if t is None:
         return "?"
+    if mode == ORDER:
+        return step_label((t - t0).total_seconds()) if t0 is not None else "?"
     if mode == "absolute":
         return t.strftime("%H:%M:%S.") + f"{t.microsecond // 1000:03d}"
     ref = t0 if mode == "relative" else prev
@@ -72,7 +161,7 @@ def fmt_delta(seconds: float) -> str:
         return f"{sign}{s:.3f}s"
     if s < 3600:
         return f"{sign}{int(s // 60)}m{s % 60:04.1f}s"
-    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m"
+    return f"{sign}{int(s // 3600)}h{int(s % 3600 // 60):02d}m{int(s % 60):02d}s"
 
 
 def deep_notice(n: int) -> Text:
@@ -134,6 +223,41 @@ def decode_content(obj: dict[str, Any], full: bool = False, part: int = 0) -> De
     shown, part, parts = _window(d.text, full, part)
     body = json_syntax(shown) if d.kind == "json" else Text(safe_block(shown))
     return Decoded(d.label, body, len(d.text), len(shown) < len(d.text), part, parts)
+
+
+#: How many of a content's multi-line strings the detail also shows as text, and from how
+#: many characters a string is worth it.
+TEXT_FIELDS: Final = 4
+TEXT_FIELD_MIN: Final = 40
+
+
+def text_fields(obj: dict[str, Any]) -> list[tuple[str, str]]:
+    """The strings of a JSON content that hold line breaks (a command's output, a file read,
+    an error with its stack), as (JSON Pointer, string), depth-first, the first
+    ``TEXT_FIELDS``: inside the JSON they read as one line of ``\\n``."""
+    if obj.get("encoding") != "json" or "body" not in obj:
+        return []
+    body = obj.get("body")
+    if isinstance(body, str):
+        try:
+            body = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return []
+    out: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any, int]] = [("", body, 0)]
+    while stack and len(out) < TEXT_FIELDS:
+        ptr, value, depth = stack.pop()
+        if isinstance(value, str):
+            if "\n" in value and len(value) >= TEXT_FIELD_MIN:
+                out.append((ptr or "/", value))
+        elif depth < DISPLAY_DEPTH and isinstance(value, dict):
+            for k in reversed(list(value)):
+                key = str(k).replace("~", "~0").replace("/", "~1")
+                stack.append((f"{ptr}/{key}", value[k], depth + 1))
+        elif depth < DISPLAY_DEPTH and isinstance(value, list):
+            for i in reversed(range(len(value))):
+                stack.append((f"{ptr}/{i}", value[i], depth + 1))
+    return out
 
 
 def raw_json(value: Any) -> Syntax:
@@ -233,6 +357,9 @@ def attempt_gap(model: Model, prev: Attempt, cur: Attempt) -> str:
     start = cur.start
     if start is None or prev.start is None:
         return f"attempt {cur.number}: no time to compare with attempt {prev.number}"
+    if order_only(model):  # the order is known, the durations are not
+        return f"attempt {cur.number} invoked after attempt {prev.number} began (times are " \
+               "order only)"
     gave_up = next((s for s in prev.steps if s.after in spec.LATE_STATES
                     and events[s.event].type in ("tool-timeout", "tool-cancel")), None)
     parts = []

@@ -52,6 +52,14 @@ class RowList(ScrollView, can_focus=True):
         Binding("enter", "select", "Select", id="rowlist.select", show=False),
     ]
 
+    class Highlighted(Message):
+        """The cursor moved to row ``index`` (or the rows were set)."""
+
+        def __init__(self, rowlist: RowList, index: int) -> None:
+            super().__init__()
+            self.rowlist = rowlist
+            self.index = index
+
     class Selected(Message):
         """Enter on a row: ``index`` is the row's position."""
 
@@ -81,6 +89,7 @@ class RowList(ScrollView, can_focus=True):
         height = max(1, self.scrollable_content_region.height)
         self.scroll_to(y=max(0, self.cursor - height // 2), animate=False, immediate=True)
         self.refresh()
+        self.post_message(self.Highlighted(self, self.cursor))
 
     # --- the cursor ------------------------------------------------------------------------
     def _next_selectable(self, start: int, step: int) -> int:
@@ -101,6 +110,7 @@ class RowList(ScrollView, can_focus=True):
         for row in (old, index):  # the rest is unchanged (the cache keys hold the cursor):
             if row >= 0:  # two lines drawn, not a screenful
                 self.refresh_line(row)
+        self.post_message(self.Highlighted(self, index))
 
     def scroll_to_cursor(self) -> None:
         height = max(1, self.scrollable_content_region.height)

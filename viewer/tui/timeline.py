@@ -39,7 +39,15 @@ from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.pane import DetailPane
 from viewer.tui.parties import is_delegated, lead_party
-from viewer.tui.present import attempt_gap, fmt_secs, fmt_time, said_before
+from viewer.tui.present import (
+    ORDER,
+    attempt_gap,
+    fmt_secs,
+    fmt_time,
+    order_only,
+    provenance_line,
+    said_before,
+)
 from viewer.tui.rows import (
     COLUMN_KEYS,
     Columns,
@@ -61,6 +69,9 @@ BIG_MODEL = 20000  # as viewer.tui.app.BIG_MODEL: live filtering only below this
 FIXED_ROWS = 3
 _OUTCOME_STATE = {spec.outcome_name(s): s for s in spec.STATES}
 NARROW_FOOTER = 140  # below this width the footer leaves out the command palette's ^p
+#: Below this width the header says the same in fewer words (the uuid's start, the findings by
+#: glyph), so that at 80 × 24 the list keeps its rows.
+NARROW_HEADER = 100
 #: Finding kinds of each severity: an operation with an error one is drawn loudest.
 ERROR_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "error")
 WARNING_KINDS = frozenset(k for k, sev in spec.FINDING_SEVERITY.items() if sev == "warning")
@@ -322,8 +333,8 @@ class TimelineView(VappMixin, ScrollView, can_focus=True, inherit_bindings=False
             keep = max(0, cols.lane_x - len(date) - 2)  # the headings it covers matter less
             text = Text(fit(text.plain[:keep].rstrip(), keep + 1) + fit(date, cols.lane_x - keep
                                                                         - 1), style=P.style("dim"))
-        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute"),
-                    style=P.style("ruler"))
+        text.append(ruler_cells(axis, cols.lane_w, self.vapp.time_mode == "absolute",
+                                order=self.vapp.time_mode == ORDER), style=P.style("ruler"))
         return text
 
     def _context_lane(self, model: Model, cols: Columns) -> Text:
@@ -521,6 +532,7 @@ class InfoHeader(Static):
             return
         src = model.source
         name = src.file.rsplit("/", 1)[-1] if src.file != "-" else "stdin"
+        narrow = self.app.size.width < NARROW_HEADER
         text = Text()
         if src.critical_override:
             text.append(
@@ -538,13 +550,20 @@ class InfoHeader(Static):
         text.append_text(signature_text(src))
         if src.gzip:
             text.append(" (gzip)")
-        text.append(f" · uuid {safe(src.uuid) if src.uuid else '—'}")
-        text.append(" · extensions: " + (", ".join(safe(x) for x in src.extensions) or "none"))
+        uuid = safe(src.uuid) if src.uuid else "—"
+        text.append(f" · uuid {uuid[:8] + '…' if narrow and len(uuid) > 9 else uuid}")
+        exts = ", ".join(safe(x) for x in src.extensions)
+        text.append(f" · {exts or 'no extensions'}" if narrow else
+                    f" · extensions: {exts or 'none'}")
         text.append("\n")
         if model.derivation is not None:  # one line: the operations are not the file's events
             d = model.derivation
             text.append(safe(d.line()),
                         P.style("severity:warning" if d.unmapped else "context"))
+            text.append("\n")
+        prov = provenance_line(model, narrow)
+        if prov:  # a vCon `vcon-view import` wrote: what from, and whether times were recorded
+            text.append(prov, P.style("context"))
             text.append("\n")
         n_ops = len(model.operations)
         n_att, counts = app.totals()
@@ -560,13 +579,14 @@ class InfoHeader(Static):
         text.append(f" · {'in the file: ' if not app.filter.empty else ''}{n_att} attempts"
                     " · findings ")
         for sev in spec.SEVERITIES:
-            text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]} {sev}  ",
+            text.append(f"{P.SEVERITY_GLYPH[sev]}{counts[sev]}{' ' if narrow else f' {sev}  '}",
                         P.style(f"severity:{sev}") if counts[sev] else P.style("dim"))
         if model.unchecked is None:
             text.append(f"· diagnostics {len(model.diagnostics)}")
         else:
             text.append("· diagnostics: checking…", P.style("dim"))
-        text.append(f" · time {app.time_mode} · zoom ×{app.zoom:g}", P.style("dim"))
+        text.append(f" · {app.time_mode} ×{app.zoom:g}" if narrow else
+                    f" · time {app.time_mode} · zoom ×{app.zoom:g}", P.style("dim"))
         if extra:
             text.append(" · " + extra)
         self.update(text)
@@ -626,7 +646,7 @@ class StatusLine(Static):
 def _gap(model: Model, prev: Attempt, cur: Attempt) -> str:
     """How long after the earlier attempt gave up (timed out, was cancelled) or ended the
     later one was invoked (``0.5s``); "" without times."""
-    if cur.start is None:
+    if cur.start is None or order_only(model):
         return ""
     events = model.events
     ended = [events[s.event].time for s in prev.steps
@@ -700,6 +720,7 @@ class TimelineScreen(VappMixin, Screen[None]):
         # Narrow: the footer's keys get the room (the palette's ^p is garbled when squeezed,
         # and ? Help comes first); ctrl+p still works and the help lists it.
         self.query_one(Footer).show_command_palette = event.size.width >= NARROW_FOOTER
+        self.query_one(InfoHeader).present(self.vapp)  # its words follow the width
         pane = self.query_one(DetailPane)
         pane.fit_screen(event.size.height)  # short: the rows get it all
         pane.present(self.vapp)
@@ -844,6 +865,10 @@ class TimelineScreen(VappMixin, Screen[None]):
 
     def action_time_mode(self) -> None:
         mode = self.vapp.cycle_time_mode()
+        if mode == ORDER:
+            self.notify("Time: order only (the recording has no times; events are counted in "
+                        "steps)", markup=False, timeout=4)
+            return
         self.notify(f"Time: {mode}", markup=False, timeout=2)
 
     def action_zoom(self, factor: float) -> None:
