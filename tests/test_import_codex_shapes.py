@@ -204,6 +204,22 @@ def test_codex_own_error_lines_decide_the_outcome() -> None:
     assert got == [(tool, outcome, decision) for _, tool, outcome, decision in OWN_ERRORS]
 
 
+def test_an_mcp_tools_own_words_are_not_codex_error_lines() -> None:
+    """Codex's one-line errors for its own tools (a spawn that failed, an exec_command that
+    could not start, a rejected patch) are Codex's words; an MCP tool's text output is the
+    tool's. Reviewer: a browser MCP tool that answered 'Failed to spawn browser: ...' (no
+    isError recorded) returned that text: completed, as before those lines were read, not an
+    error of the request."""
+    recs: list[dict[str, Any]] = [META]
+    said = ["Failed to spawn browser: chromium is not installed", "exec_command failed for job 3",
+            "patch rejected: empty patch (the review server's words)"]
+    for i, out in enumerate(said):
+        recs += [call(2 * i + 1, f"m{i}", "mcp__web__open", {"x": i}),
+                 output(2 * i + 2, f"m{i}", out)]
+    m = model_of(jl(*recs))
+    assert [(o[0], o[2]) for o in ops(m)] == [("web", "completed")] * len(said)
+
+
 def custom(sec: int, cid: str, name: str, inp: str) -> dict[str, Any]:
     return line(sec, "response_item", {"type": "custom_tool_call", "status": "completed",
                                        "call_id": cid, "name": name, "input": inp})
