@@ -276,6 +276,29 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     return vcon, rep
 
 
+def _turn_times(stamps: list[datetime | None], rep: Report) -> list[datetime]:
+    """Each item's time: a user turn's ``<timestamp>`` carried to the items after it (partial
+    times), else the order only."""
+    times = carried_times(stamps)
+    if times is None:
+        rep.times = "order-only"
+        return [EPOCH + timedelta(milliseconds=k) for k in range(len(stamps))]
+    rep.times = "partial"
+    return times
+
+
+def _tally(status: dict[int, tuple[str, str]], rep: Report) -> None:
+    """Count each line, in order, as mapped, ignored (with its kind) or unmapped."""
+    for n in sorted(status):
+        what, detail = status[n]
+        if what == "mapped":
+            rep.mapped += 1
+        elif what == "ignored":
+            rep.ignore(detail)
+        else:
+            rep.fail(f"line {n}", detail)
+
+
 # --- the text transcript (agent-transcripts/*.txt) ------------------------------------------
 
 #: A turn of Cursor's text transcript opens with a line of its own: "user:", "assistant:"
@@ -401,12 +424,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
             if naive and t is not None:
                 rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    times = carried_times(stamps)
-    if times is None:
-        rep.times = "order-only"
-        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(items))]
-    else:
-        rep.times = "partial"
+    times = _turn_times(stamps, rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -441,14 +459,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
                 returned += 1
             else:
                 status[n] = ("unmapped", "a [Tool result] for no open call of that name")
-    for n in sorted(status):
-        what, detail = status[n]
-        if what == "mapped":
-            rep.mapped += 1
-        elif what == "ignored":
-            rep.ignore(detail)
-        else:
-            rep.fail(f"line {n}", detail)
+    _tally(status, rep)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     else:
@@ -516,12 +527,7 @@ def convert(data: bytes, *, source_name: str = "-",
                     if naive and t is not None:
                         rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    times = carried_times(stamps)
-    if times is None:
-        rep.times = "order-only"
-        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(recs))]
-    else:
-        rep.times = "partial"
+    times = _turn_times(stamps, rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -583,14 +589,7 @@ def convert(data: bytes, *, source_name: str = "-",
     if bad_blocks:
         rep.warn(f"{bad_blocks} tool block(s) without a tool name, or answering no recorded "
                  "call, were skipped")
-    for n in sorted(status):
-        what, detail = status[n]
-        if what == "mapped":
-            rep.mapped += 1
-        elif what == "ignored":
-            rep.ignore(detail)
-        else:
-            rep.fail(f"line {n}", detail)
+    _tally(status, rep)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):
