@@ -295,6 +295,27 @@ def unified(chunk: str, state: str, out: str) -> str:
             f"Output:\n{out}")
 
 
+def test_a_poll_after_the_process_end_event_completes() -> None:
+    """A rollout that keeps every event (codex-rs rollout policy, full history) also holds the
+    exec_command_end Codex emits when a unified exec process exits, under the exec_command's
+    call_id, and it can come before the output of the write_stdin that found the process
+    exited. Reviewer: the exec_command failed (exit code 1, its end event); the write_stdin
+    wrote and read: completed, not failed as if writing had failed."""
+    m = model_of(jl(
+        META,
+        call(1, "c1", "exec_command", {"cmd": "npm run dev"}),
+        output(2, "c1", unified("a1", "Process running with session ID 7", "starting\n")),
+        call(5, "c3", "write_stdin", {"session_id": 7, "chars": "q\n"}),
+        line(6, "event_msg", {"type": "exec_command_end", "call_id": "c1",
+                              "command": ["npm", "run", "dev"], "cwd": "/w", "exit_code": 1,
+                              "aggregated_output": "boom", "stdout": "", "stderr": "",
+                              "formatted_output": "boom", "duration": "5s",
+                              "source": "unified_exec_startup"}),
+        output(6, "c3", unified("c3", "Process exited with code 1", "boom\n"))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("write_stdin", "completed")]
+
+
 def test_a_running_process_is_pending_until_a_poll_reports_its_end() -> None:
     """Unified exec (codex-rs core unified_exec: 'Process running with session ID N' while the
     process runs, 'Process exited with code N' once it ended) keeps a process across calls:

@@ -670,9 +670,12 @@ class Mapper:
                     if isinstance(args.get(k), (str, int)) and not isinstance(args[k], bool)),
                    None)
         target = self.running.get(key) if key else None
-        if target is None or target is c or target.ended or not HEADER_START.match(
-                text.lstrip()):
+        if target is None or target is c or not HEADER_START.match(text.lstrip()):
             return False
+        if target.ended:  # its end is recorded already (its exec_command_end, an earlier poll)
+            self._end(c, "tool-result", when, where, body,
+                      f"{c.tool} reached {key} of {target.op}, whose end is recorded already")
+            return True
         head = _header(text)
         script = re.match(r"Script (completed|failed)\b", text.lstrip())
         if exit_code is None and script is None:
