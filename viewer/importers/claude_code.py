@@ -1176,7 +1176,9 @@ class Mapper:
         op.hook = True
         if op.invoked or op.ended or decision not in ("allow", "deny"):
             return decision in ("allow", "deny")
-        self.fired(why)
+        # counted by the decision alone: the recorded hookEvent is in the event's inferred
+        self.fired(f"hook_permission_decision {decision}: a PermissionRequest hook "
+                   "answered the permission request")
         if decision == "allow":
             if when > op.when:
                 op.when = when
