@@ -325,6 +325,11 @@ def is_text_transcript(head: bytes) -> bool:
     return "<user_query>" in text or "\n" + _TXT_CALL in text or "\n[Thinking]" in text
 
 
+def _next_text(lines: list[str], n: int) -> str:
+    """The first line after line ``n`` (1-based) that is not blank, stripped ("" at the end)."""
+    return next((ln.strip(_WS) for ln in lines[n:] if ln.strip(_WS)), "")
+
+
 def _inline_args(rest: str) -> dict[str, Any]:
     """Arguments written on the "[Tool call] NAME" line itself: a JSON object is read as one,
     other text is kept as recorded."""
@@ -381,6 +386,9 @@ def convert_text(data: bytes, source_name: str, created: str | None,
         if not line.strip(_WS):  # blank as bytes.strip() sees it: every other line counts
             continue
         turn = _TXT_TURN.fullmatch(line)
+        if turn is not None and output and turn.group(1) == "user" \
+                and not _next_text(lines, n).startswith("<"):
+            turn = None  # a tool's output line ("user:" in a file read); Cursor tags a user turn
         if turn is not None:
             flush()
             output = False
