@@ -147,6 +147,10 @@ def test_api_mcp_connector_blocks_are_calls_on_their_server() -> None:
     no_errors(m)
     assert ops(m) == [("docs", "search", "failed", None, set())]
     assert rep.unmapped == 0
+    # a server_name that is the draft's name for the agent's own host names no MCP server
+    _, _, m = conv([asst(1, {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "search",
+                             "server_name": "!host", "input": {}})])
+    assert [o.server for o in m.operations] == ["unknown-mcp-server"]
 
 
 # --- permission decisions a hook made ---------------------------------------------------------

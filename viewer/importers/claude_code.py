@@ -691,8 +691,9 @@ class Mapper:
             elif bt == "server_tool_use":
                 did = self.tool_use(b, when, where, party, server=API_SERVER) or did
             elif bt == "mcp_tool_use":  # the API's MCP connector: the API called the server
-                did = self.tool_use(b, when, where, party, server=_s(b.get(
-                    "server_name")) or "unknown-mcp-server") or did
+                srv = _s(b.get("server_name"))  # never "!host", the agent's own host
+                did = self.tool_use(b, when, where, party, server=srv if srv and not
+                                    srv.startswith("!") else "unknown-mcp-server") or did
             elif isinstance(bt, str) and bt.endswith("_tool_result"):
                 did = self.server_result(b, when, where) or did
         return did
