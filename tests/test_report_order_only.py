@@ -1,0 +1,36 @@
+"""A recording with no times (an Invariant trace, a hook log, a Cursor transcript...) is
+imported on a synthetic clock that gives the order only. The human reports show its times as
+the viewer does, as steps, never as a time of day in 1970 that nothing happened at; the
+machine formats keep the values (their derivation says "order-only")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from viewer.pipeline import open_model
+from viewer.report.formats import ReportOptions
+from viewer.report.html import to_html
+from viewer.report.markdown import to_markdown
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "agents" / "invariant-trace"
+TRACE = FIX / "explorer__trace_for_analysis.jsonl"
+TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
+
+
+def test_reports_show_order_only_times_as_steps() -> None:
+    # written by hand from the trace: the user's request (step 1), then get_most_recent_
+    # transactions asked and answered (steps 2, 3), then send_money (steps 4, 5)
+    model = open_model(str(TRACE))
+    md = to_markdown(model, options=ReportOptions())
+    assert "| op-0001 | 1 | step 2 | step 3 |" in md
+    assert "| op-0002 | 1 | step 4 | step 5 |" in md
+    html = to_html(model, ReportOptions())
+    for text in (md, html):
+        assert "1970-01-01" not in text and "00:00:00" not in text
+    assert ">step 1</text>" in html  # the timeline's ruler counts steps too
+
+
+def test_recorded_times_are_unchanged() -> None:
+    model = open_model(str(TOUR))
+    md = to_markdown(model, options=ReportOptions())
+    assert "step " not in md and "2026-04-02T09:00:" in md
