@@ -544,13 +544,18 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
     if axis.t0 is None:
         return out
     ticks = 8
+    # the importers' clock (order only) is a millisecond a step: a tick at whole steps only
+    steps = round(axis.span * 1000) if axis.order else 0
+    if axis.order:
+        ticks = max(1, min(ticks, steps))
     for k in range(ticks + 1):
-        x = LANE_X + LANE_W * k / ticks
+        frac = round(steps * k / ticks) / steps if axis.order and steps else k / ticks
+        x = LANE_X + LANE_W * frac
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 9}" x2="{x:.1f}" y2="{height - 4}" '
                    f'stroke="{grey}" stroke-opacity="0.25"/>')
         anchor = "start" if k == 0 else "end" if k == ticks else "middle"
-        if axis.order:  # the importers' clock: a millisecond a step
-            label = f"step {round(axis.span * k / ticks * 1000) + 1}"
+        if axis.order:
+            label = f"step {round(steps * frac) + 1}"
         else:
             label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
         out.append(f'<text x="{x:.1f}" y="{TOP - 11}" fill="{grey}" '
