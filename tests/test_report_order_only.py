@@ -37,3 +37,18 @@ def test_recorded_times_are_unchanged() -> None:
     model = open_model(str(TOUR))
     md = to_markdown(model, options=ReportOptions())
     assert "step " not in md and "2026-04-02T09:00:" in md
+
+
+async def test_the_detail_does_not_show_a_synthetic_session_start() -> None:
+    from viewer.tui.app import make_app
+
+    # a hook log: no times; its session's start is the importers' clock
+    hooks = FIX.parent / "claude-code-hooks" / "quantstats__pre_tool_use.json"
+    app = make_app(str(hooks))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        info = str(app.screen.query_one("#event-info").render())
+        assert "start=(order only)" in info and "1970" not in info

@@ -231,7 +231,10 @@ def session_label(model: Model, index: int) -> str:
         return f"{index} (out of range)"
     s = sessions[index]
     if isinstance(s, dict):
-        inner = ", ".join(f"{safe(k)}={safe(v)}" for k, v in list(s.items())[:4])
+        # a session's start on the importers' clock (order only) is no time: not shown as one
+        synthetic = order_only(model)
+        inner = ", ".join(f"{safe(k)}={'(order only)' if synthetic and k == 'start' else safe(v)}"
+                          for k, v in list(s.items())[:4])
         return f"{index} {inner[:60]}" + ("…" if len(inner) > 60 else "")
     return f"{index} {safe(s)}"
 
