@@ -394,3 +394,20 @@ async def test_time_mode_and_zoom_back_redraw_rows_not_lanes(
         app.theme = "vcon-light"
         await pilot.pause()
         assert drawn
+
+
+async def test_the_pane_says_what_each_call_asked_and_got() -> None:
+    """The pane under the timeline shows, beside each event, what it carried, on one line: the
+    arguments of an invocation (an MCP call's params.arguments, not its envelope) and the
+    words of a result, so a reviewer scanning the operations reads what ran without enter.
+    Written by hand from the tour: op-03f1's attempt 1 refunds order 48213 and times out,
+    attempt 2's result is 'Refund R-7781 issued: GBP 42.50'."""
+    app = make_app(str(TOUR), goto="op-03f1")
+    async with app.run_test(size=(160, 40)) as pilot:
+        await _ready(app, pilot)
+        pane = app.screen.query_one(DetailPane)
+        text = str(pane.render())
+        assert '{"order_id":"48213","amount":"42.50"' in text and '"jsonrpc"' not in text
+        await pilot.press("l")
+        await pilot.pause()
+        assert "Refund R-7781 issued: GBP 42.50" in str(pane.render())

@@ -5,11 +5,13 @@ says what happened without a key. ``enter`` still opens the full detail.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Final
 
 from rich.text import Text
 from textual.widgets import Static
 
+from viewer.content import compact_json, decode_text
+from viewer.model import spec
 from viewer.textsafe import safe
 from viewer.tui import palette as P
 from viewer.tui.present import ORDER, fmt_delta, fmt_time
@@ -18,6 +20,14 @@ if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
 
 PANE_ROWS = 7  # its border, a title and up to five events
+#: The most characters of an event's content a pane row shows (the row is cut at the width).
+PREVIEW: Final = 160
+#: Content longer than this is not decoded for the pane (enter shows it): a key stays cheap.
+PREVIEW_SOURCE: Final = 65_536
+#: The events whose content a pane row shows: what starts an attempt (the invocation) and what
+#: ends it (an answer), read from the draft's transition table.
+SAID: Final = frozenset(t for t, (frm, to) in spec.TOOL_TRANSITIONS.items()
+                        if spec.START in frm or to in spec.FINAL_STATES)
 SHORT_PANE_ROWS = 4  # on a terminal under TALL rows: the list keeps most of the height
 TALL = 36
 MIN_SCREEN_ROWS = 21  # on a terminal of 20 rows or fewer the pane is left out
@@ -73,6 +83,10 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
             text.append("  late", P.style("late") + P.style("flag"))
         if step.out_of_model:
             text.append("  out of model", P.style("flag"))
+        said = preview(ev.raw) if ev.type in SAID else None
+        if said:
+            text.append("  ")
+            text.append(said, P.style("dim"))
     if len(shown) < len(steps):
         text.append("\n")
         text.append(f"{'':>10} … {len(steps) - len(shown)} more (enter)", P.style("dim"))
@@ -106,3 +120,36 @@ class DetailPane(Static):
             return
         self._shown = key
         self.update(pane_text(app, rows), layout=False)
+
+
+def preview(raw: Any) -> str | None:
+    """What an invocation asked or an answer said, on one line and made safe: the tool's
+    arguments (an MCP request's ``params.arguments``, an import's ``arguments`` / ``input``),
+    the text parts of an MCP result (else an import's ``content``), or the content decoded as
+    the detail shows it; None when there is none or it is too long to decode for a pane."""
+    if not isinstance(raw, dict) or "body" not in raw:
+        return None
+    body = raw.get("body")
+    if isinstance(body, str) and len(body) > PREVIEW_SOURCE:
+        return None
+    dec = decode_text(raw)
+    value = dec.value if dec.kind == "json" else None
+    if isinstance(value, dict):
+        params = value.get("params") if "jsonrpc" in value else value
+        if isinstance(params, dict):
+            for key in ("arguments", "input", "args"):
+                if key in params:
+                    return compact_json(params[key])[:PREVIEW]
+        result = value.get("result") if "jsonrpc" in value else value
+        parts = result.get("content") if isinstance(result, dict) else None
+        if isinstance(parts, list):
+            texts = [p.get("text") for p in parts if isinstance(p, dict)]
+            if any(isinstance(t, str) for t in texts):
+                return _line(" ".join(t for t in texts if isinstance(t, str)))
+        if isinstance(parts, str):
+            return _line(parts)
+    return _line(dec.one_line())
+
+
+def _line(text: str) -> str:
+    return safe(text[: PREVIEW * 2].replace("\r\n", "\n").replace("\n", " ⏎ "))[:PREVIEW]
