@@ -295,15 +295,37 @@ def session_label(model: Model, index: int) -> str:
     return f"{index} {safe(s)}"
 
 
+#: The head of a refused call's ``requested`` in the detail (README, *Importing agent
+#: traffic*): the content area shows it as an invocation's arguments, saying it never ran.
+REQUESTED_HEAD: Final = "requested (not run): the arguments the agent asked for"
+
+
+def requested_content(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """A once decision's ``requested`` (what the agent asked for, on a call the host refused:
+    the importers' member, not the draft's) as content to decode as an invocation's is: JSON,
+    or the recorded text; None when the event has none."""
+    if raw.get("type") != spec.POLICY_DECISION or "requested" not in raw:
+        return None
+    value = raw["requested"]
+    if isinstance(value, str):
+        return {"body": value, "encoding": "none", "mediatype": "text/plain"}
+    return {"body": value, "encoding": "json", "mediatype": "application/json"}
+
+
 def content_search_text(model: Model, op: Operation) -> str:
-    """Lower-case text of an operation's event contents, for the free-text filter."""
+    """Lower-case text of an operation's event contents (and of what a refused call asked
+    for), for the free-text filter."""
     parts: list[str] = []
     for idx in _op_events(op):
-        body = model.events[idx].raw.get("body")
+        raw = model.events[idx].raw
+        body = raw.get("body")
+        asked = requested_content(raw) if body is None else None
+        if asked is not None:
+            body = asked["body"]
         if body is None:
             continue
         if isinstance(body, str):
-            if model.events[idx].raw.get("encoding") == "base64url":
+            if raw.get("encoding") == "base64url":
                 with contextlib.suppress(binascii.Error, ValueError):
                     body = b64url(body).decode("utf-8", "replace")
             parts.append(body)
