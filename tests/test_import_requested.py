@@ -203,3 +203,22 @@ def test_check_does_not_report_the_member() -> None:
     with_it = diags(vcon)
     assert with_it == diags(bare)
     assert not any("requested" in msg for _, _, msg in with_it)
+
+
+def test_reports_quote_what_a_refused_call_asked_for() -> None:
+    """With ``--evidence all`` the Markdown and HTML reports quote a refused call's
+    ``requested`` in its operation's evidence, as they quote an attempt's arguments."""
+    from reportkit import demo, opts
+
+    from viewer.report.html import to_html
+    from viewer.report.markdown import to_markdown
+
+    m = demo("17-codex.vcon.json")
+    md = to_markdown(m, None, opts(evidence="all"))
+    section = md.split("### Operation 4\n", 1)[1].split("\n### ", 1)[0]
+    assert "Requested (not run) (event" in section and "rm test.txt" in section, section
+    page = to_html(m, opts(evidence="all"))
+    assert "Requested (not run) (event" in page and "rm test.txt" in page
+    # an operation that ran quotes its arguments as before, and nothing is requested there
+    ran = md.split("### Operation 1\n", 1)[1].split("\n### ", 1)[0]
+    assert "Requested" not in ran and "Arguments (event" in ran

@@ -26,6 +26,7 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
     dialog_time,
     dumps_pretty,
     party_label,
+    requested_content,
     too_deep,
     turn_before,
     turn_speaker,
@@ -298,18 +299,6 @@ def session_label(model: Model, index: int) -> str:
 #: The head of a refused call's ``requested`` in the detail (README, *Importing agent
 #: traffic*): the content area shows it as an invocation's arguments, saying it never ran.
 REQUESTED_HEAD: Final = "requested (not run): the arguments the agent asked for"
-
-
-def requested_content(raw: dict[str, Any]) -> dict[str, Any] | None:
-    """A once decision's ``requested`` (what the agent asked for, on a call the host refused:
-    the importers' member, not the draft's) as content to decode as an invocation's is: JSON,
-    or the recorded text; None when the event has none."""
-    if raw.get("type") != spec.POLICY_DECISION or "requested" not in raw:
-        return None
-    value = raw["requested"]
-    if isinstance(value, str):
-        return {"body": value, "encoding": "none", "mediatype": "text/plain"}
-    return {"body": value, "encoding": "json", "mediatype": "application/json"}
 
 
 def content_search_text(model: Model, op: Operation) -> str:
