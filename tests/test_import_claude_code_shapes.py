@@ -147,6 +147,10 @@ def test_api_mcp_connector_blocks_are_calls_on_their_server() -> None:
     no_errors(m)
     assert ops(m) == [("docs", "search", "failed", None, set())]
     assert rep.unmapped == 0
+    # a server_name that is the draft's name for the agent's own host names no MCP server
+    _, _, m = conv([asst(1, {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "search",
+                             "server_name": "!host", "input": {}})])
+    assert [o.server for o in m.operations] == ["unknown-mcp-server"]
 
 
 # --- permission decisions a hook made ---------------------------------------------------------
@@ -203,6 +207,27 @@ def test_hook_deny_is_a_refusal_not_a_failure() -> None:
            and e.raw.get("policy_life") == "once"]
     assert dec[0]["time"] == _t(2) and dec[0]["reason"] == text
     assert "hook" in dec[1]["inferred"]
+
+
+def test_a_hooks_recorded_event_name_is_not_a_warning_of_its_own() -> None:
+    """The warnings count each rule that fired, in the project's words: a recorded value
+    (hookEvent) is not written into them, so a file cannot add a warning line per value.
+    Its name stays in the decision's inferred member, a JSON value."""
+    odd = "Perm\u202eissionRequest" + "x" * 60
+    lines: list[Any] = [prompt(0, "go", mode="default")]
+    for i, event in enumerate(("PermissionRequest", odd, odd + "y")):
+        tid = f"toolu_{i}"
+        dec = hook_decision(3 * i + 2, tid, "allow")
+        dec["attachment"]["hookEvent"] = event
+        lines += [asst(3 * i + 1, tool_use(tid, "Bash", {"command": f"make {i}"}), mid=f"m{i}"),
+                  dec, result(3 * i + 3, tid, "built")]
+    vcon, rep, m = conv(lines)
+    no_errors(m)
+    fired = [w for w in rep.warnings if "hook_permission_decision" in w]
+    assert len(fired) == 1 and "3x" in fired[0], rep.warnings
+    assert not any("\u202e" in w or "xxxx" in w for w in rep.warnings)
+    said = [e["inferred"] for e in vcon["events"] if "hook answered" in e.get("inferred", "")]
+    assert len(said) == 3 and "\u202e" in said[1]  # as recorded, in a JSON value
 
 
 def test_hook_deny_with_no_result_line_is_still_a_refusal() -> None:

@@ -204,6 +204,22 @@ def test_codex_own_error_lines_decide_the_outcome() -> None:
     assert got == [(tool, outcome, decision) for _, tool, outcome, decision in OWN_ERRORS]
 
 
+def test_an_mcp_tools_own_words_are_not_codex_error_lines() -> None:
+    """Codex's one-line errors for its own tools (a spawn that failed, an exec_command that
+    could not start, a rejected patch) are Codex's words; an MCP tool's text output is the
+    tool's. Reviewer: a browser MCP tool that answered 'Failed to spawn browser: ...' (no
+    isError recorded) returned that text: completed, as before those lines were read, not an
+    error of the request."""
+    recs: list[dict[str, Any]] = [META]
+    said = ["Failed to spawn browser: chromium is not installed", "exec_command failed for job 3",
+            "patch rejected: empty patch (the review server's words)"]
+    for i, out in enumerate(said):
+        recs += [call(2 * i + 1, f"m{i}", "mcp__web__open", {"x": i}),
+                 output(2 * i + 2, f"m{i}", out)]
+    m = model_of(jl(*recs))
+    assert [(o[0], o[2]) for o in ops(m)] == [("web", "completed")] * len(said)
+
+
 def custom(sec: int, cid: str, name: str, inp: str) -> dict[str, Any]:
     return line(sec, "response_item", {"type": "custom_tool_call", "status": "completed",
                                        "call_id": cid, "name": name, "input": inp})
@@ -277,6 +293,27 @@ def test_newer_envelope_rows_are_known() -> None:
 def unified(chunk: str, state: str, out: str) -> str:
     return (f"Chunk ID: {chunk}\nWall time: 1.0000 seconds\n{state}\nOriginal token count: 4\n"
             f"Output:\n{out}")
+
+
+def test_a_poll_after_the_process_end_event_completes() -> None:
+    """A rollout that keeps every event (codex-rs rollout policy, full history) also holds the
+    exec_command_end Codex emits when a unified exec process exits, under the exec_command's
+    call_id, and it can come before the output of the write_stdin that found the process
+    exited. Reviewer: the exec_command failed (exit code 1, its end event); the write_stdin
+    wrote and read: completed, not failed as if writing had failed."""
+    m = model_of(jl(
+        META,
+        call(1, "c1", "exec_command", {"cmd": "npm run dev"}),
+        output(2, "c1", unified("a1", "Process running with session ID 7", "starting\n")),
+        call(5, "c3", "write_stdin", {"session_id": 7, "chars": "q\n"}),
+        line(6, "event_msg", {"type": "exec_command_end", "call_id": "c1",
+                              "command": ["npm", "run", "dev"], "cwd": "/w", "exit_code": 1,
+                              "aggregated_output": "boom", "stdout": "", "stderr": "",
+                              "formatted_output": "boom", "duration": "5s",
+                              "source": "unified_exec_startup"}),
+        output(6, "c3", unified("c3", "Process exited with code 1", "boom\n"))))
+    assert [(o[1], o[2]) for o in ops(m)] == [("exec_command", "failed"),
+                                              ("write_stdin", "completed")]
 
 
 def test_a_running_process_is_pending_until_a_poll_reports_its_end() -> None:

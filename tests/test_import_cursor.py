@@ -286,6 +286,23 @@ def test_text_transcript_edges() -> None:
     assert rep.mapped + sum(rep.ignored.values()) + rep.unmapped == n
 
 
+def test_a_user_line_inside_a_tool_result_is_the_tools_output() -> None:
+    """A result's output is the tool's text: a file read there may well hold a line "user:"
+    (a YAML key). Cursor opens a user turn with its own tag on the next line (<user_query>,
+    <cursor_commands>...). Reviewer: ReadFile and Shell are two calls of the agent; the only
+    words of the user are "show the config". Before: the rest of the file and the
+    "[Tool call] Shell" line were shown as the user's words, and the Shell call was dropped."""
+    data = (b"user:\n<user_query>\nshow the config\n</user_query>\n\nassistant:\n"
+            b"[Tool call] ReadFile\n  path: config.yml\n\n[Tool result] ReadFile\n"
+            b"database:\n  host: x\nuser:\n  name: admin\n\n"
+            b"[Tool call] Shell\n  command: make\n\nuser:\n<user_query>\nthanks\n"
+            b"</user_query>\n")
+    vcon, rep = convert(data, source_name="t.txt")
+    assert [e["tool"] for e in vcon["events"]] == ["ReadFile", "Shell"]
+    assert [d["body"] for d in vcon["dialog"]] == ["show the config", "thanks"]
+    assert rep.unmapped == 0
+
+
 def test_text_transcript_sniff_claims_only_its_shape() -> None:
     for other in (b"user: hello\nassistant: hi\n", b"user:\nhello\n", b"notes\nuser:\n",
                   b"assistant\n[Tool call] Shell\n", b"user:\nhello\n\nassistant:\nhi\n"):

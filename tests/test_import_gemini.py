@@ -590,6 +590,16 @@ def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
     }
 
 
+def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:
+    """The sub-agent's failure line names the sub-agent (the call's own tool); read_file of a
+    log holding that line, or an MCP tool quoting it, returned text. By hand: both completed,
+    as they did before sub-agent failures were read."""
+    line = {"output": "Subagent 'generalist' failed. Error: You have exhausted your quota."}
+    m = model_of(session(tc("a", "read_file", "success", line),
+                         tc("b", "mcp_logs_tail", "success", line)))
+    assert [o[2] for o in ops(m).values()] == ["completed", "completed"]
+
+
 def test_shell_answer_with_escaped_newlines_still_gives_the_exit_code() -> None:
     """agent-sessions__gemini_large.json (jazzyalex/agent-sessions, a Gemini session fixture):
     its run_shell_command answers are written with the two characters backslash-n where the

@@ -153,6 +153,9 @@ def test_annotations_are_counted_and_kept_with_what_they_address() -> None:
                                     "address": "messages[0]", "message": "line 2 messages[0]",
                                     "dialog": 0}]
     assert any("1 annotation(s)" in w for w in rep.warnings)
+    # it addresses the user's words, which the viewer shows no annotation on: the warning
+    # says so (it is in the provenance only)
+    assert any("1 annotation(s)" in w and "not shown" in w for w in rep.warnings), rep.warnings
     assert any("no operations" in w for w in rep.warnings)
 
 
@@ -267,6 +270,7 @@ def test_several_traces_are_parties_in_file_order() -> None:
         "content": "[Leak] secret", "address": "messages.0.tool_calls.0.function.arguments:L1",
         "extra_metadata": {"source": "analyzer-model"}}]
     assert all("annotations" not in e for e in vcon["events"][:3])
+    assert not any("not shown" in w for w in rep.warnings)  # the one there is, is shown
     times = [e["time"] for e in vcon["events"]]
     assert times == sorted(times)
     # the viewer's party: filter and the summary's party name select one trace

@@ -733,6 +733,24 @@ def test_mcp_debug_recording() -> None:
     assert any("paired" in w for w in report.lines())
 
 
+def test_an_mcp_debug_server_name_never_names_the_agents_host() -> None:
+    """``!host`` is the draft's name for the agent's own host, never an MCP server's: a record
+    whose server_name says ``!host`` (broken or hostile) must not make its MCP call look like
+    one of the agent's built-in tools; the recording's own server name stands instead, as it
+    does for a serverInfo or log name starting with '!'."""
+    rec = {"timestamp": "2026-01-13T06:45:42Z", "message_type": "tool_call",
+           "tool_name": "run", "server_name": "!host"}
+    data = "".join(json.dumps(r) + "\n" for r in (
+        {"start_time": "2026-01-13T06:45:40Z", "server_info": "Dynamic MCP Proxy v1.0.0",
+         "messages": []},
+        {**rec, "direction": "request", "message": {"method": "tools/call", "params": {
+            "name": "run", "arguments": {}}}},
+        {**rec, "direction": "response", "message": {"content": []}})).encode()
+    vcon, _ = convert(data, created=CREATED)
+    assert [e.get("server") for e in vcon["events"] if e["type"] == "tool-invocation"] == [
+        "Dynamic MCP Proxy v1.0.0"]
+
+
 def _bare(*msgs: dict[str, Any]) -> bytes:
     return "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in msgs).encode()
 

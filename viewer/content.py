@@ -17,7 +17,7 @@ import binascii
 import contextlib
 from bisect import bisect_right
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import orjson
@@ -268,3 +268,72 @@ def turn_speaker(model: Model, d: Any) -> str:
     if isinstance(d, dict) and isinstance(d.get("parties"), list) and d["parties"]:
         return party_label(model, d.get("originator", d["parties"][0]))
     return ""
+
+
+#: The importers' clock for a recording that has no times: from the epoch, a millisecond apart.
+SYNTHETIC_BEFORE: Final = datetime(1970, 1, 2, tzinfo=UTC)
+
+_order: tuple[Model | None, bool] = (None, False)  # the last model's answer (``order_only``)
+
+
+_prov: tuple[Model | None, tuple[int, dict[str, Any]] | None] = (None, None)
+
+
+def import_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    """The provenance ``vcon-view import`` wrote into the vCon (the attachment of purpose
+    "import-provenance", a JSON object) and its index; None when the file has none. What it
+    says is the file's word, shown as such. Looked for once per model."""
+    global _prov
+    if _prov[0] is not model:
+        _prov = (model, _find_provenance(model))
+    return _prov[1]
+
+
+def _find_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
+    for i, att in enumerate(model.attachments):
+        if isinstance(att, dict) and att.get("purpose") == "import-provenance":
+            body = att.get("body")
+            if isinstance(body, str):
+                try:
+                    body = orjson.loads(body)
+                except orjson.JSONDecodeError:
+                    continue
+            if isinstance(body, dict):
+                return i, body
+    return None
+
+
+def order_only(model: Model | None) -> bool:
+    """Whether the model's times give the order only: an import from a recording that has no
+    times (README "Importing agent traffic"), opened directly, or written by ``vcon-view
+    import`` and opened later, when its provenance says so and every time is indeed on the
+    importers' synthetic clock (a claim the times do not bear out is not followed)."""
+    global _order
+    if model is None:
+        return False
+    d = model.derivation
+    if d is not None:
+        return d.times == "order-only"
+    if _order[0] is model:
+        return _order[1]
+    prov = import_provenance(model)
+    answer = (prov is not None and prov[1].get("times") == "order-only"
+              and any(e.time is not None for e in model.events)
+              and all(e.time is None or e.time < SYNTHETIC_BEFORE for e in model.events))
+    _order = (model, answer)
+    return answer
+
+
+def view_span(model: Model) -> tuple[datetime | None, datetime | None]:
+    """The earliest and latest time the viewer shows: timed events and dialog turns. Its
+    start is the one origin of every relative time on every screen (list, ruler, pane,
+    detail, context), so an operation reads the same offset wherever it is shown."""
+    times = [t for t in model.time_span() if t is not None]
+    times += [t for t in map(dialog_time, model.dialog) if t is not None]
+    return (min(times), max(times)) if times else (None, None)
+
+
+def step_number(t: datetime, t0: datetime) -> int:
+    """The step an order-only time stands for (``order_only``), counted from 1 at ``t0`` (the
+    importers put such events a millisecond apart)."""
+    return round((t - t0).total_seconds() * 1000) + 1

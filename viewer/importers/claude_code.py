@@ -685,8 +685,9 @@ class Mapper:
             elif bt == "server_tool_use":
                 did = self.tool_use(b, when, where, party, server=API_SERVER) or did
             elif bt == "mcp_tool_use":  # the API's MCP connector: the API called the server
-                did = self.tool_use(b, when, where, party, server=_s(b.get(
-                    "server_name")) or "unknown-mcp-server") or did
+                srv = _s(b.get("server_name"))  # never "!host", the agent's own host
+                did = self.tool_use(b, when, where, party, server=srv if srv and not
+                                    srv.startswith("!") else "unknown-mcp-server") or did
             elif isinstance(bt, str) and bt.endswith("_tool_result"):
                 did = self.server_result(b, when, where) or did
         return did
@@ -1170,7 +1171,9 @@ class Mapper:
         op.hook = True
         if op.invoked or op.ended or decision not in ("allow", "deny"):
             return decision in ("allow", "deny")
-        self.fired(why)
+        # counted by the decision alone: the recorded hookEvent is in the event's inferred
+        self.fired(f"hook_permission_decision {decision}: a PermissionRequest hook "
+                   "answered the permission request")
         if decision == "allow":
             if when > op.when:
                 op.when = when

@@ -104,8 +104,12 @@ POLICY_REJECTED: Final = re.compile(
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
-    r"execution error: |failed to spawn |exec_command failed for |"
-    r"apply_patch handler received |patch rejected: empty patch)", re.I)
+    r"execution error: )", re.I)
+#: Codex's own line for a call of its own tools that could not start (a spawn error, an
+#: exec_command that never ran, an empty or unparsable patch); an MCP tool's text is its own.
+HOST_CANNOT_RUN: Final = re.compile(
+    r"^(?:failed to spawn |exec_command failed for |apply_patch handler received |"
+    r"patch rejected: empty patch)", re.I)
 #: Codex's own line for a call that ran (or tried) and did not succeed: a patch that failed
 #: verification, a closed stdin, a sub-agent that could not be spawned, a sandbox denial.
 TOOL_FAILED: Final = re.compile(
@@ -623,7 +627,8 @@ class Mapper:
             return
         if c.server != HOST and self.mcp_output(c, out, head, body, when, where):
             return
-        if exit_code is None and CANNOT_RUN.match(head):
+        if exit_code is None and (CANNOT_RUN.match(head) or (
+                c.server == HOST and HOST_CANNOT_RUN.match(head))):
             self._end(c, "tool-error", when, where, body,
                       "the output says the call could not run (arguments, unknown tool or "
                       "a spawn error)")
@@ -672,9 +677,12 @@ class Mapper:
                     if isinstance(args.get(k), (str, int)) and not isinstance(args[k], bool)),
                    None)
         target = self.running.get(key) if key else None
-        if target is None or target is c or target.ended or not HEADER_START.match(
-                text.lstrip()):
+        if target is None or target is c or not HEADER_START.match(text.lstrip()):
             return False
+        if target.ended:  # its end is recorded already (its exec_command_end, an earlier poll)
+            self._end(c, "tool-result", when, where, body,
+                      f"{c.tool} reached {key} of {target.op}, whose end is recorded already")
+            return True
         head = _header(text)
         script = re.match(r"Script (completed|failed)\b", text.lstrip())
         if exit_code is None and script is None:

@@ -276,6 +276,29 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     return vcon, rep
 
 
+def _turn_times(stamps: list[datetime | None], rep: Report) -> list[datetime]:
+    """Each item's time: a user turn's ``<timestamp>`` carried to the items after it (partial
+    times), else the order only."""
+    times = carried_times(stamps)
+    if times is None:
+        rep.times = "order-only"
+        return [EPOCH + timedelta(milliseconds=k) for k in range(len(stamps))]
+    rep.times = "partial"
+    return times
+
+
+def _tally(status: dict[int, tuple[str, str]], rep: Report) -> None:
+    """Count each line, in order, as mapped, ignored (with its kind) or unmapped."""
+    for n in sorted(status):
+        what, detail = status[n]
+        if what == "mapped":
+            rep.mapped += 1
+        elif what == "ignored":
+            rep.ignore(detail)
+        else:
+            rep.fail(f"line {n}", detail)
+
+
 # --- the text transcript (agent-transcripts/*.txt) ------------------------------------------
 
 #: A turn of Cursor's text transcript opens with a line of its own: "user:", "assistant:"
@@ -300,6 +323,11 @@ def is_text_transcript(head: bytes) -> bool:
     if _TXT_TURN.fullmatch(first) is None:
         return False
     return "<user_query>" in text or "\n" + _TXT_CALL in text or "\n[Thinking]" in text
+
+
+def _next_text(lines: list[str], n: int) -> str:
+    """The first line after line ``n`` (1-based) that is not blank, stripped ("" at the end)."""
+    return next((ln.strip(_WS) for ln in lines[n:] if ln.strip(_WS)), "")
 
 
 def _inline_args(rest: str) -> dict[str, Any]:
@@ -358,6 +386,9 @@ def convert_text(data: bytes, source_name: str, created: str | None,
         if not line.strip(_WS):  # blank as bytes.strip() sees it: every other line counts
             continue
         turn = _TXT_TURN.fullmatch(line)
+        if turn is not None and output and turn.group(1) == "user" \
+                and not _next_text(lines, n).startswith("<"):
+            turn = None  # a tool's output line ("user:" in a file read); Cursor tags a user turn
         if turn is not None:
             flush()
             output = False
@@ -401,12 +432,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
             if naive and t is not None:
                 rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    times = carried_times(stamps)
-    if times is None:
-        rep.times = "order-only"
-        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(items))]
-    else:
-        rep.times = "partial"
+    times = _turn_times(stamps, rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -441,14 +467,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
                 returned += 1
             else:
                 status[n] = ("unmapped", "a [Tool result] for no open call of that name")
-    for n in sorted(status):
-        what, detail = status[n]
-        if what == "mapped":
-            rep.mapped += 1
-        elif what == "ignored":
-            rep.ignore(detail)
-        else:
-            rep.fail(f"line {n}", detail)
+    _tally(status, rep)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     else:
@@ -516,12 +535,7 @@ def convert(data: bytes, *, source_name: str = "-",
                     if naive and t is not None:
                         rep.warn("timestamps without a zone offset were read as UTC")
         stamps.append(t)
-    times = carried_times(stamps)
-    if times is None:
-        rep.times = "order-only"
-        times = [EPOCH + timedelta(milliseconds=k) for k in range(len(recs))]
-    else:
-        rep.times = "partial"
+    times = _turn_times(stamps, rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -583,14 +597,7 @@ def convert(data: bytes, *, source_name: str = "-",
     if bad_blocks:
         rep.warn(f"{bad_blocks} tool block(s) without a tool name, or answering no recorded "
                  "call, were skipped")
-    for n in sorted(status):
-        what, detail = status[n]
-        if what == "mapped":
-            rep.mapped += 1
-        elif what == "ignored":
-            rep.ignore(detail)
-        else:
-            rep.fail(f"line {n}", detail)
+    _tally(status, rep)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):

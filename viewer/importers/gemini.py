@@ -85,7 +85,8 @@ OLD_SHELL_TAIL: Final = re.compile(
     r"(?:\nProcess Group PGID: [^\n]*)?\s*\Z")
 #: agents/local-invocation.ts's answer to the model when a sub-agent failed; it leaves out the
 #: error (so the session says status success) to show its progress display instead.
-SUBAGENT_FAILED: Final = re.compile(r"^Subagent '[^'\n]{1,200}' failed(?: via [^.\n]*)?\. Error:")
+#: It names the sub-agent, the call's own tool: another tool's output quoting it is that tool's.
+SUBAGENT_FAILED: Final = re.compile(r"^Subagent '([^'\n]{1,200})' failed(?: via [^.\n]*)?\. Error:")
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
 SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
@@ -720,8 +721,9 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
         # a copy of the session that wrote the answer's line breaks as the two characters \n
         out = out.replace("\\n", "\n")
     shown = _d(c.get("resultDisplay"))
-    if SUBAGENT_FAILED.match(out) or (shown.get("isSubagentProgress") is True
-                                      and shown.get("state") == "error"):
+    sub = SUBAGENT_FAILED.match(out)
+    if (sub is not None and sub.group(1) in (c.get("name"), c.get("displayName"))) or (
+            shown.get("isSubagentProgress") is True and shown.get("state") == "error"):
         return "failure", None, ("status success, but the sub-agent failed (its answer says "
                                  "\"Subagent ... failed. Error:\", its display state error): "
                                  "the tool ran and failed")

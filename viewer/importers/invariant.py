@@ -526,10 +526,14 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
                  "oldest open call (written in the event's inferred)")
     if kept:
         on_events = sum("event" in a for a in kept)
+        rest = len(kept) - on_events
         rep.warn(f"{len(kept)} annotation(s) (guardrail or analyzer findings, notes) are kept "
                  "in the import-provenance attachment with the event or dialog they address"
                  + (f"; the {on_events} addressing a tool call or its result are also on that "
-                    "event, shown with it" if on_events else ""))
+                    "event, shown with it" if on_events else "")
+                 + (f"; {'the ' + str(rest) + ' other(s)' if on_events else 'they'} (on the "
+                    "user's or the agent's words, or on nothing the file has) are not shown "
+                    "by the viewer" if rest else ""))
     provenance: dict[str, Any] = {
         "tool": "vcon-view import invariant",
         "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),

@@ -511,6 +511,8 @@ class _DebugPairs:
 
     def add(self, sink: _Sink, rec: dict[str, Any], ts: datetime | None, where: str) -> None:
         msg, server = rec["message"], _str(rec.get("server_name"))
+        if server is not None and server.startswith("!"):  # "!host" is the agent's own host
+            server = None
         key = (request_key(rec.get("tool_name")), request_key(rec.get("server_name")))
         w = f"{where}/message"
         if rec["direction"] == "request":

@@ -243,7 +243,8 @@ class Derivation(msgspec.Struct, frozen=True):
 
     def line(self) -> str:
         """One line for headers: 'derived from 64 dialogs (vcon-mcp-proxy) · 3 not mapped'."""
-        out = f"derived from {self.objects:,} {self.unit} ({self.title})"
+        unit = self.unit[:-1] if self.objects == 1 and self.unit.endswith("s") else self.unit
+        out = f"derived from {self.objects:,} {unit} ({self.title})"
         if self.unmapped:
             out += f" · {self.unmapped:,} not mapped"
         if self.times == "order-only":

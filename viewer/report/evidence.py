@@ -28,9 +28,12 @@ from viewer.content import (
     DecodedText,
     decode_text,
     dialog_text,
+    order_only,
     requested_content,
+    step_number,
     turn_before,
     turn_speaker,
+    view_span,
 )
 from viewer.model import spec
 from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
@@ -102,6 +105,16 @@ def rfc3339_column(times: Sequence[datetime | None]) -> list[str | None]:
                 continue
         out += map(rfc3339, run)
     return out
+
+
+def time_texts(model: Model, times: Sequence[datetime | None]) -> list[str | None]:
+    """A report's column of times: RFC 3339 (``rfc3339_column``), or "step N" counted from the
+    start of ``view_span`` when the recording's times give the order only (``order_only``:
+    the importers' synthetic clock, never a time anything happened), as the viewer shows them."""
+    if not order_only(model):
+        return rfc3339_column(times)
+    t0 = view_span(model)[0]
+    return [None if t is None or t0 is None else f"step {step_number(t, t0)}" for t in times]
 
 
 _DATETIME = {datetime}
@@ -542,6 +555,7 @@ class Cells:
            gaps: Callable[[list[str]], Iterable[str]],
            times: Callable[[list[str | None]], Iterable[str]],
            quotes: Callable[[list[Quote]], Iterable[Any]],
+           when: Callable[[list[datetime | None]], list[str | None]] = rfc3339_column,
            states: Callable[[Any], str],
            decisions: Callable[[list[tuple[Any, Any, Any]]], Iterable[str]]) -> Cells:
         """The cells of ``operations``, each column gathered here once and marked up by the
@@ -550,8 +564,8 @@ class Cells:
         return cls(
             said=iter(texts([oe.turn.text for oe in operations if oe.turn is not None])),
             gaps=iter(gaps([g for oe in operations for g in oe.gaps])),
-            starts=iter(times(rfc3339_column([ae.attempt.start for ae in atts]))),
-            ends=iter(times(rfc3339_column([ae.attempt.end for ae in atts]))),
+            starts=iter(times(when([ae.attempt.start for ae in atts]))),
+            ends=iter(times(when([ae.attempt.end for ae in atts]))),
             quotes=iter(quotes([q for oe in operations
                                 for q in (oe.requested, *(x for ae in oe.attempts
                                                           for x in (ae.invocation, ae.final)))

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from html import escape
 
-from viewer.content import dialog_time
+from viewer.content import dialog_time, order_only, view_span
 from viewer.glyphs import (
     CONTEXT_GLYPH,
     DECISION_GLYPH,
@@ -48,6 +48,7 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
+    time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
@@ -207,7 +208,7 @@ def html_lines(model: Model, options: ReportOptions | None = None) -> list[str]:
     out += _diagnostics(e, model)
     out += _operations(e, model, ops, ev)
     out += _standing(e, model)
-    out += _evidence(e, ev, opts, messages)
+    out += _evidence(e, model, ev, opts, messages)
     out.append("</body></html>")
     out.append("")  # the final line break
     return out
@@ -338,7 +339,7 @@ def _standing(e: Callable[[object], str], model: Model) -> list[str]:
 
 # --- evidence ----------------------------------------------------------------------------------
 
-def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
+def _evidence(e: Callable[[object], str], model: Model, ev: Evidence, opts: ReportOptions,
               messages: dict[int, str] | None = None) -> list[str]:
     """``messages``: findings' messages through ``h``, by the finding's ``id``."""
     out = ['<section id="evidence"><h2>Evidence</h2>']
@@ -357,7 +358,8 @@ def _evidence(e: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     cells = Cells.of(
         oes, texts=lambda v: h_each(v, None), gaps=lambda v: h_each(v, 2000),
         times=lambda v: h_each([t or "" for t in v]), quotes=lambda q: _quotes(q, limit),
-        states=lambda x: _states(e, x), decisions=lambda d: _decisions(e, d))
+        states=lambda x: _states(e, x), decisions=lambda d: _decisions(e, d),
+        when=lambda ts: time_texts(model, ts))
     for oe in oes:
         out += _operation_evidence(e, oe, limit, is_open, cells, messages or {})
     out.append("</section>")
@@ -460,11 +462,9 @@ def _rows(ops: Sequence[Operation], findings: Sequence[Finding]) -> tuple[list[i
 
 class _Axis:
     def __init__(self, model: Model) -> None:
-        times = [t for t in model.time_span() if t is not None]
-        times += [t for d in model.dialog if (t := dialog_time(d)) is not None]
-        self.t0: datetime | None = min(times) if times else None
-        t1 = max(times) if times else None
+        self.t0, t1 = view_span(model)  # the viewer's origin: events and dialog turns
         self.span = max((t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0, 1e-3)
+        self.order = order_only(model)  # times that give the order only: steps, not seconds
 
     def x(self, t: datetime | None) -> float | None:
         if t is None or self.t0 is None:
@@ -546,12 +546,20 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
     if axis.t0 is None:
         return out
     ticks = 8
+    # the importers' clock (order only) is a millisecond a step: a tick at whole steps only
+    steps = round(axis.span * 1000) if axis.order else 0
+    if axis.order:
+        ticks = max(1, min(ticks, steps))
     for k in range(ticks + 1):
-        x = LANE_X + LANE_W * k / ticks
+        frac = round(steps * k / ticks) / steps if axis.order and steps else k / ticks
+        x = LANE_X + LANE_W * frac
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 9}" x2="{x:.1f}" y2="{height - 4}" '
                    f'stroke="{grey}" stroke-opacity="0.25"/>')
         anchor = "start" if k == 0 else "end" if k == ticks else "middle"
-        label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
+        if axis.order:
+            label = f"step {round(steps * frac) + 1}"
+        else:
+            label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
         out.append(f'<text x="{x:.1f}" y="{TOP - 11}" fill="{grey}" '
                    f'text-anchor="{anchor}">{escape(label)}</text>')
     return out

@@ -33,7 +33,7 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
-    rfc3339_column,
+    time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
@@ -286,7 +286,8 @@ def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids:
     )
 
 
-def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation], ids: Sequence[str]
+def _attempts_table(m: Callable[[object], str], model: Model, ops: Sequence[Operation],
+                    ids: Sequence[str]
                     ) -> list[str]:
     """The attempts table, built column by column (``md_column``): ids and times are
     different on every row, so checking them in bulk is what saves the most. ``ids``: each
@@ -301,8 +302,8 @@ def _attempts_table(m: Callable[[object], str], ops: Sequence[Operation], ids: S
         [
             [op_md for op_md, _ in pairs],
             list(map(str, map(_NUMBER, atts))),
-            md_column(rfc3339_column([a.start for a in atts]), m),
-            md_column(rfc3339_column([a.end for a in atts]), m),
+            md_column(time_texts(model, [a.start for a in atts]), m),
+            md_column(time_texts(model, [a.end for a in atts]), m),
             per_key([a.states for a in atts], lambda s: _states(m, s)),
             [", ".join([str(s.event) for s in a.steps]) for a in atts],  # _ints(a.events)
             _decisions(m, list(map(DECISION, atts))),
@@ -349,7 +350,7 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
         out += _operations_table(m, ops, ids, marks)
-        out += _attempts_table(m, ops, ids)
+        out += _attempts_table(m, model, ops, ids)
     else:
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
@@ -373,12 +374,12 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
          for d in model.diagnostics],
     )
     out += ["", "## Evidence", ""]
-    out += _evidence(m, ev, opts, ids)
+    out += _evidence(m, model, ev, opts, ids)
     out.append("")  # the final line break
     return out
 
 
-def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
+def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: ReportOptions,
               ids: Sequence[str]) -> list[str]:
     """``ids``: the id through ``md`` of each operation of the report, in table order (an
     operation's evidence has its position there)."""
@@ -397,7 +398,8 @@ def _evidence(m: Callable[[object], str], ev: Evidence, opts: ReportOptions,
     cells = Cells.of(
         oes, texts=md_each, gaps=lambda v: md_each(v, MD_CHARS),
         times=lambda v: md_column(v, m), quotes=lambda q: _quote_lines(q, limit),
-        states=lambda x: _states(m, x), decisions=lambda d: _decisions(m, d))
+        states=lambda x: _states(m, x), decisions=lambda d: _decisions(m, d),
+        when=lambda ts: time_texts(model, ts))
     for oe in oes:
         out += ["", *_operation_evidence(m, oe, limit, cells, ids[oe.position - 1])]
     return out

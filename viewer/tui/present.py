@@ -10,7 +10,7 @@ from __future__ import annotations
 import binascii
 import contextlib
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -20,16 +20,20 @@ from rich.text import Text
 from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the screens' names)
     DISPLAY_DEPTH,
     HEX_PREVIEW,
+    SYNTHETIC_BEFORE,
     b64url,
     decode_text,
     dialog_text,
     dialog_time,
     dumps_pretty,
+    import_provenance,
+    order_only,
     party_label,
     requested_content,
     too_deep,
     turn_before,
     turn_speaker,
+    view_span,
 )
 from viewer.jsonenc import dumps_deep
 from viewer.model import spec
@@ -41,60 +45,6 @@ TIME_MODES: Final = ("absolute", "relative", "delta")
 #: events were put a millisecond apart to keep their order, so a time is shown as its step, never as
 #: seconds or a time of day that was never recorded.
 ORDER: Final = "order"
-
-
-#: The importers' clock for a recording that has no times: from the epoch, a millisecond apart.
-SYNTHETIC_BEFORE: Final = datetime(1970, 1, 2, tzinfo=UTC)
-
-_order: tuple[Model | None, bool] = (None, False)  # the last model's answer (``order_only``)
-
-
-_prov: tuple[Model | None, tuple[int, dict[str, Any]] | None] = (None, None)
-
-
-def import_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
-    """The provenance ``vcon-view import`` wrote into the vCon (the attachment of purpose
-    "import-provenance", a JSON object) and its index; None when the file has none. What it
-    says is the file's word, shown as such. Looked for once per model."""
-    global _prov
-    if _prov[0] is not model:
-        _prov = (model, _find_provenance(model))
-    return _prov[1]
-
-
-def _find_provenance(model: Model) -> tuple[int, dict[str, Any]] | None:
-    for i, att in enumerate(model.attachments):
-        if isinstance(att, dict) and att.get("purpose") == "import-provenance":
-            body = att.get("body")
-            if isinstance(body, str):
-                try:
-                    body = orjson.loads(body)
-                except orjson.JSONDecodeError:
-                    continue
-            if isinstance(body, dict):
-                return i, body
-    return None
-
-
-def order_only(model: Model | None) -> bool:
-    """Whether the model's times give the order only: an import from a recording that has no
-    times (README "Importing agent traffic"), opened directly, or written by ``vcon-view
-    import`` and opened later, when its provenance says so and every time is indeed on the
-    importers' synthetic clock (a claim the times do not bear out is not followed)."""
-    global _order
-    if model is None:
-        return False
-    d = model.derivation
-    if d is not None:
-        return d.times == "order-only"
-    if _order[0] is model:
-        return _order[1]
-    prov = import_provenance(model)
-    answer = (prov is not None and prov[1].get("times") == "order-only"
-              and any(e.time is not None for e in model.events)
-              and all(e.time is None or e.time < SYNTHETIC_BEFORE for e in model.events))
-    _order = (model, answer)
-    return answer
 
 
 def provenance_line(model: Model, narrow: bool = False) -> str:
@@ -130,15 +80,6 @@ PREVIEW_CHARS: Final = 4000
 #: ``a`` (show all) shows the content in parts of this many characters, ``a`` again the next
 #: part: a very large body laid out and highlighted at once would freeze the viewer.
 PART_CHARS: Final = 200_000
-
-
-def view_span(model: Model) -> tuple[datetime | None, datetime | None]:
-    """The earliest and latest time the viewer shows: timed events and dialog turns. Its
-    start is the one origin of every relative time on every screen (list, ruler, pane,
-    detail, context), so an operation reads the same offset wherever it is shown."""
-    times = [t for t in model.time_span() if t is not None]
-    times += [t for t in map(dialog_time, model.dialog) if t is not None]
-    return (min(times), max(times)) if times else (None, None)
 
 
 def fmt_time(t: datetime | None, mode: str, t0: datetime | None, prev: datetime | None) -> str:
@@ -291,7 +232,10 @@ def session_label(model: Model, index: int) -> str:
         return f"{index} (out of range)"
     s = sessions[index]
     if isinstance(s, dict):
-        inner = ", ".join(f"{safe(k)}={safe(v)}" for k, v in list(s.items())[:4])
+        # a session's start on the importers' clock (order only) is no time: not shown as one
+        synthetic = order_only(model)
+        inner = ", ".join(f"{safe(k)}={'(order only)' if synthetic and k == 'start' else safe(v)}"
+                          for k, v in list(s.items())[:4])
         return f"{index} {inner[:60]}" + ("…" if len(inner) > 60 else "")
     return f"{index} {safe(s)}"
 

@@ -1,0 +1,54 @@
+"""A recording with no times (an Invariant trace, a hook log, a Cursor transcript...) is
+imported on a synthetic clock that gives the order only. The human reports show its times as
+the viewer does, as steps, never as a time of day in 1970 that nothing happened at; the
+machine formats keep the values (their derivation says "order-only")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from viewer.pipeline import open_model
+from viewer.report.formats import ReportOptions
+from viewer.report.html import to_html
+from viewer.report.markdown import to_markdown
+
+FIX = Path(__file__).resolve().parent / "fixtures" / "agents" / "invariant-trace"
+TRACE = FIX / "explorer__trace_for_analysis.jsonl"
+TOUR = Path(__file__).resolve().parent.parent / "demo_vcons" / "tour.vcon.json"
+
+
+def test_reports_show_order_only_times_as_steps() -> None:
+    # written by hand from the trace: the user's request (step 1), then get_most_recent_
+    # transactions asked and answered (steps 2, 3), then send_money (steps 4, 5)
+    model = open_model(str(TRACE))
+    md = to_markdown(model, options=ReportOptions())
+    assert "| op-0001 | 1 | step 2 | step 3 |" in md
+    assert "| op-0002 | 1 | step 4 | step 5 |" in md
+    html = to_html(model, ReportOptions())
+    for text in (md, html):
+        assert "1970-01-01" not in text and "00:00:00" not in text
+    # the timeline's ruler counts whole steps, each once (from the request to the answer)
+    ruler = re.findall(r">(step \d+)</text>", html)
+    assert ruler == [f"step {n}" for n in range(1, 7)]
+
+
+def test_recorded_times_are_unchanged() -> None:
+    model = open_model(str(TOUR))
+    md = to_markdown(model, options=ReportOptions())
+    assert "step " not in md and "2026-04-02T09:00:" in md
+
+
+async def test_the_detail_does_not_show_a_synthetic_session_start() -> None:
+    from viewer.tui.app import make_app
+
+    # a hook log: no times; its session's start is the importers' clock
+    hooks = FIX.parent / "claude-code-hooks" / "quantstats__pre_tool_use.json"
+    app = make_app(str(hooks))
+    async with app.run_test(size=(120, 30)) as pilot:
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.press("enter")
+        await pilot.pause()
+        info = str(app.screen.query_one("#event-info").render())
+        assert "start=(order only)" in info and "1970" not in info
