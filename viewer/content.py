@@ -172,6 +172,18 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
 # --- dialog turns -------------------------------------------------------------------------------
 
 
+def requested_content(raw: dict[str, Any]) -> dict[str, Any] | None:
+    """A once decision's ``requested`` (what the agent asked for, on a call the host refused:
+    the importers' member, not the draft's; README, *Importing agent traffic*) as content to
+    decode as an invocation's is: JSON, or the recorded text; None when the event has none."""
+    if raw.get("type") != "policy-decision" or "requested" not in raw:
+        return None
+    value = raw["requested"]
+    if isinstance(value, str):
+        return {"body": value, "encoding": "none", "mediatype": "text/plain"}
+    return {"body": value, "encoding": "json", "mediatype": "application/json"}
+
+
 def dialog_time(d: Any) -> datetime | None:
     if not isinstance(d, dict):
         return None

@@ -35,6 +35,7 @@ from viewer.importers.common import (
     assemble,
     parse_ts,
     vcon_uuid,
+    writable,
 )
 from viewer.importers.cursor import is_stream_record as is_cursor_stream
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
@@ -332,16 +333,6 @@ def _digest(v: Any) -> bytes:
         return os.urandom(20)
 
 
-def _writable(v: Any) -> bool:
-    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels;
-    ``jsonenc`` writes what else orjson refuses)."""
-    try:
-        orjson.dumps([[[[[[[[v]]]]]]]])
-    except TypeError as exc:
-        return "ecursion" not in str(exc)
-    return True
-
-
 def _is_transcript(r: Any) -> bool:
     if not isinstance(r, dict):
         return False
@@ -457,7 +448,7 @@ class Mapper:
         return t
 
     def emit(self, etype: str, when: datetime, op: _Op, where: str, **kw: Any) -> None:
-        if kw.get("body") is not None and not _writable(kw["body"]):
+        if kw.get("body") is not None and not writable(kw["body"]):
             kw["body"] = {"omitted": "content nested too deep to write (JSON writers stop "
                                      "at 255 levels)"}
             self.report.warn("some content was nested too deep to write: replaced by a note")
@@ -484,6 +475,9 @@ class Mapper:
         if reason:
             kw["reason"] = reason[:2000]
         self.events.add("policy-decision", when, op.id, 1, where, party=op.party, **kw)
+        # what was asked, for the decision should the call never run (common.Events.asked)
+        if isinstance(op.body, dict) and op.body.get("input") is not None:
+            self.events.asked(op.id, 1, op.body)
 
     def standing(self, when: datetime, where: str, decision: str, server: str,
                  tool: str | None, inferred: str, reason: str | None = None) -> None:

@@ -320,6 +320,10 @@ def message_text(p: dict[str, Any]) -> str | None:
     return "\n\n".join(parts) if parts else None
 
 
+#: Members of an invocation's content that name the call, not what it asks the tool to do.
+_ID_KEYS: Final = frozenset({"call_id", "item_id", "namespace"})
+
+
 class Mapper:
     def __init__(self, report: Report, dialogs: Dialogs | None = None) -> None:
         self.rep = report
@@ -413,6 +417,9 @@ class Mapper:
         """A call the host did not run: a once decision and no tool-invocation."""
         self._decision(c, c.start if c.start <= when else when, where, decision, reason,
                        inferred)
+        # what was asked, when the record holds more than the call's ids (Events.asked)
+        if any(v is not None for k, v in c.body.items() if k not in _ID_KEYS):
+            self.ev.asked(c.op, c.attempt, c.body)
         c.ended = True
         c.invoked = True  # nothing more is written for this attempt
 

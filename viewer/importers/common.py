@@ -66,6 +66,16 @@ def carried_times(stamps: list[datetime | None]) -> list[datetime] | None:
     return times
 
 
+def writable(v: Any) -> bool:
+    """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels;
+    ``jsonenc`` writes what else orjson refuses)."""
+    try:
+        orjson.dumps([[[[[[[[v]]]]]]]])
+    except TypeError as exc:
+        return "ecursion" not in str(exc)
+    return True
+
+
 def clip(value: Any, limit: int = 40) -> str:
     """A recorded value to quote in a warning or an example, shortened with an ellipsis: the
     value is cut, never the sentence around it (``repr`` form, so its ends are visible)."""
@@ -134,6 +144,7 @@ class Events:
         self.events: list[dict[str, Any]] = []
         self.sources: list[str] = []  # per event: where in the input it came from
         self._ops = 0
+        self._asked: dict[tuple[str, int], Any] = {}  # (operation, attempt) -> its arguments
 
     def new_operation(self) -> str:
         self._ops += 1
@@ -188,6 +199,37 @@ class Events:
         self.events.append(ev)
         self.sources.append(source)
         return ev
+
+    def asked(self, operation_id: str, attempt: int, body: Any) -> None:
+        """What the agent asked this attempt's tool to do, as its invocation's content holds
+        it (same shape, so the viewer reads both alike). Should the host refuse the call, so
+        that the attempt has a once decision and no invocation, ``requested`` writes it on
+        that decision. ``None``: the recording does not hold the arguments; nothing is
+        written (never invented)."""
+        if body is not None:
+            self._asked[(operation_id, attempt)] = body
+
+    def requested(self) -> int:
+        """Writes ``requested`` on each once policy-decision of an attempt the agent asked
+        for (``asked``) that has no tool-invocation: the draft allows no content on a
+        decision and records arguments only in an invocation, so without it a refused call
+        would not say what was refused (README, *Importing agent traffic*). A non-draft
+        member, like ``inferred``. Returns how many decisions carry it."""
+        if not self._asked:
+            return 0
+        ran = {(ev.get("operation_id"), ev.get("attempt")) for ev in self.events
+               if ev["type"] == "tool-invocation"}
+        n = 0
+        for ev in self.events:
+            if ev["type"] != "policy-decision" or ev.get("policy_life") != "once":
+                continue
+            key = (ev.get("operation_id"), ev.get("attempt"))
+            body = self._asked.get(key)  # type: ignore[arg-type]
+            if body is None or key in ran or not writable(body):
+                continue
+            ev["requested"] = body
+            n += 1
+        return n
 
 
 #: The longest dialog body kept whole; longer text is cut with a visible note.
@@ -279,6 +321,7 @@ def assemble(
 ) -> dict[str, Any]:
     """A vCon holding the events, the conversation turns (``dialogs``, in time order), one
     session of all parties and turns, and a provenance attachment."""
+    events.requested()
     session: dict[str, Any] = {}
     dialog: list[dict[str, Any]] = []
     dialog_sources: list[str] = []

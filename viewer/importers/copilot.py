@@ -877,6 +877,12 @@ class Writer:
                         **({"reason": den.reason or den.fallback}
                            if den.reason or den.fallback else {}),
                         inferred=den.inferred)
+            # what was asked, for the decision should the call never run (Events.asked)
+            if call.args is not None:
+                asked = self.body(call, tool)
+                if not call.call_id:  # a hook's denial that names no call id
+                    del asked["toolCallId"]
+                self.ev.asked(self.op(call), 1, asked)
             return
         if a.kind == "standing":
             self.standing(r, a.denial)
@@ -887,14 +893,8 @@ class Writer:
             return  # the host refused it: it never ran, its decision says so
         if a.kind == "invoke":
             server, tool = self.target(call)
-            body: dict[str, Any] = {"toolCallId": call.call_id}
-            if call.args is not None:
-                body["arguments"] = call.args
-            if call.name and call.name != tool:
-                body["toolName"] = call.name
-            if call.by_user:
-                body["isUserRequested"] = True
-            self.ev.add("tool-invocation", r.when, self.op(call), 1, r.where, body=body,
+            self.ev.add("tool-invocation", r.when, self.op(call), 1, r.where,
+                        body=self.body(call, tool),
                         server=server, tool=tool, party=self.party(call),
                         **({"inferred": a.inferred} if a.inferred else {}))
             return
@@ -903,6 +903,18 @@ class Writer:
                     party=self.party(call),
                     **({"inferred": a.inferred} if a.inferred else {}))
 
+
+    @staticmethod
+    def body(call: Call, tool: str) -> dict[str, Any]:
+        """The invocation's content: the call id, its arguments, the name Copilot gave."""
+        body: dict[str, Any] = {"toolCallId": call.call_id}
+        if call.args is not None:
+            body["arguments"] = call.args
+        if call.name and call.name != tool:
+            body["toolName"] = call.name
+        if call.by_user:
+            body["isUserRequested"] = True
+        return body
 
     def standing(self, r: Rec, grant: Denial | None) -> None:
         """A session or location approval: standing ``allowed`` from the answer's time on."""

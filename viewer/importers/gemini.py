@@ -328,7 +328,11 @@ class Mapper:
         server, tool = self.target(call)
         op = self.ev.new_operation()
         kind, reason, why = outcome
+        inv_body = {"id": call.get("id", call.get("callId")),
+                    "args": call.get("args", call.get("function_args"))}
         if kind.startswith("refuse-"):
+            # what was asked, when the record holds the arguments (Events.asked)
+            self.ev.asked(op, 1, inv_body if inv_body["args"] is not None else None)
             self.ev.add("policy-decision", start, op, 1, end_where or where, server=server,
                         tool=tool,
                         decision="disallowed" if kind == "refuse-disallowed"
@@ -341,8 +345,6 @@ class Mapper:
             self.ev.add("policy-decision", start, op, 1, where, server=server, tool=tool,
                         decision=decision[0], policy_life="once",
                         operation="tool-invocation", inferred=decision[1])
-        inv_body = {"id": call.get("id", call.get("callId")),
-                    "args": call.get("args", call.get("function_args"))}
         self.ev.add("tool-invocation", start, op, 1, where, server=server, tool=tool,
                     body=inv_body)
         if kind == "open":

@@ -1580,6 +1580,9 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
         elif e.etype == "policy-decision":
             events.add(e.etype, e.time, c.op or "", 1, e.source, server=c.server, tool=c.tool,
                        **e.fields)
+            # what was asked, for the decision should the call never run (Events.asked)
+            if "arguments" in c.invocation or "parameters" in c.invocation:
+                events.asked(c.op or "", 1, _safe(c.invocation))
         else:
             mediatype = TEXT if isinstance(body, str) else "application/json"
             why = {"inferred": c.inferred["end"]} if "end" in c.inferred and \

@@ -29,6 +29,7 @@ from viewer.content import (
     decode_text,
     dialog_text,
     order_only,
+    requested_content,
     step_number,
     turn_before,
     turn_speaker,
@@ -49,6 +50,8 @@ FINAL_TYPES = tuple(FINAL_NAME)
 #: What the reports say when a piece of evidence is not in the record.
 NO_TURN = "Dialog turn before it: none recorded."
 NO_ARGUMENTS = "Arguments: no tool-invocation recorded."
+#: What a report calls a refused call's ``requested`` (README, *Importing agent traffic*).
+REQUESTED = "Requested (not run)"
 NO_FINAL = "Final content: no result, failure, error or denial recorded."
 SCOPE = {"findings": "the operations with a finding", "all": "every operation"}
 
@@ -260,9 +263,13 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def name(self) -> str:
-        """'Arguments' for an invocation, else the kind of answer ('Result', 'Failure'...)."""
-        return "Arguments" if self.event_type == "tool-invocation" else \
-            FINAL_NAME.get(self.event_type, "Answer")
+        """'Arguments' for an invocation, 'Requested (not run)' for what a refused call asked
+        for (its decision's ``requested``), else the kind of answer ('Result', 'Failure'...)."""
+        if self.event_type == "tool-invocation":
+            return "Arguments"
+        if self.event_type == spec.POLICY_DECISION:
+            return REQUESTED
+        return FINAL_NAME.get(self.event_type, "Answer")
 
     def lead(self, full: int, limit: int) -> str:
         """'Result (event 17, tool-result, late; json, application/json)' and the cut note;
@@ -323,6 +330,7 @@ class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
     attempts: tuple[AttemptEvidence, ...]
     gaps: tuple[str, ...]  # sentences, already safe
     party: str = ""  # "↳ name" (safe) when a sub-agent, not the lead agent, ran it
+    requested: Quote | None = None  # what a call that never ran asked for (its decision's)
 
 
 class Evidence(msgspec.Struct, frozen=True, gc=False):
@@ -494,11 +502,19 @@ def operation_evidence(model: Model, op: Operation, position: int,
         attempts.append(AttemptEvidence(
             a.number, a, _quote(model, a.invocation),
             _quote(model, fin[0], fin[1]) if fin is not None else None))
+    asked = None
+    if not op.attempts:  # refused, never run: what it asked for, when the importer kept it
+        for idx in op.once_decisions:
+            content = requested_content(model.events[idx].raw)
+            if content is not None:
+                asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
+                break
     return OperationEvidence(position, op, tuple(findings),
                              _turn(model, op, opts.max_chars, turns),
                              tuple(attempts), tuple(gaps(model, op)),
                              delegated_mark(model, op,
-                                            lead_party(model) if lead == -1 else lead))
+                                            lead_party(model) if lead == -1 else lead),
+                             asked)
 
 
 def evidence(model: Model, opts: ReportOptions) -> Evidence:
@@ -550,7 +566,9 @@ class Cells:
             gaps=iter(gaps([g for oe in operations for g in oe.gaps])),
             starts=iter(times(when([ae.attempt.start for ae in atts]))),
             ends=iter(times(when([ae.attempt.end for ae in atts]))),
-            quotes=iter(quotes([q for ae in atts for q in (ae.invocation, ae.final)
+            quotes=iter(quotes([q for oe in operations
+                                for q in (oe.requested, *(x for ae in oe.attempts
+                                                          for x in (ae.invocation, ae.final)))
                                 if q is not None])),
             states=iter(per_key([ae.attempt.states for ae in atts], states)),
             decisions=iter(decisions(list(map(DECISION, [ae.attempt for ae in atts])))))

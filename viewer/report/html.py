@@ -402,6 +402,8 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     gaps = cells.gaps
     out += [f"<li>{next(gaps)}</li>" for _ in oe.gaps]
     out.append("</ul>")
+    if oe.requested is not None:
+        out += next(cells.quotes)
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"

@@ -436,6 +436,8 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"- {NO_TURN}")
     gaps = cells.gaps
     out += [f"- {next(gaps)}" for _ in oe.gaps]
+    if oe.requested is not None:
+        out.append(next(cells.quotes))
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"

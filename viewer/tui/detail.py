@@ -30,6 +30,7 @@ from viewer.tui.present import (
     ORDER,
     PART_CHARS,
     PREVIEW_CHARS,
+    REQUESTED_HEAD,
     attempt_gap,
     copy_text,
     decode_content,
@@ -37,6 +38,7 @@ from viewer.tui.present import (
     indices,
     party_label,
     raw_json,
+    requested_content,
     session_label,
     text_fields,
 )
@@ -286,6 +288,9 @@ class DetailScreen(VappMixin, Screen[None]):
             text.append("; ".join(session_label(model, s) for s in sess))
         if ev.type in spec.CONTENT_MEANING:
             text.append(f"\ncontent: {spec.CONTENT_MEANING[ev.type]}", P.style("dim"))
+        if requested_content(ev.raw) is not None:  # README, Importing agent traffic
+            text.append(" · requested: below (never run)",
+                        P.style("flag"))
         # each cut to INFO_CHARS (the raw view, r, has them whole): a recorded value may be
         # of any length, and the event's content must stay on screen below
         for key in ("server", "tool", "reason"):
@@ -318,9 +323,14 @@ class DetailScreen(VappMixin, Screen[None]):
         if self.raw:
             return raw_json(raw)
         parts: list[RenderableType] = []
-        dec = decode_content(raw, full=self.full, part=self.part)
+        # a refused call's decision: what the agent asked for, shown as an invocation's
+        # arguments are (the importers' ``requested``; README, Importing agent traffic)
+        asked = requested_content(raw)
+        content = raw if asked is None else asked
+        dec = decode_content(content, full=self.full, part=self.part)
         self.part = dec.part
-        head = Text(f"content: {dec.summary}", style="bold")
+        head = Text(REQUESTED_HEAD if asked is not None else f"content: {dec.summary}",
+                    style="bold")
         if self.full and dec.parts > 1:
             note = (f"part {dec.part + 1} of {dec.parts} of {dec.full_chars} characters: "
                     "press a for the next part")
@@ -337,7 +347,7 @@ class DetailScreen(VappMixin, Screen[None]):
             parts.append(Text(f"… {note}", style=P.style("flag")))
         # a string of many lines (a command's output) with its line breaks, after the JSON
         limit = PART_CHARS if self.full else PREVIEW_CHARS
-        for ptr, value in text_fields(raw):
+        for ptr, value in text_fields(content):
             parts.append(Text(""))
             head = Text(f"{safe(ptr)} as text", style="bold")
             if len(value) > limit:

@@ -29,6 +29,7 @@ from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the scr
     import_provenance,
     order_only,
     party_label,
+    requested_content,
     too_deep,
     turn_before,
     turn_speaker,
@@ -239,15 +240,25 @@ def session_label(model: Model, index: int) -> str:
     return f"{index} {safe(s)}"
 
 
+#: The head of a refused call's ``requested`` in the detail (README, *Importing agent
+#: traffic*): the content area shows it as an invocation's arguments, saying it never ran.
+REQUESTED_HEAD: Final = "requested (not run): the arguments the agent asked for"
+
+
 def content_search_text(model: Model, op: Operation) -> str:
-    """Lower-case text of an operation's event contents, for the free-text filter."""
+    """Lower-case text of an operation's event contents (and of what a refused call asked
+    for), for the free-text filter."""
     parts: list[str] = []
     for idx in _op_events(op):
-        body = model.events[idx].raw.get("body")
+        raw = model.events[idx].raw
+        body = raw.get("body")
+        asked = requested_content(raw) if body is None else None
+        if asked is not None:
+            body = asked["body"]
         if body is None:
             continue
         if isinstance(body, str):
-            if model.events[idx].raw.get("encoding") == "base64url":
+            if raw.get("encoding") == "base64url":
                 with contextlib.suppress(binascii.Error, ValueError):
                     body = b64url(body).decode("utf-8", "replace")
             parts.append(body)
