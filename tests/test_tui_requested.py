@@ -98,14 +98,15 @@ async def test_requested_is_made_safe_and_a_decision_without_it_says_no_content(
 
 async def test_the_pane_under_the_list_says_what_a_refused_call_asked_for() -> None:
     """Codex op-0004: the escalated `rm test.txt` the user never approved; the pane under the
-    list gives its arguments on one line at 80x24, beside the decision."""
+    list gives its arguments on one line at 80x24, beside the decision (compact JSON, as the
+    pane gives an invocation's)."""
     app = app_of(AGENTS / "codex-rollout" / "agent-history__codex_with_escalation.jsonl")
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.select_operation(app.model.by_operation["op-0004"])
         await pilot.pause()
         pane = str(app.screen.query_one("DetailPane").render())
-        assert "requested (not run)" in pane and '"command": "rm test.txt"' in pane, pane
+        assert "requested (not run)" in pane and '"command":"rm test.txt"' in pane, pane
 
 
 async def test_the_free_text_filter_finds_a_refused_call_by_what_it_asked() -> None:

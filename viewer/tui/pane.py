@@ -14,7 +14,7 @@ from viewer.content import compact_json, decode_text
 from viewer.model import spec
 from viewer.textsafe import safe
 from viewer.tui import palette as P
-from viewer.tui.present import ORDER, copy_text, fmt_delta, fmt_time, requested_content
+from viewer.tui.present import ORDER, fmt_delta, fmt_time, requested_content
 
 if TYPE_CHECKING:
     from viewer.tui.app import VconViewApp
@@ -31,10 +31,6 @@ SAID: Final = frozenset(t for t, (frm, to) in spec.TOOL_TRANSITIONS.items()
 SHORT_PANE_ROWS = 4  # on a terminal under TALL rows: the list keeps most of the height
 TALL = 36
 MIN_SCREEN_ROWS = 21  # on a terminal of 20 rows or fewer the pane is left out
-#: The most characters of a refused call's ``requested`` the pane's one line takes, and the
-#: members the importers keep the arguments in (Claude Code, Codex and others, Gemini).
-PANE_CHARS = 1000
-ARG_KEYS = ("input", "arguments", "args")
 
 
 def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
@@ -63,14 +59,11 @@ def pane_text(app: VconViewApp, rows: int = PANE_ROWS) -> Text:
         # traffic): one line, the rest in the detail
         asked = next((a for a in (requested_content(model.events[i].raw) for i in said)
                       if a is not None), None)
-        if asked is not None and len(said[:lines]) < lines:
-            body = asked["body"]
-            if isinstance(body, dict):  # the arguments rather than the call's id first
-                body = next((body[k] for k in ARG_KEYS if k in body), body)
-            line = body if isinstance(body, str) else copy_text(body)  # made safe, exact
+        line = preview(asked) if asked is not None and len(said[:lines]) < lines else None
+        if line:  # the arguments rather than the call's id, as for an invocation
             text.append("\n")
             text.append("requested (not run) ", P.style("flag"))
-            text.append(safe(" ".join(line[:PANE_CHARS].split())))
+            text.append(line)
         return text
     events = model.events
     steps = attempt.steps
