@@ -936,6 +936,52 @@ def test_claude_desktop_mcp_log() -> None:
     assert report.ignored["server output (not an MCP message)"] == 1
 
 
+CLAUDE_REDACTED_LOG = FIX / "import_claude_desktop_redacted_mcp.log"
+
+
+def test_claude_desktop_redacted_mcp_log() -> None:
+    """Claude Desktop builds since mid-2026 write each message in a compact form with no
+    JSON: ``Message from client: method="tools/call" id=3 params`` and ``Message from
+    server: id=3 result(2 blocks)`` or ``id=4 error(code=-32603)`` (seen in
+    anthropics/claude-ai-mcp#664 and in public repos' notes and tests quoting their own
+    logs). Such a log was refused as "no MCP JSON-RPC message". What a reviewer should see:
+    the three calls in order at their times on the log's server, the tool name shown as not
+    recorded (never invented), the invocation holding the log's own words (no arguments
+    were recorded, so none are shown as empty), the result marked inferred since the log
+    does not record isError, the JSON-RPC error with its code, the unanswered call still
+    Running, and a warning saying what the log leaves out."""
+    from viewer.importers.formats import detect
+
+    data = CLAUDE_REDACTED_LOG.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(CLAUDE_REDACTED_LOG)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("notes-remote", "?", "completed"),
+        ("notes-remote", "?", "errored"),
+        ("notes-remote", "?", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs] == [
+        ("tool-invocation", "op-0001", "2026-09-14T07:05:40.880Z"),
+        ("tool-result", "op-0001", "2026-09-14T07:05:41.907Z"),
+        ("tool-invocation", "op-0002", "2026-09-14T07:05:52.004Z"),
+        ("tool-error", "op-0002", "2026-09-14T07:05:52.231Z"),
+        ("tool-invocation", "op-0003", "2026-09-14T07:06:30.500Z")]
+    assert evs[0]["body"] == 'method="tools/call" id=3 params'
+    assert evs[1]["body"] == "result(2 blocks)"
+    assert "isError" in evs[1]["inferred"]
+    assert evs[3]["body"] == {"code": -32603}
+    assert "inferred" not in evs[3]
+    assert any("tool name, arguments and results are not recorded" in w
+               for w in report.warnings)
+    assert report.unmapped == 0 and report.times == "recorded"
+    assert _count(report) == 20
+    assert report.ignored["log line (not an MCP message)"] == 4
+    assert report.ignored["server output (not an MCP message)"] == 4
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

@@ -92,6 +92,7 @@ class Msg:
     server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
     conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
+    compact: str | None = None  # Claude Desktop's compact log: the line's words, no JSON
 
 
 @dataclass
@@ -411,6 +412,20 @@ _LOG_LINE: Final = re.compile(r"(\d{4}-\d\d-\d\dT\S+) \[([^\]\n]*)\] \[([^\]\n]*
 _LOG_LEVELS: Final = frozenset({"info", "error", "warn", "warning", "debug", "trace", "notice",
                                 "fatal", "verbose"})
 _LOG_MESSAGE: Final = re.compile(r"Message from (client|server): ")
+#: The compact form newer Claude Desktop builds log instead of the JSON (README "MCP
+#: transcripts"): ``method="tools/call" id=3 params``, ``id=3 result(2 blocks)``,
+#: ``id=4 error(code=-32603)``; the tool name, arguments and results are not in the log.
+_LOG_COMPACT: Final = re.compile(
+    r'(?:method=(?P<method>"(?:[^"\\\n]|\\.)*")(?: id=(?P<rid>"(?:[^"\\\n]|\\.)*"|-?\d+))?'
+    r"(?P<params> params)?"
+    r'|id=(?P<aid>"(?:[^"\\\n]|\\.)*"|-?\d+) (?P<kind>result|error)'
+    r"(?:\((?P<detail>[^)\n]*)\))?)"
+    r"(?= |$)")
+_COMPACT_CODE: Final = re.compile(r"code=(-?\d+)")
+#: The tool of a call whose name the compact log leaves out.
+UNNAMED_TOOL: Final = "?"
+_COMPACT_RESULT: Final = ("Claude Desktop's compact log records no isError: a result is shown "
+                          "as tool-result")
 
 
 def _log_line(text: str) -> tuple[str, str, str] | None:
@@ -469,17 +484,61 @@ def _read_claude_log(data: bytes) -> Transcript:
             rep.ignore("log line (not an MCP message)")
             continue
         where = f"line {n}"
+        compact = None
         try:
             msg, _ = decoder.raw_decode(rest, said.end())
         except (ValueError, RecursionError):
-            rep.fail(where, "the logged message is not JSON")
-            continue
+            got_compact = _compact_message(rest[said.end():])
+            if got_compact is None:
+                rep.fail(where, "the logged message is not JSON")
+                continue
+            msg, compact = got_compact
+            rep.warn("Claude Desktop's compact MCP log (method=… id=…): the tool name, "
+                     "arguments and results are not recorded; each call's tool is shown as "
+                     f"\"{UNNAMED_TOOL}\", its invocation and result hold the log's words, and "
+                     "a result is a tool-result (marked inferred: isError is not recorded)")
         ts, naive = parse_ts(stamp)
         if naive:
             rep.warn("timestamps without a zone offset were read as UTC")
         d = C2S if said.group(1) == "client" else S2C
-        _add(t.messages, msg, d, ts, where, rep, conn=conn)
+        extra: dict[str, Any] = {"conn": conn}
+        if compact is not None:
+            extra["compact"] = compact
+            if "result" in msg:
+                extra["inferred"] = _COMPACT_RESULT
+        _add(t.messages, msg, d, ts, where, rep, **extra)
     return t
+
+
+def _compact_message(text: str) -> tuple[dict[str, Any], str] | None:
+    """The JSON-RPC message a compact log line stands for, and the line's own words; None
+    when the text is not in that form. A tools/call gets the tool ``UNNAMED_TOOL``; nothing
+    the line does not say is added (no arguments, no result members, no error message)."""
+    m = _LOG_COMPACT.match(text)
+    if m is None:
+        return None
+    try:
+        return _compact_read(m)
+    except ValueError:  # a quoted method or id that is not a JSON string
+        return None
+
+
+def _compact_read(m: re.Match[str]) -> tuple[dict[str, Any], str]:
+    words = m.group(0)
+    if m.group("method") is not None:
+        method = json.loads(m.group("method"))
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if m.group("rid") is not None:
+            msg["id"] = json.loads(m.group("rid"))
+        if method == "tools/call":
+            msg["params"] = {"name": UNNAMED_TOOL}
+        return msg, words
+    rid = json.loads(m.group("aid"))
+    if m.group("kind") == "result":
+        return {"jsonrpc": "2.0", "id": rid, "result": {}}, words[len(m.group("aid")) + 4:]
+    code = _COMPACT_CODE.search(m.group("detail") or "")
+    err = {"code": int(code.group(1))} if code else {}
+    return {"jsonrpc": "2.0", "id": rid, "error": err}, words[len(m.group("aid")) + 4:]
 
 
 def _is_debug_record(obj: Any) -> bool:
@@ -1021,8 +1080,12 @@ class MCPMapper:
             op.status_message = None
             op.denied = False
         server = self.server if self.fixed or m.server is None else m.server
-        self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
-                    server=server, tool=name)
+        if m.compact is not None:  # no arguments recorded: the log's words, never an empty {}
+            self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=m.compact,
+                        mediatype=TEXT, server=server, tool=name)
+        else:
+            self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
+                        server=server, tool=name)
         op.last = when
         self.pending_c[rid] = ("call", op)
         self.in_flight.pop(op.id, None)
@@ -1259,6 +1322,10 @@ class MCPMapper:
             self._fail(m.where, "tools/call result is not an object")
             return
         if self._ended(op, "a tools/call result", m.where):
+            return
+        if m.compact is not None:
+            self._emit("tool-result", op, when, m.where, m.compact, mediatype=TEXT)
+            self._stop(op)
             return
         rtype = res.get("resultType")
         if rtype == "input_required":
