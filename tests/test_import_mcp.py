@@ -982,6 +982,28 @@ def test_claude_desktop_redacted_mcp_log() -> None:
     assert report.ignored["server output (not an MCP message)"] == 4
 
 
+def test_claude_desktop_compact_log_notifications_without_params() -> None:
+    """In the compact log a notification's params are not written (``method=
+    "notifications/cancelled" params``): which request it names is not recorded. It is
+    counted as not mapped with that reason, not as a cancel of 'no open tools/call' or a
+    progress of 'an unknown progressToken' while a call is open, and the call is left as
+    recorded (Running)."""
+    lines = [
+        '2026-09-14T07:05:40.880Z [x] [info] Message from client: method="tools/call" id=3 '
+        "params { metadata: undefined }",
+        '2026-09-14T07:05:41.000Z [x] [info] Message from server: '
+        'method="notifications/progress" params { metadata: undefined }',
+        '2026-09-14T07:05:45.907Z [x] [info] Message from client: '
+        'method="notifications/cancelled" params { metadata: undefined }',
+    ]
+    vcon, report = convert("\n".join(lines).encode(), created=CREATED)
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]
+    assert report.unmapped == 2
+    text = " ".join(report.lines())
+    assert "no open tools/call" not in text and "unknown progressToken" not in text
+    assert text.count("the compact log does not record which request it names") == 2
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

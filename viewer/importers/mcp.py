@@ -422,6 +422,9 @@ _LOG_COMPACT: Final = re.compile(
     r"(?:\((?P<detail>[^)\n]*)\))?)"
     r"(?= |$)")
 _COMPACT_CODE: Final = re.compile(r"code=(-?\d+)")
+#: Notifications that say in their params which request or task they are about.
+_NAMES_A_REQUEST: Final = frozenset({"notifications/cancelled", "notifications/progress",
+                                     "notifications/tasks/status"})
 #: The tool of a call whose name the compact log leaves out.
 UNNAMED_TOOL: Final = "?"
 _COMPACT_RESULT: Final = ("Claude Desktop's compact log records no isError: a result is shown "
@@ -890,6 +893,10 @@ class MCPMapper:
             self._http_denial(m, when, m.reply_to)
             return
         method = msg.get("method")
+        if m.compact is not None and method in _NAMES_A_REQUEST:
+            self._fail(m.where, f"{method}: the compact log does not record which request "
+                       "it names")
+            return
         if isinstance(method, str):
             d = m.dir or (self._request_dir(method, msg["id"]) if "id" in msg else
                           C2S if method in _C2S_NOTIFICATIONS else S2C)
