@@ -1004,6 +1004,30 @@ def test_claude_desktop_compact_log_notifications_without_params() -> None:
     assert text.count("the compact log does not record which request it names") == 2
 
 
+def test_claude_desktop_compact_log_elicitation() -> None:
+    """A server's elicitation/create during a call, and the client's answer, in the compact
+    log: a tool-input and a tool-input-response holding the log's words (the question and
+    the answer are not recorded: no invented empty object), neither marked with the
+    isError inference, which belongs to the call's result only."""
+    lines = [
+        '2026-09-14T07:05:40.880Z [x] [info] Message from client: method="tools/call" id=3 '
+        "params { metadata: undefined }",
+        '2026-09-14T07:05:41.000Z [x] [info] Message from server: '
+        'method="elicitation/create" id=0 params { metadata: undefined }',
+        "2026-09-14T07:05:43.000Z [x] [info] Message from client: id=0 result "
+        "{ metadata: undefined }",
+        "2026-09-14T07:05:45.907Z [x] [info] Message from server: id=3 result(1 blocks) "
+        "{ metadata: undefined }",
+    ]
+    vcon, _ = convert("\n".join(lines).encode(), created=CREATED)
+    got = [(e["type"], e["body"], "inferred" in e) for e in vcon["events"]]
+    assert got == [
+        ("tool-invocation", 'method="tools/call" id=3 params', False),
+        ("tool-input", 'method="elicitation/create" id=0 params', False),
+        ("tool-input-response", "result", False),
+        ("tool-result", "result(1 blocks)", True)]
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

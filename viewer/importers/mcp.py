@@ -507,8 +507,6 @@ def _read_claude_log(data: bytes) -> Transcript:
         extra: dict[str, Any] = {"conn": conn}
         if compact is not None:
             extra["compact"] = compact
-            if "result" in msg:
-                extra["inferred"] = _COMPACT_RESULT
         _add(t.messages, msg, d, ts, where, rep, **extra)
     return t
 
@@ -820,6 +818,7 @@ class MCPMapper:
         self.server = server
         self.fixed = fixed  # --server names the server of every call, whatever a record says
         self._inferred: str | None = None  # the current message's pairing, when inferred
+        self._compact: str | None = None  # the current message's words in a compact log
         self.pending_c: dict[str, tuple[str, _Op | None]] = {}  # client's open requests
         self.pending_s: dict[str, tuple[str, _Op | None]] = {}  # server's open requests
         self.progress: dict[str, _Op] = {}
@@ -889,6 +888,7 @@ class MCPMapper:
     # -- dispatch -------------------------------------------------------------------------
     def _dispatch(self, m: Msg, when: datetime) -> None:
         msg = m.msg
+        self._compact = m.compact
         if msg is None:  # an HTTP denial with no JSON-RPC body
             self._http_denial(m, when, m.reply_to)
             return
@@ -924,6 +924,11 @@ class MCPMapper:
     def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
               mediatype: str = JSON) -> None:
         extra = {"inferred": self._inferred} if self._inferred else {}
+        if self._compact is not None and etype != "tool-error":
+            # a compact log line records no params or result: its words, never an invented {}
+            body, mediatype = self._compact, TEXT
+            if etype == "tool-result":
+                extra["inferred"] = _COMPACT_RESULT
         self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
                     **extra)
         op.last = when
@@ -1330,7 +1335,7 @@ class MCPMapper:
             return
         if self._ended(op, "a tools/call result", m.where):
             return
-        if m.compact is not None:
+        if m.compact is not None:  # isError is not recorded (_emit marks it inferred)
             self._emit("tool-result", op, when, m.where, m.compact, mediatype=TEXT)
             self._stop(op)
             return
