@@ -1028,6 +1028,39 @@ def test_claude_desktop_compact_log_elicitation() -> None:
         ("tool-result", "result(1 blocks)", True)]
 
 
+def test_jsonl_with_the_message_under_frame() -> None:
+    """A tap's session log writes ``{dir, frame, raw, seq, ts}`` per line: the JSON-RPC
+    message under ``frame`` (null, with the line kept under ``raw``, when it did not parse).
+    Shape seen in a public repository's tests of its MCP tap (glassport
+    ``SessionLog.record``); this fixture is made by hand. It was refused as "no MCP JSON-RPC
+    message". What a reviewer should see: the call with its arguments and result at the
+    recorded times, the unparsed line counted as not mapped."""
+    lines = [
+        {"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+         "raw": None, "seq": 1, "ts": "2026-05-01T10:00:00.000Z"},
+        {"dir": "s2c", "frame": {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}},
+         "raw": None, "seq": 2, "ts": "2026-05-01T10:00:00.010Z"},
+        {"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                                 "params": {"name": "echo", "arguments": {"x": 1}}},
+         "raw": None, "seq": 3, "ts": "2026-05-01T10:00:01.000Z"},
+        {"dir": "s2c", "frame": None, "raw": "Traceback (most recent call last):", "seq": 4,
+         "ts": "2026-05-01T10:00:01.100Z"},
+        {"dir": "s2c", "frame": {"jsonrpc": "2.0", "id": 6,
+                                 "result": {"content": [{"type": "text", "text": "1"}]}},
+         "raw": None, "seq": 5, "ts": "2026-05-01T10:00:01.200Z"},
+    ]
+    from viewer.importers.formats import detect
+
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [(e["type"], e["time"], e["body"]) for e in vcon["events"]] == [
+        ("tool-invocation", "2026-05-01T10:00:01.000Z", {"x": 1}),
+        ("tool-result", "2026-05-01T10:00:01.200Z", {"content": [{"type": "text", "text": "1"}]})]
+    assert report.unmapped == 1 and _count(report) == 5
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

@@ -356,8 +356,8 @@ def _read_jsonl(data: bytes) -> Transcript:
             rep.ignore("recording header")
             t.base_time = t.base_time or parse_ts(obj.get("start_time"))[0]
             t.server_name = t.server_name or _str(obj.get("server_info"))
-        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj
-                                        or ("message" in obj and "dir" in obj)):
+        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj or (
+                ("message" in obj or "frame" in obj) and "dir" in obj)):
             kinds.add("jsonl-ts-dir-msg")
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
@@ -370,7 +370,7 @@ def _read_jsonl(data: bytes) -> Transcript:
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
             d = direction_named(obj.get("dir", obj.get("direction")))
-            sink.add(obj.get("msg", obj.get("message")), d, ts, where, **http)
+            sink.add(_wrapped(obj), d, ts, where, **http)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
             _inspector_entry(sink, obj, where)
@@ -403,6 +403,15 @@ def _read_jsonl(data: bytes) -> Transcript:
     sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
+
+
+def _wrapped(obj: dict[str, Any]) -> Any:
+    """The message of a ``{ts, dir, msg}`` line: under ``msg``, ``message`` or ``frame`` (a
+    tap's session log, null when the line did not parse)."""
+    for key in ("msg", "message", "frame"):
+        if key in obj:
+            return obj[key]
+    return None
 
 
 #: A line of Claude Desktop's MCP log (mcp.log, mcp-server-NAME.log): its time, then
@@ -1493,7 +1502,7 @@ def _sniff(smp: Sample) -> bool:
     if not recs and not batches:
         return not smp.is_doc and _looks_claude_log(smp.head)
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
-        ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
+        ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)
 
