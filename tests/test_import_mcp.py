@@ -1061,6 +1061,39 @@ def test_jsonl_with_the_message_under_frame() -> None:
     assert report.unmapped == 1 and _count(report) == 5
 
 
+def test_claude_desktop_mcp_log_and_server_log_read_together() -> None:
+    """Claude Desktop writes each message to ``mcp.log`` (``[info] [server]``) and to
+    ``mcp-server-NAME.log`` (``[server] [info]`` ... ``{ metadata: undefined }``) with the
+    same time; the MCP docs' ``tail -n 20 -F ~/Library/Logs/Claude/mcp*.log`` (or a ``cat``
+    of both) gives every message twice, under ``==> FILE <==`` headers (seen so in public
+    write-ups quoting their logs). It was read as two calls, the first one's copy a second
+    operation. What a reviewer should see: one call, one result; each copy counted as
+    ignored, and said."""
+    call = ('{"method":"tools/call","params":{"name":"rcon","arguments":{"command":"time set '
+            'night"}},"jsonrpc":"2.0","id":4}')
+    res = ('{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Set the time '
+           'to 13000"}],"isError":false}}')
+    lines = [
+        "==> /Users/u/Library/Logs/Claude/mcp.log <==",
+        f"2025-10-03T07:51:59.739Z [info] [mc] Message from client: {call}",
+        f"2025-10-03T07:52:10.577Z [info] [mc] Message from server: {res}",
+        "",
+        "==> /Users/u/Library/Logs/Claude/mcp-server-mc.log <==",
+        "INFO:mcp.server.lowlevel.server:Processing request of type CallToolRequest",
+        f"2025-10-03T07:51:59.739Z [mc] [info] Message from client: {call} "
+        "{ metadata: undefined }",
+        f"2025-10-03T07:52:10.577Z [mc] [info] Message from server: {res} "
+        "{ metadata: undefined }",
+    ]
+    vcon, report = convert("\n".join(lines).encode(), created=CREATED)
+    assert [(e["type"], e["operation_id"], e["time"]) for e in vcon["events"]] == [
+        ("tool-invocation", "op-0001", "2025-10-03T07:51:59.739Z"),
+        ("tool-result", "op-0001", "2025-10-03T07:52:10.577Z")]
+    assert report.unmapped == 0
+    assert sum(v for k, v in report.ignored.items() if "again" in k) == 2
+    assert any("mcp-server-NAME.log" in w for w in report.warnings)
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

@@ -480,6 +480,9 @@ def _read_claude_log(data: bytes) -> Transcript:
     t = Transcript([], "claude-desktop-mcp-log")
     rep = t.report
     decoder = json.JSONDecoder(parse_constant=_not_json)
+    # the host writes each message to mcp.log and to mcp-server-NAME.log with the same time:
+    # both read together (``tail -F mcp*.log``, a ``cat``) hold every message twice
+    seen: set[tuple[str, str, str, str]] = set()
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
             continue
@@ -498,13 +501,23 @@ def _read_claude_log(data: bytes) -> Transcript:
         where = f"line {n}"
         compact = None
         try:
-            msg, _ = decoder.raw_decode(rest, said.end())
+            msg, end = decoder.raw_decode(rest, said.end())
+            text = rest[said.end():end]
         except (ValueError, RecursionError):
             got_compact = _compact_message(rest[said.end():])
             if got_compact is None:
                 rep.fail(where, "the logged message is not JSON")
                 continue
             msg, compact = got_compact
+            text = compact
+        key = (conn, said.group(1), stamp, text)
+        if key in seen:
+            rep.ignore("the same message again (mcp.log and mcp-server-NAME.log)")
+            rep.warn("the log holds messages twice, with the same time (mcp.log and "
+                     "mcp-server-NAME.log read together): each is read once")
+            continue
+        seen.add(key)
+        if compact is not None:
             rep.warn("Claude Desktop's compact MCP log (method=… id=…): the tool name, "
                      "arguments and results are not recorded; each call's tool is shown as "
                      f"\"{UNNAMED_TOOL}\", its invocation and result hold the log's words, and "
