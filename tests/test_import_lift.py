@@ -614,6 +614,25 @@ def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
     assert events == [] and "encrypted" in prov.report.examples[0]
 
 
+def test_an_agent_trace_not_read_is_said_in_the_summary(tmp_path: Path) -> None:
+    """A vCon whose only tool record is an agent_trace that cannot be read (CBOR, as the
+    agent-session draft allows; here a record too) was summarised as "No operations" with no
+    diagnostic at all, as if the agent had called nothing. What a reviewer should see: no
+    operation, and a warning that the trace was there and why it was not read."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [{"name": "a", "role": "agent"}],
+            "analysis": [{"type": "agent_trace", "dialog": [], "encoding": "base64url",
+                          "schema": "https://datatracker.ietf.org/doc/draft-birkholz-"
+                                    "verifiable-agent-conversations/?encoding=cbor",
+                          "body": "oWd2ZXJzaW9uYzEuMA"}]}
+    path = tmp_path / "cbor.vcon.json"
+    path.write_text(json.dumps(vcon), encoding="utf-8")
+    got = summary(path)
+    assert got["operations"] == []
+    warn = [d for d in got["diagnostics"] if d["code"] == "derived-failed"]
+    assert len(warn) == 1 and warn[0]["severity"] == "warning"
+    assert "CBOR" in warn[0]["message"] and "/analysis/0" in warn[0]["message"]
+
+
 def test_proxy_meta_direction_seen_from_the_server_is_turned_round() -> None:
     """An explicit ``meta.direction`` is honoured, but words like incoming/outgoing are
     relative: written on the server's side, the client's tools/call is "incoming". When the

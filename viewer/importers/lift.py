@@ -716,7 +716,14 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
             "derived-failed", "warning", "",
             f"operations could not be derived from this vCon ({type(exc).__name__})"),))
     if not events:
-        return None
+        if not prov.report.unmapped:
+            return None
+        # a pre-draft record is there but none of it could be read (a CBOR or encrypted
+        # agent_trace...): said, never shown as a file in which the agent called nothing
+        return DerivedView(vcon, (), (Diagnostic(
+            "derived-failed", "warning", "",
+            "no operation could be derived from this vCon's pre-draft tool record: "
+            + "; ".join(prov.report.lines())),))
     n_ops = len({e["operation_id"] for e in events})
     first = len(_list(vcon, "events"))
     diags = [Diagnostic(
