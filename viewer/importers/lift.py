@@ -462,10 +462,11 @@ class _Lifter:
                     self.rep.fail(ptr, "tool-result for no recorded tool-call")
                     continue
                 status = e.get("status")
-                ok = status is None or (isinstance(status, str) and status.lower() in _OK)
-                if e.get("is-error") is True or e.get("error") is not None:
-                    ok = False
-                if not ok and not (isinstance(status, str) and status.lower() in (
+                status_ok = status is None or (isinstance(status, str)
+                                               and status.lower() in _OK)
+                ok = status_ok and e.get("is-error") is not True and e.get("error") is None
+                # a status that is neither success nor a failure word is read as a failure
+                if not status_ok and not (isinstance(status, str) and status.lower() in (
                         "error", "failed", "failure", "fail")):
                     self.rep.warn(f"agent_trace status {clip(status, 24)} read as a failure")
                 out = {k: e[k] for k in _RESULT_KEYS if k in e}
