@@ -527,6 +527,69 @@ def test_agent_trace_in_the_vac_cddl_form() -> None:
     assert prov.report.unmapped == 0
 
 
+def vac_adapter_vcon() -> dict[str, Any]:
+    """A vCon in the shape vcon-dev/vcon-vac-adapter writes (vac_builder.py at fc585f9…,
+    the implementation the agent-session draft's site lists): the record wrapped in
+    ``verifiable-agent-record``, its trace under ``session-trace``, each entry's type in
+    ``kind`` (``message``, ``tool_call``, ``tool_result``, ``reasoning``, ``event``), a call's
+    ``tool-name``, ``tool-use-id`` and ``tool-input``, a result's ``tool-use-id``,
+    ``tool-output``, ``is-error`` and ``duration-ms``, ISO times. Made by hand (the repository
+    has no output file); names and texts invented."""
+    def entry(eid: str, kind: str, ts: str, **kw: Any) -> dict[str, Any]:
+        return {"entry-id": eid, "kind": kind, "timestamp": ts, "agent-id": "main", **kw}
+
+    record = {"verifiable-agent-record": {"version": "0.1", "session-trace": {
+        "session-id": "5a1d0c8e-0000-5000-8000-000000000001",
+        "started-at": "2026-05-18T14:00:00+00:00", "ended-at": "2026-05-18T14:00:09+00:00",
+        "source-platform": "claude-code", "entries": [
+            entry("u1", "message", "2026-05-18T14:00:00+00:00", role="user",
+                  text="list open tickets"),
+            entry("c1", "tool_call", "2026-05-18T14:00:02+00:00", **{
+                "parent-id": "u1", "tool-name": "mcp__tickets__list_tickets",
+                "tool-use-id": "toolu_01", "tool-input": {"status": "open"}}),
+            entry("r1", "tool_result", "2026-05-18T14:00:03+00:00", **{
+                "parent-id": "c1", "tool-use-id": "toolu_01", "tool-output": "4 tickets",
+                "is-error": False, "duration-ms": 812}),
+            entry("c2", "tool_call", "2026-05-18T14:00:04+00:00", **{
+                "tool-name": "Bash", "tool-use-id": "toolu_02",
+                "tool-input": {"command": "rm -rf /tmp/x"}}),
+            entry("r2", "tool_result", "2026-05-18T14:00:05+00:00", **{
+                "tool-use-id": "toolu_02", "tool-output": "permission denied",
+                "is-error": True}),
+            entry("a1", "message", "2026-05-18T14:00:09+00:00", role="assistant",
+                  text="There are 4.")]},
+        "agents": [{"agent-id": "main", "model-id": "claude-opus-4-6",
+                    "provider": "anthropic"}]}}
+    return {"vcon": "0.4.0", "uuid": "u", "extensions": ["agent_session"],
+            "parties": [{"name": "user"}, {"name": "claude", "role": "agent"}],
+            "analysis": [{"type": "agent_trace", "dialog": [], "vendor": "anthropic",
+                          "schema": "https://datatracker.ietf.org/doc/"
+                                    "draft-birkholz-verifiable-agent-conversations/",
+                          "encoding": "json", "body": record}]}
+
+
+def test_agent_trace_as_vcon_vac_adapter_writes_it() -> None:
+    """Such a vCon was shown with "No operations" and no diagnostic (import vcon: "agent_trace
+    body has no entries"). What a reviewer should see: both calls in order at their times, the
+    MCP one on its server, the Bash one ending in a failure as ``is-error`` says, each result
+    holding the recorded output, the messages counted as ignored."""
+    events, prov = lift(vac_adapter_vcon())
+    assert [(e["type"], e["operation_id"], e.get("server"), e.get("tool"), e["time"])
+            for e in events] == [
+        ("tool-invocation", "op-0001", "tickets", "list_tickets", "2026-05-18T14:00:02.000Z"),
+        ("tool-result", "op-0001", None, None, "2026-05-18T14:00:03.000Z"),
+        ("tool-invocation", "op-0002", "!host", "Bash", "2026-05-18T14:00:04.000Z"),
+        ("tool-failure", "op-0002", None, None, "2026-05-18T14:00:05.000Z")]
+    assert events[0]["body"] == {"status": "open"}
+    assert events[1]["body"] == {"tool-output": "4 tickets", "is-error": False,
+                                 "duration-ms": 812}
+    assert prov.event_sources[0] == (
+        "/analysis/0/body/verifiable-agent-record/session-trace/entries/1")
+    assert prov.report.unmapped == 0 and prov.report.times == "recorded"
+    # is-error says so: no status was read (it had said "status 'None' read as a failure")
+    assert not any("read as a failure" in w for w in prov.report.lines())
+
+
 def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
     """draft-howe-vcon-agent-session, CBOR Encoding: a CBOR record is base64url with
     ``schema`` qualified by ``?encoding=cbor``, and "Consumers MUST examine the schema URL to
@@ -551,6 +614,25 @@ def test_agent_trace_base64url_is_cbor_only_when_its_schema_says_so() -> None:
     assert events == [] and "CBOR" in prov.report.examples[0]
     events, prov = lift(vcon({"schema": schema, "encoding": "jwe", "body": "eyJh.x.y.z.w"}))
     assert events == [] and "encrypted" in prov.report.examples[0]
+
+
+def test_an_agent_trace_not_read_is_said_in_the_summary(tmp_path: Path) -> None:
+    """A vCon whose only tool record is an agent_trace that cannot be read (CBOR, as the
+    agent-session draft allows; here a record too) was summarised as "No operations" with no
+    diagnostic at all, as if the agent had called nothing. What a reviewer should see: no
+    operation, and a warning that the trace was there and why it was not read."""
+    vcon = {"vcon": "0.4.0", "uuid": "u", "parties": [{"name": "a", "role": "agent"}],
+            "analysis": [{"type": "agent_trace", "dialog": [], "encoding": "base64url",
+                          "schema": "https://datatracker.ietf.org/doc/draft-birkholz-"
+                                    "verifiable-agent-conversations/?encoding=cbor",
+                          "body": "oWd2ZXJzaW9uYzEuMA"}]}
+    path = tmp_path / "cbor.vcon.json"
+    path.write_text(json.dumps(vcon), encoding="utf-8")
+    got = summary(path)
+    assert got["operations"] == []
+    warn = [d for d in got["diagnostics"] if d["code"] == "derived-failed"]
+    assert len(warn) == 1 and warn[0]["severity"] == "warning"
+    assert "CBOR" in warn[0]["message"] and "/analysis/0" in warn[0]["message"]
 
 
 def test_proxy_meta_direction_seen_from_the_server_is_turned_round() -> None:

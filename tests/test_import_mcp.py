@@ -936,6 +936,164 @@ def test_claude_desktop_mcp_log() -> None:
     assert report.ignored["server output (not an MCP message)"] == 1
 
 
+CLAUDE_REDACTED_LOG = FIX / "import_claude_desktop_redacted_mcp.log"
+
+
+def test_claude_desktop_redacted_mcp_log() -> None:
+    """Claude Desktop builds since mid-2026 write each message in a compact form with no
+    JSON: ``Message from client: method="tools/call" id=3 params`` and ``Message from
+    server: id=3 result(2 blocks)`` or ``id=4 error(code=-32603)`` (seen in
+    anthropics/claude-ai-mcp#664 and in public repos' notes and tests quoting their own
+    logs). Such a log was refused as "no MCP JSON-RPC message". What a reviewer should see:
+    the three calls in order at their times on the log's server, the tool name shown as not
+    recorded (never invented), the invocation holding the log's own words (no arguments
+    were recorded, so none are shown as empty), the result marked inferred since the log
+    does not record isError, the JSON-RPC error with its code, the unanswered call still
+    Running, and a warning saying what the log leaves out."""
+    from viewer.importers.formats import detect
+
+    data = CLAUDE_REDACTED_LOG.read_bytes()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = imported(CLAUDE_REDACTED_LOG)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("notes-remote", "?", "completed"),
+        ("notes-remote", "?", "errored"),
+        ("notes-remote", "?", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs] == [
+        ("tool-invocation", "op-0001", "2026-09-14T07:05:40.880Z"),
+        ("tool-result", "op-0001", "2026-09-14T07:05:41.907Z"),
+        ("tool-invocation", "op-0002", "2026-09-14T07:05:52.004Z"),
+        ("tool-error", "op-0002", "2026-09-14T07:05:52.231Z"),
+        ("tool-invocation", "op-0003", "2026-09-14T07:06:30.500Z")]
+    assert evs[0]["body"] == 'method="tools/call" id=3 params'
+    assert evs[1]["body"] == "result(2 blocks)"
+    assert "isError" in evs[1]["inferred"]
+    assert evs[3]["body"] == {"code": -32603}
+    assert "inferred" not in evs[3]
+    assert any("tool name, arguments and results are not recorded" in w
+               for w in report.warnings)
+    assert report.unmapped == 0 and report.times == "recorded"
+    assert _count(report) == 20
+    assert report.ignored["log line (not an MCP message)"] == 4
+    assert report.ignored["server output (not an MCP message)"] == 4
+
+
+def test_claude_desktop_compact_log_notifications_without_params() -> None:
+    """In the compact log a notification's params are not written (``method=
+    "notifications/cancelled" params``): which request it names is not recorded. It is
+    counted as not mapped with that reason, not as a cancel of 'no open tools/call' or a
+    progress of 'an unknown progressToken' while a call is open, and the call is left as
+    recorded (Running)."""
+    lines = [
+        '2026-09-14T07:05:40.880Z [x] [info] Message from client: method="tools/call" id=3 '
+        "params { metadata: undefined }",
+        '2026-09-14T07:05:41.000Z [x] [info] Message from server: '
+        'method="notifications/progress" params { metadata: undefined }',
+        '2026-09-14T07:05:45.907Z [x] [info] Message from client: '
+        'method="notifications/cancelled" params { metadata: undefined }',
+    ]
+    vcon, report = convert("\n".join(lines).encode(), created=CREATED)
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]
+    assert report.unmapped == 2
+    text = " ".join(report.lines())
+    assert "no open tools/call" not in text and "unknown progressToken" not in text
+    assert text.count("the compact log does not record which request it names") == 2
+
+
+def test_claude_desktop_compact_log_elicitation() -> None:
+    """A server's elicitation/create during a call, and the client's answer, in the compact
+    log: a tool-input and a tool-input-response holding the log's words (the question and
+    the answer are not recorded: no invented empty object), neither marked with the
+    isError inference, which belongs to the call's result only."""
+    lines = [
+        '2026-09-14T07:05:40.880Z [x] [info] Message from client: method="tools/call" id=3 '
+        "params { metadata: undefined }",
+        '2026-09-14T07:05:41.000Z [x] [info] Message from server: '
+        'method="elicitation/create" id=0 params { metadata: undefined }',
+        "2026-09-14T07:05:43.000Z [x] [info] Message from client: id=0 result "
+        "{ metadata: undefined }",
+        "2026-09-14T07:05:45.907Z [x] [info] Message from server: id=3 result(1 blocks) "
+        "{ metadata: undefined }",
+    ]
+    vcon, _ = convert("\n".join(lines).encode(), created=CREATED)
+    got = [(e["type"], e["body"], "inferred" in e) for e in vcon["events"]]
+    assert got == [
+        ("tool-invocation", 'method="tools/call" id=3 params', False),
+        ("tool-input", 'method="elicitation/create" id=0 params', False),
+        ("tool-input-response", "result", False),
+        ("tool-result", "result(1 blocks)", True)]
+
+
+def test_jsonl_with_the_message_under_frame() -> None:
+    """A tap's session log writes ``{dir, frame, raw, seq, ts}`` per line: the JSON-RPC
+    message under ``frame`` (null, with the line kept under ``raw``, when it did not parse).
+    Shape seen in a public repository's tests of its MCP tap (glassport
+    ``SessionLog.record``); this fixture is made by hand. It was refused as "no MCP JSON-RPC
+    message". What a reviewer should see: the call with its arguments and result at the
+    recorded times, the unparsed line counted as not mapped."""
+    lines = [
+        {"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+         "raw": None, "seq": 1, "ts": "2026-05-01T10:00:00.000Z"},
+        {"dir": "s2c", "frame": {"jsonrpc": "2.0", "id": 2, "result": {"tools": []}},
+         "raw": None, "seq": 2, "ts": "2026-05-01T10:00:00.010Z"},
+        {"dir": "c2s", "frame": {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+                                 "params": {"name": "echo", "arguments": {"x": 1}}},
+         "raw": None, "seq": 3, "ts": "2026-05-01T10:00:01.000Z"},
+        {"dir": "s2c", "frame": None, "raw": "Traceback (most recent call last):", "seq": 4,
+         "ts": "2026-05-01T10:00:01.100Z"},
+        {"dir": "s2c", "frame": {"jsonrpc": "2.0", "id": 6,
+                                 "result": {"content": [{"type": "text", "text": "1"}]}},
+         "raw": None, "seq": 5, "ts": "2026-05-01T10:00:01.200Z"},
+    ]
+    from viewer.importers.formats import detect
+
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = convert(data, created=CREATED, server="s")
+    assert [(e["type"], e["time"], e["body"]) for e in vcon["events"]] == [
+        ("tool-invocation", "2026-05-01T10:00:01.000Z", {"x": 1}),
+        ("tool-result", "2026-05-01T10:00:01.200Z", {"content": [{"type": "text", "text": "1"}]})]
+    assert report.unmapped == 1 and _count(report) == 5
+
+
+def test_claude_desktop_mcp_log_and_server_log_read_together() -> None:
+    """Claude Desktop writes each message to ``mcp.log`` (``[info] [server]``) and to
+    ``mcp-server-NAME.log`` (``[server] [info]`` ... ``{ metadata: undefined }``) with the
+    same time; the MCP docs' ``tail -n 20 -F ~/Library/Logs/Claude/mcp*.log`` (or a ``cat``
+    of both) gives every message twice, under ``==> FILE <==`` headers (seen so in public
+    write-ups quoting their logs). It was read as two calls, the first one's copy a second
+    operation. What a reviewer should see: one call, one result; each copy counted as
+    ignored, and said."""
+    call = ('{"method":"tools/call","params":{"name":"rcon","arguments":{"command":"time set '
+            'night"}},"jsonrpc":"2.0","id":4}')
+    res = ('{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"Set the time '
+           'to 13000"}],"isError":false}}')
+    lines = [
+        "==> /Users/u/Library/Logs/Claude/mcp.log <==",
+        f"2025-10-03T07:51:59.739Z [info] [mc] Message from client: {call}",
+        f"2025-10-03T07:52:10.577Z [info] [mc] Message from server: {res}",
+        "",
+        "==> /Users/u/Library/Logs/Claude/mcp-server-mc.log <==",
+        "INFO:mcp.server.lowlevel.server:Processing request of type CallToolRequest",
+        f"2025-10-03T07:51:59.739Z [mc] [info] Message from client: {call} "
+        "{ metadata: undefined }",
+        f"2025-10-03T07:52:10.577Z [mc] [info] Message from server: {res} "
+        "{ metadata: undefined }",
+    ]
+    vcon, report = convert("\n".join(lines).encode(), created=CREATED)
+    assert [(e["type"], e["operation_id"], e["time"]) for e in vcon["events"]] == [
+        ("tool-invocation", "op-0001", "2025-10-03T07:51:59.739Z"),
+        ("tool-result", "op-0001", "2025-10-03T07:52:10.577Z")]
+    assert report.unmapped == 0
+    assert sum(v for k, v in report.ignored.items() if "again" in k) == 2
+    assert any("mcp-server-NAME.log" in w for w in report.warnings)
+
+
 def test_odd_values_where_names_belong_never_crash() -> None:
     """A method, tool_name or server_name that is an object (hostile or broken input) is
     read as data: the line is counted, the import goes on."""

@@ -429,13 +429,13 @@ class _Lifter:
             if not isinstance(e, dict):
                 continue
             ptr = base + sub
-            t = e.get("type")
+            t = _entry_type(e)
             ts, _ = parse_ts(e.get("timestamp"))
             if ts is None and t in ("tool-call", "tool-result"):
                 self.rep.times = "partial"
             prev = ts or prev
             if t == "tool-call":
-                name = e.get("name")
+                name = e.get("name", e.get("tool-name"))
                 if not isinstance(name, str) or not name:
                     self.rep.fail(ptr, "tool-call without a name")
                     continue
@@ -445,29 +445,31 @@ class _Lifter:
                 op = self.ev.new_operation()
                 if isinstance(e.get("id"), str):
                     ops[e["id"]] = op
-                if isinstance(e.get("call-id"), str):  # links call and result (VAC CDDL)
-                    ops[_CALL + e["call-id"]] = op
+                for link in _LINKS:  # links call and result (VAC CDDL; vcon-vac-adapter)
+                    if isinstance(e.get(link), str):
+                        ops[_CALL + e[link]] = op
                 self.note_time(prev)
-                self.ev.add("tool-invocation", prev, op, 1, ptr,
-                            body=e.get("arguments", e.get("input", {})), server=server,
+                args = next((e[k] for k in ("arguments", "input", "tool-input") if k in e), {})
+                self.ev.add("tool-invocation", prev, op, 1, ptr, body=args, server=server,
                             tool=tool)
                 self.rep.mapped += 1
             elif t == "tool-result":
                 ref = next((key for k, pre in (
-                    ("call-id", _CALL), ("call-id", ""), ("tool-call-id", _CALL),
-                    ("tool-call-id", ""), ("parent-id", ""))
+                    ("call-id", _CALL), ("call-id", ""), ("tool-use-id", _CALL),
+                    ("tool-call-id", _CALL), ("tool-call-id", ""), ("parent-id", ""))
                     if isinstance(e.get(k), str) and (key := pre + e[k]) in ops), None)
                 if ref is None:
                     self.rep.fail(ptr, "tool-result for no recorded tool-call")
                     continue
                 status = e.get("status")
-                ok = status is None or (isinstance(status, str) and status.lower() in _OK)
-                if e.get("is-error") is True or e.get("error") is not None:
-                    ok = False
-                if not ok and not (isinstance(status, str) and status.lower() in (
+                status_ok = status is None or (isinstance(status, str)
+                                               and status.lower() in _OK)
+                ok = status_ok and e.get("is-error") is not True and e.get("error") is None
+                # a status that is neither success nor a failure word is read as a failure
+                if not status_ok and not (isinstance(status, str) and status.lower() in (
                         "error", "failed", "failure", "fail")):
                     self.rep.warn(f"agent_trace status {clip(status, 24)} read as a failure")
-                out = {k: e[k] for k in ("status", "output", "error") if k in e}
+                out = {k: e[k] for k in _RESULT_KEYS if k in e}
                 self.ev.add("tool-result" if ok else "tool-failure", prev, ops[ref], 1, ptr,
                             body=out)
                 self.rep.mapped += 1
@@ -477,6 +479,18 @@ class _Lifter:
 
 #: Prefix of a tool-call's ``call-id`` among the agent_trace calls (its ``id`` has none).
 _CALL: Final = "\x00call-id:"
+#: What links a tool-call to its tool-result: the VAC CDDL's ``call-id``, vcon-vac-adapter's
+#: ``tool-use-id`` (the host's call id).
+_LINKS: Final = ("call-id", "tool-use-id")
+#: What a tool-result's event keeps: the VAC CDDL's members, and vcon-vac-adapter's.
+_RESULT_KEYS: Final = ("status", "output", "error", "tool-output", "is-error", "duration-ms")
+
+
+def _entry_type(e: dict[str, Any]) -> Any:
+    """An agent_trace entry's type: ``type`` (the VAC CDDL: ``tool-call``), else ``kind`` as
+    vcon-vac-adapter writes it (``tool_call``, ``tool_result``), read the same."""
+    t = e.get("type", e.get("kind"))
+    return t.replace("_", "-") if isinstance(t, str) else t
 
 
 # -- vcon-mcp-proxy: which way a message went --------------------------------------------------
@@ -621,13 +635,18 @@ def _entries(body: Any) -> list[tuple[str, Any]] | None:
         return _walk("", body)
     if not isinstance(body, dict):
         return None
+    wrapped = body.get("verifiable-agent-record")  # vcon-vac-adapter's outer member
+    if isinstance(wrapped, dict):
+        inner = _entries(wrapped)
+        return None if inner is None else [
+            (f"/verifiable-agent-record{sub}", e) for sub, e in inner]
     for key in ("session", "session-trace"):
         st = body.get(key)
         if isinstance(st, dict) and isinstance(st.get("entries"), list):
             return _walk(f"/{key}/entries", st["entries"])
     if isinstance(body.get("entries"), list):
         return _walk("/entries", body["entries"])
-    if body.get("type") in ("tool-call", "tool-result"):
+    if _entry_type(body) in ("tool-call", "tool-result"):
         return [("", body), *_children("", body)]
     return None
 
@@ -698,7 +717,14 @@ def derived_view(vcon: dict[str, Any]) -> DerivedView | None:
             "derived-failed", "warning", "",
             f"operations could not be derived from this vCon ({type(exc).__name__})"),))
     if not events:
-        return None
+        if not prov.report.unmapped:
+            return None
+        # a pre-draft record is there but none of it could be read (a CBOR or encrypted
+        # agent_trace...): said, never shown as a file in which the agent called nothing
+        return DerivedView(vcon, (), (Diagnostic(
+            "derived-failed", "warning", "",
+            "no operation could be derived from this vCon's pre-draft tool record: "
+            + "; ".join(prov.report.lines())),))
     n_ops = len({e["operation_id"] for e in events})
     first = len(_list(vcon, "events"))
     diags = [Diagnostic(

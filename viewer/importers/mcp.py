@@ -92,6 +92,7 @@ class Msg:
     server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
     conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
+    compact: str | None = None  # Claude Desktop's compact log: the line's words, no JSON
 
 
 @dataclass
@@ -355,8 +356,8 @@ def _read_jsonl(data: bytes) -> Transcript:
             rep.ignore("recording header")
             t.base_time = t.base_time or parse_ts(obj.get("start_time"))[0]
             t.server_name = t.server_name or _str(obj.get("server_info"))
-        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj
-                                        or ("message" in obj and "dir" in obj)):
+        elif isinstance(obj, dict) and ("msg" in obj or "http_status" in obj or (
+                ("message" in obj or "frame" in obj) and "dir" in obj)):
             kinds.add("jsonl-ts-dir-msg")
             ts, naive = parse_ts(obj.get("ts", obj.get("time", obj.get("timestamp"))))
             if naive:
@@ -369,7 +370,7 @@ def _read_jsonl(data: bytes) -> Transcript:
                         "http_detail": detail if isinstance(detail, dict) else None,
                         "reply_to": obj.get("reply_to")}
             d = direction_named(obj.get("dir", obj.get("direction")))
-            sink.add(obj.get("msg", obj.get("message")), d, ts, where, **http)
+            sink.add(_wrapped(obj), d, ts, where, **http)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
             _inspector_entry(sink, obj, where)
@@ -404,6 +405,15 @@ def _read_jsonl(data: bytes) -> Transcript:
     return t
 
 
+def _wrapped(obj: dict[str, Any]) -> Any:
+    """The message of a ``{ts, dir, msg}`` line: under ``msg``, ``message`` or ``frame`` (a
+    tap's session log, null when the line did not parse)."""
+    for key in ("msg", "message", "frame"):
+        if key in obj:
+            return obj[key]
+    return None
+
+
 #: A line of Claude Desktop's MCP log (mcp.log, mcp-server-NAME.log): its time, then
 #: ``[level] [server]`` (``[server] [level]`` in older builds), then the text.
 _LOG_LINE: Final = re.compile(r"(\d{4}-\d\d-\d\dT\S+) \[([^\]\n]*)\] \[([^\]\n]*)\] (.*)",
@@ -411,6 +421,23 @@ _LOG_LINE: Final = re.compile(r"(\d{4}-\d\d-\d\dT\S+) \[([^\]\n]*)\] \[([^\]\n]*
 _LOG_LEVELS: Final = frozenset({"info", "error", "warn", "warning", "debug", "trace", "notice",
                                 "fatal", "verbose"})
 _LOG_MESSAGE: Final = re.compile(r"Message from (client|server): ")
+#: The compact form newer Claude Desktop builds log instead of the JSON (README "MCP
+#: transcripts"): ``method="tools/call" id=3 params``, ``id=3 result(2 blocks)``,
+#: ``id=4 error(code=-32603)``; the tool name, arguments and results are not in the log.
+_LOG_COMPACT: Final = re.compile(
+    r'(?:method=(?P<method>"(?:[^"\\\n]|\\.)*")(?: id=(?P<rid>"(?:[^"\\\n]|\\.)*"|-?\d+))?'
+    r"(?P<params> params)?"
+    r'|id=(?P<aid>"(?:[^"\\\n]|\\.)*"|-?\d+) (?P<kind>result|error)'
+    r"(?:\((?P<detail>[^)\n]*)\))?)"
+    r"(?= |$)")
+_COMPACT_CODE: Final = re.compile(r"code=(-?\d+)")
+#: Notifications that say in their params which request or task they are about.
+_NAMES_A_REQUEST: Final = frozenset({"notifications/cancelled", "notifications/progress",
+                                     "notifications/tasks/status"})
+#: The tool of a call whose name the compact log leaves out.
+UNNAMED_TOOL: Final = "?"
+_COMPACT_RESULT: Final = ("Claude Desktop's compact log records no isError: a result is shown "
+                          "as tool-result")
 
 
 def _log_line(text: str) -> tuple[str, str, str] | None:
@@ -453,6 +480,9 @@ def _read_claude_log(data: bytes) -> Transcript:
     t = Transcript([], "claude-desktop-mcp-log")
     rep = t.report
     decoder = json.JSONDecoder(parse_constant=_not_json)
+    # the host writes each message to mcp.log and to mcp-server-NAME.log with the same time:
+    # both read together (``tail -F mcp*.log``, a ``cat``) hold every message twice
+    seen: set[tuple[str, str, str, str]] = set()
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
             continue
@@ -469,17 +499,69 @@ def _read_claude_log(data: bytes) -> Transcript:
             rep.ignore("log line (not an MCP message)")
             continue
         where = f"line {n}"
+        compact = None
         try:
-            msg, _ = decoder.raw_decode(rest, said.end())
+            msg, end = decoder.raw_decode(rest, said.end())
+            text = rest[said.end():end]
         except (ValueError, RecursionError):
-            rep.fail(where, "the logged message is not JSON")
+            got_compact = _compact_message(rest[said.end():])
+            if got_compact is None:
+                rep.fail(where, "the logged message is not JSON")
+                continue
+            msg, compact = got_compact
+            text = compact
+        key = (conn, said.group(1), stamp, text)
+        if key in seen:
+            rep.ignore("the same message again (mcp.log and mcp-server-NAME.log)")
+            rep.warn("the log holds messages twice, with the same time (mcp.log and "
+                     "mcp-server-NAME.log read together): each is read once")
             continue
+        seen.add(key)
+        if compact is not None:
+            rep.warn("Claude Desktop's compact MCP log (method=… id=…): the tool name, "
+                     "arguments and results are not recorded; each call's tool is shown as "
+                     f"\"{UNNAMED_TOOL}\", its invocation and result hold the log's words, and "
+                     "a result is a tool-result (marked inferred: isError is not recorded)")
         ts, naive = parse_ts(stamp)
         if naive:
             rep.warn("timestamps without a zone offset were read as UTC")
         d = C2S if said.group(1) == "client" else S2C
-        _add(t.messages, msg, d, ts, where, rep, conn=conn)
+        extra: dict[str, Any] = {"conn": conn}
+        if compact is not None:
+            extra["compact"] = compact
+        _add(t.messages, msg, d, ts, where, rep, **extra)
     return t
+
+
+def _compact_message(text: str) -> tuple[dict[str, Any], str] | None:
+    """The JSON-RPC message a compact log line stands for, and the line's own words; None
+    when the text is not in that form. A tools/call gets the tool ``UNNAMED_TOOL``; nothing
+    the line does not say is added (no arguments, no result members, no error message)."""
+    m = _LOG_COMPACT.match(text)
+    if m is None:
+        return None
+    try:
+        return _compact_read(m)
+    except ValueError:  # a quoted method or id that is not a JSON string
+        return None
+
+
+def _compact_read(m: re.Match[str]) -> tuple[dict[str, Any], str]:
+    words = m.group(0)
+    if m.group("method") is not None:
+        method = json.loads(m.group("method"))
+        msg: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if m.group("rid") is not None:
+            msg["id"] = json.loads(m.group("rid"))
+        if method == "tools/call":
+            msg["params"] = {"name": UNNAMED_TOOL}
+        return msg, words
+    rid = json.loads(m.group("aid"))
+    if m.group("kind") == "result":
+        return {"jsonrpc": "2.0", "id": rid, "result": {}}, words[len(m.group("aid")) + 4:]
+    code = _COMPACT_CODE.search(m.group("detail") or "")
+    err = {"code": int(code.group(1))} if code else {}
+    return {"jsonrpc": "2.0", "id": rid, "error": err}, words[len(m.group("aid")) + 4:]
 
 
 def _is_debug_record(obj: Any) -> bool:
@@ -758,6 +840,7 @@ class MCPMapper:
         self.server = server
         self.fixed = fixed  # --server names the server of every call, whatever a record says
         self._inferred: str | None = None  # the current message's pairing, when inferred
+        self._compact: str | None = None  # the current message's words in a compact log
         self.pending_c: dict[str, tuple[str, _Op | None]] = {}  # client's open requests
         self.pending_s: dict[str, tuple[str, _Op | None]] = {}  # server's open requests
         self.progress: dict[str, _Op] = {}
@@ -827,10 +910,15 @@ class MCPMapper:
     # -- dispatch -------------------------------------------------------------------------
     def _dispatch(self, m: Msg, when: datetime) -> None:
         msg = m.msg
+        self._compact = m.compact
         if msg is None:  # an HTTP denial with no JSON-RPC body
             self._http_denial(m, when, m.reply_to)
             return
         method = msg.get("method")
+        if m.compact is not None and method in _NAMES_A_REQUEST:
+            self._fail(m.where, f"{method}: the compact log does not record which request "
+                       "it names")
+            return
         if isinstance(method, str):
             d = m.dir or (self._request_dir(method, msg["id"]) if "id" in msg else
                           C2S if method in _C2S_NOTIFICATIONS else S2C)
@@ -858,6 +946,11 @@ class MCPMapper:
     def _emit(self, etype: str, op: _Op, when: datetime, where: str, body: Any,
               mediatype: str = JSON) -> None:
         extra = {"inferred": self._inferred} if self._inferred else {}
+        if self._compact is not None and etype != "tool-error":
+            # a compact log line records no params or result: its words, never an invented {}
+            body, mediatype = self._compact, TEXT
+            if etype == "tool-result":
+                extra["inferred"] = _COMPACT_RESULT
         self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
                     **extra)
         op.last = when
@@ -1021,8 +1114,12 @@ class MCPMapper:
             op.status_message = None
             op.denied = False
         server = self.server if self.fixed or m.server is None else m.server
-        self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
-                    server=server, tool=name)
+        if m.compact is not None:  # no arguments recorded: the log's words, never an empty {}
+            self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=m.compact,
+                        mediatype=TEXT, server=server, tool=name)
+        else:
+            self.ev.add("tool-invocation", when, op.id, op.attempt, m.where, body=args,
+                        server=server, tool=name)
         op.last = when
         self.pending_c[rid] = ("call", op)
         self.in_flight.pop(op.id, None)
@@ -1260,6 +1357,10 @@ class MCPMapper:
             return
         if self._ended(op, "a tools/call result", m.where):
             return
+        if m.compact is not None:  # isError is not recorded (_emit marks it inferred)
+            self._emit("tool-result", op, when, m.where, m.compact, mediatype=TEXT)
+            self._stop(op)
+            return
         rtype = res.get("resultType")
         if rtype == "input_required":
             body = {k: res[k] for k in ("inputRequests", "requestState") if k in res}
@@ -1414,7 +1515,7 @@ def _sniff(smp: Sample) -> bool:
     if not recs and not batches:
         return not smp.is_doc and _looks_claude_log(smp.head)
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
-        ("dir" in r or "direction" in r) and (_is_jsonrpc(m := r.get("msg", r.get("message")))
+        ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)
 
