@@ -256,6 +256,7 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
     event_type: str
     decoded: DecodedText
     late: bool = False
+    notes: tuple[Note, ...] = ()  # what is said about the event beside its content
 
     @property
     def label(self) -> str:
@@ -290,11 +291,53 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         return text[:limit], len(text)
 
 
-def _quote(model: Model, index: int | None, late: bool = False) -> Quote | None:
+#: What a report calls what is said about an event beside its content, as the viewer's detail
+#: shows it: who decided and why (``reason``), what the importer inferred where the recording is
+#: silent (``inferred``; README, *Importing agent traffic*), and a trace's annotations.
+NOTE_LABELS = (("reason", "Reason"), ("inferred", "Inferred by the importer"))
+ANNOTATION = "Annotation"
+
+
+class Note(msgspec.Struct, frozen=True, gc=False):
+    """One thing said about an event: 'Reason (event 21)' and its words."""
+
+    event: int
+    label: str
+    text: str  # one line (a line break as ⏎), cut to the report's quote length; not yet safe
+    chars: int  # its full length
+
+    def lead(self, limit: int) -> str:
+        return f"{self.label} (event {self.event})" + cut_note(self.chars, limit)
+
+
+def _note(index: int, label: str, value: object, limit: int) -> Note:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    text = text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+    return Note(index, label, text[:limit], len(text))
+
+
+def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]:
+    """What the event at ``index`` says about itself besides its content (``NOTE_LABELS``, then
+    each annotation's ``content``), each cut at ``limit``."""
+    if index is None or not 0 <= index < len(model.events):
+        return ()
+    raw = model.events[index].raw
+    out = [_note(index, label, raw[key], limit) for key, label in NOTE_LABELS
+           if raw.get(key) not in (None, "")]
+    said = raw.get("annotations")
+    for a in said if isinstance(said, list) else ():
+        content = a.get("content") if isinstance(a, dict) else None
+        if content not in (None, ""):
+            out.append(_note(index, ANNOTATION, content, limit))
+    return tuple(out)
+
+
+def _quote(model: Model, index: int | None, late: bool = False,
+           limit: int = 0) -> Quote | None:
     if index is None or not 0 <= index < len(model.events):
         return None
     ev = model.events[index]
-    return Quote(index, ev.type, decode_text(ev.raw), late)
+    return Quote(index, ev.type, decode_text(ev.raw), late, event_notes(model, index, limit))
 
 
 # --- per operation -----------------------------------------------------------------------------
@@ -320,6 +363,7 @@ class AttemptEvidence(msgspec.Struct, frozen=True, gc=False):
     attempt: Attempt
     invocation: Quote | None  # the arguments
     final: Quote | None  # the last result, failure, error or denial
+    decided: tuple[Note, ...] = ()  # its once decision's reason and what was inferred of it
 
 
 class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
@@ -331,6 +375,7 @@ class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
     gaps: tuple[str, ...]  # sentences, already safe
     party: str = ""  # "↳ name" (safe) when a sub-agent, not the lead agent, ran it
     requested: Quote | None = None  # what a call that never ran asked for (its decision's)
+    decided: tuple[Note, ...] = ()  # a call that never ran: why (its once decision's notes)
 
 
 class Evidence(msgspec.Struct, frozen=True, gc=False):
@@ -497,24 +542,30 @@ def operation_evidence(model: Model, op: Operation, position: int,
     """``turns``: the dialog turns already made for this report (``_turn``); ``lead``: the
     lead agent's party (``lead_party``), -1: not yet known."""
     attempts = []
+    limit = opts.max_chars
     for a in op.attempts:
         fin = _final_event(model, a)
         attempts.append(AttemptEvidence(
-            a.number, a, _quote(model, a.invocation),
-            _quote(model, fin[0], fin[1]) if fin is not None else None))
+            a.number, a, _quote(model, a.invocation, limit=limit),
+            _quote(model, fin[0], fin[1], limit) if fin is not None else None,
+            event_notes(model, a.decision_event, limit) if a.decision_life == "once" else ()))
     asked = None
+    decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it
         for idx in op.once_decisions:
             content = requested_content(model.events[idx].raw)
             if content is not None:
                 asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
+                decided = event_notes(model, idx, limit)
                 break
+        else:
+            decided = event_notes(model, op.decision_event, limit)
     return OperationEvidence(position, op, tuple(findings),
                              _turn(model, op, opts.max_chars, turns),
                              tuple(attempts), tuple(gaps(model, op)),
                              delegated_mark(model, op,
                                             lead_party(model) if lead == -1 else lead),
-                             asked)
+                             asked, decided)
 
 
 def evidence(model: Model, opts: ReportOptions) -> Evidence:

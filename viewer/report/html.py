@@ -42,6 +42,7 @@ from viewer.report.evidence import (
     SCOPE,
     Cells,
     Evidence,
+    Note,
     OperationEvidence,
     Quote,
     decision_keys,
@@ -372,8 +373,14 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
     leads = h_each([q.lead(full, limit) for q, (_, full) in zip(quotes, blocks, strict=True)],
                    4 * limit)
     texts = hblock_each([text for text, _ in blocks])
-    return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>")
-            for lead, text in zip(leads, texts, strict=True)]
+    return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>", *_note_items(q.notes, limit))
+            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+
+
+def _note_items(notes: Sequence[Note], limit: int) -> list[str]:
+    """Each note as a paragraph: 'Reason (event 21): …' (one line, escaped)."""
+    return [f'<p>{h(n.lead(limit), 4 * limit)}: {h(n.text, len(n.text) + 1)}</p>'
+            for n in notes]
 
 
 def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
@@ -404,6 +411,7 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     out.append("</ul>")
     if oe.requested is not None:
         out += next(cells.quotes)
+    out += _note_items(oe.decided, limit)
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
@@ -413,6 +421,7 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"<p>Decision: {next(cells.decisions)}"
                    f"{flags} · started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end") + "</p>")
+        out += _note_items(ae.decided, limit)
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
     out.append("</details>")

@@ -27,6 +27,7 @@ from viewer.report.evidence import (
     SCOPE,
     Cells,
     Evidence,
+    Note,
     OperationEvidence,
     Quote,
     decision_keys,
@@ -411,7 +412,14 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
                     4 * limit)
     texts = md_each([text for text, _ in lines])
-    return [f"- {lead}: {text}" for lead, text in zip(leads, texts, strict=True)]
+    return [f"- {lead}: {text}" + _note_lines(q.notes, limit)
+            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+
+
+def _note_lines(notes: Sequence[Note], limit: int) -> str:
+    """Each note on its own line after the one it belongs to (a newline first), or ''."""
+    return "".join(f"\n- {md(n.lead(limit), 4 * limit)}: {md(n.text, len(n.text) + 1)}"
+                   for n in notes)
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
@@ -438,12 +446,15 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     out += [f"- {next(gaps)}" for _ in oe.gaps]
     if oe.requested is not None:
         out.append(next(cells.quotes))
+    if oe.decided:
+        out += _note_lines(oe.decided, limit)[1:].split("\n")
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
         out += ["", f"#### {op_md} attempt {a.number}: {states}", ""]
         out.append(f"- Decision: {next(cells.decisions)}"
-                   + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
+                   + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else "")
+                   + _note_lines(ae.decided, limit))
         start, end = next(cells.starts), next(cells.ends)
         out.append(f"- Started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end"))

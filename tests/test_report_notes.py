@@ -1,0 +1,51 @@
+"""What the recording or the importer said about an event beside its content (README,
+*Reports*): a refused call's decision ``reason`` (why it did not run), the ``inferred`` an
+importer wrote where the recording is silent, and a trace's annotations. The viewer's detail
+shows them; a report that quoted the content without them left an auditor to guess why a call
+never ran (a sibling call failed, or the user refused) and took an importer's inference for a
+recorded fact."""
+
+from __future__ import annotations
+
+from reportkit import demo, opts
+
+from viewer.report.html import to_html
+from viewer.report.markdown import to_markdown
+
+
+def _section(md: str, n: int) -> str:
+    return md.split(f"### Operation {n}\n", 1)[1].split("\n### ", 1)[0]
+
+
+def test_markdown_gives_a_refused_calls_reason_and_what_was_inferred() -> None:
+    md = to_markdown(demo("17-codex.vcon.json"), None, opts(evidence="all"))
+    section = _section(md, 4)
+    assert "- Reason (event" in section, section
+    assert "File deletion requires write permissions" in section, section
+    assert "- Inferred by the importer (event" in section, section
+    assert "Codex asked to run it" in section, section
+
+
+def test_html_gives_a_refused_calls_reason_and_what_was_inferred() -> None:
+    page = to_html(demo("17-codex.vcon.json"), opts(evidence="all"))
+    assert "Reason (event" in page and "File deletion requires write permissions" in page
+    assert "Inferred by the importer (event" in page and "Codex asked to run it" in page
+
+
+def test_an_inferred_answer_says_so_beside_it() -> None:
+    """Gemini's status error with a tool result: the importer inferred a tool-failure."""
+    m = demo("18-gemini.vcon.json")
+    inferred = [i for i, e in enumerate(m.events) if isinstance(e.raw.get("inferred"), str)
+                and e.type != "policy-decision"]
+    assert inferred, "the demo should hold an inferred tool event"
+    md = to_markdown(m, None, opts(evidence="all"))
+    page = to_html(m, opts(evidence="all"))
+    for i in inferred:
+        assert f"- Inferred by the importer (event {i}): " in md
+        assert f"Inferred by the importer (event {i})" in page
+
+
+def test_notes_are_escaped_and_cut() -> None:
+    md = to_markdown(demo("17-codex.vcon.json"), None, opts(evidence="all", max_chars=20))
+    line = next(x for x in _section(md, 4).splitlines() if x.startswith("- Reason"))
+    assert "(first 20 of " in line, line
