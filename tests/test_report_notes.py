@@ -49,3 +49,14 @@ def test_notes_are_escaped_and_cut() -> None:
     md = to_markdown(demo("17-codex.vcon.json"), None, opts(evidence="all", max_chars=20))
     line = next(x for x in _section(md, 4).splitlines() if x.startswith("- Reason"))
     assert "(first 20 of " in line, line
+
+
+def test_an_empty_answer_says_it_is_empty() -> None:
+    """Codex's ``echo … > test.txt`` printed nothing: the report's 'Result (…):' with nothing
+    after it read as a value left out; it says the recorded value is empty."""
+    m = demo("17-codex.vcon.json")
+    md = to_markdown(m, None, opts(evidence="all"))
+    line = next(x for x in _section(md, 1).splitlines() if x.startswith("- Result"))
+    assert line.endswith("; empty): "), line
+    page = to_html(m, opts(evidence="all"))
+    assert "; empty):</p>" in page

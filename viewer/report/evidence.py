@@ -276,7 +276,9 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         """'Result (event 17, tool-result, late; json, application/json)' and the cut note;
         not yet escaped (the label and type are recorded text)."""
         late = ", late" if self.late else ""
-        return (f"{self.name} (event {self.event}, {self.event_type}{late}; {self.label})"
+        # an empty recorded value is said, not left as nothing after the colon
+        empty = "; empty" if full == 0 and self.decoded.kind != "none" else ""
+        return (f"{self.name} (event {self.event}, {self.event_type}{late}; {self.label}{empty})"
                 + cut_note(full, limit))
 
     def block(self, limit: int) -> tuple[str, int]:
