@@ -52,3 +52,15 @@ async def test_the_detail_does_not_show_a_synthetic_session_start() -> None:
         await pilot.pause()
         info = str(app.screen.query_one("#event-info").render())
         assert "start=(order only)" in info and "1970" not in info
+
+
+def test_evidence_gives_a_dialog_turns_order_only_time_as_a_step() -> None:
+    """The evidence's 'Dialog turn before it (dialog 0, …)' gave the recorded start of a turn
+    the importer timed on its synthetic clock: 1970-01-01T00:00:00.000Z in a Cursor report."""
+    model = open_model(str(FIX.parent / "cursor" / "agent-sessions__cursor_test-session.jsonl"))
+    md = to_markdown(model, options=ReportOptions(evidence="all"))
+    html = to_html(model, ReportOptions(evidence="all"))
+    assert "Dialog turn before it (dialog 0, step 1)" in md
+    assert "Dialog turn before it (dialog 3, step 4)" in md
+    for text in (md, html):
+        assert "1970-01-01" not in text and "00:00:00" not in text

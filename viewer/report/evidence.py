@@ -28,6 +28,7 @@ from viewer.content import (
     DecodedText,
     decode_text,
     dialog_text,
+    dialog_time,
     order_only,
     requested_content,
     step_number,
@@ -533,6 +534,9 @@ def _turn_at(model: Model, i: int, limit: int) -> Turn:
     chars = len(body) if isinstance(body, str) and d.get("encoding") != "base64url" \
         else len(text)
     when = d.get("start") if isinstance(d, dict) else None
+    if isinstance(when, str) and order_only(model):
+        # the importers' synthetic clock: a step, as the attempts' times (``time_texts``)
+        when = time_texts(model, [dialog_time(d)])[0]
     return Turn(i, safe(when) if isinstance(when, str) else None, turn_speaker(model, d), text,
                 max(chars, len(text)))
 
