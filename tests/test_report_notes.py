@@ -60,3 +60,17 @@ def test_an_empty_answer_says_it_is_empty() -> None:
     assert line.endswith("; empty): "), line
     page = to_html(m, opts(evidence="all"))
     assert "; empty):</p>" in page
+
+
+def test_text_names_the_whole_document_as_the_other_reports_do() -> None:
+    """A diagnostic about the whole file has the empty JSON Pointer; the text overview wrote
+    '/', which is the pointer to a member named '' (Markdown and HTML write '(document)')."""
+    from pathlib import Path
+
+    from viewer.pipeline import open_model
+    from viewer.report.text import to_text
+
+    fix = Path(__file__).resolve().parent / "fixtures" / "agents" / "codex-rollout"
+    out = to_text(open_model(str(fix / "agent-history__codex_with_escalation.jsonl")), width=300)
+    line = next(x for x in out.splitlines() if "derived-events" in x)
+    assert "derived-events (document) " in line, line

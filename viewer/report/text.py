@@ -212,7 +212,7 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
         line.append(f"{d.severity:<8}", style=SEVERITY_STYLE.get(d.severity, ""))
         line.append_text(t(d.code, "bold"))
         line.append(" ")
-        line.append_text(t(d.pointer or "/", "dim"))
+        line.append_text(t(d.pointer or "(document)", "dim"))  # as Markdown and HTML
         line.append(" ")
         line.append_text(t(d.message))
         parts.append(line)
