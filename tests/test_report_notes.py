@@ -74,3 +74,22 @@ def test_text_names_the_whole_document_as_the_other_reports_do() -> None:
     out = to_text(open_model(str(fix / "agent-history__codex_with_escalation.jsonl")), width=300)
     line = next(x for x in out.splitlines() if "derived-events" in x)
     assert "derived-events (document) " in line, line
+
+
+def test_evidence_all_of_a_file_with_no_operation_does_not_speak_of_findings() -> None:
+    """'--evidence all' of an Invariant trace with no tool call said 'No operation has a
+    finding.', as if operations had been checked and found clean."""
+    from pathlib import Path
+
+    from viewer.pipeline import open_model
+
+    fix = Path(__file__).resolve().parent / "fixtures" / "agents" / "invariant-trace"
+    m = open_model(str(fix / "explorer__with_annotations.jsonl"))
+    assert not m.operations
+    md = to_markdown(m, None, opts(evidence="all"))
+    page = to_html(m, opts(evidence="all"))
+    for text in (md, page):
+        assert "No operation has a finding." not in text
+        assert "No operations." in text
+    # with the default scope the sentence stays
+    assert "No operation has a finding." in to_markdown(m, None, opts(evidence="findings"))

@@ -350,7 +350,8 @@ def _evidence(e: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
                "each attempt's arguments and final content decoded as the viewer shows them, "
                f"each cut at {opts.max_chars:,} characters, and the gaps in time.</p>")
     if not ev.operations:
-        out.append("<p>No operation has a finding.</p>")
+        out.append("<p>No operation has a finding.</p>" if opts.evidence == "findings"
+                   else "<p>No operations.</p>")
     is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
     # The values that differ from one operation to the next (quotes, turns, gaps, times) are
     # escaped column by column (``h_each``, ``hblock_each``), then laid out in order.

@@ -391,7 +391,8 @@ def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
            f"compact, a line break as ⏎), each cut at {opts.max_chars:,} characters, and the "
            "gaps in time."]
     if not ev.operations:
-        out += ["", "No operation has a finding."]
+        out += ["", "No operation has a finding." if opts.evidence == "findings"
+                else "No operations."]
     # The values that differ from one operation to the next (quotes, turns, gaps, times) are
     # marked up column by column (``md_each``, ``md_column``), then laid out in order.
     oes = ev.operations
