@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -473,7 +474,9 @@ def _rows(ops: Sequence[Operation], findings: Sequence[Finding]) -> tuple[list[i
 class _Axis:
     def __init__(self, model: Model) -> None:
         self.t0, t1 = view_span(model)  # the viewer's origin: events and dialog turns
-        self.span = max((t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0, 1e-3)
+        recorded = (t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0
+        self.one_time = recorded <= 0  # every event at one recorded time: one label
+        self.span = max(recorded, 1e-3)
         self.order = order_only(model)  # times that give the order only: steps, not seconds
 
     def x(self, t: datetime | None) -> float | None:
@@ -482,7 +485,14 @@ class _Axis:
         return LANE_X + (t - self.t0).total_seconds() / self.span * LANE_W
 
 
-def _fmt_tick(seconds: float) -> str:
+def _fmt_tick(seconds: float, step: float) -> str:
+    """'+12.5s', '+3m05s'...; ``step`` (the seconds between two ticks) sets the digits, so
+    that ticks less than a tenth of a second apart are told apart ('+25ms', '+0.04ms')."""
+    if step < 0.1:  # tenths of a second would repeat
+        ms, digits = seconds * 1000, max(0, math.ceil(-math.log10(step * 1000) - 1e-9))
+        if ms < 1000:
+            return f"+{ms:.{digits}f}ms"
+        return f"+{seconds:.{digits + 3}f}s"
     if seconds < 60:
         return f"+{seconds:.1f}s".replace(".0s", "s")
     if seconds < 3600:
@@ -555,13 +565,13 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
            f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool @ server</text>']
     if axis.t0 is None:
         return out
-    ticks = 8
+    ticks = 0 if axis.one_time and not axis.order else 8
     # the importers' clock (order only) is a millisecond a step: a tick at whole steps only
     steps = round(axis.span * 1000) if axis.order else 0
     if axis.order:
         ticks = max(1, min(ticks, steps))
     for k in range(ticks + 1):
-        frac = round(steps * k / ticks) / steps if axis.order and steps else k / ticks
+        frac = round(steps * k / ticks) / steps if axis.order and steps else k / (ticks or 1)
         x = LANE_X + LANE_W * frac
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 9}" x2="{x:.1f}" y2="{height - 4}" '
                    f'stroke="{grey}" stroke-opacity="0.25"/>')
@@ -569,7 +579,8 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
         if axis.order:
             label = f"step {round(steps * frac) + 1}"
         else:
-            label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
+            label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks,
+                                                                            axis.span / ticks)
         out.append(f'<text x="{x:.1f}" y="{TOP - 11}" fill="{grey}" '
                    f'text-anchor="{anchor}">{escape(label)}</text>')
     return out

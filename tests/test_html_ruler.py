@@ -1,0 +1,50 @@
+"""The HTML timeline's ruler: each tick's label names a different time, so a reader can tell
+them apart (README, *Reports*). A Codex session whose every event has one recorded time drew
+nine ticks all labelled '+0s'; a session of a few seconds gave '+0s +0s +1s +1s...'."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from pathlib import Path
+
+import orjson
+
+from viewer.load import load_bytes
+from viewer.model.build import build_model
+from viewer.pipeline import open_model
+from viewer.report.formats import ReportOptions
+from viewer.report.html import to_html
+
+ROOT = Path(__file__).resolve().parent
+CODEX = ROOT / "fixtures" / "agents" / "codex-rollout" / "agent-sessions__codex_small.jsonl"
+TOUR = ROOT.parent / "demo_vcons" / "tour.vcon.json"
+
+
+def _labels(page: str) -> list[str]:
+    svg = page.split('<svg class="tl"', 1)[1].split("</svg>", 1)[0]
+    return re.findall(r'<text x="[\d.]+" y="\d+" fill="[^"]+" text-anchor="\w+">([^<]+)</text>',
+                      svg)
+
+
+def test_one_recorded_time_draws_one_label() -> None:
+    labels = _labels(to_html(open_model(str(CODEX)), ReportOptions()))
+    assert labels == ["10:48:56"], labels
+
+
+def test_a_short_session_has_distinct_labels() -> None:
+    vcon = orjson.loads(TOUR.read_bytes())
+    times = [e["time"] for e in vcon["events"] if "time" in e]
+    t0 = min(datetime.fromisoformat(t) for t in times)
+
+    def squeeze(t: str) -> str:  # the tour's minute and more pressed into a tenth of a second
+        return (t0 + (datetime.fromisoformat(t) - t0) / 1000).isoformat()
+
+    for item in (*vcon["events"], *vcon.get("dialog", ())):
+        for key in ("time", "start"):
+            if isinstance(item.get(key), str):
+                item[key] = squeeze(item[key])
+    m = build_model(load_bytes(orjson.dumps(vcon), name="short.vcon.json"))
+    labels = _labels(to_html(m, ReportOptions()))
+    assert len(labels) == 9, labels
+    assert len(set(labels)) == len(labels), labels
