@@ -48,3 +48,16 @@ def test_a_short_session_has_distinct_labels() -> None:
     labels = _labels(to_html(m, ReportOptions()))
     assert len(labels) == 9, labels
     assert len(set(labels)) == len(labels), labels
+
+
+def test_a_diagnostic_message_is_given_whole_as_in_markdown() -> None:
+    """The derived-events diagnostic of a long path was cut in the HTML report ('…(323
+    characters)') while the Markdown report gave it whole: the same length in both."""
+    from viewer.report.markdown import to_markdown
+
+    m = open_model(str(CODEX))
+    msg = next(d.message for d in m.diagnostics if d.code == "derived-events")
+    assert 300 < len(msg) < 1000
+    page = to_html(m, ReportOptions())
+    assert "writes the vCon)</td>" in page
+    assert "writes the vCon)" in to_markdown(m, options=ReportOptions())

@@ -62,6 +62,8 @@ MAX_ROWS = 300
 OPEN_SECTIONS = 20
 #: A cell quotes at most this much of one recorded identifier or message.
 CELL_CHARS = 300
+#: A diagnostic's message is quoted up to this many characters, as in Markdown (``MD_CHARS``).
+MESSAGE_CHARS = 1000
 
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
@@ -257,7 +259,8 @@ def _diagnostics(e: Callable[[object], str], model: Model) -> list[str]:
     out.append("<table><tr><th>Severity</th><th>Code</th><th>Pointer</th><th>Message</th></tr>")
     for sev in spec.SEVERITIES:
         out += [f"<tr><td>{_sev(e, d.severity)}</td><td>{e(d.code)}</td>"
-                f'<td class="mono">{e(d.pointer) or "(document)"}</td><td>{e(d.message)}</td>'
+                f'<td class="mono">{e(d.pointer) or "(document)"}</td>'
+                f"<td>{h(d.message, MESSAGE_CHARS)}</td>"
                 "</tr>" for d in model.diagnostics if d.severity == sev]
     out.append("</table></section>")
     return out
