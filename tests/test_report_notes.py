@@ -93,3 +93,17 @@ def test_evidence_all_of_a_file_with_no_operation_does_not_speak_of_findings() -
         assert "No operations." in text
     # with the default scope the sentence stays
     assert "No operation has a finding." in to_markdown(m, None, opts(evidence="findings"))
+
+
+def test_the_host_server_is_explained_where_it_appears() -> None:
+    """'!host / shell' is the draft's name for a tool built into the agent: a reader of a Codex
+    report saw '!host' with nothing saying what it is."""
+    m = demo("17-codex.vcon.json")
+    md = to_markdown(m, None, opts())
+    page = to_html(m, opts())
+    for text in (md, page):
+        assert "!host: a tool built into the agent" in text.replace("\\!", "!")
+    # a file with no host tool has no such line
+    tour = demo("tour.vcon.json")
+    assert "built into the agent" not in to_markdown(tour, None, opts())
+    assert "built into the agent" not in to_html(tour, opts())

@@ -51,6 +51,10 @@ FINAL_TYPES = tuple(FINAL_NAME)
 #: What the reports say when a piece of evidence is not in the record.
 NO_TURN = "Dialog turn before it: none recorded."
 NO_ARGUMENTS = "Arguments: no tool-invocation recorded."
+#: What the draft's server value for the host (``!host``) means, said under the operations of a
+#: report that has one (README, *Importing agent traffic*: built-in tools are server ``!host``).
+HOST_NOTE = ("!host: a tool built into the agent (its shell, file edits, web search...), "
+             "not one of an MCP server.")
 #: What a report calls a refused call's ``requested`` (README, *Importing agent traffic*).
 REQUESTED = "Requested (not run)"
 NO_FINAL = "Final content: no result, failure, error or denial recorded."

@@ -37,6 +37,7 @@ from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     DECISION,
+    HOST_NOTE,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
@@ -302,6 +303,8 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
     if any(marks):
         out.append(f'<p class="note">{PARTY_GLYPH} name: an operation run by another party '
                    "than the lead agent (a sub-agent).</p>")
+    if any(op.server == spec.HOST_SERVER for op in ops):
+        out.append(f'<p class="note">{escape(HOST_NOTE)}</p>')
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
     ids = h_column([op.operation_id for op in ops], e)  # distinct: in bulk, not memoised

@@ -21,6 +21,7 @@ from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     DECISION,
+    HOST_NOTE,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
@@ -350,6 +351,8 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
         if any(marks):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
+        if any(op.server == spec.HOST_SERVER for op in ops):
+            out += [md(HOST_NOTE), ""]
         out += _operations_table(m, ops, ids, marks)
         out += _attempts_table(m, model, ops, ids)
     else:
