@@ -107,3 +107,13 @@ def test_the_host_server_is_explained_where_it_appears() -> None:
     tour = demo("tour.vcon.json")
     assert "built into the agent" not in to_markdown(tour, None, opts())
     assert "built into the agent" not in to_html(tour, opts())
+
+
+def test_a_turns_speaker_reads_as_a_name_not_a_count() -> None:
+    """'Dialog turn before it (…): 1 user (user): Create a test file' read as 'one user'; the
+    party's index is said as such, and a role equal to the name is not said twice."""
+    md = to_markdown(demo("17-codex.vcon.json"), None, opts(evidence="all"))
+    line = next(x for x in _section(md, 1).splitlines() if x.startswith("- Dialog turn"))
+    assert "Z): user (party 1): Create a test file" in line, line
+    tour = to_markdown(demo("tour.vcon.json"), None, opts())
+    assert "Z): Dana Whitfield (party 0): Hi, order" in tour

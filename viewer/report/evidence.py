@@ -531,6 +531,24 @@ def _turn(model: Model, op: Operation, limit: int,
     return _turn_at(model, i, limit)
 
 
+def _speaker(model: Model, d: Any) -> str:
+    """Who said a turn, for a report: 'Dana (party 0, customer)', 'user (party 1)' when the
+    role repeats the name, 'party 3' when it has none; '' when the turn names no party. The
+    index is said as a party's, not left before the name where it read as a count."""
+    if not isinstance(d, dict) or not isinstance(d.get("parties"), list) or not d["parties"]:
+        return ""
+    index = d.get("originator", d["parties"][0])
+    parties = model.parties
+    if (type(index) is not int or not 0 <= index < len(parties)
+            or not isinstance(parties[index], dict)):
+        return turn_speaker(model, d)  # not a party of the file: as the viewer says it
+    p = parties[index]
+    name = p.get("name") or p.get("tel") or p.get("mailto") or p.get("uuid") or ""
+    role = p.get("role")
+    said = f"party {index}" + (f", {safe(role)}" if role and role != name else "")
+    return f"{safe(name)} ({said})" if name else said
+
+
 def _turn_at(model: Model, i: int, limit: int) -> Turn:
     d = model.dialog[i]
     body = d.get("body") if isinstance(d, dict) else None
@@ -541,7 +559,7 @@ def _turn_at(model: Model, i: int, limit: int) -> Turn:
     if isinstance(when, str) and order_only(model):
         # the importers' synthetic clock: a step, as the attempts' times (``time_texts``)
         when = time_texts(model, [dialog_time(d)])[0]
-    return Turn(i, safe(when) if isinstance(when, str) else None, turn_speaker(model, d), text,
+    return Turn(i, safe(when) if isinstance(when, str) else None, _speaker(model, d), text,
                 max(chars, len(text)))
 
 
