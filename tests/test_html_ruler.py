@@ -61,3 +61,15 @@ def test_a_diagnostic_message_is_given_whole_as_in_markdown() -> None:
     page = to_html(m, ReportOptions())
     assert "writes the vCon)</td>" in page
     assert "writes the vCon)" in to_markdown(m, options=ReportOptions())
+
+
+
+def test_the_timeline_heading_says_what_its_rows_give() -> None:
+    """The timeline's heading read 'operation · tool @ server' above rows that give the id and
+    the tool (the server is in the operations table: an MCP server's URL would not fit)."""
+    chat = ROOT / "fixtures" / "agents" / "claude-code-transcript"
+    chat = chat / "attio-mcp-server__logs_chat.json"
+    page = to_html(open_model(str(chat)), ReportOptions())
+    assert "@ server" not in page
+    assert ">operation · tool</text>" in page
+    assert ">op-0003  search-records</text>" in page

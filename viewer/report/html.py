@@ -568,7 +568,7 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
     grey = colour("ruler")
     out = [f'<line x1="{LANE_X}" y1="{TOP - 6}" x2="{LANE_X + LANE_W}" y2="{TOP - 6}" '
            f'stroke="{grey}"/>',
-           f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool @ server</text>']
+           f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool</text>']
     if axis.t0 is None:
         return out
     ticks = 0 if axis.one_time and not axis.order else 8
