@@ -117,3 +117,12 @@ def test_a_turns_speaker_reads_as_a_name_not_a_count() -> None:
     assert "Z): user (party 1): Create a test file" in line, line
     tour = to_markdown(demo("tour.vcon.json"), None, opts())
     assert "Z): Dana Whitfield (party 0): Hi, order" in tour
+
+
+def test_a_json_encoded_body_that_is_plain_text_is_called_text() -> None:
+    """Codex's 'cat test.txt' answered 'Hello World', recorded with encoding json: the lead
+    called it a 'json string that does not parse', which read as a damaged result."""
+    md = to_markdown(demo("17-codex.vcon.json"), None, opts(evidence="all"))
+    line = next(x for x in _section(md, 3).splitlines() if x.startswith("- Result"))
+    assert "does not parse" not in line, line
+    assert "; text (encoding json, not JSON), application/json): Hello World" in line, line
