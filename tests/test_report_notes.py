@@ -126,3 +126,18 @@ def test_a_json_encoded_body_that_is_plain_text_is_called_text() -> None:
     line = next(x for x in _section(md, 3).splitlines() if x.startswith("- Result"))
     assert "does not parse" not in line, line
     assert "; text (encoding json, not JSON), application/json): Hello World" in line, line
+
+
+def test_what_was_inferred_of_an_attempts_other_events_is_said() -> None:
+    """Codex's turn_aborted became a tool-cancel (Cancel Requested) the importer inferred; the
+    evidence named the event in its late-answer sentence but not that it was inferred."""
+    from pathlib import Path
+
+    from viewer.pipeline import open_model
+
+    fix = Path(__file__).resolve().parent / "fixtures" / "agents" / "codex-rollout"
+    m = open_model(str(fix / "agent-sessions__codex_small.jsonl"))
+    md = to_markdown(m, None, opts())
+    section = _section(md, 1)
+    assert "- Inferred by the importer (event 2): turn_aborted while the call had no output" \
+        in section.replace("\\_", "_"), section

@@ -371,6 +371,7 @@ class AttemptEvidence(msgspec.Struct, frozen=True, gc=False):
     invocation: Quote | None  # the arguments
     final: Quote | None  # the last result, failure, error or denial
     decided: tuple[Note, ...] = ()  # its once decision's reason and what was inferred of it
+    between: tuple[Note, ...] = ()  # what is said of its other events (a cancel, a progress)
 
 
 class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
@@ -573,10 +574,14 @@ def operation_evidence(model: Model, op: Operation, position: int,
     limit = opts.max_chars
     for a in op.attempts:
         fin = _final_event(model, a)
+        quoted = {a.invocation, fin[0] if fin is not None else None}
+        between = tuple(n for st in a.steps if st.event not in quoted
+                        for n in event_notes(model, st.event, limit))
         attempts.append(AttemptEvidence(
             a.number, a, _quote(model, a.invocation, limit=limit),
             _quote(model, fin[0], fin[1], limit) if fin is not None else None,
-            event_notes(model, a.decision_event, limit) if a.decision_life == "once" else ()))
+            event_notes(model, a.decision_event, limit) if a.decision_life == "once" else (),
+            between))
     asked = None
     decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it

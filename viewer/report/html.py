@@ -432,6 +432,7 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out += _note_items(ae.decided, limit)
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
+        out += _note_items(ae.between, limit)
     out.append("</details>")
     return out
 

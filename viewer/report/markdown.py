@@ -464,6 +464,8 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
                    + (f"ended {end}" if a.end else "did not end"))
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out.append(next(cells.quotes) if q is not None else f"- {missing}")
+        if ae.between:
+            out += _note_lines(ae.between, limit)[1:].split("\n")
     return out
 
 
