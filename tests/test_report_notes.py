@@ -141,3 +141,53 @@ def test_what_was_inferred_of_an_attempts_other_events_is_said() -> None:
     section = _section(md, 1)
     assert "- Inferred by the importer (event 2): turn_aborted while the call had no output" \
         in section.replace("\\_", "_"), section
+
+
+def test_notes_from_a_recording_stay_text() -> None:
+    """A reason, an inferred note and an annotation are recorded text: no markup, link,
+    control or bidi character acts in either report."""
+    import orjson
+    from reportkit import DEMOS
+
+    from viewer.load import load_bytes
+    from viewer.model.build import build_model
+
+    vcon = orjson.loads((DEMOS / "17-codex.vcon.json").read_bytes())
+    hostile = "<script>alert(1)</script> [x](https://evil.example) \u202eoops\n# heading\r| a |"
+    for e in vcon["events"]:
+        if e.get("type") == "policy-decision" and e.get("policy_life") == "once":
+            e["reason"] = hostile
+            e["inferred"] = hostile
+            e["annotations"] = [{"content": hostile}]
+    m = build_model(load_bytes(orjson.dumps(vcon), name="hostile.vcon.json"))
+    md = to_markdown(m, None, opts(evidence="all"))
+    page = to_html(m, opts(evidence="all"))
+    assert md.count("- Annotation (event") >= 2
+    for text in (md, page):
+        assert "<script>" not in text and "\u202e" not in text and "\r" not in text
+        assert "…(" not in text  # escaped visibly, never cut below the quote length
+    assert "https://evil" not in md and "\\[x\\](https\\[:\\]//" in md  # HTML links nothing
+    assert not any(line.startswith("# heading") for line in md.splitlines())
+    assert all(not line.startswith("| a |") for line in md.splitlines())
+
+
+def test_a_quote_with_escaped_characters_is_not_cut_short() -> None:
+    """A value is cut at --max-chars before it is escaped; its escapes (a bidi control becomes
+    six characters) cut it again, short of the limit, with '…(N characters)' counting the
+    escaped text (a Markdown quote of 'a', a bidi control, 'b'... x3 ended '…(48 characters)')."""
+    import orjson
+    from reportkit import DEMOS
+
+    from viewer.load import load_bytes
+    from viewer.model.build import build_model
+
+    vcon = orjson.loads((DEMOS / "17-codex.vcon.json").read_bytes())
+    said = "a\u202eb\u202ec " * 20 + "END"
+    for e in vcon["events"]:
+        if e.get("type") == "tool-result":
+            e["body"], e["encoding"] = said, "none"
+    m = build_model(load_bytes(orjson.dumps(vcon), name="bidi.vcon.json"))
+    md = to_markdown(m, None, opts(evidence="all"))
+    page = to_html(m, opts(evidence="all"))
+    for text in (md, page):
+        assert "END" in text and "…(" not in text

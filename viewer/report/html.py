@@ -55,7 +55,7 @@ from viewer.report.evidence import (
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import is_safe, safe_block, safe_short
+from viewer.textsafe import is_safe, safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
 MAX_ROWS = 300
@@ -91,7 +91,7 @@ RUN = 256
 
 def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
     """``[h(t, limit) for t in texts]`` for strings that are mostly distinct (no memo);
-    ``limit`` None: each quoted whole, ``h(t, len(t) + 1)``. In runs of ``RUN``: when a run's
+    ``limit`` None: each escaped whole (never cut by its escapes). In runs of ``RUN``: when a run's
     strings are within the limit and, joined by spaces, hold nothing ``safe`` escapes (so no
     line break), they are joined by line breaks, HTML-escaped at once (``html.escape`` replaces
     characters one for one, never a line break) and split again; any other run goes value by
@@ -101,8 +101,8 @@ def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
         run = texts[i:i + RUN]
         if (limit is None or max(map(len, run)) <= limit) and is_safe(" ".join(run)):
             out += escape("\n".join(run), quote=True).split("\n")
-        elif limit is None:
-            out += [h(t, len(t) + 1) for t in run]
+        elif limit is None:  # escaped whole: its escapes never cut it short of the limit
+            out += [escape(safe(t), quote=True) for t in run]
         else:
             out += [h(t, limit) for t in run]
     return out
@@ -387,7 +387,7 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
 
 def _note_items(notes: Sequence[Note], limit: int) -> list[str]:
     """Each note as a paragraph: 'Reason (event 21): …' (one line, escaped)."""
-    return [f'<p>{h(n.lead(limit), 4 * limit)}: {h(n.text, len(n.text) + 1)}</p>'
+    return [f'<p>{h(n.lead(limit), 4 * limit)}: {escape(safe(n.text), quote=True)}</p>'
             for n in notes]
 
 

@@ -39,7 +39,7 @@ from viewer.report.evidence import (
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import is_safe, safe_short
+from viewer.textsafe import is_safe, safe, safe_short
 
 #: A report cell quotes at most this much of one recorded value.
 MD_CHARS = 1000
@@ -143,7 +143,7 @@ def md_column(values: Sequence[object], once: Callable[[object], str]) -> list[s
 
 def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
     """``[md(t, limit) for t in texts]`` for strings that are mostly distinct (quotes, times,
-    sentences: no memo); ``limit`` None: each quoted whole, ``md(t, len(t) + 1)``. In runs of
+    sentences: no memo); ``limit`` None: each escaped whole (``md_whole``). In runs of
     ``RUN``: when a run's strings are within the limit and, joined by spaces, hold nothing
     ``safe`` escapes (so none holds a line break), they are joined by line breaks, marked up
     at once (``_markup``) and split again; any other run goes value by value."""
@@ -156,10 +156,16 @@ def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
                 text = "\n".join(map(_unlink, run))
             out += _backslashed(text).split("\n")
         elif limit is None:
-            out += [md(t, len(t) + 1) for t in run]
+            out += list(map(md_whole, run))
         else:
             out += [md(t, limit) for t in run]
     return out
+
+
+def md_whole(text: str) -> str:
+    """``md`` of a value already cut to the report's length: escaped whole (its escapes, six
+    characters for a bidi control, never cut it again short of that length)."""
+    return _markup(safe(text)) if text else ""
 
 
 def _row(cells: Iterable[str]) -> str:
@@ -422,7 +428,7 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
 
 def _note_lines(notes: Sequence[Note], limit: int) -> str:
     """Each note on its own line after the one it belongs to (a newline first), or ''."""
-    return "".join(f"\n- {md(n.lead(limit), 4 * limit)}: {md(n.text, len(n.text) + 1)}"
+    return "".join(f"\n- {md(n.lead(limit), 4 * limit)}: {md_whole(n.text)}"
                    for n in notes)
 
 
