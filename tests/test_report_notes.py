@@ -191,3 +191,17 @@ def test_a_quote_with_escaped_characters_is_not_cut_short() -> None:
     page = to_html(m, opts(evidence="all"))
     for text in (md, page):
         assert "END" in text and "…(" not in text
+
+
+def test_a_call_that_never_ran_gives_its_decision_beside_its_reason() -> None:
+    """A refused call's section gave 'Reason (event 3): …' with no decision: which decision
+    the reason is of (permission-required, disallowed) was only in the table above."""
+    m = demo("07-not-performed.vcon.json")
+    md = to_markdown(m, None, opts(evidence="all"))
+    section = _section(md, 2)
+    lines = [x for x in section.splitlines() if x.startswith("- ")]
+    decision = next(i for i, x in enumerate(lines) if x.startswith("- Decision: "))
+    assert "permission-required (once, event 3)" in lines[decision], lines
+    assert lines[decision + 1].startswith("- Reason (event 3): "), lines
+    page = to_html(m, opts(evidence="all"))
+    assert "<p>Decision: " in page.split('id="op-2"', 1)[1].split("</details>", 1)[0]

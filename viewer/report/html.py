@@ -419,6 +419,8 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     out.append("</ul>")
     if oe.requested is not None:
         out += next(cells.quotes)
+    if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
+        out.append(f"<p>Decision: {_decisions(e, [DECISION(op)])[0]}</p>")
     out += _note_items(oe.decided, limit)
     for ae in oe.attempts:
         a = ae.attempt

@@ -456,6 +456,8 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     out += [f"- {next(gaps)}" for _ in oe.gaps]
     if oe.requested is not None:
         out.append(next(cells.quotes))
+    if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
+        out.append(f"- Decision: {_decisions(m, [DECISION(op)])[0]}")
     if oe.decided:
         out += _note_lines(oe.decided, limit)[1:].split("\n")
     for ae in oe.attempts:
