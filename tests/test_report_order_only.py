@@ -64,3 +64,34 @@ def test_evidence_gives_a_dialog_turns_order_only_time_as_a_step() -> None:
     assert "Dialog turn before it (dialog 3, step 4)" in md
     for text in (md, html):
         assert "1970-01-01" not in text and "00:00:00" not in text
+
+
+def test_a_standing_decisions_order_only_time_is_a_step(tmp_path: Path) -> None:
+    """The standing decisions' Time column gave rfc3339 of the synthetic clock (1970-01-01…)
+    in Markdown, HTML and text, where every other time of an order-only report is a step."""
+    import json
+    import subprocess
+    import sys
+
+    hooks = FIX.parent / "claude-code-hooks" / "quantstats__pre_tool_use.json"
+    out = tmp_path / "hooks.vcon.json"
+    subprocess.run([sys.executable, "-m", "viewer", "import", "claude-code", str(hooks),
+                    "-o", str(out)], check=True, capture_output=True)
+    vcon = json.loads(out.read_text())
+    first = vcon["events"][0]
+    vcon["events"].insert(0, {
+        "type": "policy-decision", "time": "1970-01-01T00:00:00.000Z", "sessions": [0],
+        "operation": "tool-invocation", "server": "!host", "decision": "allowed",
+        "policy_life": "standing", "reason": "permission_mode bypassPermissions"})
+    assert first["time"] == "1970-01-01T00:00:00.001Z"
+    out.write_text(json.dumps(vcon))
+    from viewer.report.text import to_text
+
+    model = open_model(str(out))
+    assert model.standing
+    md = to_markdown(model, options=ReportOptions())
+    html = to_html(model, ReportOptions())
+    text = to_text(model, width=200)
+    for report in (md, html, text):
+        assert "1970" not in report
+    assert "| 0 | step 1 |" in md

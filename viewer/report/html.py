@@ -54,7 +54,7 @@ from viewer.report.evidence import (
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
-from viewer.report.summary import rfc3339, selected, selected_findings
+from viewer.report.summary import selected, selected_findings
 from viewer.textsafe import is_safe, safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
@@ -336,11 +336,12 @@ def _standing(e: Callable[[object], str], model: Model) -> list[str]:
         return [*out, "<p>None.</p></section>"]
     out.append("<table><tr><th>Event</th><th>Time</th><th>Server</th><th>Tool</th>"
                "<th>Decision</th><th>Reason</th><th>Replaced by</th></tr>")
-    out += [f"<tr><td>{d.event}</td><td>{e(rfc3339(d.time))}</td><td>{e(d.server)}</td>"
+    when = time_texts(model, [d.time for d in model.standing])  # steps when order-only
+    out += [f"<tr><td>{d.event}</td><td>{e(w)}</td><td>{e(d.server)}</td>"
             f"<td>{e(d.tool) or '(all tools)'}</td>"
             f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
             f"<td>{e(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
-            "</tr>" for d in model.standing]
+            "</tr>" for d, w in zip(model.standing, when, strict=True)]
     out.append("</table></section>")
     return out
 

@@ -38,7 +38,7 @@ from viewer.report.evidence import (
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
-from viewer.report.summary import rfc3339, selected, selected_findings
+from viewer.report.summary import selected, selected_findings
 from viewer.textsafe import is_safe, safe, safe_short
 
 #: A report cell quotes at most this much of one recorded value.
@@ -365,12 +365,14 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
     if model.standing:
+        # a step on the importers' synthetic clock, as every other time (``time_texts``)
+        when = time_texts(model, [d.time for d in model.standing])
         out += _table(
             ["Event", "Time", "Server", "Tool", "Decision", "Reason", "Replaced by"],
             (
-                [str(d.event), m(rfc3339(d.time)), m(d.server), m(d.tool) or "(all tools)",
+                [str(d.event), m(w), m(d.server), m(d.tool) or "(all tools)",
                  m(d.decision), m(d.reason), "" if d.replaced_by is None else str(d.replaced_by)]
-                for d in model.standing
+                for d, w in zip(model.standing, when, strict=True)
             ),
         )
     else:
