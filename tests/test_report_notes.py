@@ -205,3 +205,16 @@ def test_a_call_that_never_ran_gives_its_decision_beside_its_reason() -> None:
     assert lines[decision + 1].startswith("- Reason (event 3): "), lines
     page = to_html(m, opts(evidence="all"))
     assert "<p>Decision: " in page.split('id="op-2"', 1)[1].split("</details>", 1)[0]
+
+
+def test_a_standing_decisions_inferred_note_is_in_its_row() -> None:
+    """Codex's standing permission-required is inferred from approval_policy: its row gave the
+    reason ('turn_context approval_policy on-request') and not that the importer inferred it."""
+    m = demo("17-codex.vcon.json")
+    md = to_markdown(m, None, opts())
+    row = next(x for x in md.split("## Standing decisions", 1)[1].splitlines()
+               if x.startswith("| 0 |"))
+    assert "inferred by the importer: approval\\_policy on-request: Codex asks" in row, row
+    page = to_html(m, opts())
+    standing = page.split('<section id="standing">', 1)[1].split("</section>", 1)[0]
+    assert "inferred by the importer: approval_policy on-request: Codex asks" in standing

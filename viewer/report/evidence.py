@@ -37,7 +37,15 @@ from viewer.content import (
     view_span,
 )
 from viewer.model import spec
-from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
+from viewer.model.types import (
+    Attempt,
+    Event,
+    Finding,
+    Model,
+    Operation,
+    Source,
+    StandingDecision,
+)
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
@@ -337,6 +345,17 @@ def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]
         if content not in (None, ""):
             out.append(_note(index, ANNOTATION, content, limit))
     return tuple(out)
+
+
+def standing_reason(model: Model, d: StandingDecision) -> str:
+    """A standing decision's reason, and what the importer inferred of it (``inferred``: a
+    Codex approval_policy read as a standing decision) after ' · ', not yet escaped."""
+    raw = model.events[d.event].raw if 0 <= d.event < len(model.events) else {}
+    why = raw.get("inferred")
+    said = "" if d.reason is None else d.reason if isinstance(d.reason, str) else safe(d.reason)
+    if isinstance(why, str) and why:
+        said += (" · " if said else "") + f"inferred by the importer: {why}"
+    return said
 
 
 def _quote(model: Model, index: int | None, late: bool = False,

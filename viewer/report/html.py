@@ -51,6 +51,7 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
+    standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
@@ -340,7 +341,8 @@ def _standing(e: Callable[[object], str], model: Model) -> list[str]:
     out += [f"<tr><td>{d.event}</td><td>{e(w)}</td><td>{e(d.server)}</td>"
             f"<td>{e(d.tool) or '(all tools)'}</td>"
             f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
-            f"<td>{e(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
+            f"<td>{h(standing_reason(model, d), MESSAGE_CHARS)}</td>"
+            f"<td>{'' if d.replaced_by is None else d.replaced_by}</td>"
             "</tr>" for d, w in zip(model.standing, when, strict=True)]
     out.append("</table></section>")
     return out

@@ -35,6 +35,7 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
+    standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
@@ -371,7 +372,8 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
             ["Event", "Time", "Server", "Tool", "Decision", "Reason", "Replaced by"],
             (
                 [str(d.event), m(w), m(d.server), m(d.tool) or "(all tools)",
-                 m(d.decision), m(d.reason), "" if d.replaced_by is None else str(d.replaced_by)]
+                 m(d.decision), m(standing_reason(model, d)),
+                 "" if d.replaced_by is None else str(d.replaced_by)]
                 for d, w in zip(model.standing, when, strict=True)
             ),
         )

@@ -18,7 +18,7 @@ from rich.text import Text
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
-from viewer.report.evidence import time_texts
+from viewer.report.evidence import standing_reason, time_texts
 from viewer.report.summary import OVERRIDE_NOTE, selected, selected_findings
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
@@ -199,7 +199,8 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
             table.add_row(
                 Text(str(d.event)), t(w),
                 _target(d.server, d.tool),
-                t(d.decision, "bold red" if d.decision == "disallowed" else ""), t(d.reason),
+                t(d.decision, "bold red" if d.decision == "disallowed" else ""),
+                t(standing_reason(model, d)),
                 Text("" if d.replaced_by is None else str(d.replaced_by)),
             )
         parts += [Text(), table]
