@@ -9,6 +9,7 @@ other (surrogate-free) Unicode.
 
 from __future__ import annotations
 
+import sys
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
@@ -35,6 +36,9 @@ _TRICKY = sorted({*map(chr, UNSAFE_TABLE), *MD_SPECIAL, *"=+-@ :/.wW'\"&<>\n\t\r
                   "\U0001f600", "\u00a0", "\u2800"})
 _CHARS = st.one_of(st.sampled_from(_TRICKY), st.characters(blacklist_categories=("Cs",)))
 TEXT = st.text(alphabet=_CHARS, max_size=80)
+#: ``limit`` None in ``md_each``/``h_each``: each value escaped whole, never cut (its escapes,
+#: six characters for a bidi control, may make it longer than the value).
+WHOLE = sys.maxsize
 ASCII = st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=80)
 #: Recorded values as the reports meet them: strings (often repeated), None, numbers, bools.
 VALUE = st.one_of(TEXT, ASCII, st.sampled_from(["allowed", "=1+1", "-3", "", "a =b", "www.x"]),
@@ -196,7 +200,7 @@ def test_rfc3339_column_longer_than_a_run(bad: datetime | None) -> None:
     ["a://b", "WwW.x", "x@y.z", "op-1", "a_b", "www", ".www.x", "a@", "@b.c", "x:", "//", ""])),
     max_size=30), st.sampled_from([None, 0, 5, 40, MD_CHARS]))
 def test_md_each_is_md_of_each_text(texts: list[str], limit: int | None) -> None:
-    assert md_each(texts, limit) == [md(t, len(t) + 1 if limit is None else limit)
+    assert md_each(texts, limit) == [md(t, WHOLE if limit is None else limit)
                                      for t in texts]
 
 
@@ -208,7 +212,7 @@ def test_md_each_longer_than_a_run(bad: str, limit: int | None) -> None:
 
     texts = [f"v{i} {{}}" if i % 7 else f"www.v{i}.example" for i in range(3 * MD_RUN + 5)]
     texts[2 * MD_RUN + 1] = bad
-    assert md_each(texts, limit) == [md(t, len(t) + 1 if limit is None else limit)
+    assert md_each(texts, limit) == [md(t, WHOLE if limit is None else limit)
                                      for t in texts]
 
 
@@ -216,7 +220,7 @@ def test_md_each_longer_than_a_run(bad: str, limit: int | None) -> None:
 @given(st.lists(st.one_of(TEXT, ASCII, st.sampled_from(["<a>", "&amp;", "'\"", "", "\x00"])),
                 max_size=30), st.sampled_from([None, 0, 5, 40, CELL_CHARS]))
 def test_h_each_is_h_of_each_text(texts: list[str], limit: int | None) -> None:
-    assert h_each(texts, limit) == [h(t, len(t) + 1 if limit is None else limit)
+    assert h_each(texts, limit) == [h(t, WHOLE if limit is None else limit)
                                     for t in texts]
     assert hblock_each(texts) == [hblock(t) for t in texts]
 
@@ -229,7 +233,7 @@ def test_h_each_longer_than_a_run(bad: str, limit: int | None) -> None:
 
     texts = [f"v{i} & <{i}>" if i % 7 else f'"{i}"' for i in range(3 * HTML_RUN + 5)]
     texts[2 * HTML_RUN + 1] = bad
-    assert h_each(texts, limit) == [h(t, len(t) + 1 if limit is None else limit)
+    assert h_each(texts, limit) == [h(t, WHOLE if limit is None else limit)
                                     for t in texts]
     assert hblock_each(texts) == [hblock(t) for t in texts]
 

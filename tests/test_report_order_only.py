@@ -52,3 +52,46 @@ async def test_the_detail_does_not_show_a_synthetic_session_start() -> None:
         await pilot.pause()
         info = str(app.screen.query_one("#event-info").render())
         assert "start=(order only)" in info and "1970" not in info
+
+
+def test_evidence_gives_a_dialog_turns_order_only_time_as_a_step() -> None:
+    """The evidence's 'Dialog turn before it (dialog 0, …)' gave the recorded start of a turn
+    the importer timed on its synthetic clock: 1970-01-01T00:00:00.000Z in a Cursor report."""
+    model = open_model(str(FIX.parent / "cursor" / "agent-sessions__cursor_test-session.jsonl"))
+    md = to_markdown(model, options=ReportOptions(evidence="all"))
+    html = to_html(model, ReportOptions(evidence="all"))
+    assert "Dialog turn before it (dialog 0, step 1)" in md
+    assert "Dialog turn before it (dialog 3, step 4)" in md
+    for text in (md, html):
+        assert "1970-01-01" not in text and "00:00:00" not in text
+
+
+def test_a_standing_decisions_order_only_time_is_a_step(tmp_path: Path) -> None:
+    """The standing decisions' Time column gave rfc3339 of the synthetic clock (1970-01-01…)
+    in Markdown, HTML and text, where every other time of an order-only report is a step."""
+    import json
+    import subprocess
+    import sys
+
+    hooks = FIX.parent / "claude-code-hooks" / "quantstats__pre_tool_use.json"
+    out = tmp_path / "hooks.vcon.json"
+    subprocess.run([sys.executable, "-m", "viewer", "import", "claude-code", str(hooks),
+                    "-o", str(out)], check=True, capture_output=True)
+    vcon = json.loads(out.read_text())
+    first = vcon["events"][0]
+    vcon["events"].insert(0, {
+        "type": "policy-decision", "time": "1970-01-01T00:00:00.000Z", "sessions": [0],
+        "operation": "tool-invocation", "server": "!host", "decision": "allowed",
+        "policy_life": "standing", "reason": "permission_mode bypassPermissions"})
+    assert first["time"] == "1970-01-01T00:00:00.001Z"
+    out.write_text(json.dumps(vcon))
+    from viewer.report.text import to_text
+
+    model = open_model(str(out))
+    assert model.standing
+    md = to_markdown(model, options=ReportOptions())
+    html = to_html(model, ReportOptions())
+    text = to_text(model, width=200)
+    for report in (md, html, text):
+        assert "1970" not in report
+    assert "| 0 | step 1 |" in md

@@ -149,7 +149,8 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
             try:
                 return _json_value(loads(body), f"json (string), {mt}")
             except orjson.JSONDecodeError:
-                return _text_or_json(body, None, f"json string that does not parse, {mt}")
+                # shown as the text it is: the encoding says json, the body is not JSON
+                return _text_or_json(body, None, f"text (encoding json, not JSON), {mt}")
         return _json_value(body, f"json, {mt}")
     if encoding == "base64url" and isinstance(body, str):
         try:

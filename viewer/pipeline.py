@@ -130,7 +130,8 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         times=report.times)
     diags = [Diagnostic(
         "derived-events", "info", "",
-        f"{label} is {fmt.a_title}, not a vCon: {n_ops} operation(s) were derived from it by "
+        f"{label} is {fmt.a_title}, not a vCon: {n_ops} "
+        f"{'operation was' if n_ops == 1 else 'operations were'} derived from it by "
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]
     # whole sentences: Report.lines keeps a few whole examples (by count), never cut one short

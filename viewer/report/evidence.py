@@ -28,6 +28,7 @@ from viewer.content import (
     DecodedText,
     decode_text,
     dialog_text,
+    dialog_time,
     order_only,
     requested_content,
     step_number,
@@ -36,7 +37,15 @@ from viewer.content import (
     view_span,
 )
 from viewer.model import spec
-from viewer.model.types import Attempt, Event, Finding, Model, Operation, Source
+from viewer.model.types import (
+    Attempt,
+    Event,
+    Finding,
+    Model,
+    Operation,
+    Source,
+    StandingDecision,
+)
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.formats import ReportOptions
 from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
@@ -50,6 +59,10 @@ FINAL_TYPES = tuple(FINAL_NAME)
 #: What the reports say when a piece of evidence is not in the record.
 NO_TURN = "Dialog turn before it: none recorded."
 NO_ARGUMENTS = "Arguments: no tool-invocation recorded."
+#: What the draft's server value for the host (``!host``) means, said under the operations of a
+#: report that has one (README, *Importing agent traffic*: built-in tools are server ``!host``).
+HOST_NOTE = ("!host: a tool built into the agent (its shell, file edits, web search...), "
+             "not one of an MCP server.")
 #: What a report calls a refused call's ``requested`` (README, *Importing agent traffic*).
 REQUESTED = "Requested (not run)"
 NO_FINAL = "Final content: no result, failure, error or denial recorded."
@@ -256,6 +269,7 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
     event_type: str
     decoded: DecodedText
     late: bool = False
+    notes: tuple[Note, ...] = ()  # what is said about the event beside its content
 
     @property
     def label(self) -> str:
@@ -275,7 +289,9 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         """'Result (event 17, tool-result, late; json, application/json)' and the cut note;
         not yet escaped (the label and type are recorded text)."""
         late = ", late" if self.late else ""
-        return (f"{self.name} (event {self.event}, {self.event_type}{late}; {self.label})"
+        # an empty recorded value is said, not left as nothing after the colon
+        empty = "; empty" if full == 0 and self.decoded.kind != "none" else ""
+        return (f"{self.name} (event {self.event}, {self.event_type}{late}; {self.label}{empty})"
                 + cut_note(full, limit))
 
     def block(self, limit: int) -> tuple[str, int]:
@@ -290,11 +306,64 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         return text[:limit], len(text)
 
 
-def _quote(model: Model, index: int | None, late: bool = False) -> Quote | None:
+#: What a report calls what is said about an event beside its content, as the viewer's detail
+#: shows it: who decided and why (``reason``), what the importer inferred where the recording is
+#: silent (``inferred``; README, *Importing agent traffic*), and a trace's annotations.
+NOTE_LABELS = (("reason", "Reason"), ("inferred", "Inferred by the importer"))
+ANNOTATION = "Annotation"
+
+
+class Note(msgspec.Struct, frozen=True, gc=False):
+    """One thing said about an event: 'Reason (event 21)' and its words."""
+
+    event: int
+    label: str
+    text: str  # one line (a line break as ⏎), cut to the report's quote length; not yet safe
+    chars: int  # its full length
+
+    def lead(self, limit: int) -> str:
+        return f"{self.label} (event {self.event})" + cut_note(self.chars, limit)
+
+
+def _note(index: int, label: str, value: object, limit: int) -> Note:
+    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    text = text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+    return Note(index, label, text[:limit], len(text))
+
+
+def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]:
+    """What the event at ``index`` says about itself besides its content (``NOTE_LABELS``, then
+    each annotation's ``content``), each cut at ``limit``."""
+    if index is None or not 0 <= index < len(model.events):
+        return ()
+    raw = model.events[index].raw
+    out = [_note(index, label, raw[key], limit) for key, label in NOTE_LABELS
+           if raw.get(key) not in (None, "")]
+    said = raw.get("annotations")
+    for a in said if isinstance(said, list) else ():
+        content = a.get("content") if isinstance(a, dict) else None
+        if content not in (None, ""):
+            out.append(_note(index, ANNOTATION, content, limit))
+    return tuple(out)
+
+
+def standing_reason(model: Model, d: StandingDecision) -> str:
+    """A standing decision's reason, and what the importer inferred of it (``inferred``: a
+    Codex approval_policy read as a standing decision) after ' · ', not yet escaped."""
+    raw = model.events[d.event].raw if 0 <= d.event < len(model.events) else {}
+    why = raw.get("inferred")
+    said = "" if d.reason is None else d.reason if isinstance(d.reason, str) else safe(d.reason)
+    if isinstance(why, str) and why:
+        said += (" · " if said else "") + f"inferred by the importer: {why}"
+    return said
+
+
+def _quote(model: Model, index: int | None, late: bool = False,
+           limit: int = 0) -> Quote | None:
     if index is None or not 0 <= index < len(model.events):
         return None
     ev = model.events[index]
-    return Quote(index, ev.type, decode_text(ev.raw), late)
+    return Quote(index, ev.type, decode_text(ev.raw), late, event_notes(model, index, limit))
 
 
 # --- per operation -----------------------------------------------------------------------------
@@ -320,6 +389,8 @@ class AttemptEvidence(msgspec.Struct, frozen=True, gc=False):
     attempt: Attempt
     invocation: Quote | None  # the arguments
     final: Quote | None  # the last result, failure, error or denial
+    decided: tuple[Note, ...] = ()  # its once decision's reason and what was inferred of it
+    between: tuple[Note, ...] = ()  # what is said of its other events (a cancel, a progress)
 
 
 class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
@@ -331,6 +402,7 @@ class OperationEvidence(msgspec.Struct, frozen=True, gc=False):
     gaps: tuple[str, ...]  # sentences, already safe
     party: str = ""  # "↳ name" (safe) when a sub-agent, not the lead agent, ran it
     requested: Quote | None = None  # what a call that never ran asked for (its decision's)
+    decided: tuple[Note, ...] = ()  # a call that never ran: why (its once decision's notes)
 
 
 class Evidence(msgspec.Struct, frozen=True, gc=False):
@@ -479,6 +551,24 @@ def _turn(model: Model, op: Operation, limit: int,
     return _turn_at(model, i, limit)
 
 
+def _speaker(model: Model, d: Any) -> str:
+    """Who said a turn, for a report: 'Dana (party 0, customer)', 'user (party 1)' when the
+    role repeats the name, 'party 3' when it has none; '' when the turn names no party. The
+    index is said as a party's, not left before the name where it read as a count."""
+    if not isinstance(d, dict) or not isinstance(d.get("parties"), list) or not d["parties"]:
+        return ""
+    index = d.get("originator", d["parties"][0])
+    parties = model.parties
+    if (type(index) is not int or not 0 <= index < len(parties)
+            or not isinstance(parties[index], dict)):
+        return turn_speaker(model, d)  # not a party of the file: as the viewer says it
+    p = parties[index]
+    name = p.get("name") or p.get("tel") or p.get("mailto") or p.get("uuid") or ""
+    role = p.get("role")
+    said = f"party {index}" + (f", {safe(role)}" if role and role != name else "")
+    return f"{safe(name)} ({said})" if name else said
+
+
 def _turn_at(model: Model, i: int, limit: int) -> Turn:
     d = model.dialog[i]
     body = d.get("body") if isinstance(d, dict) else None
@@ -486,7 +576,10 @@ def _turn_at(model: Model, i: int, limit: int) -> Turn:
     chars = len(body) if isinstance(body, str) and d.get("encoding") != "base64url" \
         else len(text)
     when = d.get("start") if isinstance(d, dict) else None
-    return Turn(i, safe(when) if isinstance(when, str) else None, turn_speaker(model, d), text,
+    if isinstance(when, str) and order_only(model):
+        # the importers' synthetic clock: a step, as the attempts' times (``time_texts``)
+        when = time_texts(model, [dialog_time(d)])[0]
+    return Turn(i, safe(when) if isinstance(when, str) else None, _speaker(model, d), text,
                 max(chars, len(text)))
 
 
@@ -497,24 +590,34 @@ def operation_evidence(model: Model, op: Operation, position: int,
     """``turns``: the dialog turns already made for this report (``_turn``); ``lead``: the
     lead agent's party (``lead_party``), -1: not yet known."""
     attempts = []
+    limit = opts.max_chars
     for a in op.attempts:
         fin = _final_event(model, a)
+        quoted = {a.invocation, fin[0] if fin is not None else None}
+        between = tuple(n for st in a.steps if st.event not in quoted
+                        for n in event_notes(model, st.event, limit))
         attempts.append(AttemptEvidence(
-            a.number, a, _quote(model, a.invocation),
-            _quote(model, fin[0], fin[1]) if fin is not None else None))
+            a.number, a, _quote(model, a.invocation, limit=limit),
+            _quote(model, fin[0], fin[1], limit) if fin is not None else None,
+            event_notes(model, a.decision_event, limit) if a.decision_life == "once" else (),
+            between))
     asked = None
+    decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it
         for idx in op.once_decisions:
             content = requested_content(model.events[idx].raw)
             if content is not None:
                 asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
+                decided = event_notes(model, idx, limit)
                 break
+        else:
+            decided = event_notes(model, op.decision_event, limit)
     return OperationEvidence(position, op, tuple(findings),
                              _turn(model, op, opts.max_chars, turns),
                              tuple(attempts), tuple(gaps(model, op)),
                              delegated_mark(model, op,
                                             lead_party(model) if lead == -1 else lead),
-                             asked)
+                             asked, decided)
 
 
 def evidence(model: Model, opts: ReportOptions) -> Evidence:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import math
 import re
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
@@ -36,23 +37,26 @@ from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     DECISION,
+    HOST_NOTE,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
     SCOPE,
     Cells,
     Evidence,
+    Note,
     OperationEvidence,
     Quote,
     decision_keys,
     each_once,
     evidence,
     per_key,
+    standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
-from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import is_safe, safe_block, safe_short
+from viewer.report.summary import selected, selected_findings
+from viewer.textsafe import is_safe, safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
 MAX_ROWS = 300
@@ -60,6 +64,8 @@ MAX_ROWS = 300
 OPEN_SECTIONS = 20
 #: A cell quotes at most this much of one recorded identifier or message.
 CELL_CHARS = 300
+#: A diagnostic's message is quoted up to this many characters, as in Markdown (``MD_CHARS``).
+MESSAGE_CHARS = 1000
 
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 
@@ -86,7 +92,7 @@ RUN = 256
 
 def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
     """``[h(t, limit) for t in texts]`` for strings that are mostly distinct (no memo);
-    ``limit`` None: each quoted whole, ``h(t, len(t) + 1)``. In runs of ``RUN``: when a run's
+    ``limit`` None: each escaped whole (never cut by its escapes). In runs of ``RUN``: when a run's
     strings are within the limit and, joined by spaces, hold nothing ``safe`` escapes (so no
     line break), they are joined by line breaks, HTML-escaped at once (``html.escape`` replaces
     characters one for one, never a line break) and split again; any other run goes value by
@@ -96,8 +102,8 @@ def h_each(texts: Sequence[str], limit: int | None = CELL_CHARS) -> list[str]:
         run = texts[i:i + RUN]
         if (limit is None or max(map(len, run)) <= limit) and is_safe(" ".join(run)):
             out += escape("\n".join(run), quote=True).split("\n")
-        elif limit is None:
-            out += [h(t, len(t) + 1) for t in run]
+        elif limit is None:  # escaped whole: its escapes never cut it short of the limit
+            out += [escape(safe(t), quote=True) for t in run]
         else:
             out += [h(t, limit) for t in run]
     return out
@@ -255,7 +261,8 @@ def _diagnostics(e: Callable[[object], str], model: Model) -> list[str]:
     out.append("<table><tr><th>Severity</th><th>Code</th><th>Pointer</th><th>Message</th></tr>")
     for sev in spec.SEVERITIES:
         out += [f"<tr><td>{_sev(e, d.severity)}</td><td>{e(d.code)}</td>"
-                f'<td class="mono">{e(d.pointer) or "(document)"}</td><td>{e(d.message)}</td>'
+                f'<td class="mono">{e(d.pointer) or "(document)"}</td>'
+                f"<td>{h(d.message, MESSAGE_CHARS)}</td>"
                 "</tr>" for d in model.diagnostics if d.severity == sev]
     out.append("</table></section>")
     return out
@@ -297,6 +304,8 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
     if any(marks):
         out.append(f'<p class="note">{PARTY_GLYPH} name: an operation run by another party '
                    "than the lead agent (a sub-agent).</p>")
+    if any(op.server == spec.HOST_SERVER for op in ops):
+        out.append(f'<p class="note">{escape(HOST_NOTE)}</p>')
     out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
                "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
     ids = h_column([op.operation_id for op in ops], e)  # distinct: in bulk, not memoised
@@ -328,11 +337,13 @@ def _standing(e: Callable[[object], str], model: Model) -> list[str]:
         return [*out, "<p>None.</p></section>"]
     out.append("<table><tr><th>Event</th><th>Time</th><th>Server</th><th>Tool</th>"
                "<th>Decision</th><th>Reason</th><th>Replaced by</th></tr>")
-    out += [f"<tr><td>{d.event}</td><td>{e(rfc3339(d.time))}</td><td>{e(d.server)}</td>"
+    when = time_texts(model, [d.time for d in model.standing])  # steps when order-only
+    out += [f"<tr><td>{d.event}</td><td>{e(w)}</td><td>{e(d.server)}</td>"
             f"<td>{e(d.tool) or '(all tools)'}</td>"
             f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
-            f"<td>{e(d.reason)}</td><td>{'' if d.replaced_by is None else d.replaced_by}</td>"
-            "</tr>" for d in model.standing]
+            f"<td>{h(standing_reason(model, d), MESSAGE_CHARS)}</td>"
+            f"<td>{'' if d.replaced_by is None else d.replaced_by}</td>"
+            "</tr>" for d, w in zip(model.standing, when, strict=True)]
     out.append("</table></section>")
     return out
 
@@ -349,7 +360,8 @@ def _evidence(e: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
                "each attempt's arguments and final content decoded as the viewer shows them, "
                f"each cut at {opts.max_chars:,} characters, and the gaps in time.</p>")
     if not ev.operations:
-        out.append("<p>No operation has a finding.</p>")
+        out.append("<p>No operation has a finding.</p>" if opts.evidence == "findings"
+                   else "<p>No operations.</p>")
     is_open = " open" if len(ev.operations) <= OPEN_SECTIONS else ""
     # The values that differ from one operation to the next (quotes, turns, gaps, times) are
     # escaped column by column (``h_each``, ``hblock_each``), then laid out in order.
@@ -372,8 +384,14 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
     leads = h_each([q.lead(full, limit) for q, (_, full) in zip(quotes, blocks, strict=True)],
                    4 * limit)
     texts = hblock_each([text for text, _ in blocks])
-    return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>")
-            for lead, text in zip(leads, texts, strict=True)]
+    return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>", *_note_items(q.notes, limit))
+            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+
+
+def _note_items(notes: Sequence[Note], limit: int) -> list[str]:
+    """Each note as a paragraph: 'Reason (event 21): …' (one line, escaped)."""
+    return [f'<p>{h(n.lead(limit), 4 * limit)}: {escape(safe(n.text), quote=True)}</p>'
+            for n in notes]
 
 
 def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit: int,
@@ -404,6 +422,9 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
     out.append("</ul>")
     if oe.requested is not None:
         out += next(cells.quotes)
+    if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
+        out.append(f"<p>Decision: {_decisions(e, [DECISION(op)])[0]}</p>")
+    out += _note_items(oe.decided, limit)
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
@@ -413,8 +434,10 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"<p>Decision: {next(cells.decisions)}"
                    f"{flags} · started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end") + "</p>")
+        out += _note_items(ae.decided, limit)
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
+        out += _note_items(ae.between, limit)
     out.append("</details>")
     return out
 
@@ -463,7 +486,9 @@ def _rows(ops: Sequence[Operation], findings: Sequence[Finding]) -> tuple[list[i
 class _Axis:
     def __init__(self, model: Model) -> None:
         self.t0, t1 = view_span(model)  # the viewer's origin: events and dialog turns
-        self.span = max((t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0, 1e-3)
+        recorded = (t1 - self.t0).total_seconds() if t1 and self.t0 else 0.0
+        self.one_time = recorded <= 0  # every event at one recorded time: one label
+        self.span = max(recorded, 1e-3)
         self.order = order_only(model)  # times that give the order only: steps, not seconds
 
     def x(self, t: datetime | None) -> float | None:
@@ -472,7 +497,14 @@ class _Axis:
         return LANE_X + (t - self.t0).total_seconds() / self.span * LANE_W
 
 
-def _fmt_tick(seconds: float) -> str:
+def _fmt_tick(seconds: float, step: float) -> str:
+    """'+12.5s', '+3m05s'...; ``step`` (the seconds between two ticks) sets the digits, so
+    that ticks less than a tenth of a second apart are told apart ('+25ms', '+0.04ms')."""
+    if step < 0.1:  # tenths of a second would repeat
+        ms, digits = seconds * 1000, max(0, math.ceil(-math.log10(step * 1000) - 1e-9))
+        if ms < 1000:
+            return f"+{ms:.{digits}f}ms"
+        return f"+{seconds:.{digits + 3}f}s"
     if seconds < 60:
         return f"+{seconds:.1f}s".replace(".0s", "s")
     if seconds < 3600:
@@ -542,16 +574,16 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
     grey = colour("ruler")
     out = [f'<line x1="{LANE_X}" y1="{TOP - 6}" x2="{LANE_X + LANE_W}" y2="{TOP - 6}" '
            f'stroke="{grey}"/>',
-           f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool @ server</text>']
+           f'<text x="8" y="{TOP - 10}" fill="{grey}">operation · tool</text>']
     if axis.t0 is None:
         return out
-    ticks = 8
+    ticks = 0 if axis.one_time and not axis.order else 8
     # the importers' clock (order only) is a millisecond a step: a tick at whole steps only
     steps = round(axis.span * 1000) if axis.order else 0
     if axis.order:
         ticks = max(1, min(ticks, steps))
     for k in range(ticks + 1):
-        frac = round(steps * k / ticks) / steps if axis.order and steps else k / ticks
+        frac = round(steps * k / ticks) / steps if axis.order and steps else k / (ticks or 1)
         x = LANE_X + LANE_W * frac
         out.append(f'<line x1="{x:.1f}" y1="{TOP - 9}" x2="{x:.1f}" y2="{height - 4}" '
                    f'stroke="{grey}" stroke-opacity="0.25"/>')
@@ -559,7 +591,8 @@ def _ruler(axis: _Axis, height: int) -> list[str]:
         if axis.order:
             label = f"step {round(steps * frac) + 1}"
         else:
-            label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks)
+            label = axis.t0.strftime("%H:%M:%S") if k == 0 else _fmt_tick(axis.span * k / ticks,
+                                                                            axis.span / ticks)
         out.append(f'<text x="{x:.1f}" y="{TOP - 11}" fill="{grey}" '
                    f'text-anchor="{anchor}">{escape(label)}</text>')
     return out

@@ -21,23 +21,26 @@ from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import (
     DECISION,
+    HOST_NOTE,
     NO_ARGUMENTS,
     NO_FINAL,
     NO_TURN,
     SCOPE,
     Cells,
     Evidence,
+    Note,
     OperationEvidence,
     Quote,
     decision_keys,
     each_once,
     evidence,
     per_key,
+    standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
-from viewer.report.summary import rfc3339, selected, selected_findings
-from viewer.textsafe import is_safe, safe_short
+from viewer.report.summary import selected, selected_findings
+from viewer.textsafe import is_safe, safe, safe_short
 
 #: A report cell quotes at most this much of one recorded value.
 MD_CHARS = 1000
@@ -141,7 +144,7 @@ def md_column(values: Sequence[object], once: Callable[[object], str]) -> list[s
 
 def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
     """``[md(t, limit) for t in texts]`` for strings that are mostly distinct (quotes, times,
-    sentences: no memo); ``limit`` None: each quoted whole, ``md(t, len(t) + 1)``. In runs of
+    sentences: no memo); ``limit`` None: each escaped whole (``md_whole``). In runs of
     ``RUN``: when a run's strings are within the limit and, joined by spaces, hold nothing
     ``safe`` escapes (so none holds a line break), they are joined by line breaks, marked up
     at once (``_markup``) and split again; any other run goes value by value."""
@@ -154,10 +157,16 @@ def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
                 text = "\n".join(map(_unlink, run))
             out += _backslashed(text).split("\n")
         elif limit is None:
-            out += [md(t, len(t) + 1) for t in run]
+            out += list(map(md_whole, run))
         else:
             out += [md(t, limit) for t in run]
     return out
+
+
+def md_whole(text: str) -> str:
+    """``md`` of a value already cut to the report's length: escaped whole (its escapes, six
+    characters for a bidi control, never cut it again short of that length)."""
+    return _markup(safe(text)) if text else ""
 
 
 def _row(cells: Iterable[str]) -> str:
@@ -349,18 +358,23 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
         if any(marks):
             out += [f"{PARTY_GLYPH} name: an operation run by another party than the lead agent "
                     "(a sub-agent).", ""]
+        if any(op.server == spec.HOST_SERVER for op in ops):
+            out += [md(HOST_NOTE), ""]
         out += _operations_table(m, ops, ids, marks)
         out += _attempts_table(m, model, ops, ids)
     else:
         out.append("No operations.")
     out += ["", "## Standing decisions", ""]
     if model.standing:
+        # a step on the importers' synthetic clock, as every other time (``time_texts``)
+        when = time_texts(model, [d.time for d in model.standing])
         out += _table(
             ["Event", "Time", "Server", "Tool", "Decision", "Reason", "Replaced by"],
             (
-                [str(d.event), m(rfc3339(d.time)), m(d.server), m(d.tool) or "(all tools)",
-                 m(d.decision), m(d.reason), "" if d.replaced_by is None else str(d.replaced_by)]
-                for d in model.standing
+                [str(d.event), m(w), m(d.server), m(d.tool) or "(all tools)",
+                 m(d.decision), m(standing_reason(model, d)),
+                 "" if d.replaced_by is None else str(d.replaced_by)]
+                for d, w in zip(model.standing, when, strict=True)
             ),
         )
     else:
@@ -390,7 +404,8 @@ def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
            f"compact, a line break as ⏎), each cut at {opts.max_chars:,} characters, and the "
            "gaps in time."]
     if not ev.operations:
-        out += ["", "No operation has a finding."]
+        out += ["", "No operation has a finding." if opts.evidence == "findings"
+                else "No operations."]
     # The values that differ from one operation to the next (quotes, turns, gaps, times) are
     # marked up column by column (``md_each``, ``md_column``), then laid out in order.
     oes = ev.operations
@@ -411,7 +426,14 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
                     4 * limit)
     texts = md_each([text for text, _ in lines])
-    return [f"- {lead}: {text}" for lead, text in zip(leads, texts, strict=True)]
+    return [f"- {lead}: {text}" + _note_lines(q.notes, limit)
+            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+
+
+def _note_lines(notes: Sequence[Note], limit: int) -> str:
+    """Each note on its own line after the one it belongs to (a newline first), or ''."""
+    return "".join(f"\n- {md(n.lead(limit), 4 * limit)}: {md_whole(n.text)}"
+                   for n in notes)
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
@@ -438,17 +460,24 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
     out += [f"- {next(gaps)}" for _ in oe.gaps]
     if oe.requested is not None:
         out.append(next(cells.quotes))
+    if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
+        out.append(f"- Decision: {_decisions(m, [DECISION(op)])[0]}")
+    if oe.decided:
+        out += _note_lines(oe.decided, limit)[1:].split("\n")
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
         out += ["", f"#### {op_md} attempt {a.number}: {states}", ""]
         out.append(f"- Decision: {next(cells.decisions)}"
-                   + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else ""))
+                   + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else "")
+                   + _note_lines(ae.decided, limit))
         start, end = next(cells.starts), next(cells.ends)
         out.append(f"- Started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end"))
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out.append(next(cells.quotes) if q is not None else f"- {missing}")
+        if ae.between:
+            out += _note_lines(ae.between, limit)[1:].split("\n")
     return out
 
 

@@ -18,7 +18,8 @@ from rich.text import Text
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
-from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.report.evidence import standing_reason, time_texts
+from viewer.report.summary import OVERRIDE_NOTE, selected, selected_findings
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
 
@@ -192,11 +193,14 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
         table = Table(title="Standing decisions", title_justify="left")
         for name in ("Event", "Time", "Target", "Decision", "Reason", "Replaced by"):
             table.add_column(name, overflow="fold")
-        for d in model.standing:
+        # a step on the importers' synthetic clock, as the other reports say it
+        when = time_texts(model, [d.time for d in model.standing])
+        for d, w in zip(model.standing, when, strict=True):
             table.add_row(
-                Text(str(d.event)), t(rfc3339(d.time)),
+                Text(str(d.event)), t(w),
                 _target(d.server, d.tool),
-                t(d.decision, "bold red" if d.decision == "disallowed" else ""), t(d.reason),
+                t(d.decision, "bold red" if d.decision == "disallowed" else ""),
+                t(standing_reason(model, d)),
                 Text("" if d.replaced_by is None else str(d.replaced_by)),
             )
         parts += [Text(), table]
@@ -212,7 +216,7 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
         line.append(f"{d.severity:<8}", style=SEVERITY_STYLE.get(d.severity, ""))
         line.append_text(t(d.code, "bold"))
         line.append(" ")
-        line.append_text(t(d.pointer or "/", "dim"))
+        line.append_text(t(d.pointer or "(document)", "dim"))  # as Markdown and HTML
         line.append(" ")
         line.append_text(t(d.message))
         parts.append(line)
