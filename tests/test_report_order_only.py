@@ -33,6 +33,16 @@ def test_reports_show_order_only_times_as_steps() -> None:
     assert ruler == [f"step {n}" for n in range(1, 7)]
 
 
+def test_the_csv_gives_steps_too() -> None:
+    """The CSV has no column saying the times are synthetic: a spreadsheet of a recording
+    with no times shows steps, not 1970."""
+    from viewer.report.csv import to_csv
+
+    rows = to_csv(open_model(str(TRACE))).splitlines()
+    assert "1970" not in "\n".join(rows)
+    assert any(",step 2,step 3," in r for r in rows) and any(",step 4,step 5," in r for r in rows)
+
+
 def test_recorded_times_are_unchanged() -> None:
     model = open_model(str(TOUR))
     md = to_markdown(model, options=ReportOptions())

@@ -24,7 +24,7 @@ from typing import Any
 
 from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
-from viewer.report.evidence import rfc3339_column
+from viewer.report.evidence import time_texts
 from viewer.report.formats import PIECE_LINES
 from viewer.report.summary import selected
 from viewer.signatures import overall
@@ -220,8 +220,9 @@ def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[
     heads = _joined_rows([_written(field(name, ops)) for name in _OP_FIELDS])
     middles = _joined_rows([
         _written(field("number", atts)),
-        _written(rfc3339_column(field("start", atts))),
-        _written(rfc3339_column(field("end", atts))),
+        # as every report shows them: RFC 3339, or steps when the times give the order only
+        _written(time_texts(model, field("start", atts))),
+        _written(time_texts(model, field("end", atts))),
         _written(field("final_state", atts)),
         _written([" > ".join([s.after or "" for s in a.steps]) for a in atts]),
         _written([" ".join([str(s.event) for s in a.steps]) for a in atts]),
