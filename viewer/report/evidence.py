@@ -36,6 +36,7 @@ from viewer.content import (
     turn_speaker,
     view_span,
 )
+from viewer.jsonenc import dumps_deep
 from viewer.model import spec
 from viewer.model.types import (
     Attempt,
@@ -326,7 +327,13 @@ class Note(msgspec.Struct, frozen=True, gc=False):
 
 
 def _note(index: int, label: str, value: object, limit: int) -> Note:
-    text = value if isinstance(value, str) else orjson.dumps(value).decode()
+    if isinstance(value, str):
+        text = value
+    else:  # a recorded value of any depth or size (orjson stops at 255 levels, 64-bit ints)
+        try:
+            text = orjson.dumps(value).decode()
+        except TypeError:
+            text = dumps_deep(value)
     text = text.replace("\r\n", "\n").replace("\n", " ⏎ ")
     return Note(index, label, text[:limit], len(text))
 
