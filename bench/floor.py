@@ -50,13 +50,8 @@ MODES = ("bare parse", "imports", "typed decode", "load", "model floor", "summar
          "summary dump", "columnar floor")
 
 
-def model_floor(structs: list[Any]) -> list[Any]:
-    """Group the events by operation and build the model's Structs with placeholder values."""
-    from viewer.model.types import Attempt, Operation, Step
-
-    oids = list(map(attrgetter("operation_id"), structs))  # UNSET when none
-    attempts = list(map(attrgetter("attempt"), structs))
-    times = list(map(attrgetter("time"), structs))
+def by_operation(oids: list[Any]) -> dict[Any, list[int]]:
+    """Each operation id's event indices, in array order (what both designs group first)."""
     ops: dict[Any, list[int]] = {}
     get = ops.get
     for i, oid in enumerate(oids):
@@ -64,6 +59,17 @@ def model_floor(structs: list[Any]) -> list[Any]:
         if rows is None:
             rows = ops[oid] = []
         rows.append(i)
+    return ops
+
+
+def model_floor(structs: list[Any]) -> list[Any]:
+    """Group the events by operation and build the model's Structs with placeholder values."""
+    from viewer.model.types import Attempt, Operation, Step
+
+    oids = list(map(attrgetter("operation_id"), structs))  # UNSET when none
+    attempts = list(map(attrgetter("attempt"), structs))
+    times = list(map(attrgetter("time"), structs))
+    ops = by_operation(oids)
     out = []
     empty: frozenset[str] = frozenset()
     for oid, rows in ops.items():
@@ -122,13 +128,7 @@ def columnar_floor(structs: list[Any]) -> list[dict[str, Any]]:
     numbers = list(map(attrgetter("attempt"), structs))
     times = list(map(attrgetter("time"), structs))
     types = list(map(type, structs))  # the tag is the Struct class
-    ops: dict[Any, list[int]] = {}
-    get = ops.get
-    for i, oid in enumerate(oids):
-        rows = get(oid)
-        if rows is None:
-            rows = ops[oid] = []
-        rows.append(i)
+    ops = by_operation(oids)
     out = []
     shapes: dict[tuple[Any, ...], Any] = {}  # replay by shape: each shape's result made once
     for oid, rows in ops.items():
