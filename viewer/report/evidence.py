@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 import orjson
 
-from viewer import __version__
+from viewer import __version__, jsonenc
 from viewer.content import (
     DecodedText,
     decode_text,
@@ -36,7 +36,6 @@ from viewer.content import (
     turn_speaker,
     view_span,
 )
-from viewer.jsonenc import dumps_deep
 from viewer.model import spec
 from viewer.model.types import (
     Attempt,
@@ -327,13 +326,8 @@ class Note(msgspec.Struct, frozen=True, gc=False):
 
 
 def _note(index: int, label: str, value: object, limit: int) -> Note:
-    if isinstance(value, str):
-        text = value
-    else:  # a recorded value of any depth or size (orjson stops at 255 levels, 64-bit ints)
-        try:
-            text = orjson.dumps(value).decode()
-        except TypeError:
-            text = dumps_deep(value)
+    # a recorded value of any depth or size: jsonenc.dumps writes what orjson cannot
+    text = value if isinstance(value, str) else jsonenc.dumps(value).decode()
     text = text.replace("\r\n", "\n").replace("\n", " ⏎ ")
     return Note(index, label, text[:limit], len(text))
 
