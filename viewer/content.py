@@ -52,7 +52,19 @@ class DecodedText:
         """The text on one line: JSON compact, a line break as ⏎ (as the viewer's lanes)."""
         if self.kind == "json":
             return compact_json(self.value)
-        return self.text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+        return one_line(self.text)
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: a line break shows as ⏎ (a lone CR, like every other control,
+    is left to ``safe``, which escapes it visibly)."""
+    return text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+
+
+def safe_line(text: str, limit: int) -> str:
+    """``one_line`` made safe and cut to ``limit`` characters (of a text at most twice as
+    long: its escapes may lengthen it)."""
+    return safe(one_line(text[: limit * 2]))[:limit]
 
 
 def dumps_pretty(value: Any) -> str:
@@ -200,9 +212,8 @@ def dialog_text(d: Any, limit: int = 200) -> str:
         with contextlib.suppress(binascii.Error, ValueError):
             body = b64url(body).decode("utf-8", "replace")
     if isinstance(body, str):
-        # one line: a line break shows as ⏎ (a lone CR, and every other control, stays
-        # escaped as \x0d...); a turn of several paragraphs reads, not \x0a\x0a
-        return safe(body[: limit * 2].replace("\r\n", "\n").replace("\n", " ⏎ "))[:limit]
+        # one line: a turn of several paragraphs reads, not \x0a\x0a
+        return safe_line(body, limit)
     if body is not None:
         return safe(body)[:limit]
     return f"[{safe(d.get('type'))} {safe(d.get('mediatype') or '')}]".strip()

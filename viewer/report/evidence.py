@@ -29,6 +29,7 @@ from viewer.content import (
     decode_text,
     dialog_text,
     dialog_time,
+    one_line,
     order_only,
     requested_content,
     step_number,
@@ -327,8 +328,7 @@ class Note(msgspec.Struct, frozen=True, gc=False):
 
 def _note(index: int, label: str, value: object, limit: int) -> Note:
     # a recorded value of any depth or size: jsonenc.dumps writes what orjson cannot
-    text = value if isinstance(value, str) else jsonenc.dumps(value).decode()
-    text = text.replace("\r\n", "\n").replace("\n", " ⏎ ")
+    text = one_line(value if isinstance(value, str) else jsonenc.dumps(value).decode())
     return Note(index, label, text[:limit], len(text))
 
 

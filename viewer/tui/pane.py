@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Final
 from rich.text import Text
 from textual.widgets import Static
 
-from viewer.content import compact_json, decode_text
+from viewer.content import compact_json, decode_text, safe_line
 from viewer.model import spec
 from viewer.textsafe import safe
 from viewer.tui import palette as P
@@ -155,11 +155,7 @@ def preview(raw: Any) -> str | None:
         if isinstance(parts, list):
             texts = [p.get("text") for p in parts if isinstance(p, dict)]
             if any(isinstance(t, str) for t in texts):
-                return _line(" ".join(t for t in texts if isinstance(t, str)))
+                return safe_line(" ".join(t for t in texts if isinstance(t, str)), PREVIEW)
         if isinstance(parts, str):
-            return _line(parts)
-    return _line(dec.one_line())
-
-
-def _line(text: str) -> str:
-    return safe(text[: PREVIEW * 2].replace("\r\n", "\n").replace("\n", " ⏎ "))[:PREVIEW]
+            return safe_line(parts, PREVIEW)
+    return safe_line(dec.one_line(), PREVIEW)
