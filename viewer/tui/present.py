@@ -20,7 +20,6 @@ from rich.text import Text
 from viewer.content import (  # noqa: F401  (dialog_*, party_label, ...: the screens' names)
     DISPLAY_DEPTH,
     HEX_PREVIEW,
-    SYNTHETIC_BEFORE,
     b64url,
     decode_text,
     dialog_text,
