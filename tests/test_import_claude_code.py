@@ -1227,3 +1227,23 @@ def test_a_side_question_fork_is_not_a_sub_agent() -> None:
     assert not any("launching Task" in w for w in rep.warnings)
     assert sum(n for k, n in rep.ignored.items() if "own thread" in k) == 2
     counted(rep, 5)
+
+
+@pytest.mark.parametrize(("path", "title", "unit", "objects"), [
+    # a hook log (a JSON array of hook payloads) is neither a transcript nor lines
+    (HK / "quantstats__pre_tool_use.json", "Claude Code hook log", "hook payloads", 20),
+    # the hooks-mastery stop hook's chat.json: a transcript, as a JSON array of records
+    (TR / "dmux__logs_chat.json", "Claude Code transcript", "records", None),
+    # a session JSONL: a transcript, counted in lines
+    (TR / "spotter__short.jsonl", "Claude Code transcript", "lines", 15),
+])
+def test_derivation_names_what_was_read(path: Path, title: str, unit: str,
+                                        objects: int | None) -> None:
+    loaded = open_bytes(path.read_bytes(), name=path.name)
+    d = loaded.derivation
+    assert d is not None and (d.title, d.unit) == (title, unit)
+    if objects is not None:
+        assert d.objects == objects
+    first = next(x for x in loaded.diagnostics if x.code == "derived-events")
+    article = "an" if title[0] in "AEIOU" else "a"
+    assert f"is {article} {title}, not a vCon" in first.message

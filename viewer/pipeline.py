@@ -124,13 +124,14 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
     n_ops = len({e.get("operation_id") for e in vcon.get("events", [])
                  if isinstance(e, dict) and e.get("operation_id")})
     objects = report.mapped + sum(report.ignored.values()) + report.unmapped
+    title = report.title or fmt.title
     derivation = Derivation(
-        format=fmt.name, title=fmt.title, objects=objects, unit=fmt.unit,
+        format=fmt.name, title=title, objects=objects, unit=report.unit or fmt.unit,
         mapped=report.mapped, ignored=sum(report.ignored.values()), unmapped=report.unmapped,
         times=report.times)
     diags = [Diagnostic(
         "derived-events", "info", "",
-        f"{label} is {fmt.a_title}, not a vCon: {n_ops} "
+        f"{label} is {fmt.article} {title}, not a vCon: {n_ops} "
         f"{'operation was' if n_ops == 1 else 'operations were'} derived from it by "
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]

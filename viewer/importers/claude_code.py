@@ -1460,6 +1460,10 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
         raise ImportInputError(
             f"a hook log of {', '.join(kinds)} events: it records no tool call "
             "(PreToolUse/PostToolUse logs and session transcripts do)" + tail)
+    if hooks and len(hooks) == len(good):  # hook payloads only: no transcript was read
+        report.title, report.unit = "Claude Code hook log", "hook payloads"
+    elif forms == {"json-array"}:  # chat.json: a transcript's records in one array
+        report.unit = "records"
     parties: list[dict[str, Any]] = [{"name": "Claude Code (main agent)", "role": "agent"}]
     events = Events(party=0)
     dialogs = Dialogs(parties)

@@ -93,6 +93,11 @@ class Report:
     examples: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     times: str = "recorded"  # recorded | partial | order-only
+    #: What was read, when the format's ``title``/``unit`` would misname it (a Claude Code
+    #: hook log is no transcript, and counts hook payloads, not lines): None, the format's.
+    #: A title here takes the format's article (it names the same product).
+    title: str | None = None
+    unit: str | None = None
 
     def ignore(self, kind: str) -> None:
         self.ignored[kind] = self.ignored.get(kind, 0) + 1
