@@ -103,7 +103,8 @@ def test_escalation_sample_by_hand() -> None:
     assert [e["operation_id"] for e in refused] == ["op-0002", "op-0004"]
     assert "the next user message" in refused[0]["inferred"]
     assert "user_cancelled" in refused[1]["inferred"]
-    assert refused[0]["reason"].startswith("Need to write to test.txt")
+    assert refused[0]["reason"].startswith("the agent asked to run it with escalated "
+                                           "permissions, justifying: Need to write to test.txt")
     assert not any(e["type"] == "tool-invocation" and e["operation_id"] in ("op-0002",
                                                                          "op-0004")
                    for e in evs)
@@ -182,7 +183,10 @@ def test_sandbox_denial_then_escalated_rerun_is_attempt_2() -> None:
     dec = [e for e in vcon["events"] if e["type"] == "policy-decision"
            and e.get("policy_life") == "once"]
     assert len(dec) == 1 and dec[0]["attempt"] == 2
-    assert dec[0]["decision"] == "permission-required" and dec[0]["reason"] == "needs /etc"
+    # the reason is the policy's (the draft); the agent's plea is said to be the agent's
+    assert dec[0]["decision"] == "permission-required"
+    assert dec[0]["reason"] == ("the agent asked to run it with escalated permissions, "
+                                "justifying: needs /etc")
     inv2 = [e for e in vcon["events"] if e["type"] == "tool-invocation"][1]
     assert "re-run with escalated permissions" in inv2["inferred"]
     assert errors(m) == []
@@ -417,3 +421,23 @@ def test_aborted_output_and_old_sandbox_text() -> None:
     assert [o.outcome for o in m.operations] == ["cancel-requested", "cancel-requested",
                                                  "failed"]
     assert [e["type"] for e in m.vcon["events"]].count("tool-cancel") == 2
+
+
+def test_approval_request_reason_codex_own_words_or_the_agents() -> None:
+    """exec_approval_request's reason is Codex's when it differs from the call's
+    justification (e.g. a retry without the sandbox), the agent's words when it repeats it."""
+    esc = {"command": ["touch", "/etc/x"], "sandbox_permissions": "require_escalated",
+           "justification": "needs /etc"}
+    for asked, want in (("needs /etc", "the agent asked to run it with escalated permissions, "
+                                       "justifying: needs /etc"),
+                        ("command failed; retry without sandbox?",
+                         "command failed; retry without sandbox?")):
+        data = jl(META, ctx(1, "untrusted"), call(2, "c1", "shell", esc),
+                  line(3, "event_msg", {"type": "exec_approval_request", "call_id": "c1",
+                                        "command": ["touch", "/etc/x"], "reason": asked}),
+                  line(4, "event_msg", {"type": "exec_command_end", "call_id": "c1",
+                                        "exit_code": 0, "aggregated_output": ""}),
+                  output(5, "c1", ""))
+        dec = [e for e in model_of(data).vcon["events"] if e["type"] == "policy-decision"
+               and e.get("policy_life") == "once"]
+        assert [d["reason"] for d in dec] == [want]

@@ -298,6 +298,19 @@ class Call:
     pending: str | None = None  # "session:N" / "cell:N" while its process or script runs
     inferred: list[str] = field(default_factory=list)
 
+    def asked_reason(self) -> str | None:
+        """The reason of the decision to ask: Codex's words for asking, else the agent's
+        justification said as the agent's (the draft's reason is the policy's; an agent's
+        plea for escalation is not the policy's reason). Codex passes the justification on as
+        the approval request's reason: the same words are the agent's."""
+        own = self.approval_reason
+        if own and own != self.justification:
+            return own
+        if self.justification:
+            asked = "to run it with escalated permissions" if self.escalated else "it"
+            return f"the agent asked {asked}, justifying: {self.justification}"
+        return None
+
 
 #: Text Codex injects as a user message (its context, the project's instructions): no dialog.
 INJECTED_PREFIXES: Final = ("<environment_context>", "<user_instructions>", "<INSTRUCTIONS>",
@@ -392,7 +405,7 @@ class Mapper:
                 f"{self.policy}: Codex asks before running an escalated command; it ran, so "
                 "the request was approved")
             self._decision(c, c.start, c.where, "permission-required",
-                           c.approval_reason or c.justification, why)
+                           c.asked_reason(), why)
         kw: dict[str, Any] = {"server": c.server, "tool": c.tool, "body": c.body}
         if c.inferred:
             kw["inferred"] = "; ".join(c.inferred)
@@ -761,7 +774,7 @@ class Mapper:
                 c = self._new_call(cid or f"(no call id, {where})", tool, HOST, body, when,
                                    where)
             c.approval = "requested"
-            c.approval_reason = _str(p.get("reason")) or c.justification
+            c.approval_reason = _str(p.get("reason"))
             c.approval_why = (f"{t}: Codex asked the user; the command then ran, so it was "
                               "approved")
             self.rep.mapped += 1
@@ -993,7 +1006,7 @@ class Mapper:
                                          or (c.escalated and self._asks()))
             if waiting:
                 self._refuse(c, when, where, "permission-required",
-                             c.approval_reason or c.justification,
+                             c.asked_reason(),
                              f"Codex asked to run it (escalation or approval request under "
                              f"approval_policy {self.policy}); no output followed and the turn "
                              f"ended ({why}{': ' + reason if reason else ''}): not approved")
