@@ -775,10 +775,11 @@ def test_junk_never_crashes(junk: list[Any], at: int) -> None:
 def test_enter_plan_mode_is_a_mode_change() -> None:
     _, _, m = conv([prompt(1, "x", "bypassPermissions"), use(2, "t1", "EnterPlanMode"),
                     res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
-    # plan mode: the read-only tools stay unasked (one decision per tool the session calls)
+    # plan mode: the read-only tools stay unasked (one decision per tool the session calls);
+    # EnterPlanMode asks the user's consent (its description: "REQUIRES user approval")
     assert [(s.time.second, s.tool, s.decision) for s in m.standing] == [
         (1, "EnterPlanMode", ALLOWED), (1, "Read", ALLOWED),
-        (3, "EnterPlanMode", ALLOWED), (3, "Read", ALLOWED)]
+        (3, "EnterPlanMode", PR), (3, "Read", ALLOWED)]
     assert ops(m)[1][4] == ALLOWED
 
 

@@ -416,3 +416,18 @@ def test_exit_plan_mode_is_not_called_never_asked_in_a_hook_log() -> None:
     assert "never asked" not in (std["ExitPlanMode"][1] or "")
     assert [(o.tool, o.decision) for o in m.operations] == [
         ("ExitPlanMode", "permission-required")]
+
+
+def test_enter_plan_mode_is_not_called_never_asked() -> None:
+    """EnterPlanMode's own description (Claude Code 2.0.51 on): "This tool REQUIRES user approval
+    - they must consent to entering plan mode". Reviewer: under permissionMode default its
+    standing decision asks (permission-required, the consent not recorded), not 'allowed,
+    EnterPlanMode is read-only, never asked about'. Before: the latter."""
+    _, _, m = conv([prompt(0, "go", mode="default"),
+                    asst(1, tool_use("t1", "EnterPlanMode", {})),
+                    result(2, "t1", "Entered plan mode. You should now focus on exploring.")])
+    no_errors(m)
+    std = {s.tool: (s.decision, s.reason) for s in m.standing if s.time.second == 0}
+    assert std["EnterPlanMode"][0] == "permission-required"
+    assert "never asked" not in (std["EnterPlanMode"][1] or "")
+    assert "consent" in (std["EnterPlanMode"][1] or "")

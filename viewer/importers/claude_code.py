@@ -147,13 +147,19 @@ MODES: Final = {
 }
 #: Built-in tools Claude Code runs without asking in every mode (its documented read-only
 #: tier: reading and searching files, the to-do list, sub-agents, background-task output;
-#: AskUserQuestion is itself a question to the user). Not ExitPlanMode: it asks the user to
-#: approve the plan (a PermissionRequest hook fires for it; see PLAN_APPROVED).
+#: AskUserQuestion is itself a question to the user). Not the plan-mode tools: see PLAN_TOOLS.
 NEVER_ASKS: Final = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
-    "EnterPlanMode", "BashOutput", "TaskOutput", "AgentOutputTool",
+    "BashOutput", "TaskOutput", "AgentOutputTool",
     "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
 })
+#: The plan-mode tools ask the user: EnterPlanMode "REQUIRES user approval - they must consent
+#: to entering plan mode" (its description, Claude Code 2.0.51 on); ExitPlanMode asks the user
+#: to approve the plan (a PermissionRequest hook fires for it; see PLAN_APPROVED).
+PLAN_TOOLS: Final = {
+    "EnterPlanMode": "EnterPlanMode asks the user to consent to plan mode",
+    "ExitPlanMode": "ExitPlanMode asks the user to approve the plan",
+}
 #: ExitPlanMode's answer when the user approved the plan (Claude Code's ExitPlanMode and
 #: ExitPlanModeV2 tools): the user's once grant, given when the answer was written.
 PLAN_APPROVED: Final = re.compile(r"User has approved (?:your plan|exiting plan mode)\b")
@@ -171,8 +177,8 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
         return "allowed", f"permissionMode {mode}: {tool} is read-only, never asked about"
     if mode == "acceptEdits" and tool in EDIT_TOOLS:
         return "allowed", f"permissionMode {mode}: file edits are accepted unasked"
-    if tool == "ExitPlanMode":
-        return decision, f"permissionMode {mode}: ExitPlanMode asks the user to approve the plan"
+    if tool in PLAN_TOOLS:
+        return decision, f"permissionMode {mode}: {PLAN_TOOLS[tool]}"
     return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
 
 
