@@ -169,7 +169,8 @@ SUBAGENT_CHILD = [  # the Plan sub-agent (agentId afb92ff), run inside op-0010
 ]
 SUBAGENT_AFTER = [  # permissionMode default from 22:01:14: the four Bash calls ask
     ("op-0020", "!host", "Write", "completed", None, set()),
-    ("op-0021", "!host", "ExitPlanMode", "completed", None, set()),
+    # "User has approved exiting plan mode" at 22:01:10: the user's once grant
+    ("op-0021", "!host", "ExitPlanMode", "completed", ALLOWED, set()),
     ("op-0022", "!host", "Bash", "completed", PR, PINF),
     ("op-0023", "!host", "Bash", "completed", PR, PINF),
     ("op-0024", "!host", "Bash", "completed", PR, PINF),
@@ -189,11 +190,12 @@ def test_sample_subagent() -> None:
     assert sub["name"] == "sub-agent afb92ff" and sub["role"] == "agent"
     assert sub["meta"]["launched_by"] == {"operation_id": "op-0010",
                                           "tool_use_id": "toolu_01Cz2Pnv7qNcnK1ZiocxWhQX"}
-    # permissionMode default: the tools that ask are permission-required, the read-only
-    # tier is allowed (Claude Code never asks about it), so only the Bash calls are inferred
+    # permissionMode default: the tools that ask are permission-required (ExitPlanMode asks
+    # the user to approve the plan), the read-only tier is allowed (Claude Code never asks
+    # about it), so only the Bash calls are inferred
     assert {(s.tool, s.decision) for s in m.standing} == {
         ("Bash", PR), ("WebFetch", PR), ("WebSearch", PR), ("Write", PR),
-        ("AskUserQuestion", ALLOWED), ("ExitPlanMode", ALLOWED), ("Glob", ALLOWED),
+        ("AskUserQuestion", ALLOWED), ("ExitPlanMode", PR), ("Glob", ALLOWED),
         ("Read", ALLOWED), ("Task", ALLOWED)}
     assert {s.server for s in m.standing} == {"!host"}
     counted(rep, len([x for x in data.split(b"\n") if x.strip()]))
@@ -773,10 +775,11 @@ def test_junk_never_crashes(junk: list[Any], at: int) -> None:
 def test_enter_plan_mode_is_a_mode_change() -> None:
     _, _, m = conv([prompt(1, "x", "bypassPermissions"), use(2, "t1", "EnterPlanMode"),
                     res(3, "t1", "Entered plan mode."), use(4, "t2", "Read"), res(5, "t2", "ok")])
-    # plan mode: the read-only tools stay unasked (one decision per tool the session calls)
+    # plan mode: the read-only tools stay unasked (one decision per tool the session calls);
+    # EnterPlanMode asks the user's consent (its description: "REQUIRES user approval")
     assert [(s.time.second, s.tool, s.decision) for s in m.standing] == [
         (1, "EnterPlanMode", ALLOWED), (1, "Read", ALLOWED),
-        (3, "EnterPlanMode", ALLOWED), (3, "Read", ALLOWED)]
+        (3, "EnterPlanMode", PR), (3, "Read", ALLOWED)]
     assert ops(m)[1][4] == ALLOWED
 
 

@@ -367,3 +367,67 @@ def test_hook_log_post_tool_batch() -> None:
                        tool_response="y"), batch])
     no_errors(m)
     assert [(o[1], o[2]) for o in ops(m)] == [("Bash", "completed"), ("Read", "completed")]
+
+
+# --- ExitPlanMode: the user approves the plan ---------------------------------------------
+# ExitPlanMode "inherently requests user approval of your plan" (its tool description, Claude
+# Code 2.1.x); the approval answers the call: "User has approved your plan. You can now start
+# coding." or, in 2.1.x, "User has approved exiting plan mode. You can now proceed."
+# (ExitPlanModeV2Tool). A real hook log (asp2131/cka-buddy logs/permission_request.json, Claude
+# Code 2.1.x, permission_mode plan) holds a PermissionRequest payload for ExitPlanMode: it is
+# asked about, not one of the tools Claude Code never asks about. The real transcript
+# spotter__subagent.jsonl shows the call at 21:59:19.841 and the approval at 22:01:10.248.
+
+PLAN_OK = "User has approved exiting plan mode. You can now proceed."
+
+
+def test_exit_plan_mode_approval_is_the_users_once_decision() -> None:
+    """Reviewer: the plan was shown and the user approved it: a once 'allowed' decision at the
+    approval (the answer quoted), the call starting there (not two minutes of 'running' while
+    the user read the plan). Before: no decision of its own, the standing 'allowed' with the
+    words 'ExitPlanMode is read-only, never asked about', and the wait shown as the run."""
+    _, rep, m = conv([prompt(0, "plan it", mode="plan"),
+                      asst(1, tool_use("t1", "ExitPlanMode", {})),
+                      result(9, "t1", PLAN_OK)])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.tool, o.outcome, o.decision, o.decision_life) == (
+        "ExitPlanMode", "completed", "allowed", "once")
+    dec = next(e.raw for e in m.events if e.type == "policy-decision"
+               and e.raw.get("policy_life") == "once")
+    assert dec["reason"] == PLAN_OK and "approved the plan" in dec["inferred"]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(9)
+    std = {s.tool: (s.decision, s.reason) for s in m.standing}
+    assert std["ExitPlanMode"][0] == "permission-required"
+    assert "never asked" not in (std["ExitPlanMode"][1] or "")
+    assert rep.unmapped == 0
+
+
+def test_exit_plan_mode_is_not_called_never_asked_in_a_hook_log() -> None:
+    """Reviewer of a PermissionRequest log under permission_mode plan: the standing decision
+    must not say ExitPlanMode is 'never asked about' beside the payload that shows it asked.
+    Before: standing 'allowed', 'ExitPlanMode is read-only, never asked about'."""
+    _, _, m = conv([hk(1, "PermissionRequest", tool_name="ExitPlanMode",
+                       tool_input={"plan": "# p"}, permission_mode="plan")])
+    no_errors(m)
+    std = {s.tool: (s.decision, s.reason) for s in m.standing}
+    assert std["ExitPlanMode"][0] == "permission-required"
+    assert "never asked" not in (std["ExitPlanMode"][1] or "")
+    assert [(o.tool, o.decision) for o in m.operations] == [
+        ("ExitPlanMode", "permission-required")]
+
+
+def test_enter_plan_mode_is_not_called_never_asked() -> None:
+    """EnterPlanMode's own description (Claude Code 2.0.51 on): "This tool REQUIRES user approval
+    - they must consent to entering plan mode". Reviewer: under permissionMode default its
+    standing decision asks (permission-required, the consent not recorded), not 'allowed,
+    EnterPlanMode is read-only, never asked about'. Before: the latter."""
+    _, _, m = conv([prompt(0, "go", mode="default"),
+                    asst(1, tool_use("t1", "EnterPlanMode", {})),
+                    result(2, "t1", "Entered plan mode. You should now focus on exploring.")])
+    no_errors(m)
+    std = {s.tool: (s.decision, s.reason) for s in m.standing if s.time.second == 0}
+    assert std["EnterPlanMode"][0] == "permission-required"
+    assert "never asked" not in (std["EnterPlanMode"][1] or "")
+    assert "consent" in (std["EnterPlanMode"][1] or "")

@@ -343,3 +343,34 @@ def test_a_running_process_is_pending_until_a_poll_reports_its_end() -> None:
     assert [(e["type"], e["time"][17:19]) for e in first] == [
         ("tool-invocation", "01"), ("tool-pending", "02"), ("tool-progress", "04"),
         ("tool-failure", "06")]
+
+
+def test_a_pre_tool_use_hook_block_is_a_refusal_not_a_run() -> None:
+    """codex-rs core/src/hook_runtime.rs (run_pre_tool_use_hooks): when a PreToolUse hook blocks
+    a call, Codex answers the model "Command blocked by PreToolUse hook: <reason>. Command:
+    <command>" (Bash, apply_patch) or "Tool call blocked by PreToolUse hook: <reason>. Tool:
+    <name>", and tools/registry.rs returns it as FunctionCallError::RespondToModel without
+    running the tool. Reviewer: each call was refused by the hook (disallowed, the reason
+    quoted) and never ran: no invocation. Before: each was shown 'completed', as if `rm -rf
+    build` had run and succeeded."""
+    rm = "Command blocked by PreToolUse hook: destructive command. Command: rm -rf build"
+    mcp = ("Tool call blocked by PreToolUse hook: no issues today. Tool: "
+           "mcp__github__create_issue")
+    d = jl(META, call(1, "c1", "exec_command", {"cmd": "rm -rf build"}), output(2, "c1", rm),
+           call(3, "c2", "mcp__github__create_issue", {"title": "x"}), output(4, "c2", mcp),
+           line(5, "response_item", {"type": "custom_tool_call", "status": "completed",
+                                     "call_id": "c3", "name": "apply_patch",
+                                     "input": "*** Begin Patch\n*** End Patch"}),
+           line(6, "response_item", {"type": "custom_tool_call_output", "call_id": "c3",
+                                     "output": "Command blocked by PreToolUse hook: no patches. "
+                                               "Command: *** Begin Patch"}))
+    _, rep = codex.convert(d)
+    assert rep.unmapped == 0, rep.examples
+    m = model_of(d)
+    assert ops(m) == [("!host", "exec_command", "disallowed", "disallowed"),
+                      ("github", "create_issue", "disallowed", "disallowed"),
+                      ("!host", "apply_patch", "disallowed", "disallowed")]
+    assert all(o.attempts == () for o in m.operations)
+    reasons = [e.raw.get("reason") for e in m.events if e.type == "policy-decision"
+               and e.raw.get("policy_life") == "once"]
+    assert reasons[0] == rm and reasons[1] == mcp

@@ -620,3 +620,29 @@ def test_shell_answer_with_escaped_newlines_still_gives_the_exit_code() -> None:
           "Process Group PGID: (none)"
     m = model_of(session(tc("a", "run_shell_command", "success", {"output": out})))
     assert ops(m)["op-0001"][2] == "completed"
+
+
+def test_a_before_tool_hook_block_is_a_refusal() -> None:
+    """gemini-cli packages/core/src/core/coreToolHookTriggers.ts (and the scheduler's
+    evaluateBeforeToolHook): a BeforeTool hook that blocks the call answers "Tool execution
+    blocked: <reason>" (the display; the error may hold the bare reason), one that stops the
+    agent "Agent execution stopped by hook: <reason>"; the tool is not run. Reviewer: both
+    calls were refused by a hook (disallowed, the hook's words quoted), neither ran. Before:
+    each was a tool that ran and failed."""
+    data = session(
+        tc("a", "run_shell_command", "error", {"error": "no rm -rf here"},
+           resultDisplay="Tool execution blocked: no rm -rf here"),
+        tc("b", "write_file", "error",
+           {"error": "Agent execution stopped by hook: session budget spent"}))
+    m = model_of(data)
+    assert ops(m) == {
+        "op-0001": ("!host", "run_shell_command", "disallowed", "disallowed", []),
+        "op-0002": ("!host", "write_file", "disallowed", "disallowed", []),
+    }
+    evs = m.vcon["events"]
+    assert not [e for e in evs if e["type"] == "tool-invocation"]
+    dec = [e for e in evs if e["type"] == "policy-decision"]
+    assert [d["reason"] for d in dec] == ["Tool execution blocked: no rm -rf here",
+                                          "Agent execution stopped by hook: session budget spent"]
+    assert all("hook" in d["inferred"] for d in dec)
+    assert errors(m) == []

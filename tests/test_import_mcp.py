@@ -1269,3 +1269,50 @@ def test_agent_vcr_times_as_its_recorder_stamps_them() -> None:
     assert vcon["events"][5]["time"] == "2026-02-08T16:01:03.540Z"
     assert vcon["events"][3]["time"] == "2026-02-08T16:02:01.000Z"
     assert not any("when its answer arrived" in w for w in report.warnings)
+
+
+# --- VS Code's MCP output channel ("MCP: <server>") --------------------------------------------
+# VS Code's extension host logs each message to the server's output channel: older builds
+# '[Client Says] ' + message and '[Server Says] ' + each stdout line (src/vs/workbench/api/node/
+# extHostMcpNode.ts), newer ones '[editor -> server] ' + JSON and '[server -> editor] ' + JSON
+# (mcpServerRequestHandler.ts), each line after the channel's "YYYY-MM-DD HH:MM:SS.mmm [level]".
+# The first test's two lines have the shape of the log posted in microsoft/vscode issue #244377
+# (its values changed).
+
+VSCODE_244377 = (
+    '2025-03-23 16:38:00.970 [info] [Client Says] {"jsonrpc":"2.0","id":4,"method":"tools/call",'
+    '"params":{"name":"validate_username","arguments":{"username":"alice"}}}\n'
+    '2025-03-23 16:38:00.989 [info] [Server Says] {"jsonrpc":"2.0","id":4,"result":{"content":'
+    '[{"type":"text","text":"{\\"is_valid\\": false}"}],"isError":false}}\n')
+
+
+def test_vscode_mcp_output_channel_log() -> None:
+    """Reviewer: one call of validate_username, completed at 16:38:00.989 (the tool answered
+    with isError false; its text is its own), the times read as UTC and said so. Before: the
+    file was refused ('not a recording vcon-view imports')."""
+    vcon, report = convert(VSCODE_244377.encode(), source_name="mcp.log", created=CREATED)
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("validate_username", "completed")]
+    evs = vcon["events"]
+    assert [e["type"] for e in evs] == ["tool-invocation", "tool-result"]
+    assert evs[1]["time"].startswith("2025-03-23T16:38:00.989")
+    assert report.mapped == 2 and report.unmapped == 0
+    assert any("zone" in w for w in report.warnings)
+
+
+def test_vscode_mcp_output_channel_newer_arrows_and_noise() -> None:
+    """The newer arrows, a JSON-RPC error, the channel's own lines (state changes, server
+    stderr) counted as ignored, never as calls."""
+    lines = [
+        "2026-03-02 09:00:00.000 [info] Starting server weather",
+        "2026-03-02 09:00:00.100 [info] Connection state: Running",
+        '2026-03-02 09:00:01.000 [debug] [editor -> server] {"jsonrpc":"2.0","id":7,"method":'
+        '"tools/call","params":{"name":"forecast","arguments":{"city":"Oslo"}}}',
+        "2026-03-02 09:00:01.200 [warning] [server stderr] fetching Oslo",
+        '2026-03-02 09:00:01.500 [debug] [server -> editor] {"jsonrpc":"2.0","id":7,"error":'
+        '{"code":-32602,"message":"unknown city"}}',
+    ]
+    vcon, report = convert("\n".join(lines).encode(), created=CREATED)
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("forecast", "errored")]
+    assert report.mapped == 2 and sum(report.ignored.values()) == 3

@@ -147,12 +147,23 @@ MODES: Final = {
 }
 #: Built-in tools Claude Code runs without asking in every mode (its documented read-only
 #: tier: reading and searching files, the to-do list, sub-agents, background-task output;
-#: AskUserQuestion is itself a question to the user).
+#: AskUserQuestion is itself a question to the user). Not the plan-mode tools: see PLAN_TOOLS.
 NEVER_ASKS: Final = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
-    "ExitPlanMode", "EnterPlanMode", "BashOutput", "TaskOutput", "AgentOutputTool",
+    "BashOutput", "TaskOutput", "AgentOutputTool",
     "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
 })
+#: The plan-mode tools ask the user: EnterPlanMode "REQUIRES user approval - they must consent
+#: to entering plan mode" (its description, Claude Code 2.0.51 on); ExitPlanMode asks the user
+#: to approve the plan (a PermissionRequest hook fires for it; see PLAN_APPROVED).
+PLAN_TOOLS: Final = {
+    "EnterPlanMode": "EnterPlanMode asks the user to consent to plan mode",
+    "ExitPlanMode": "ExitPlanMode asks the user to approve the plan",
+}
+#: ExitPlanMode's answer when the user approved the plan (Claude Code's ExitPlanMode and
+#: ExitPlanModeV2 tools): the user's once grant, given when the answer was written.
+PLAN_APPROVED: Final = re.compile(r"User has approved (?:your plan|exiting plan mode)\b")
+PLAN_RULE: Final = "the user approved the plan (ExitPlanMode's answer)"
 #: Built-in tools that also run unasked in acceptEdits mode (file edits).
 EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
@@ -166,6 +177,8 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
         return "allowed", f"permissionMode {mode}: {tool} is read-only, never asked about"
     if mode == "acceptEdits" and tool in EDIT_TOOLS:
         return "allowed", f"permissionMode {mode}: file edits are accepted unasked"
+    if tool in PLAN_TOOLS:
+        return decision, f"permissionMode {mode}: {PLAN_TOOLS[tool]}"
     return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
 
 
@@ -995,6 +1008,11 @@ class Mapper:
             self.bg[bgid] = op
             self.fired("run_in_background -> tool-pending")
             return True
+        if op.name == "ExitPlanMode" and not op.invoked and PLAN_APPROVED.match(head):
+            # the plan waited for the user: the call runs once it is approved
+            op.when = when
+            self.decide(op, when, where, "allowed", text, PLAN_RULE)
+            self.fired(PLAN_RULE)
         if op.is_task and isinstance(tur, dict) and _s(tur.get("agentId")):
             aid = tur["agentId"]
             self.agent_of_task[aid] = tid or ""

@@ -32,7 +32,7 @@ def _parser() -> argparse.ArgumentParser:
             "server_to_client, client->server/server->client); JSONL (or a JSON array) of "
             "JSON-RPC messages (no times: order only); mcp-recorder and agent-vcr cassettes; "
             "MCP Inspector history exports; mcp-debug --record recordings; Claude Desktop's "
-            "MCP logs (mcp.log, mcp-server-NAME.log).\n"
+            "MCP logs (mcp.log, mcp-server-NAME.log); VS Code's MCP output channel.\n"
             "'vcon': a vCon with vcon-mcp-proxy dialogs, an mcp_session dialog or an "
             "agent_trace analysis; the derived events are written as a new vCon.\n"
             "vcon-view FILE, summary and check recognise every format but 'vcon' by content "

@@ -101,6 +101,11 @@ POLICY_REJECTED: Final = re.compile(
     r"approval policy is \S+; reject command|rejected by (?:exec ?)?policy|"
     r"forbidden by (?:exec ?)?policy|blocked by (?:exec ?)?policy|execpolicy forbids|"
     r"not allowed by (?:exec ?)?policy|; rejected by user approval settings", re.I)
+#: Codex's answer when a PreToolUse hook blocked the call (core/src/hook_runtime.rs): the
+#: registry returns it to the model instead of running the tool, whatever the tool (an MCP
+#: tool's too).
+HOOK_BLOCKED: Final = re.compile(
+    r"^(?:Command|Tool call) blocked by PreToolUse hook: ")
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
@@ -629,6 +634,11 @@ class Mapper:
             self._refuse(c, when, where, "permission-required", head.splitlines()[0],
                          "the output says the user rejected it: Codex asked and the user "
                          "declined, so it did not run")
+            return
+        if exit_code is None and HOOK_BLOCKED.match(head):
+            self._refuse(c, when, where, "disallowed", text[:2000],
+                         "the output says a PreToolUse hook blocked the call: Codex did not "
+                         "run it")
             return
         # a refusal is Codex's own answer instead of a run: an output with an exit code is a
         # command that ran, and an MCP tool's output is the tool's words (its server may well

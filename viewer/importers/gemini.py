@@ -60,6 +60,12 @@ POLICY_NOT_RUN: Final = re.compile(
 INFER_POLICY_NOT_RUN: Final = ("Gemini's policy refused the call before it ran (plan mode allows "
                                "only read and search tools; a non-interactive run cannot ask "
                                "for a confirmation)")
+#: A BeforeTool hook's answer instead of running the tool (core/coreToolHookTriggers.ts, the
+#: scheduler's evaluateBeforeToolHook): it blocked the call, or stopped the agent.
+HOOK_BLOCKED: Final = re.compile(
+    r"^(?:Tool execution blocked|Agent execution stopped by hook): .*", re.M)
+INFER_HOOK: Final = ("a BeforeTool hook blocked the call (\"Tool execution blocked\" / \"Agent "
+                     "execution stopped by hook\"): it did not run")
 USER_DECLINED: Final = re.compile(r"did not allow tool call|user (?:denied|declined|rejected)",
                                   re.I)
 CANNOT_RUN: Final = re.compile(
@@ -419,7 +425,10 @@ class Mapper:
                       "status error, an MCP tool error (mcp-tool.ts: the tool's result had "
                       "isError): the tool ran and reported failure"), body)
         elif status == "error":
-            if DENIED_BY_POLICY.search(text):
+            if (hook := HOOK_BLOCKED.search(text)) is not None:
+                self.call(c, start, end, where, ("refuse-disallowed", hook.group(0)[:400],
+                          "status error: " + INFER_HOOK), body)
+            elif DENIED_BY_POLICY.search(text):
                 self.call(c, start, end, where, ("refuse-disallowed", _first(text),
                           "status error, 'denied by policy': Gemini's policy engine refused "
                           "the call; it did not run"), body)
@@ -780,6 +789,8 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
         return "open", None, None
     if err.get("type") == "mcp_tool_error" or MCP_TOOL_ERROR.search(text):
         return "failure", None, "error type mcp_tool_error: the MCP tool ran and reported failure"
+    if (hook := HOOK_BLOCKED.search(text)) is not None:
+        return "refuse-disallowed", hook.group(0)[:400], "status error: " + INFER_HOOK
     if DENIED_BY_POLICY.search(text):
         return "refuse-disallowed", _first(text), ("status error, 'denied by policy': Gemini's "
                                                    "policy engine refused the call; it did not "

@@ -188,6 +188,8 @@ def read_transcript(data: bytes) -> Transcript:
         _Sink(t.messages, t.report).add(whole, None, None, "line 1")
     elif _looks_claude_log(data):
         t = _read_claude_log(data)
+    elif _looks_vscode_log(data):
+        t = _read_vscode_log(data)
     else:
         t = _read_jsonl(data)
     _orient(t)
@@ -195,8 +197,8 @@ def read_transcript(data: bytes) -> Transcript:
         raise ImportInputError(
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
-            "an mcp-debug recording, Claude Desktop's MCP log, mcp-recorder and agent-vcr "
-            "cassettes)")
+            "an mcp-debug recording, Claude Desktop's MCP log, VS Code's MCP output channel, "
+            "mcp-recorder and agent-vcr cassettes)")
     return t
 
 
@@ -530,6 +532,82 @@ def _read_claude_log(data: bytes) -> Transcript:
         if compact is not None:
             extra["compact"] = compact
         _add(t.messages, msg, d, ts, where, rep, **extra)
+    return t
+
+
+#: A line of VS Code's MCP output channel ("MCP: <server>", one server per channel): the
+#: channel's local time and level, then the extension host's words for a message: older builds
+#: ``[Client Says] `` + the message and ``[Server Says] `` + each line of the server's stdout
+#: (extHostMcpNode.ts), newer ones ``[editor -> server] `` / ``[server -> editor] `` + the
+#: JSON (mcpServerRequestHandler.ts). Its other lines (state changes, ``[server stderr]``) are
+#: not messages.
+_VSCODE_LINE: Final = re.compile(
+    r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \[(\w+)\] (.*)", re.DOTALL)
+_VSCODE_SAYS: Final = re.compile(
+    r"\[(Client Says|editor -> server|Server Says|server -> editor)\] ")
+_VSCODE_DIR: Final = {"Client Says": C2S, "editor -> server": C2S,
+                      "Server Says": S2C, "server -> editor": S2C}
+
+
+def _vscode_line(text: str) -> tuple[str, str, str] | None:
+    """(time, direction, the logged message) of a VS Code MCP output line that logs a
+    message, else None."""
+    m = _VSCODE_LINE.fullmatch(text)
+    if m is None or m.group(2).lower() not in _LOG_LEVELS:
+        return None
+    said = _VSCODE_SAYS.match(m.group(3))
+    if said is None:
+        return None
+    return m.group(1), _VSCODE_DIR[said.group(1)], m.group(3)[said.end():]
+
+
+def _looks_vscode_log(data: bytes) -> bool:
+    """Whether the first lines hold a VS Code MCP output line that logs a JSON message."""
+    seen = 0
+    for raw in data[:HEAD_BYTES].split(b"\n"):
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > 256:
+            return False
+        got = _vscode_line(raw.decode("utf-8", errors="replace").rstrip("\r").lstrip("\ufeff"))
+        if got is not None and got[2].lstrip().startswith(("{", "[")):
+            return True
+    return False
+
+
+def _read_vscode_log(data: bytes) -> Transcript:
+    """VS Code's MCP output channel: each logged message line is a message of the channel's one
+    connection (the editor is the client); the channel's own lines and the server's stdout
+    lines that are not JSON are counted as ignored."""
+    t = Transcript([], "vscode-mcp-log")
+    rep = t.report
+    decoder = json.JSONDecoder(parse_constant=_not_json)
+    for n, raw in enumerate(split_lines(data), 1):
+        if not raw.strip():
+            continue
+        text = raw.decode("utf-8", errors="replace").rstrip("\r")
+        if n == 1:
+            text = text.lstrip("\ufeff")
+        got = _vscode_line(text)
+        if got is None:
+            rep.ignore("log line (not an MCP message)")
+            continue
+        stamp, d, rest = got
+        where = f"line {n}"
+        try:
+            msg, _end = decoder.raw_decode(rest.strip(), 0)
+        except (ValueError, RecursionError):
+            if d == S2C:  # each stdout line is logged, JSON or not
+                rep.ignore("server output (not an MCP message)")
+            else:
+                rep.fail(where, "the logged message is not JSON")
+            continue
+        ts, naive = parse_ts(stamp)
+        if naive:
+            rep.warn("timestamps without a zone offset were read as UTC (VS Code writes its "
+                     "local time)")
+        _add(t.messages, msg, d, ts, where, rep)
     return t
 
 
@@ -1513,7 +1591,7 @@ def _sniff(smp: Sample) -> bool:
     recs = smp.records()
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
-        return not smp.is_doc and _looks_claude_log(smp.head)
+        return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head))
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
                                               or _is_batch(m))))
