@@ -218,3 +218,21 @@ def test_a_standing_decisions_inferred_note_is_in_its_row() -> None:
     page = to_html(m, opts())
     standing = page.split('<section id="standing">', 1)[1].split("</section>", 1)[0]
     assert "inferred by the importer: approval_policy on-request: Codex asks" in standing
+
+
+def test_a_standing_reason_the_importer_inferred_is_said_once() -> None:
+    """Claude Code's standing decisions are read from permissionMode: the importer writes the
+    same words as reason and inferred, and the row gave them twice ('… never asked about ·
+    inferred by the importer: … never asked about')."""
+    m = demo("15-claude-code.vcon.json")
+    md = to_markdown(m, None, opts())
+    rows = [x for x in md.split("## Standing decisions", 1)[1].split("\n## ", 1)[0].splitlines()
+            if x.startswith("| ") and "permissionMode" in x]
+    assert rows
+    for row in rows:
+        assert row.count("permissionMode") == 1, row
+        assert "(inferred by the importer)" in row, row
+    page = to_html(m, opts())
+    standing = page.split('<section id="standing">', 1)[1].split("</section>", 1)[0]
+    assert "(inferred by the importer)" in standing
+    assert "inferred by the importer: permissionMode" not in standing

@@ -350,12 +350,17 @@ def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]
 
 def standing_reason(model: Model, d: StandingDecision) -> str:
     """A standing decision's reason, and what the importer inferred of it (``inferred``: a
-    Codex approval_policy read as a standing decision) after ' · ', not yet escaped."""
+    Codex approval_policy read as a standing decision) after ' · ', not yet escaped; an
+    inference in the reason's own words (Claude Code's permissionMode rules) is said once, as
+    '(inferred by the importer)'."""
     raw = model.events[d.event].raw if 0 <= d.event < len(model.events) else {}
     why = raw.get("inferred")
     said = "" if d.reason is None else d.reason if isinstance(d.reason, str) else safe(d.reason)
     if isinstance(why, str) and why:
-        said += (" · " if said else "") + f"inferred by the importer: {why}"
+        if why == said:
+            said += " (inferred by the importer)"
+        else:
+            said += (" · " if said else "") + f"inferred by the importer: {why}"
     return said
 
 
