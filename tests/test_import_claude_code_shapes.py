@@ -431,3 +431,28 @@ def test_enter_plan_mode_is_not_called_never_asked() -> None:
     assert std["EnterPlanMode"][0] == "permission-required"
     assert "never asked" not in (std["EnterPlanMode"][1] or "")
     assert "consent" in (std["EnterPlanMode"][1] or "")
+
+
+# --- records before the first timestamp -------------------------------------------------------
+# Claude Code 2.1.x opens a session file with untimed state lines ({"type":"last-prompt",..},
+# {"type":"permission-mode","permissionMode":"auto","sessionId":..}: no timestamp) before the
+# first timed record (seen in a real 2.1.146 chat.json, jim-at-jibba/harness-lab logs/chat.json).
+
+
+def test_an_untimed_permission_mode_line_first_takes_the_first_recorded_time() -> None:
+    """Reviewer: the session ran on 2026-03-01; its standing decisions (from the leading
+    permission-mode line) must not be dated 1970-01-01T00:00:00Z. The mode held from the start
+    of the session, so they take the first recorded time. Before: every standing decision at
+    1970-01-01T00:00:00Z, half a century before the calls it governs."""
+    _, rep, m = conv([{"type": "last-prompt", "leafUuid": "x", "sessionId": "s"},
+                      {"type": "permission-mode", "permissionMode": "auto", "sessionId": "s"},
+                      prompt(3, "go"),
+                      asst(4, tool_use("t1", "Bash", {"command": "ls"})),
+                      result(5, "t1", "a.txt")])
+    no_errors(m)
+    assert m.standing and all(s.time is not None and s.time.year == 2026 for s in m.standing)
+    assert {s.time.isoformat() for s in m.standing} == {"2026-03-01T10:00:03+00:00"}
+    assert not any(e.raw["time"].startswith("1970") for e in m.events)
+    assert ops(m) == [("!host", "Bash", "completed", "permission-required",
+                       {"permission-inferred"})]
+    assert any("first recorded time" in w for w in rep.lines())

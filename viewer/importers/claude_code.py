@@ -435,6 +435,10 @@ class Mapper:
     repeats: dict[str, int] = field(default_factory=dict)
     last: datetime | None = None
     times_missing: bool = False
+    #: the first recorded time of the input: a record before it (Claude Code 2.1.x opens a file
+    #: with untimed permission-mode / last-prompt lines) takes it, not 1970-01-01
+    first: datetime | None = None
+    before_first: bool = False
     otel_used: set[str] = field(default_factory=set)
     sessions: set[str] = field(default_factory=set)
     unpaired: bool = False
@@ -456,7 +460,10 @@ class Mapper:
             self.report.warn("timestamps without a zone offset were read as UTC")
         if t is None:
             self.times_missing = True
-            t = fallback or self.last or EPOCH
+            t = fallback or self.last
+            if t is None:
+                self.before_first = self.first is not None
+                t = self.first or EPOCH
         self.last = t
         return t
 
@@ -1488,7 +1495,8 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
     m = Mapper(events, report, parties, *_prescan_tools(all_recs), dialogs,
                _otel_index(otel, report))
     m.agent_of_task.update(links or {})
-    if not any(parse_ts(o.get("timestamp"))[0] for o in good):
+    m.first = next((t for t in (parse_ts(o.get("timestamp"))[0] for o in good) if t), None)
+    if m.first is None:
         report.times = "order-only"
         base = EPOCH
         m.last = base
@@ -1505,6 +1513,9 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
     m.finish()
     if m.times_missing and report.times == "recorded":
         report.times = "partial"
+    if m.before_first:
+        report.warn("records before the first timestamp (e.g. a leading permission-mode line) "
+                    "take the first recorded time")
     if events.operations == 0:
         report.warn("the input has no tool call: the vCon has no operations")
     # events were written as the record showed each call ran: put them back in time order
