@@ -456,3 +456,51 @@ def test_an_untimed_permission_mode_line_first_takes_the_first_recorded_time() -
     assert ops(m) == [("!host", "Bash", "completed", "permission-required",
                        {"permission-inferred"})]
     assert any("first recorded time" in w for w in rep.lines())
+
+
+# --- a PreToolUse hook that rewrote the call's input ----------------------------------------
+# Claude Code's hooks reference: a PreToolUse hook's hookSpecificOutput.updatedInput replaces
+# the tool's input before it runs. The transcript keeps the model's tool_use input and writes
+# the hook's stdout in a hook_success attachment (real 2.1.146 session, jim-at-jibba/harness-lab
+# logs/chat.json: `rtk hook claude` rewrote `ls -la && cat package.json` into `rtk ls -la &&
+# rtk read package.json`, and the result is rtk's listing).
+
+
+def pre_hook(i: int, tid: str, stdout: str, event: str = "PreToolUse") -> dict[str, Any]:
+    return {"type": "attachment", "uuid": f"h{i}", "sessionId": "s", "timestamp": _t(i),
+            "attachment": {"type": "hook_success", "hookName": f"{event}:Bash",
+                           "toolUseID": tid, "hookEvent": event, "content": "",
+                           "stdout": stdout, "stderr": "", "exitCode": 0,
+                           "command": "rtk hook claude", "durationMs": 17}}
+
+
+def test_a_pre_tool_use_hook_rewrite_shows_the_input_that_ran() -> None:
+    """Reviewer: the command that ran was the hook's (`rtk read package.json`), not only the
+    model's (`cat package.json`): the arguments show both, named, and the invocation says a
+    hook replaced the input. Before: only the model's command, the rewrite nowhere."""
+    new = {"command": "rtk ls -la && rtk read package.json", "description": "List"}
+    out = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+                                             "permissionDecisionReason": "RTK auto-rewrite",
+                                             "updatedInput": new}}) + "\n"
+    vcon, rep, m = conv([prompt(0, "go", mode="auto"),
+                         asst(1, tool_use("t1", "Bash", {"command": "ls -la && cat package.json",
+                                                         "description": "List"})),
+                         pre_hook(2, "t1", out),
+                         pre_hook(3, "t1", '{"hookSpecificOutput":{"hookEventName":"PreToolUse",'
+                                           '"additionalContext":"tip"}}\n'),
+                         result(4, "t1", "Exit code 1\nlogs/", True),
+                         asst(5, tool_use("t2", "Bash", {"command": "pwd"}), mid="m2"),
+                         pre_hook(6, "t2", "not json"),
+                         result(7, "t2", "/w")])
+    no_errors(m)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("Bash", "failed"),
+                                                           ("Bash", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    body = json.loads(inv[0]["body"]) if isinstance(inv[0]["body"], str) else inv[0]["body"]
+    assert body["input"]["command"] == "ls -la && cat package.json"
+    assert body["updated_input"] == new
+    assert "rtk hook claude" in body["updated_by"]
+    assert "updatedInput" in inv[0]["inferred"] and "updated_input" in inv[0]["inferred"]
+    body2 = json.loads(inv[1]["body"]) if isinstance(inv[1]["body"], str) else inv[1]["body"]
+    assert "updated_input" not in body2 and "inferred" not in inv[1]
+    assert rep.unmapped == 0

@@ -407,6 +407,7 @@ class _Op:
     api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
     hook_deny: tuple[datetime, str, str] | None = None  # a hook refused it: (when, where, why)
     asked: bool = False  # a PermissionRequest hook payload names it
+    rewritten: str | None = None  # a PreToolUse hook replaced its input: the note
 
 
 @dataclass
@@ -478,8 +479,9 @@ class Mapper:
         if not op.invoked:
             op.invoked = True
             when = op.when if before is None or before >= op.when else before
+            kw = {"inferred": op.rewritten} if op.rewritten else {}
             self.emit("tool-invocation", when, op, op.where, body=op.body, server=op.server,
-                      tool=op.tool)
+                      tool=op.tool, **kw)
 
     def end(self, op: _Op, etype: str, when: datetime, where: str, body: Any = None,
             **kw: Any) -> None:
@@ -1182,8 +1184,30 @@ class Mapper:
         if op is not None and str(a.get("type", "")).startswith("hook_"):
             self.time_of(r)
             op.hook = True
+            if a.get("type") == "hook_success" and a.get("hookEvent") == "PreToolUse":
+                self.hook_rewrite(op, a)
             return True
         return False
+
+    def hook_rewrite(self, op: _Op, a: dict[str, Any]) -> None:
+        """A PreToolUse hook's ``hookSpecificOutput.updatedInput`` (its stdout, JSON) replaced
+        the call's input before it ran (Claude Code's hooks reference): the invocation shows
+        the model's input and, beside it, the one that ran."""
+        if op.invoked or op.ended or not isinstance(op.body, dict):
+            return
+        try:
+            out = orjson.loads(str(a.get("stdout") or "").strip() or "null")
+        except ValueError:
+            return
+        spec = out.get("hookSpecificOutput") if isinstance(out, dict) else None
+        new = spec.get("updatedInput") if isinstance(spec, dict) else None
+        if not isinstance(new, dict) or new == op.body.get("input"):
+            return
+        by = _s(a.get("command")) or _s(a.get("hookName")) or "?"
+        op.body = {**op.body, "updated_input": new, "updated_by": f"PreToolUse hook {by[:200]}"}
+        op.rewritten = ("a PreToolUse hook replaced the input (hookSpecificOutput.updatedInput): "
+                        "the call ran with updated_input, not input")
+        self.fired("PreToolUse hook updatedInput -> the call ran with the hook's input")
 
     def hook_decision(self, op: _Op, a: dict[str, Any], when: datetime, where: str) -> bool:
         """A hook's answer to the call's permission request (``hook_permission_decision``):
