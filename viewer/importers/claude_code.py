@@ -1207,7 +1207,7 @@ class Mapper:
         op.body = {**op.body, "updated_input": new, "updated_by": f"PreToolUse hook {by[:200]}"}
         op.rewritten = ("a PreToolUse hook replaced the input (hookSpecificOutput.updatedInput): "
                         "the call ran with updated_input, not input")
-        self.fired("PreToolUse hook updatedInput -> the call ran with the hook's input")
+        self.fired("PreToolUse hook updatedInput -> the hook's input replaced the model's")
 
     def hook_decision(self, op: _Op, a: dict[str, Any], when: datetime, where: str) -> bool:
         """A hook's answer to the call's permission request (``hook_permission_decision``):
