@@ -504,3 +504,37 @@ def test_a_pre_tool_use_hook_rewrite_shows_the_input_that_ran() -> None:
     body2 = json.loads(inv[1]["body"]) if isinstance(inv[1]["body"], str) else inv[1]["body"]
     assert "updated_input" not in body2 and "inferred" not in inv[1]
     assert rep.unmapped == 0
+
+
+def test_hook_log_permission_notification_without_a_tool_name() -> None:
+    """Claude Code 2.1.x words the permission prompt's Notification without the tool: message
+    "Claude needs your permission", notification_type "permission_prompt" (a real 2.1.146
+    notification.json, jim-at-jibba/harness-lab logs/notification.json). Reviewer: when exactly
+    one call of the log is open, it is the call that asked (once permission-required at the
+    notification), as with the older wording that named the tool. Before: the notification was
+    ignored and the call read as never asked. With two calls open, which one asked is not said:
+    nothing changes; 'waiting for your input' (idle_prompt) changes nothing either."""
+    _, rep, m = conv([
+        hk(1, "PreToolUse", "toolu_1", tool_name="Bash", tool_input=RM, permission_mode="default"),
+        hk(2, "Notification", message="Claude needs your permission",
+           notification_type="permission_prompt"),
+        hk(3, "PostToolUse", "toolu_1", tool_name="Bash", tool_input=RM,
+           tool_response={"stdout": ""}),
+        hk(4, "Notification", message="Claude is waiting for your input",
+           notification_type="idle_prompt"),
+        hk(5, "PreToolUse", "toolu_2", tool_name="Bash", tool_input={"command": "a"}),
+        hk(6, "PreToolUse", "toolu_3", tool_name="Bash", tool_input={"command": "b"}),
+        hk(7, "Notification", message="Claude needs your permission",
+           notification_type="permission_prompt"),
+        hk(8, "PostToolUse", "toolu_2", tool_name="Bash", tool_input={"command": "a"},
+           tool_response={"stdout": ""}),
+        hk(9, "PostToolUse", "toolu_3", tool_name="Bash", tool_input={"command": "b"},
+           tool_response={"stdout": ""})])
+    no_errors(m)
+    asked = [o for o in m.operations if o.decision_life == "once"]
+    assert [(o.tool, o.decision) for o in asked] == [("Bash", "permission-required")]
+    dec = next(e.raw for e in m.events if e.type == "policy-decision"
+               and e.raw.get("policy_life") == "once")
+    assert dec["time"] == _t(2) and dec["operation_id"] == m.operations[0].operation_id
+    assert [o.decision_life for o in m.operations[1:]] == ["standing", "standing"]
+    assert rep.unmapped == 0

@@ -194,6 +194,8 @@ OTHER_AGENT_HOOKS: Final = {
 }
 #: The Notification hook's message when Claude Code shows a permission prompt.
 _PROMPT_NOTICE: Final = re.compile(r"Claude needs your permission to use (.{1,200})$", re.S)
+#: Claude Code 2.1.x's wording of it, naming no tool (notification_type "permission_prompt").
+_PROMPT_NOTICE_BARE: Final = "Claude needs your permission"
 _TRANSCRIPT_TYPES: Final = frozenset({"user", "assistant", "system", "result", "progress"})
 _MAX_DEPTH: Final = 3  # agent_progress nesting followed
 
@@ -1338,16 +1340,20 @@ class Mapper:
 
     def prompt_notice(self, message: Any, when: datetime, where: str) -> bool:
         """A Notification that Claude Code showed a permission prompt ("Claude needs your
-        permission to use <tool>"; an MCP tool as "<server> - <Title> (MCP)"): the call it
-        names, when exactly one open call of the log fits, asked (once permission-required)."""
+        permission to use <tool>"; an MCP tool as "<server> - <Title> (MCP)"; 2.1.x: "Claude
+        needs your permission", no tool): the call it names (2.1.x: any open call), when exactly
+        one open call of the log fits, asked (once permission-required)."""
         m = _PROMPT_NOTICE.match(message) if isinstance(message, str) else None
-        if m is None:
+        bare = isinstance(message, str) and message.strip() == _PROMPT_NOTICE_BARE
+        if m is None and not bare:
             return False
-        name = m.group(1).strip()
+        name = m.group(1).strip() if m else ""
         mcp = re.fullmatch(r"(.+?) - .+ \(MCP\)", name)
+        # 2.1.x names no tool: the one open call of the log, if only one is open
         fits = {id(op): op for q in self.hook_open.values() for op in q
                 if not op.ended and not op.asked and not op.invoked
-                and (op.server == mcp.group(1) if mcp else op.server == HOST and op.tool == name)}
+                and (bare or (op.server == mcp.group(1) if mcp else
+                              op.server == HOST and op.tool == name))}
         if len(fits) != 1:
             return False
         op = next(iter(fits.values()))
