@@ -538,3 +538,26 @@ def test_hook_log_permission_notification_without_a_tool_name() -> None:
     assert dec["time"] == _t(2) and dec["operation_id"] == m.operations[0].operation_id
     assert [o.decision_life for o in m.operations[1:]] == ["standing", "standing"]
     assert rep.unmapped == 0
+
+
+def test_tool_search_is_not_called_a_permission_prompt() -> None:
+    """Claude Code 2.1.69 on loads deferred tools' schemas through its ToolSearch tool (a real
+    2.1.96 session, pookNast/loopkit logs/chat.json: ToolSearch {query: "select:WebFetch"},
+    result a tool_reference block). It reads nothing of the user's and never prompts (Claude
+    Code's tools reference lists no permission for it, nor for ListMcpResourcesTool). Reviewer:
+    under permissionMode acceptEdits ToolSearch is allowed unasked, with no finding that its
+    grant is not recorded; WebFetch still asks. Before: ToolSearch 'asks unless an allow rule
+    covers it', flagged permission-inferred."""
+    _, _, m = conv([prompt(0, "digest this article", mode="acceptEdits"),
+                    asst(1, tool_use("t1", "ToolSearch", {"query": "select:WebFetch",
+                                                          "max_results": 1})),
+                    result(2, "t1", [{"type": "tool_reference", "tool_name": "WebFetch"}]),
+                    asst(3, tool_use("t2", "WebFetch", {"url": "https://x.com/a"}), mid="m2"),
+                    result(4, "t2", "Request failed with status code 402", True),
+                    asst(5, tool_use("t3", "ListMcpResourcesTool", {}), mid="m3"),
+                    result(6, "t3", "[]")])
+    no_errors(m)
+    assert ops(m) == [("!host", "ToolSearch", "completed", "allowed", set()),
+                      ("!host", "WebFetch", "failed", "permission-required",
+                       {"permission-inferred"}),
+                      ("!host", "ListMcpResourcesTool", "completed", "allowed", set())]

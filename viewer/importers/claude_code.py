@@ -147,11 +147,14 @@ MODES: Final = {
 }
 #: Built-in tools Claude Code runs without asking in every mode (its documented read-only
 #: tier: reading and searching files, the to-do list, sub-agents, background-task output;
-#: AskUserQuestion is itself a question to the user). Not the plan-mode tools: see PLAN_TOOLS.
+#: AskUserQuestion is itself a question to the user; ToolSearch loads deferred tools' schemas,
+#: Claude Code 2.1.69 on, and ListMcpResourcesTool lists MCP resources: no permission in Claude
+#: Code's tools reference). Not the plan-mode tools: see PLAN_TOOLS.
 NEVER_ASKS: Final = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
     "BashOutput", "TaskOutput", "AgentOutputTool",
     "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
+    "ToolSearch", "ListMcpResourcesTool",
 })
 #: The plan-mode tools ask the user: EnterPlanMode "REQUIRES user approval - they must consent
 #: to entering plan mode" (its description, Claude Code 2.0.51 on); ExitPlanMode asks the user
