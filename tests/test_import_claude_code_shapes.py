@@ -561,3 +561,25 @@ def test_tool_search_is_not_called_a_permission_prompt() -> None:
                       ("!host", "WebFetch", "failed", "permission-required",
                        {"permission-inferred"}),
                       ("!host", "ListMcpResourcesTool", "completed", "allowed", set())]
+
+
+def test_task_list_tools_never_ask_like_todo_write() -> None:
+    """Claude Code 2.1.x's to-do list is the Task tools (TaskCreate, TaskGet, TaskList,
+    TaskUpdate: 'the replacement Task tools' for TodoWrite, Claude's Agent SDK todo-tracking
+    page; listed as deferred tools in a real 2.1.146 session, jim-at-jibba/harness-lab). They
+    edit the session's task list, as TodoWrite did, and never prompt. Reviewer: under
+    permissionMode default they are allowed unasked, as TodoWrite is. Before: each 'asks unless
+    an allow rule covers it' with a permission-inferred finding."""
+    _, _, m = conv([prompt(0, "plan it", mode="default"),
+                    asst(1, tool_use("t1", "TaskCreate", {"subject": "a", "description": "b"})),
+                    result(2, "t1", "Task #1 created successfully: a"),
+                    asst(3, tool_use("t2", "TaskUpdate", {"taskId": "1", "status": "completed"}),
+                         mid="m2"),
+                    result(4, "t2", "Updated task #1 status"),
+                    asst(5, tool_use("t3", "TaskList", {}), mid="m3"),
+                    result(6, "t3", "#1 [completed] a"),
+                    asst(7, tool_use("t4", "TaskGet", {"taskId": "1"}), mid="m4"),
+                    result(8, "t4", "Task #1: a")])
+    no_errors(m)
+    assert [(o.tool, o.decision, set(o.flags)) for o in m.operations] == [
+        (t, "allowed", set()) for t in ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")]

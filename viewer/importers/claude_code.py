@@ -149,12 +149,13 @@ MODES: Final = {
 #: tier: reading and searching files, the to-do list, sub-agents, background-task output;
 #: AskUserQuestion is itself a question to the user; ToolSearch loads deferred tools' schemas,
 #: Claude Code 2.1.69 on, and ListMcpResourcesTool lists MCP resources: no permission in Claude
-#: Code's tools reference). Not the plan-mode tools: see PLAN_TOOLS.
+#: Code's tools reference; TaskCreate/TaskGet/TaskList/TaskUpdate are TodoWrite's replacement,
+#: the same to-do list). Not the plan-mode tools: see PLAN_TOOLS.
 NEVER_ASKS: Final = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
     "BashOutput", "TaskOutput", "AgentOutputTool",
     "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
-    "ToolSearch", "ListMcpResourcesTool",
+    "ToolSearch", "ListMcpResourcesTool", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
 })
 #: The plan-mode tools ask the user: EnterPlanMode "REQUIRES user approval - they must consent
 #: to entering plan mode" (its description, Claude Code 2.0.51 on); ExitPlanMode asks the user
