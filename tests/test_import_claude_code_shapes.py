@@ -583,3 +583,22 @@ def test_task_list_tools_never_ask_like_todo_write() -> None:
     no_errors(m)
     assert [(o.tool, o.decision, set(o.flags)) for o in m.operations] == [
         (t, "allowed", set()) for t in ("TaskCreate", "TaskUpdate", "TaskList", "TaskGet")]
+
+
+def test_auto_mode_reason_names_the_classifier_not_a_prompt() -> None:
+    """Under permissionMode auto Claude Code shows no permission prompt for a Bash call: its
+    auto-mode classifier decides (a real 2.1.146 session, jim-at-jibba/harness-lab: 4 Bash calls
+    refused 'by the Claude Code auto mode classifier', the others ran with no prompt recorded).
+    Reviewer: the standing decision's reason says the classifier decides and its approvals are
+    not recorded, not that Bash 'asks' (which reads as a prompt the user answered). Before:
+    'permissionMode auto: Bash asks unless an allow rule covers it'."""
+    _, _, m = conv([prompt(0, "go", mode="auto"),
+                    asst(1, tool_use("t1", "Bash", {"command": "ls"})),
+                    result(2, "t1", "a.txt"),
+                    asst(3, tool_use("t2", "Read", {"file_path": "/a"}), mid="m2"),
+                    result(4, "t2", "x")])
+    no_errors(m)
+    std = {s.tool: (s.decision, s.reason or "") for s in m.standing}
+    assert std["Bash"][0] == "permission-required"
+    assert "classifier" in std["Bash"][1] and " asks " not in std["Bash"][1]
+    assert std["Read"][0] == "allowed"

@@ -183,6 +183,9 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
         return "allowed", f"permissionMode {mode}: file edits are accepted unasked"
     if tool in PLAN_TOOLS:
         return decision, f"permissionMode {mode}: {PLAN_TOOLS[tool]}"
+    if mode == "auto":  # no prompt: the classifier approves or refuses, and only refusals show
+        return decision, (f"permissionMode auto: the auto-mode classifier decides {tool} calls "
+                          "unless an allow rule covers them (its approvals are not recorded)")
     return decision, f"permissionMode {mode}: {tool} asks unless an allow rule covers it"
 
 
