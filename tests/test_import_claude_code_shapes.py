@@ -602,3 +602,8 @@ def test_auto_mode_reason_names_the_classifier_not_a_prompt() -> None:
     assert std["Bash"][0] == "permission-required"
     assert "classifier" in std["Bash"][1] and " asks " not in std["Bash"][1]
     assert std["Read"][0] == "allowed"
+    _, _, m = conv([prompt(0, "go", mode="auto"),
+                    asst(1, tool_use("t1", "Write", {"file_path": "/w/a", "content": "x"})),
+                    result(2, "t1", "File created successfully at: /w/a")])
+    why = next(s.reason or "" for s in m.standing if s.tool == "Write")
+    assert "working directory run unasked" in why and "classifier" in why

@@ -183,6 +183,10 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
         return "allowed", f"permissionMode {mode}: file edits are accepted unasked"
     if tool in PLAN_TOOLS:
         return decision, f"permissionMode {mode}: {PLAN_TOOLS[tool]}"
+    if mode == "auto" and tool in EDIT_TOOLS:  # acceptEdits' baseline, then the classifier
+        return decision, ("permissionMode auto: file edits inside the working directory run "
+                          "unasked, others the auto-mode classifier decides (its approvals are "
+                          "not recorded)")
     if mode == "auto":  # no prompt: the classifier approves or refuses, and only refusals show
         return decision, (f"permissionMode auto: the auto-mode classifier decides {tool} calls "
                           "unless an allow rule covers them (its approvals are not recorded)")
