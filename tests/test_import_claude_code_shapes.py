@@ -607,3 +607,41 @@ def test_auto_mode_reason_names_the_classifier_not_a_prompt() -> None:
                     result(2, "t1", "File created successfully at: /w/a")])
     why = next(s.reason or "" for s in m.standing if s.tool == "Write")
     assert "working directory run unasked" in why and "classifier" in why
+
+
+def test_ask_user_question_asks_and_the_answer_is_the_users_grant() -> None:
+    """AskUserQuestion shows the user its questions through Claude Code's permission request: a
+    PermissionRequest hook fires for it (a real 2.1.42 permission_request.json,
+    muah1987/crypto logs/permission_request.json). Reviewer: its standing decision says it asks
+    the user (not 'read-only, never asked about'); in a transcript, the answer ('Your questions
+    have been answered: ...', 2.1.x; 'User has answered your questions: ...', older) is the
+    user's once 'allowed', given when the user answered, and the call starts then (in a real
+    2.1.146 session the answer came 46 minutes after the question: the agent waited for the
+    user, the tool did not run 46 minutes). A hook log's PermissionRequest for it no longer sits
+    beside a standing 'never asked'. Before: standing 'allowed', 'AskUserQuestion is read-only,
+    never asked about', the call running from the question to the answer."""
+    q = {"questions": [{"question": "Which build step?", "header": "Build",
+                        "options": [{"label": "esbuild"}, {"label": "Vite"}],
+                        "multiSelect": False}]}
+    _, _, m = conv([prompt(0, "add a build step", mode="auto"),
+                    asst(1, tool_use("t1", "AskUserQuestion", q)),
+                    result(40, "t1", 'Your questions have been answered: "Which build step?"='
+                                     '"Vite". You can now continue with these answers in mind.'),
+                    asst(41, tool_use("t2", "AskUserQuestion", q), mid="m2"),
+                    result(42, "t2", 'User has answered your questions: "Which build step?"='
+                                     '"esbuild". You can now continue with the user\'s answers '
+                                     'in mind.')])
+    no_errors(m)
+    assert [(o.tool, o.outcome, o.decision, o.decision_life, set(o.flags))
+            for o in m.operations] == [
+        ("AskUserQuestion", "completed", "allowed", "once", set())] * 2
+    std = {s.tool: (s.decision, s.reason or "") for s in m.standing}
+    assert std["AskUserQuestion"][0] == "permission-required"
+    assert "never asked" not in std["AskUserQuestion"][1] and "asks the user" in \
+        std["AskUserQuestion"][1]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(40)
+    _, _, m = conv([hk(1, "PermissionRequest", tool_name="AskUserQuestion", tool_input=q,
+                       permission_mode="plan")])
+    std = {s.tool: (s.decision, s.reason or "") for s in m.standing}
+    assert "never asked" not in std["AskUserQuestion"][1]
