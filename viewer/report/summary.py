@@ -54,9 +54,10 @@ def selected_findings(model: Model, operations: Sequence[Operation] | None) -> l
 
 
 #: A recorded time that ``rfc3339`` would write back unchanged: UTC ``Z``, whole seconds or
-#: non-zero milliseconds, ASCII digits. Such a string is its own RFC 3339 form.
+#: non-zero milliseconds, ASCII digits. Such a string is its own RFC 3339 form. (Each digit is
+#: spelled out: the engine matches that faster than a counted repeat, ``[0-9]{4}``.)
 _CANONICAL = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.(?!000)[0-9]{3})?Z", re.ASCII
+    r"\d\d\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000)\d\d\d)?Z", re.ASCII
 )
 
 
