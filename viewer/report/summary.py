@@ -107,6 +107,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             rec = records[party] = party_record(model, party)
             return rec
 
+    flag_list = _Sorted()  # each set of flags sorted once, the list shared (read-only)
     step_event = attrgetter("event")
     step_after = attrgetter("after")
     for op in ops:
@@ -117,15 +118,15 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         first_text: Any = False  # not yet written
         for a in op.attempts:
             steps = a.steps
-            a_start, a_end = a.start, a.end
             if steps:
                 i0 = steps[0].event
+                a_start = a.start
                 start = event_time(i0, a_start)
                 if i0 == first and a_start is first_time and first_text is False:
                     first_text = start  # the same event's time: the same text
-                end = event_time(steps[-1].event, a_end)
+                end = event_time(steps[-1].event, a.end)
             else:
-                start, end = rfc3339(a_start), rfc3339(a_end)
+                start, end = rfc3339(a.start), rfc3339(a.end)
             late, out_of_model, flags = a.late, a.out_of_model, a.flags
             attempts.append({
                 "attempt": a.number,
@@ -140,7 +141,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
                 "decision_life": a.decision_life,
                 "decision_event": a.decision_event,
                 "escalated": a.escalated,
-                "flags": sorted(flags) if flags else [],
+                "flags": flag_list[flags] if flags else [],
             })
         if first_text is False:
             first_text = event_time(first, first_time)
@@ -161,9 +162,17 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "unassigned_events": list(unassigned) if unassigned else [],
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
-            "flags": sorted(op_flags) if op_flags else [],
+            "flags": flag_list[op_flags] if op_flags else [],
             "party": party_of(op),
         }
+
+
+class _Sorted(dict):  # type: ignore[type-arg]
+    """A set's members sorted, made on first use and kept: ``memo[flags]``."""
+
+    def __missing__(self, key: frozenset[str]) -> list[str]:
+        value = self[key] = sorted(key)
+        return value
 
 
 def _source(model: Model) -> dict[str, Any]:
