@@ -95,17 +95,9 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         return rfc3339(dt)
 
     n_replay = len(replay)
-    records: dict[int | None, dict[str, Any] | None] = {}
-
-    def party_of(op: Any) -> dict[str, Any] | None:
-        """The operation's party (``viewer.parties.op_party``), as one record per party made
-        once and shared by its operations (read-only, like the rest of the dict)."""
-        party = op_party(model, op)
-        try:
-            return records[party]
-        except KeyError:
-            rec = records[party] = party_record(model, party)
-            return rec
+    # The operation's party (``viewer.parties.op_party``), as one record per party made once
+    # and shared by its operations (read-only, like the rest of the dict).
+    records = _PartyRecords(model)
 
     flag_list = _Sorted()  # each set of flags sorted once, the list shared (read-only)
     step_event = attrgetter("event")
@@ -163,8 +155,20 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
             "flags": flag_list[op_flags] if op_flags else [],
-            "party": party_of(op),
+            "party": records[op_party(model, op)],
         }
+
+
+class _PartyRecords(dict):  # type: ignore[type-arg]
+    """``party_record`` of each party, made on first use and kept: ``records[party]``."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__()
+        self.model = model
+
+    def __missing__(self, party: int | None) -> dict[str, Any] | None:
+        value = self[party] = party_record(self.model, party)
+        return value
 
 
 class _Sorted(dict):  # type: ignore[type-arg]
