@@ -54,9 +54,10 @@ def selected_findings(model: Model, operations: Sequence[Operation] | None) -> l
 
 
 #: A recorded time that ``rfc3339`` would write back unchanged: UTC ``Z``, whole seconds or
-#: non-zero milliseconds, ASCII digits. Such a string is its own RFC 3339 form.
+#: non-zero milliseconds, ASCII digits. Such a string is its own RFC 3339 form. (Each digit is
+#: spelled out: the engine matches that faster than a counted repeat, ``[0-9]{4}``.)
 _CANONICAL = re.compile(
-    r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.(?!000)[0-9]{3})?Z", re.ASCII
+    r"\d\d\d\d-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(?!000)\d\d\d)?Z", re.ASCII
 )
 
 
@@ -94,18 +95,11 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         return rfc3339(dt)
 
     n_replay = len(replay)
-    records: dict[int | None, dict[str, Any] | None] = {}
+    # The operation's party (``viewer.parties.op_party``), as one record per party made once
+    # and shared by its operations (read-only, like the rest of the dict).
+    records = _PartyRecords(model)
 
-    def party_of(op: Any) -> dict[str, Any] | None:
-        """The operation's party (``viewer.parties.op_party``), as one record per party made
-        once and shared by its operations (read-only, like the rest of the dict)."""
-        party = op_party(model, op)
-        try:
-            return records[party]
-        except KeyError:
-            rec = records[party] = party_record(model, party)
-            return rec
-
+    flag_list = _Sorted()  # each set of flags sorted once, the list shared (read-only)
     step_event = attrgetter("event")
     step_after = attrgetter("after")
     for op in ops:
@@ -116,15 +110,15 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         first_text: Any = False  # not yet written
         for a in op.attempts:
             steps = a.steps
-            a_start, a_end = a.start, a.end
             if steps:
                 i0 = steps[0].event
+                a_start = a.start
                 start = event_time(i0, a_start)
                 if i0 == first and a_start is first_time and first_text is False:
                     first_text = start  # the same event's time: the same text
-                end = event_time(steps[-1].event, a_end)
+                end = event_time(steps[-1].event, a.end)
             else:
-                start, end = rfc3339(a_start), rfc3339(a_end)
+                start, end = rfc3339(a.start), rfc3339(a.end)
             late, out_of_model, flags = a.late, a.out_of_model, a.flags
             attempts.append({
                 "attempt": a.number,
@@ -139,7 +133,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
                 "decision_life": a.decision_life,
                 "decision_event": a.decision_event,
                 "escalated": a.escalated,
-                "flags": sorted(flags) if flags else [],
+                "flags": flag_list[flags] if flags else [],
             })
         if first_text is False:
             first_text = event_time(first, first_time)
@@ -160,9 +154,29 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "unassigned_events": list(unassigned) if unassigned else [],
             "once_decisions": list(once) if once else [],
             "first_time": first_text,
-            "flags": sorted(op_flags) if op_flags else [],
-            "party": party_of(op),
+            "flags": flag_list[op_flags] if op_flags else [],
+            "party": records[op_party(model, op)],
         }
+
+
+class _PartyRecords(dict):  # type: ignore[type-arg]
+    """``party_record`` of each party, made on first use and kept: ``records[party]``."""
+
+    def __init__(self, model: Model) -> None:
+        super().__init__()
+        self.model = model
+
+    def __missing__(self, party: int | None) -> dict[str, Any] | None:
+        value = self[party] = party_record(self.model, party)
+        return value
+
+
+class _Sorted(dict):  # type: ignore[type-arg]
+    """A set's members sorted, made on first use and kept: ``memo[flags]``."""
+
+    def __missing__(self, key: frozenset[str]) -> list[str]:
+        value = self[key] = sorted(key)
+        return value
 
 
 def _source(model: Model) -> dict[str, Any]:
