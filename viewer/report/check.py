@@ -76,7 +76,7 @@ def check_json(model: Model, outcome: CheckOutcome) -> bytes:
     """The summary JSON's source, diagnostics, findings and counts, with the verdict."""
     from viewer.report.summary import dumps, summary_dict
 
-    doc = summary_dict(model)
+    doc = summary_dict(model, with_operations=False)  # it gives no operation
     out: dict[str, Any] = {}
     if model.source.critical_override:
         out["produced_under_override"] = True

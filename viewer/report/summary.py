@@ -204,14 +204,16 @@ def _source(model: Model) -> dict[str, Any]:
     }
 
 
-def summary_dict(model: Model, operations: Sequence[Operation] | None = None) -> dict[str, Any]:
+def summary_dict(model: Model, operations: Sequence[Operation] | None = None, *,
+                 with_operations: bool = True) -> dict[str, Any]:
     """The section 9 document; ``operations`` limits it to a subset (the TUI's filtered export).
 
     A subset keeps the standing decisions and diagnostics whole (they describe the policy and the
     file, not one operation), keeps only the findings of the chosen operations, and says so in
-    ``selection``.
+    ``selection``. Without ``with_operations`` its "operations" array is left empty (``check``
+    reads the rest: one dict per operation and attempt is most of the document's cost).
     """
-    return _document(model, operations, with_operations=True)
+    return _document(model, operations, with_operations=with_operations)
 
 
 def _document(model: Model, operations: Sequence[Operation] | None,
