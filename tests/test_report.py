@@ -12,10 +12,13 @@ import os
 import re
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
+from datetime import date as date_type
 from pathlib import Path
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from rich.console import Console
 
 from viewer.load import load_bytes
@@ -695,3 +698,43 @@ def test_summary_party_follows_the_one_rule(name: str) -> None:
     doc = summary_dict(m)
     assert [op["party"] for op in doc["operations"]] == [
         party_record(m, op_party(m, op)) for op in m.operations]
+
+
+_DIGITS = st.sampled_from("0123456789")
+
+
+@st.composite
+def _recorded_times(draw: st.DrawFn) -> str:
+    """Date-times as recorders write them: zones Z/z/offsets, 0-9 fraction digits, t/T/space,
+    leap seconds, non-ASCII digits (which RFC 3339 does not allow)."""
+    date = draw(st.dates(min_value=date_type(1, 1, 1), max_value=date_type(9999, 12, 31)))
+    h, m = draw(st.integers(0, 23)), draw(st.integers(0, 59))
+    s = draw(st.sampled_from([0, 7, 59, 60]))
+    frac = "".join(draw(st.lists(_DIGITS, max_size=9)))
+    digit = draw(st.sampled_from(["", "\u0661"]))  # an Arabic-Indic one, at times
+    sep = draw(st.sampled_from(["T", "t", " "]))
+    zone = draw(st.sampled_from(["Z", "z", "+00:00", "+01:00", "-05:30", ""]))
+    return (f"{date.isoformat()}{sep}{h:02d}:{m:02d}:{s:02d}"
+            + (f".{frac}" if frac else "") + digit + zone)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_recorded_times(), min_size=2, max_size=2))
+def test_summary_times_are_the_rule_applied_to_what_was_recorded(times: list[str]) -> None:
+    """The summary writes a recorded time as recorded only when that is its RFC 3339 form: each
+    time it writes is format_time(parse_time(recorded)), whatever the recorder wrote."""
+    from tests.modelkit import model_of, tool
+    from viewer.model.times import format_time, parse_time
+
+    events = [tool("tool-invocation", 0), tool("tool-result", 1)]
+    for ev, text in zip(events, times, strict=True):
+        ev["time"] = text
+    m = model_of(events)
+    doc = orjson.loads(to_json(m))
+    for op in doc["operations"]:
+        for a in op["attempts"]:
+            start, end = (parse_time(times[i])[0] for i in a["events"][:1] + a["events"][-1:])
+            assert a["start"] == format_time(start)
+            assert a["end"] in (None, format_time(end))  # None: no final state reached
+        first = m.events[m.replay[m.operations[0].first_order]]
+        assert op["first_time"] == format_time(first.time)
