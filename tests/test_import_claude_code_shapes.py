@@ -309,12 +309,20 @@ def test_hook_log_permission_mode_is_a_standing_decision() -> None:
 def test_a_permission_request_log_alone_is_read() -> None:
     """A log of PermissionRequest payloads only (a hooks-mastery style permission_request.json)
     records calls Claude Code asked to make: it is read, not refused as a log without tool
-    calls; whether each was approved is not in it (open, and said)."""
-    _, rep, m = conv([hk(1, "PermissionRequest", tool_name="Bash", tool_input=RM)])
+    calls; whether each was approved is not in it (said). Nothing in it says the call started:
+    no tool-invocation is made up for it (it was: 'Running', and a finding that it 'ran under
+    permission-required'); the decision carries what was asked (``requested``)."""
+    vcon, rep, m = conv([hk(1, "PermissionRequest", tool_name="Bash", tool_input=RM)])
     no_errors(m)
-    assert [(o.tool, o.decision) for o in m.operations] == [("Bash", "permission-required")]
+    assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+        ("Bash", "permission-required", "not-performed")]
+    assert not [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert not m.findings
+    dec = next(e for e in vcon["events"] if e.get("policy_life") == "once")
+    assert dec["requested"]["input"] == RM
     assert rep.mapped == 1
-    assert any("asked for permission (PermissionRequest)" in w for w in rep.warnings)
+    assert any("asked for permission (PermissionRequest)" in w and "not recorded" in w
+               for w in rep.warnings)
 
 
 def test_hook_log_permission_notification_marks_the_open_call_asked() -> None:

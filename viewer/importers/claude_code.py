@@ -428,6 +428,8 @@ class _Op:
     api_call: bool = False  # a server_tool_use / mcp_tool_use block: the API ran it
     hook_deny: tuple[datetime, str, str] | None = None  # a hook refused it: (when, where, why)
     asked: bool = False  # a PermissionRequest hook payload names it
+    #: made from a PermissionRequest payload: no PreToolUse in the log says it was to start
+    asked_only: bool = False
     rewritten: str | None = None  # a PreToolUse hook replaced its input: the note
 
 
@@ -1327,6 +1329,7 @@ class Mapper:
             if ev in ("PostToolUse", "PostToolUseFailure"):
                 self.fired("PostToolUse without its PreToolUse in the log: invocation at the "
                            "PostToolUse")
+            op.asked_only = ev == "PermissionRequest"
         if ev == "PreToolUse":
             return True  # invoked when it ends, or at the end of the log (fires before the check)
         if ev == "PermissionRequest":
@@ -1411,16 +1414,23 @@ class Mapper:
         hook_ops.sort(key=lambda op: op.id)
         still = [op for op in hook_ops if not op.ended]
         for op in still:
-            self.invoke(op)  # no end recorded: the call is shown unterminated
+            # no end recorded: the call is shown unterminated; but a call known only from its
+            # PermissionRequest was asked, and nothing says it started: no invocation is made
+            # up (its decision says what was asked; the warning below says the rest)
+            if not op.asked_only:
+                self.invoke(op)
         asked = sum(1 for op in still if op.asked)
         if len(still) > asked:
             self.report.warn(f"{len(still) - asked} PreToolUse "
                              "payload(s) have no PostToolUse in this log: their end is "
                              "not recorded (PostToolUse fires only after success)")
         if asked:
+            only = sum(1 for op in still if op.asked_only)
             self.report.warn(f"{asked} call(s) asked for permission (PermissionRequest) and "
                              "have no PostToolUse in this log: whether each was approved and "
-                             "ran is not recorded")
+                             "ran is not recorded" + (
+                                 f" ({only} with no PreToolUse either: shown with the "
+                                 "decision and what was asked, no attempt)" if only else ""))
         orphans = [k for k, a in self.agents.items() if a.task is None]
         if orphans:
             self.report.warn(f"{len(orphans)} sub-agent(s) whose launching Task call is not in "
