@@ -118,3 +118,67 @@ def test_a_fresh_interpreter_never_loads_a_layer_above(layer: str, fixture: str)
         env={"SOURCE_DATE_EPOCH": "0", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 0, out.stderr[-2000:]
     assert json.loads(out.stdout) == []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _is_module(dotted: str) -> bool:
+    where = VIEWER.parent.joinpath(*dotted.split("."))
+    return where.is_dir() or where.with_suffix(".py").exists()
+
+
+def _reaches(path: Path) -> list[str]:
+    """Where the test module ``path`` reaches a private name of a viewer module: imported
+    (``from viewer.x import _y``), read off a module name it bound (``x._y``, ``viewer.x._y``),
+    or patched by its dotted name (``monkeypatch.setattr("viewer.x._y", ...)``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    modules: set[str] = set()  # names bound to a viewer module
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            modules.update((a.asname or a.name.split(".")[0]) for a in node.names
+                           if a.name.split(".")[0] == "viewer")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "viewer":
+            for a in node.names:
+                if _private(a.name):
+                    out.append(f"{path.name}:{node.lineno} imports {node.module}.{a.name}")
+                elif _is_module(f"{node.module}.{a.name}"):
+                    modules.add(a.asname or a.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and _private(node.attr):
+            base = node.value
+            while isinstance(base, ast.Attribute):
+                base = base.value
+            if isinstance(base, ast.Name) and base.id in modules:
+                out.append(f"{path.name}:{node.lineno} reads {ast.unparse(node)}")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                node.value.startswith("viewer.") and any(
+                    _private(part) for part in node.value.split(".")):
+            out.append(f"{path.name}:{node.lineno} names {node.value}")
+    return out
+
+
+def test_no_test_reaches_a_private_name_of_a_viewer_module() -> None:
+    """Tests go through what a module offers (issue 16): a test that reads ``_helper`` of
+    another module holds that module to its insides, and tends to prove two copies agree."""
+    tests = Path(__file__).parent
+    found = [hit for p in sorted(tests.glob("*.py")) for hit in _reaches(p)]
+    assert not found, found
+
+
+def test_the_private_name_check_finds_each_way_in(tmp_path: Path) -> None:
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from viewer.model.build import _Shapes\n"
+        "from viewer.model import build\n"
+        "import viewer.load\n"
+        "build._operation\n"
+        "viewer.load._typed\n"
+        "patch = 'viewer.load._typed'\n"
+        "build.build_model\n", encoding="utf-8")
+    hits = _reaches(probe)
+    assert [h.split(" ", 1)[1] for h in hits] == [
+        "imports viewer.model.build._Shapes", "reads build._operation",
+        "reads viewer.load._typed", "names viewer.load._typed"], hits
