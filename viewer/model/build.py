@@ -736,7 +736,9 @@ def _operation(
                                       min((events[e].order for e in f.events), default=-1)))
         findings.extend(found)
     first: Event = op[0]
-    return Operation(
+    # Fifteen keywords at most: CPython passes sixteen or more through a dict it builds for
+    # the call, several times slower; the two most often empty are set after, when not.
+    operation = Operation(
         operation_id=op_id,
         operation=kind,
         server=server,
@@ -746,8 +748,6 @@ def _operation(
         decision_event=dec_event,
         outcome=outcome,
         attempts=tuple(attempts),
-        once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
-        unassigned_events=tuple(op[3]) if op[3] else (),
         first_time=first.time,
         first_order=first.order,
         retries=retries,
@@ -755,3 +755,9 @@ def _operation(
         late_responses=late_total,
         flags=frozenset([f.kind for f in found]) if found else _NO_FLAGS,
     )
+    if once_events or op[3]:
+        operation = with_fields(
+            operation,
+            once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
+            unassigned_events=tuple(op[3]) if op[3] else ())
+    return operation

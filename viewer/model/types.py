@@ -168,8 +168,8 @@ class Operation(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     decision_event: int | None
     outcome: str  # README: "Outcome"
     attempts: tuple[Attempt, ...]  # by attempt number
-    once_decisions: tuple[int, ...]  # event indices, replay order
-    unassigned_events: tuple[int, ...]
+    once_decisions: tuple[int, ...] = ()  # event indices, replay order
+    unassigned_events: tuple[int, ...] = ()
     first_time: datetime | None
     first_order: int  # replay position of its first event
     retries: int
