@@ -478,8 +478,9 @@ def _str(v: Any) -> str | None:
 
 
 #: Findings replay alone decides, per attempt of a shape (``findings.SHAPE_RULES``): (kind,
-#: event positions, message after the operation id).
-_Static = tuple[tuple[str, tuple[int, ...], str], ...]
+#: severity, event positions, the first of them (None: none), message after the operation
+#: id). The tool events are in replay order: the first position names the first of them in it.
+_Static = tuple[tuple[str, str, tuple[int, ...], int | None, str], ...]
 
 
 class _Plan(NamedTuple):
@@ -519,7 +520,9 @@ class _Shapes(dict):
         plans = tuple(
             _Plan(a.number, a.steps, a.invocation, a.steps[0].event,
                   a.steps[-1].event if a.state in _FINAL else None,
-                  a.late, a.out_of_model, a.state, fixed)
+                  a.late, a.out_of_model, a.state,
+                  tuple((kind, _SEVERITY[kind], at, min(at, default=None), msg)
+                        for kind, at, msg in fixed))
             for a, fixed in zip(attempts, shape_findings(attempts, key), strict=True))
         # attempt numbers are distinct and >= 1: a gap somewhere when the last is not their count
         gap = bool(attempts) and attempts[-1].number != len(attempts)
@@ -531,6 +534,13 @@ class _Shapes(dict):
 #: Event.type), by position (a NamedTuple field is a descriptor call).
 _KEY_OF = itemgetter(6, 1)
 _INDEX_OF = itemgetter(0)
+_ORDER_OF = itemgetter(4)  # Event.order
+_FIRST = itemgetter(0)
+
+
+def _first_order(at: tuple[int, ...], events: tuple[Event, ...]) -> int:
+    """The replay position of the first of the events ``at`` (indices) names; -1 for none."""
+    return min(map(_ORDER_OF, map(events.__getitem__, at)), default=-1)
 
 
 def _operation(
@@ -636,6 +646,8 @@ def _operation(
             prev_inv = inv
 
     found: list[Finding] = []
+    # by attempt, then by the replay position of the first event named: each finding's key
+    keys: list[tuple[int, int]] = []
     severity = _SEVERITY
 
     # The registered rules (viewer/model/findings.py); each attempt is flagged with the kinds
@@ -653,6 +665,7 @@ def _operation(
                     flagged.setdefault(n, set()).add(rule.kind)
                     found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at,
                                          sid + msg))
+                    keys.append((n or 0, _first_order(at, events)))
             once_index = OnceIndex(once)  # numbers ascend: one pass
 
     attempts: list[Attempt] = []
@@ -678,14 +691,16 @@ def _operation(
             flags.add(rule.kind)
             at, msg = rule.check(n, gov, index[inv_pos if inv_pos is not None else first_pos])
             found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
+            keys.append((n, _first_order(at, events)))
         if fixed:
             sid = sid or safe_short(op_id)
             if flags is None:
                 flags = set()
-            for kind_, at, msg in fixed:
+            for kind_, sev, at, first_at, msg in fixed:
                 flags.add(kind_)
-                found.append(Finding(kind_, severity[kind_], op_id, n,
-                                     tuple([index[p] for p in at]), sid + msg))
+                found.append(Finding(kind_, sev, op_id, n, tuple([index[p] for p in at]),
+                                     sid + msg))
+                keys.append((n, -1 if first_at is None else tool_events[first_at][4]))
         late = tuple([index[p] for p in late_p]) if late_p else ()
         if late:
             late_total += len(late)
@@ -731,9 +746,8 @@ def _operation(
                    else spec.NOT_PERFORMED_OUTCOME)
 
     if found:
-        if len(found) > 1:  # by attempt, then by the replay position of the first event named
-            found.sort(key=lambda f: (f.attempt or 0,
-                                      min((events[e].order for e in f.events), default=-1)))
+        if len(found) > 1:  # by their keys; a stable sort: ties keep the rules' order
+            found = [f for _, f in sorted(zip(keys, found, strict=True), key=_FIRST)]
         findings.extend(found)
     first: Event = op[0]
     # Fifteen keywords at most: CPython passes sixteen or more through a dict it builds for
