@@ -297,8 +297,9 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     findings = b.findings
 
     # Group lifecycle events by operation, in replay order.
-    # An operation is (first event, tool events, once decisions, unassigned event indices).
-    ops: dict[str, tuple[Event, list[Event], list[Event], list[int]]] = {}
+    # An operation is [first event, tool events, once decisions, unassigned event indices];
+    # the last two () until they have one (most operations never do).
+    ops: dict[str, list[Any]] = {}
     get_op = ops.get
     standing_events: list[Event] = []
     context: list[int] = []
@@ -320,12 +321,18 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             continue
         op = get_op(oid)
         if op is None:
-            op = ops[oid] = (ev, [], [], [])
-        # (first event, replayable tool events, once decisions, unassigned event indices)
+            op = ops[oid] = [ev, [], (), ()]
+        # [first event, replayable tool events, once decisions, unassigned event indices]
         if attempt is None:
-            op[3].append(index)
+            if op[3]:
+                op[3].append(index)
+            else:
+                op[3] = [index]
         if kind == "decision":
-            op[2].append(ev)
+            if op[2]:
+                op[2].append(ev)
+            else:
+                op[2] = [ev]
         elif attempt is not None:
             op[1].append(ev)
 
@@ -545,7 +552,7 @@ def _first_order(at: tuple[int, ...], events: tuple[Event, ...]) -> int:
 
 def _operation(
     op_id: str,
-    op: tuple[Event, list[Event], list[Event], list[int]],
+    op: list[Any],  # [first event, tool events, once decisions or (), unassigned or ()]
     standing: StandingIndex,
     events: tuple[Event, ...],
     diags: list[Diagnostic],
