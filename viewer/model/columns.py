@@ -21,6 +21,7 @@ imported, built by hand) are encoded and take the same decode.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
@@ -403,6 +404,7 @@ _SERVER = attrgetter("server")
 #: Structs that need a look of their own: policy cells by life, optional content.
 _SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT, _LOOSE[spec.POLICY_DECISION],
                              *(_LOOSE[TAGS[c]] for c in _OPTIONAL_CONTENT)})
+_SPECIAL_CODE: Final = dict.fromkeys(_SPECIAL, 1)  # (other Structs: 0)
 
 
 def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
@@ -437,16 +439,14 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
            for v in set(map(_SERVER, structs))):
         flag(lambda st: type(st.server) is str and st.server[:1] == "!"
              and st.server != spec.HOST_SERVER)
-    kinds = list(map(type, structs))
-    for cls in _SPECIAL.intersection(kinds):
-        j = -1
-        while True:  # each Struct of this class, found by list.index (in C)
-            try:
-                j = kinds.index(cls, j + 1)
-            except ValueError:
-                break
-            if not _special_ok(structs[j]):
-                flags[at + j] = 1
+    special = bytes(map(_SPECIAL_CODE.get, map(type, structs), repeat(0)))
+    j = -1
+    while True:  # each special Struct, found by bytes.find (in C)
+        j = special.find(1, j + 1)
+        if j < 0:
+            break
+        if not _special_ok(structs[j]):
+            flags[at + j] = 1
 
 
 def _special_ok(st: Any) -> bool:
