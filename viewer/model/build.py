@@ -53,6 +53,7 @@ _FINAL = spec.FINAL_STATES
 _SEVERITY = spec.FINDING_SEVERITY
 _OPERATION_RULES = OPERATION_RULES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
+_UNKNOWN = spec.UNKNOWN_OUTCOME
 _NO_FLAGS: frozenset[str] = frozenset()
 _NO_FLAGGED: dict[int, set[str]] = {}  # never written: an operation without once decisions
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
@@ -509,12 +510,15 @@ class _Plan(NamedTuple):
 
 class _Shaped(NamedTuple):
     """A shape with what ``_operation`` reads of it: its attempts' plans, the positions of
-    its tool-invocations, and whether its attempt numbers have a gap."""
+    its tool-invocations, whether its attempt numbers have a gap, whether it has more than
+    one tool-invocation, more than one attempt."""
 
     shape: Shape
     plans: tuple[_Plan, ...]
     invocations: tuple[int, ...]
     gap: bool
+    several_invocations: bool
+    several_attempts: bool
 
 
 class _Shapes(dict):
@@ -533,7 +537,8 @@ class _Shapes(dict):
             for a, fixed in zip(attempts, shape_findings(attempts, key), strict=True))
         # attempt numbers are distinct and >= 1: a gap somewhere when the last is not their count
         gap = bool(attempts) and attempts[-1].number != len(attempts)
-        got = self[key] = _Shaped(shape, plans, shape.invocations, gap)
+        got = self[key] = _Shaped(shape, plans, shape.invocations, gap,
+                                  len(shape.invocations) > 1, len(plans) > 1)
         return got
 
 
@@ -600,7 +605,7 @@ def _operation(
     if once_events and isinstance(once_events[0].get("operation"), str):
         kind = once_events[0].get("operation")
 
-    if len(invocations) > 1:
+    if shaped.several_invocations:
         sid = safe_short(op_id)
         seen_first = False
         for p in invocations:
@@ -638,7 +643,7 @@ def _operation(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
             f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
-    if len(plans) > 1:
+    if shaped.several_attempts:
         prev_inv: Event | None = None
         for a in plans:
             if a.invocation is None:
@@ -722,10 +727,10 @@ def _operation(
             number=n,
             # the shape's steps, each with its event's index in place of its position
             steps=tuple([with_fields(s, event=index[s.event]) for s in steps]),
-            start=tool_events[first_pos].time,
-            end=None if end_pos is None else tool_events[end_pos].time,
+            start=tool_events[first_pos][3],  # Event.time
+            end=None if end_pos is None else tool_events[end_pos][3],
             final_state=final,
-            invocation=None if inv is None else inv.index,
+            invocation=None if inv is None else inv[0],  # Event.index
             server=a_server,
             tool=a_tool,
             decision=gov.decision,
@@ -742,7 +747,7 @@ def _operation(
             any_escalated = True
 
     if attempts:
-        outcome = _OUTCOME.get(attempts[-1].final_state, spec.UNKNOWN_OUTCOME)
+        outcome = _OUTCOME.get(final, _UNKNOWN)  # the last attempt's final state
         decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
     else:
         last_once = once_events[-1] if once_events else None
