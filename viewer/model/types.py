@@ -41,7 +41,7 @@ class EventArray:
         """Member ``name`` of every event, as ``Event.get`` reads it."""
         raise NotImplementedError
 
-    def distinct(self, name: str) -> set[Any]:
+    def distinct(self, name: str) -> frozenset[Any]:
         """The distinct values (those that can be in a set) of member ``name``."""
         raise NotImplementedError
 
