@@ -308,11 +308,11 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     # Unpacked, not read by attribute: a NamedTuple field is a descriptor call.
     for ev in (events if b.in_order else [events[i] for i in replay]):
         index, _, kind, _, _, oid, attempt, _, _, _ = ev
-        if kind == "context":
-            context.append(index)
-            continue
-        if kind == "decision":
-            life = ev.get("policy_life")
+        if kind != "tool":
+            if kind == "context":
+                context.append(index)
+                continue
+            life = ev.get("policy_life")  # a decision
             if life not in lives:
                 life = "once" if oid is not None else "standing"
             if life == "standing":
@@ -324,6 +324,9 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
         if op is None:
             op = ops[oid] = [ev, [], (), ()]
         # [first event, replayable tool events, once decisions, unassigned event indices]
+        if attempt is not None and kind == "tool":  # most events
+            op[1].append(ev)
+            continue
         if attempt is None:
             if op[3]:
                 op[3].append(index)
@@ -334,8 +337,6 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
                 op[2].append(ev)
             else:
                 op[2] = [ev]
-        elif attempt is not None:
-            op[1].append(ev)
 
     standing = StandingIndex(standing_events)
     operations: list[Operation] = []
