@@ -66,6 +66,10 @@ def _flagged(events: Events, ctx: Ctx) -> bytearray:
                    None if att is None else len(att))
 
 
+#: A Struct's class -> (its event type, its Event kind).
+_TYPED = {cls: (typ, _KIND[typ]) for cls, typ in TAGS.items()}
+
+
 def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
     """``check_event`` put off (``build_model(..., check_events=False)``)."""
 
@@ -127,13 +131,14 @@ class _Builder:
         if times is not None and not any(flagged) and None not in structs:
             # Every event passed its column: nothing is reported, and each Event is read from
             # its Struct.
-            for i, st in enumerate(structs):
-                typ = tags[type(st)]
+            typed = _TYPED
+            for i, st, t in zip(range(len(structs)), structs, times, strict=True):
+                typ, kind = typed[type(st)]
                 s = st.sessions  # an index, or a non-empty array of them
                 sessions = one_session.get(s) if type(s) is int else tuple(s)
                 if sessions is None:
                     sessions = one_session[s] = (s,)
-                append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
+                append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
                                    st.attempt or None, st.party, sessions, evs)))
             has_lifecycle = bool(events)
         else:
