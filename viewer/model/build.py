@@ -344,6 +344,9 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
                 op[2] = [ev]
 
     standing = StandingIndex(standing_events)
+    # the Structs of the events array every Event was read from (``Event.source``)
+    array = events[0][9] if events else None
+    structs = array.structs if isinstance(array, EventArray) else None
     operations: list[Operation] = []
     pairs = iter(ops.items())
     shapes = _Shapes()
@@ -351,8 +354,8 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
 
     def replay_operations(n: int | None) -> None:
         for op_id, op in pairs if n is None else islice(pairs, n):
-            operations.append(_operation(op_id, op, standing, events, diags, findings,
-                                         shapes, governed))
+            operations.append(_operation(op_id, op, standing, events, structs, diags,
+                                         findings, shapes, governed))
 
     def model() -> Model:
         return Model(
@@ -566,6 +569,7 @@ def _operation(
     op: list[Any],  # [first event, tool events, once decisions or (), unassigned or ()]
     standing: StandingIndex,
     events: tuple[Event, ...],
+    structs: list[Any] | None,
     diags: list[Diagnostic],
     findings: list[Finding],
     shapes: _Shapes,
@@ -597,8 +601,7 @@ def _operation(
         src_ev = once_events[0]
     server = tool = None
     if src_ev is not None:
-        src = src_ev[9]  # Event.source: read from the event's Struct when it has one
-        st = src.structs[src_ev[0]] if isinstance(src, EventArray) else None
+        st = None if structs is None else structs[src_ev[0]]  # its Struct, when it has one
         if st is not None:  # (UNSET, for absent, is no string)
             server, tool = st.server, st.tool
             if type(server) is not str:

@@ -142,7 +142,8 @@ class StandingIndex:
         if settled is None:
             settled = self._settled[key] = self._settle(operation, server, tool)
         since = settled[0]
-        if since is not None and when.time is not None and since <= when.time:
+        t = when[3]  # Event.time
+        if since is not None and t is not None and since <= t:
             return settled[1]
         tool_level = self.in_effect((operation, server, tool), when) if tool is not None else None
         return self._answer(tool_level, self.in_effect((operation, server, None), when))
