@@ -396,13 +396,9 @@ def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int |
             end = n if whole else structs.index(None, at)
         except ValueError:
             end = n
-        every = not at and end == n
-        rows = _after(structs if every else structs[at:end], at, flags, n_parties, n_sessions,
-                      attachments)
-        if every and got is not None:  # the distinct servers and tools of the whole array
-            for name, i in (("server", _ROW_SERVER), ("tool", _ROW_TOOL)):
-                got._distinct.setdefault(name, frozenset(
-                    None if v is UNSET else v for v in {r[i] for r in rows}))
+        every = not at and end == n  # (then ``got`` is no None: ``n`` is 0 without events)
+        _after(structs if every else structs[at:end], at, flags, n_parties, n_sessions,
+               attachments, got.distinct("server") if every and got is not None else None)
         if end < n:
             flags[end] = 1
         at = end + 1
@@ -410,10 +406,11 @@ def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int |
 
 
 _SESSIONS = attrgetter("sessions")
+_PARTY = attrgetter("party")
+_ATTACHMENT = attrgetter("attachment")
 _BODY = attrgetter("body")
-#: The members read in one pass (their values can be in a set; few distinct tuples of them).
-_ROW = attrgetter("party", "attachment", "mediatype", "server", "tool")
-_ROW_SERVER, _ROW_TOOL = 3, 4
+_MEDIATYPE = attrgetter("mediatype")
+_SERVER = attrgetter("server")
 #: Structs that need a look of their own: policy cells by life, optional content.
 _SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT, _LOOSE[spec.POLICY_DECISION],
                              *(_LOOSE[TAGS[c]] for c in _OPTIONAL_CONTENT)})
@@ -421,12 +418,11 @@ _SPECIAL_CODE: Final = dict.fromkeys(_SPECIAL, 1)  # (other Structs: 0)
 
 
 def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
-           n_sessions: int, attachments: int | None) -> set[tuple[Any, ...]]:
+           n_sessions: int, attachments: int | None, servers: frozenset[Any] | None) -> None:
     """The checks no field makes, on converted events ``at``, ``at + 1``, ...: each column's
-    maximum or distinct values first (in C), each event only when something is off. Returns
-    the distinct ``_ROW`` of these Structs."""
+    maximum or distinct values first (in C), each event only when something is off."""
     if not structs:
-        return set()
+        return
 
     def flag(bad: Any) -> None:
         for j, st in enumerate(structs):
@@ -440,18 +436,18 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
         for j, s in enumerate(sessions):
             if s >= n_sessions:
                 flags[at + j] = 1
-    rows = set(map(_ROW, structs))  # few distinct: each column's values read from them
-    if n_parties is not None and max([r[0] for r in rows]) >= n_parties:
+    if n_parties is not None and max(map(_PARTY, structs)) >= n_parties:
         flag(lambda st: st.party >= n_parties)
     if attachments is not None and any(type(a) is int and a >= attachments
-                                       for a in {r[1] for r in rows}):
+                                       for a in set(map(_ATTACHMENT, structs))):
         flag(lambda st: type(st.attachment) is int and st.attachment >= attachments)
     if None in map(_BODY, structs):
         flag(lambda st: st.body is None)
-    if any(type(m) is str and "/" not in m for m in {r[2] for r in rows}):
+    if any(type(m) is str and "/" not in m for m in set(map(_MEDIATYPE, structs))):
         flag(lambda st: type(st.mediatype) is str and "/" not in st.mediatype)
-    if any(type(v) is str and v[:1] == "!" and v != spec.HOST_SERVER
-           for v in {r[_ROW_SERVER] for r in rows}):
+    if servers is None:  # (the whole array's, when these are all of it)
+        servers = frozenset(map(_SERVER, structs))
+    if any(type(v) is str and v[:1] == "!" and v != spec.HOST_SERVER for v in servers):
         flag(lambda st: type(st.server) is str and st.server[:1] == "!"
              and st.server != spec.HOST_SERVER)
     special = bytes(map(_SPECIAL_CODE.get, map(type, structs), repeat(0)))
@@ -462,7 +458,6 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
             break
         if not _special_ok(structs[j]):
             flags[at + j] = 1
-    return rows
 
 
 def _special_ok(st: Any) -> bool:
