@@ -66,6 +66,14 @@ def _flagged(events: Events, ctx: Ctx) -> bytearray:
                    None if att is None else len(att))
 
 
+class _OneSession(dict):
+    """Session index -> the tuple of it alone, one per index, made when first asked for."""
+
+    def __missing__(self, index: int) -> tuple[int, ...]:
+        got = self[index] = (index,)
+        return got
+
+
 #: A Struct's class -> (its event type, its Event kind).
 _TYPED = {cls: (typ, _KIND[typ]) for cls, typ in TAGS.items()}
 
@@ -126,7 +134,7 @@ class _Builder:
         kinds = _KIND
         tags = TAGS
         new = tuple.__new__
-        one_session: dict[int, tuple[int, ...]] = {}
+        one_session = _OneSession()
         check = self.check
         if times is not None and not any(flagged) and None not in structs:
             # Every event passed its column: nothing is reported, and each Event is read from
@@ -135,9 +143,10 @@ class _Builder:
             for i, st, t in zip(range(len(structs)), structs, times, strict=True):
                 typ, kind = typed[type(st)]
                 s = st.sessions  # an index, or a non-empty array of them
-                sessions = one_session.get(s) if type(s) is int else tuple(s)
-                if sessions is None:
-                    sessions = one_session[s] = (s,)
+                try:
+                    sessions = one_session[s]
+                except TypeError:  # an array (no key)
+                    sessions = tuple(s)
                 append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
                                    st.attempt or None, st.party, sessions, evs)))
             has_lifecycle = bool(events)
@@ -206,9 +215,10 @@ class _Builder:
                             keys.append((t, i, 0))
                 if get is None:  # from the Struct: every value usable
                     s = st.sessions  # an index, or a non-empty array of them
-                    sessions = one_session.get(s) if type(s) is int else tuple(s)
-                    if sessions is None:
-                        sessions = one_session[s] = (s,)
+                    try:
+                        sessions = one_session[s]
+                    except TypeError:  # an array (no key)
+                        sessions = tuple(s)
                     has_lifecycle = True
                     append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
                                        st.attempt or None, st.party, sessions, evs)))
