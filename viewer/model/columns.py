@@ -430,9 +430,14 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
                 flags[at + j] = 1
 
     sessions = list(map(_SESSIONS, structs))
-    if list in set(map(type, sessions)):  # arrays among them: each event's highest index
+    try:  # an int when every one is an index (an array among indices: a TypeError)
+        highest = max(sessions)
+    except TypeError:
+        highest = None
+    if type(highest) is not int:  # arrays among them: each event's highest index
         sessions = [max(s) if type(s) is list else s for s in sessions]
-    if max(sessions) >= n_sessions:
+        highest = max(sessions)
+    if highest >= n_sessions:
         for j, s in enumerate(sessions):
             if s >= n_sessions:
                 flags[at + j] = 1
