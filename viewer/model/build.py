@@ -53,6 +53,7 @@ _FINAL = spec.FINAL_STATES
 _SEVERITY = spec.FINDING_SEVERITY
 _OPERATION_RULES = OPERATION_RULES
 _OUTCOME = {state: spec.outcome_name(state) for state in spec.STATES}
+_UNKNOWN = spec.UNKNOWN_OUTCOME
 _NO_FLAGS: frozenset[str] = frozenset()
 _NO_FLAGGED: dict[int, set[str]] = {}  # never written: an operation without once decisions
 _KIND = {spec.POLICY_DECISION: "decision", **{t: "tool" for t in spec.TOOL_EVENT_TYPES}}
@@ -63,6 +64,18 @@ def _flagged(events: Events, ctx: Ctx) -> bytearray:
     att = ctx.attachments
     return unclean(events, ctx.n_parties, ctx.n_sessions,
                    None if att is None else len(att))
+
+
+class _OneSession(dict):
+    """Session index -> the tuple of it alone, one per index, made when first asked for."""
+
+    def __missing__(self, index: int) -> tuple[int, ...]:
+        got = self[index] = (index,)
+        return got
+
+
+#: A Struct's class -> (its event type, its Event kind).
+_TYPED = {cls: (typ, _KIND[typ]) for cls, typ in TAGS.items()}
 
 
 def _no_check(index: int, ev: Any, ctx: Ctx, out: list[Diagnostic]) -> None:
@@ -121,18 +134,20 @@ class _Builder:
         kinds = _KIND
         tags = TAGS
         new = tuple.__new__
-        one_session: dict[int, tuple[int, ...]] = {}
+        one_session = _OneSession()
         check = self.check
         if times is not None and not any(flagged) and None not in structs:
             # Every event passed its column: nothing is reported, and each Event is read from
             # its Struct.
-            for i, st in enumerate(structs):
-                typ = tags[type(st)]
+            typed = _TYPED
+            for i, st, t in zip(range(len(structs)), structs, times, strict=True):
+                typ, kind = typed[type(st)]
                 s = st.sessions  # an index, or a non-empty array of them
-                sessions = one_session.get(s) if type(s) is int else tuple(s)
-                if sessions is None:
-                    sessions = one_session[s] = (s,)
-                append(new(Event, (i, typ, kinds[typ], times[i], i, st.operation_id or None,
+                try:
+                    sessions = one_session[s]
+                except TypeError:  # an array (no key)
+                    sessions = tuple(s)
+                append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
                                    st.attempt or None, st.party, sessions, evs)))
             has_lifecycle = bool(events)
         else:
@@ -200,9 +215,10 @@ class _Builder:
                             keys.append((t, i, 0))
                 if get is None:  # from the Struct: every value usable
                     s = st.sessions  # an index, or a non-empty array of them
-                    sessions = one_session.get(s) if type(s) is int else tuple(s)
-                    if sessions is None:
-                        sessions = one_session[s] = (s,)
+                    try:
+                        sessions = one_session[s]
+                    except TypeError:  # an array (no key)
+                        sessions = tuple(s)
                     has_lifecycle = True
                     append(new(Event, (i, typ, kind, t, i, st.operation_id or None,
                                        st.attempt or None, st.party, sessions, evs)))
@@ -297,8 +313,9 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     findings = b.findings
 
     # Group lifecycle events by operation, in replay order.
-    # An operation is (first event, tool events, once decisions, unassigned event indices).
-    ops: dict[str, tuple[Event, list[Event], list[Event], list[int]]] = {}
+    # An operation is [first event, tool events, once decisions, unassigned event indices];
+    # the last two () until they have one (most operations never do).
+    ops: dict[str, list[Any]] = {}
     get_op = ops.get
     standing_events: list[Event] = []
     context: list[int] = []
@@ -306,11 +323,11 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
     # Unpacked, not read by attribute: a NamedTuple field is a descriptor call.
     for ev in (events if b.in_order else [events[i] for i in replay]):
         index, _, kind, _, _, oid, attempt, _, _, _ = ev
-        if kind == "context":
-            context.append(index)
-            continue
-        if kind == "decision":
-            life = ev.get("policy_life")
+        if kind != "tool":
+            if kind == "context":
+                context.append(index)
+                continue
+            life = ev.get("policy_life")  # a decision
             if life not in lives:
                 life = "once" if oid is not None else "standing"
             if life == "standing":
@@ -320,16 +337,26 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             continue
         op = get_op(oid)
         if op is None:
-            op = ops[oid] = (ev, [], [], [])
-        # (first event, replayable tool events, once decisions, unassigned event indices)
-        if attempt is None:
-            op[3].append(index)
-        if kind == "decision":
-            op[2].append(ev)
-        elif attempt is not None:
+            op = ops[oid] = [ev, [], (), ()]
+        # [first event, replayable tool events, once decisions, unassigned event indices]
+        if attempt is not None and kind == "tool":  # most events
             op[1].append(ev)
+            continue
+        if attempt is None:
+            if op[3]:
+                op[3].append(index)
+            else:
+                op[3] = [index]
+        if kind == "decision":
+            if op[2]:
+                op[2].append(ev)
+            else:
+                op[2] = [ev]
 
     standing = StandingIndex(standing_events)
+    # the Structs of the events array every Event was read from (``Event.source``)
+    array = events[0][9] if events else None
+    structs = array.structs if isinstance(array, EventArray) else None
     operations: list[Operation] = []
     pairs = iter(ops.items())
     shapes = _Shapes()
@@ -337,8 +364,8 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
 
     def replay_operations(n: int | None) -> None:
         for op_id, op in pairs if n is None else islice(pairs, n):
-            operations.append(_operation(op_id, op, standing, events, diags, findings,
-                                         shapes, governed))
+            operations.append(_operation(op_id, op, standing, events, structs, diags,
+                                         findings, shapes, governed))
 
     def model() -> Model:
         return Model(
@@ -478,8 +505,9 @@ def _str(v: Any) -> str | None:
 
 
 #: Findings replay alone decides, per attempt of a shape (``findings.SHAPE_RULES``): (kind,
-#: event positions, message after the operation id).
-_Static = tuple[tuple[str, tuple[int, ...], str], ...]
+#: severity, event positions, the first of them (None: none), message after the operation
+#: id). The tool events are in replay order: the first position names the first of them in it.
+_Static = tuple[tuple[str, str, tuple[int, ...], int | None, str], ...]
 
 
 class _Plan(NamedTuple):
@@ -501,12 +529,15 @@ class _Plan(NamedTuple):
 
 class _Shaped(NamedTuple):
     """A shape with what ``_operation`` reads of it: its attempts' plans, the positions of
-    its tool-invocations, and whether its attempt numbers have a gap."""
+    its tool-invocations, whether its attempt numbers have a gap, whether it has more than
+    one tool-invocation, more than one attempt."""
 
     shape: Shape
     plans: tuple[_Plan, ...]
     invocations: tuple[int, ...]
     gap: bool
+    several_invocations: bool
+    several_attempts: bool
 
 
 class _Shapes(dict):
@@ -519,11 +550,14 @@ class _Shapes(dict):
         plans = tuple(
             _Plan(a.number, a.steps, a.invocation, a.steps[0].event,
                   a.steps[-1].event if a.state in _FINAL else None,
-                  a.late, a.out_of_model, a.state, fixed)
+                  a.late, a.out_of_model, a.state,
+                  tuple((kind, _SEVERITY[kind], at, min(at, default=None), msg)
+                        for kind, at, msg in fixed))
             for a, fixed in zip(attempts, shape_findings(attempts, key), strict=True))
         # attempt numbers are distinct and >= 1: a gap somewhere when the last is not their count
         gap = bool(attempts) and attempts[-1].number != len(attempts)
-        got = self[key] = _Shaped(shape, plans, shape.invocations, gap)
+        got = self[key] = _Shaped(shape, plans, shape.invocations, gap,
+                                  len(shape.invocations) > 1, len(plans) > 1)
         return got
 
 
@@ -531,13 +565,21 @@ class _Shapes(dict):
 #: Event.type), by position (a NamedTuple field is a descriptor call).
 _KEY_OF = itemgetter(6, 1)
 _INDEX_OF = itemgetter(0)
+_ORDER_OF = itemgetter(4)  # Event.order
+_FIRST = itemgetter(0)
+
+
+def _first_order(at: tuple[int, ...], events: tuple[Event, ...]) -> int:
+    """The replay position of the first of the events ``at`` (indices) names; -1 for none."""
+    return min(map(_ORDER_OF, map(events.__getitem__, at)), default=-1)
 
 
 def _operation(
     op_id: str,
-    op: tuple[Event, list[Event], list[Event], list[int]],
+    op: list[Any],  # [first event, tool events, once decisions or (), unassigned or ()]
     standing: StandingIndex,
     events: tuple[Event, ...],
+    structs: list[Any] | None,
     diags: list[Diagnostic],
     findings: list[Finding],
     shapes: _Shapes,
@@ -569,8 +611,7 @@ def _operation(
         src_ev = once_events[0]
     server = tool = None
     if src_ev is not None:
-        src = src_ev[9]  # Event.source: read from the event's Struct when it has one
-        st = src.structs[src_ev[0]] if isinstance(src, EventArray) else None
+        st = None if structs is None else structs[src_ev[0]]  # its Struct, when it has one
         if st is not None:  # (UNSET, for absent, is no string)
             server, tool = st.server, st.tool
             if type(server) is not str:
@@ -583,7 +624,7 @@ def _operation(
     if once_events and isinstance(once_events[0].get("operation"), str):
         kind = once_events[0].get("operation")
 
-    if len(invocations) > 1:
+    if shaped.several_invocations:
         sid = safe_short(op_id)
         seen_first = False
         for p in invocations:
@@ -621,7 +662,7 @@ def _operation(
             "attempt-gap", "warning", f"/events/{first_after}/attempt",
             f"operation {sid}: attempt {shown} missing; attempts start "
             "at 1 and rise by one"))
-    if len(plans) > 1:
+    if shaped.several_attempts:
         prev_inv: Event | None = None
         for a in plans:
             if a.invocation is None:
@@ -636,6 +677,8 @@ def _operation(
             prev_inv = inv
 
     found: list[Finding] = []
+    # by attempt, then by the replay position of the first event named: each finding's key
+    keys: list[tuple[int, int]] = []
     severity = _SEVERITY
 
     # The registered rules (viewer/model/findings.py); each attempt is flagged with the kinds
@@ -653,6 +696,7 @@ def _operation(
                     flagged.setdefault(n, set()).add(rule.kind)
                     found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at,
                                          sid + msg))
+                    keys.append((n or 0, _first_order(at, events)))
             once_index = OnceIndex(once)  # numbers ascend: one pass
 
     attempts: list[Attempt] = []
@@ -678,14 +722,16 @@ def _operation(
             flags.add(rule.kind)
             at, msg = rule.check(n, gov, index[inv_pos if inv_pos is not None else first_pos])
             found.append(Finding(rule.kind, severity[rule.kind], op_id, n, at, sid + msg))
+            keys.append((n, _first_order(at, events)))
         if fixed:
             sid = sid or safe_short(op_id)
             if flags is None:
                 flags = set()
-            for kind_, at, msg in fixed:
+            for kind_, sev, at, first_at, msg in fixed:
                 flags.add(kind_)
-                found.append(Finding(kind_, severity[kind_], op_id, n,
-                                     tuple([index[p] for p in at]), sid + msg))
+                found.append(Finding(kind_, sev, op_id, n, tuple([index[p] for p in at]),
+                                     sid + msg))
+                keys.append((n, -1 if first_at is None else tool_events[first_at][4]))
         late = tuple([index[p] for p in late_p]) if late_p else ()
         if late:
             late_total += len(late)
@@ -700,10 +746,10 @@ def _operation(
             number=n,
             # the shape's steps, each with its event's index in place of its position
             steps=tuple([with_fields(s, event=index[s.event]) for s in steps]),
-            start=tool_events[first_pos].time,
-            end=None if end_pos is None else tool_events[end_pos].time,
+            start=tool_events[first_pos][3],  # Event.time
+            end=None if end_pos is None else tool_events[end_pos][3],
             final_state=final,
-            invocation=None if inv is None else inv.index,
+            invocation=None if inv is None else inv[0],  # Event.index
             server=a_server,
             tool=a_tool,
             decision=gov.decision,
@@ -720,7 +766,7 @@ def _operation(
             any_escalated = True
 
     if attempts:
-        outcome = _OUTCOME.get(attempts[-1].final_state, spec.UNKNOWN_OUTCOME)
+        outcome = _OUTCOME.get(final, _UNKNOWN)  # the last attempt's final state
         decision, life, dec_event = first_gov.decision, first_gov.life, first_gov.event
     else:
         last_once = once_events[-1] if once_events else None
@@ -731,12 +777,13 @@ def _operation(
                    else spec.NOT_PERFORMED_OUTCOME)
 
     if found:
-        if len(found) > 1:  # by attempt, then by the replay position of the first event named
-            found.sort(key=lambda f: (f.attempt or 0,
-                                      min((events[e].order for e in f.events), default=-1)))
+        if len(found) > 1:  # by their keys; a stable sort: ties keep the rules' order
+            found = [f for _, f in sorted(zip(keys, found, strict=True), key=_FIRST)]
         findings.extend(found)
     first: Event = op[0]
-    return Operation(
+    # Fifteen keywords at most: CPython passes sixteen or more through a dict it builds for
+    # the call, several times slower; the two most often empty are set after, when not.
+    operation = Operation(
         operation_id=op_id,
         operation=kind,
         server=server,
@@ -746,8 +793,6 @@ def _operation(
         decision_event=dec_event,
         outcome=outcome,
         attempts=tuple(attempts),
-        once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
-        unassigned_events=tuple(op[3]) if op[3] else (),
         first_time=first.time,
         first_order=first.order,
         retries=retries,
@@ -755,3 +800,9 @@ def _operation(
         late_responses=late_total,
         flags=frozenset([f.kind for f in found]) if found else _NO_FLAGS,
     )
+    if once_events or op[3]:
+        operation = with_fields(
+            operation,
+            once_decisions=tuple([ev.index for ev in once_events]) if once_events else (),
+            unassigned_events=tuple(op[3]) if op[3] else ())
+    return operation

@@ -21,6 +21,7 @@ imported, built by hand) are encoded and take the same decode.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
 
@@ -159,7 +160,7 @@ class Events(EventArray, Sequence[Any]):
     Headless summaries and checks of a clean file never build an event's dict: the model
     reads the Structs (``column``, ``Event.get``). Never modify what it returns."""
 
-    __slots__ = ("_loose", "_raw", "_slices", "_values", "_whole", "structs")
+    __slots__ = ("_distinct", "_loose", "_raw", "_slices", "_values", "_whole", "structs")
 
     def __init__(self, structs: list[Any], values: list[Any], raw: Any = None,
                  slices: list[msgspec.Raw] | None = None, loose: list[int] | None = None,
@@ -170,6 +171,7 @@ class Events(EventArray, Sequence[Any]):
         self._raw = raw
         self._slices = slices
         self._loose = loose or []  # events whose Struct does not hold every member
+        self._distinct: dict[str, frozenset[Any]] = {}  # see ``distinct``
 
     @classmethod
     def decode(cls, raw: bytes | memoryview | msgspec.Raw, *, whole: bool = True) -> Events:
@@ -296,8 +298,16 @@ class Events(EventArray, Sequence[Any]):
                 out.append(e.get(name) if type(e) is dict else None)
         return out
 
-    def distinct(self, name: str) -> set[Any]:
-        """The distinct values of member ``name`` (None for absent) that can be in a set."""
+    def distinct(self, name: str) -> frozenset[Any]:
+        """The distinct values of member ``name`` (None for absent) that can be in a set.
+        Kept: the Structs do not change (the values of events without one are decoded as
+        they are recorded, whenever asked)."""
+        got = self._distinct.get(name)
+        if got is None:
+            got = self._distinct[name] = frozenset(self._distinct_values(name))
+        return got
+
+    def _distinct_values(self, name: str) -> set[Any]:
         structs = self.structs
         try:
             if name in _FIELDS and None not in structs:
@@ -386,8 +396,9 @@ def unclean(events: Events | list[Any], n_parties: int | None, n_sessions: int |
             end = n if whole else structs.index(None, at)
         except ValueError:
             end = n
-        _after(structs[at:end] if at or end < n else structs, at, flags, n_parties,
-               n_sessions, attachments)
+        every = not at and end == n  # (then ``got`` is no None: ``n`` is 0 without events)
+        _after(structs if every else structs[at:end], at, flags, n_parties, n_sessions,
+               attachments, got.distinct("server") if every and got is not None else None)
         if end < n:
             flags[end] = 1
         at = end + 1
@@ -403,10 +414,11 @@ _SERVER = attrgetter("server")
 #: Structs that need a look of their own: policy cells by life, optional content.
 _SPECIAL: Final = frozenset({_POLICY, *_OPTIONAL_CONTENT, _LOOSE[spec.POLICY_DECISION],
                              *(_LOOSE[TAGS[c]] for c in _OPTIONAL_CONTENT)})
+_SPECIAL_CODE: Final = dict.fromkeys(_SPECIAL, 1)  # (other Structs: 0)
 
 
 def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
-           n_sessions: int, attachments: int | None) -> None:
+           n_sessions: int, attachments: int | None, servers: frozenset[Any] | None) -> None:
     """The checks no field makes, on converted events ``at``, ``at + 1``, ...: each column's
     maximum or distinct values first (in C), each event only when something is off."""
     if not structs:
@@ -418,9 +430,14 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
                 flags[at + j] = 1
 
     sessions = list(map(_SESSIONS, structs))
-    if list in set(map(type, sessions)):  # arrays among them: each event's highest index
+    try:  # an int when every one is an index (an array among indices: a TypeError)
+        highest = max(sessions)
+    except TypeError:
+        highest = None
+    if type(highest) is not int:  # arrays among them: each event's highest index
         sessions = [max(s) if type(s) is list else s for s in sessions]
-    if max(sessions) >= n_sessions:
+        highest = max(sessions)
+    if highest >= n_sessions:
         for j, s in enumerate(sessions):
             if s >= n_sessions:
                 flags[at + j] = 1
@@ -433,20 +450,19 @@ def _after(structs: list[Any], at: int, flags: bytearray, n_parties: int | None,
         flag(lambda st: st.body is None)
     if any(type(m) is str and "/" not in m for m in set(map(_MEDIATYPE, structs))):
         flag(lambda st: type(st.mediatype) is str and "/" not in st.mediatype)
-    if any(type(v) is str and v[:1] == "!" and v != spec.HOST_SERVER
-           for v in set(map(_SERVER, structs))):
+    if servers is None:  # (the whole array's, when these are all of it)
+        servers = frozenset(map(_SERVER, structs))
+    if any(type(v) is str and v[:1] == "!" and v != spec.HOST_SERVER for v in servers):
         flag(lambda st: type(st.server) is str and st.server[:1] == "!"
              and st.server != spec.HOST_SERVER)
-    kinds = list(map(type, structs))
-    for cls in _SPECIAL.intersection(kinds):
-        j = -1
-        while True:  # each Struct of this class, found by list.index (in C)
-            try:
-                j = kinds.index(cls, j + 1)
-            except ValueError:
-                break
-            if not _special_ok(structs[j]):
-                flags[at + j] = 1
+    special = bytes(map(_SPECIAL_CODE.get, map(type, structs), repeat(0)))
+    j = -1
+    while True:  # each special Struct, found by bytes.find (in C)
+        j = special.find(1, j + 1)
+        if j < 0:
+            break
+        if not _special_ok(structs[j]):
+            flags[at + j] = 1
 
 
 def _special_ok(st: Any) -> bool:

@@ -72,6 +72,9 @@ class StandingIndex:
         #: positions, the replay positions of all (see ``in_effect``); made when first needed.
         self._split: dict[TargetKey, tuple[list[Event], list[Any], list[Event], list[int],
                                            list[int]]] = {}
+        #: (tool-level decision's index or None, server-level one's) -> the answer: one
+        #: ``Governing`` per pair met (see ``_answer``).
+        self._answers: dict[tuple[int | None, int | None], Governing] = {}
 
     @staticmethod
     def key(ev: Event) -> TargetKey:
@@ -139,10 +142,25 @@ class StandingIndex:
         if settled is None:
             settled = self._settled[key] = self._settle(operation, server, tool)
         since = settled[0]
-        if since is not None and when.time is not None and since <= when.time:
+        t = when[3]  # Event.time
+        if since is not None and t is not None and since <= t:
             return settled[1]
         tool_level = self.in_effect((operation, server, tool), when) if tool is not None else None
-        server_level = self.in_effect((operation, server, None), when)
+        return self._answer(tool_level, self.in_effect((operation, server, None), when))
+
+    def _answer(self, tool_level: Event | None, server_level: Event | None) -> Governing:
+        """The decision that governs given the tool-level and the server-level standing
+        decisions in effect (None: none), made once per pair."""
+        pair = (None if tool_level is None else tool_level.index,
+                None if server_level is None else server_level.index)
+        got = self._answers.get(pair)
+        if got is None:
+            got = self._answers[pair] = self._decide(tool_level, server_level)
+        return got
+
+    @staticmethod
+    def _decide(tool_level: Event | None, server_level: Event | None) -> Governing:
+        """Tool-level before server-level; a disagreement between them is reported."""
         chosen = tool_level or server_level
         if chosen is None:
             return NONE
@@ -170,17 +188,7 @@ class StandingIndex:
                 if ev.time is None:
                     return None, NONE
                 since = max(since, ev.time)
-        chosen = tool_level or server_level
-        if chosen is None:
-            return since, NONE
-        conflict = None
-        if (
-            tool_level is not None
-            and server_level is not None
-            and decision_value(tool_level) != decision_value(server_level)
-        ):
-            conflict = (tool_level.index, server_level.index)
-        return since, Governing(decision_value(chosen), "standing", chosen.index, conflict)
+        return since, self._answer(tool_level, server_level)
 
 
 def _split(decisions: list[Event]) -> tuple[list[Event], list[Any], list[Event], list[int],

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime
-from operator import attrgetter
 from typing import Any
 
 #: RFC 3339 date-time (section 5.6), the offset optional: a missing one is read as UTC with a
@@ -44,7 +44,6 @@ def parse_time(value: object) -> tuple[datetime | None, bool]:
 #: ASCII digits to "0": a date-time's pattern, which ``RFC3339`` matches exactly when it matches
 #: the date-time (``\d`` matches "0" as it matches any ASCII digit).
 _PATTERN = bytes.maketrans(b"123456789", b"000000000")
-_TZINFO = attrgetter("tzinfo")
 
 
 def parse_times(values: list[Any]) -> list[datetime] | None:
@@ -60,20 +59,23 @@ def parse_times(values: list[Any]) -> list[datetime] | None:
         joined = "\n".join(values).encode()
     except (TypeError, UnicodeEncodeError):  # not a string; a lone surrogate
         return None
-    patterns = joined.translate(_PATTERN).split(b"\n")
-    if len(patterns) != len(values):  # a value holds a newline: not a date-time
-        return None
-    for pattern in set(patterns):
+    every = joined.translate(_PATTERN)
+    first = values[0].encode().translate(_PATTERN)
+    if b"\n" not in first and every == b"\n".join([first] * len(values)):
+        patterns: Iterable[bytes] = (first,)  # most often: one pattern (no split into values)
+    else:
+        split = every.split(b"\n")
+        if len(split) != len(values):  # a value holds a newline: not a date-time
+            return None
+        patterns = set(split)
+    for pattern in patterns:
         text = pattern.decode()
         if RFC3339(text) is None or not (text[-1] in "Zz" or text[-6] in "+-"):
             return None
-    try:
-        parsed = list(map(datetime.fromisoformat, values))
+    try:  # each with an offset (its pattern's): an aware datetime
+        return list(map(datetime.fromisoformat, values))
     except ValueError:
         return None
-    if None in map(_TZINFO, parsed):
-        return None
-    return parsed
 
 
 def format_time(dt: datetime | None) -> str | None:

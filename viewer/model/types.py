@@ -41,7 +41,7 @@ class EventArray:
         """Member ``name`` of every event, as ``Event.get`` reads it."""
         raise NotImplementedError
 
-    def distinct(self, name: str) -> set[Any]:
+    def distinct(self, name: str) -> frozenset[Any]:
         """The distinct values (those that can be in a set) of member ``name``."""
         raise NotImplementedError
 
@@ -168,8 +168,8 @@ class Operation(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     decision_event: int | None
     outcome: str  # README: "Outcome"
     attempts: tuple[Attempt, ...]  # by attempt number
-    once_decisions: tuple[int, ...]  # event indices, replay order
-    unassigned_events: tuple[int, ...]
+    once_decisions: tuple[int, ...] = ()  # event indices, replay order
+    unassigned_events: tuple[int, ...] = ()
     first_time: datetime | None
     first_order: int  # replay position of its first event
     retries: int
