@@ -16,7 +16,6 @@ import base64
 import binascii
 import contextlib
 from bisect import bisect_right
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -37,22 +36,74 @@ DISPLAY_DEPTH: Final = 254
 Kind = Literal["json", "text", "binary", "external", "none", "deep"]
 
 
-@dataclass(frozen=True, slots=True)
 class DecodedText:
     """Content decoded: what it is (``label``), its kind, and its text (see the module doc).
-    ``value`` is the parsed JSON value for kind "json" (None otherwise)."""
+    ``value`` is the parsed JSON value for kind "json" (None otherwise). Immutable.
+
+    The text of a JSON value (pretty, ``dumps_pretty``) and its one line (``compact_json``)
+    are each laid out when first read, then kept: a report reads one of the two (Markdown the
+    line, HTML the block), the viewer mostly one as well. ``compact``: orjson's compact JSON
+    of ``value``, when already written (``_json_value`` writes it to find the depth)."""
+
+    __slots__ = ("_compact", "_line", "_text", "depth", "kind", "label", "value")
 
     label: str
     kind: Kind
-    text: str
-    value: Any = None
-    depth: int = 0  # kind "deep": how deep the value is nested
+    value: Any
+    depth: int  # kind "deep": how deep the value is nested
+
+    def __init__(self, label: str, kind: Kind, text: str | None = None, value: Any = None,
+                 depth: int = 0, *, compact: bytes | None = None) -> None:
+        put = object.__setattr__
+        put(self, "label", label)
+        put(self, "kind", kind)
+        put(self, "_text", text)  # None: a JSON value's, not laid out yet
+        put(self, "value", value)
+        put(self, "depth", depth)
+        put(self, "_compact", compact)
+        put(self, "_line", None)
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            text = dumps_pretty(self.value) if self.kind == "json" else ""
+            object.__setattr__(self, "_text", text)
+        return text
 
     def one_line(self) -> str:
         """The text on one line: JSON compact, a line break as ⏎ (as the viewer's lanes)."""
-        if self.kind == "json":
-            return compact_json(self.value)
-        return one_line(self.text)
+        line = self._line
+        if line is None:
+            if self.kind != "json":
+                line = one_line(self.text)
+            elif self._compact is not None:
+                line = _compact_text(self._compact.decode())
+            else:
+                line = compact_json(self.value)
+            object.__setattr__(self, "_line", line)
+        return line
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.label, self.kind, self.text, self.value, self.depth)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"cannot delete field {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"DecodedText(label={self.label!r}, kind={self.kind!r}, text={self.text!r}, "
+                f"value={self.value!r}, depth={self.depth!r})")
 
 
 def one_line(text: str) -> str:
@@ -84,19 +135,29 @@ def compact_json(value: Any) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = dumps_deep(value)
+    return _compact_text(text)
+
+
+def _compact_text(text: str) -> str:
+    """``compact_json``'s step after writing: unsafe characters escaped."""
     return safe(json_escape_unsafe(text))
 
 
 def too_deep(value: Any) -> int:
     """The depth of ``value`` when it is nested deeper than ``DISPLAY_DEPTH``, else 0."""
+    return _dumped(value)[1]
+
+
+def _dumped(value: Any) -> tuple[bytes | None, int]:
+    """(orjson's compact JSON of a dict or list ``value``, else None; ``too_deep``): for a
+    dict or a list, writing it is how its depth is found, and the text is kept."""
     if not isinstance(value, (dict, list)):
-        return 0
+        return None, 0
     try:
-        orjson.dumps(value)
-        return 0
+        return orjson.dumps(value), 0
     except TypeError:
         n = depth(value)
-        return n if n > DISPLAY_DEPTH else 0
+        return None, n if n > DISPLAY_DEPTH else 0
 
 
 def b64url(body: str) -> bytes:
@@ -127,11 +188,11 @@ def mostly_text(text: str) -> bool:
 
 
 def _json_value(value: Any, label: str) -> DecodedText:
-    n = too_deep(value)
+    compact, n = _dumped(value)
     if n:
         return DecodedText(f"{label}, nested {n} deep",
                            "deep", f"nested too deep to display (depth {n})", None, n)
-    return DecodedText(label, "json", dumps_pretty(value), value)
+    return DecodedText(label, "json", None, value, compact=compact)  # text: when first read
 
 
 def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:

@@ -337,7 +337,16 @@ def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]
     each annotation's ``content``), each cut at ``limit``."""
     if index is None or not 0 <= index < len(model.events):
         return ()
-    raw = model.events[index].raw
+    return _notes(index, model.events[index].raw, limit)
+
+
+_NOTE_KEYS = frozenset([*(key for key, _ in NOTE_LABELS), "annotations"])
+
+
+def _notes(index: int, raw: Any, limit: int) -> tuple[Note, ...]:
+    """``event_notes`` of the event at ``index``, its value ``raw`` (read once by the caller)."""
+    if type(raw) is dict and _NOTE_KEYS.isdisjoint(raw):  # most events: nothing said
+        return ()
     out = [_note(index, label, raw[key], limit) for key, label in NOTE_LABELS
            if raw.get(key) not in (None, "")]
     said = raw.get("annotations")
@@ -364,7 +373,8 @@ def _quote(model: Model, index: int | None, late: bool = False,
     if index is None or not 0 <= index < len(model.events):
         return None
     ev = model.events[index]
-    return Quote(index, ev.type, decode_text(ev.raw), late, event_notes(model, index, limit))
+    raw = ev.raw
+    return Quote(index, ev.type, decode_text(raw), late, _notes(index, raw, limit))
 
 
 # --- per operation -----------------------------------------------------------------------------
