@@ -16,6 +16,7 @@ import base64
 import binascii
 import contextlib
 from bisect import bisect_right
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -23,7 +24,7 @@ import orjson
 
 from viewer.jsonenc import depth, dumps_deep, loads
 from viewer.model.times import parse_time
-from viewer.textsafe import json_escape_unsafe, safe, safe_block
+from viewer.textsafe import is_safe, json_escape_unsafe, safe, safe_block
 
 if TYPE_CHECKING:
     from viewer.model.types import Model
@@ -104,6 +105,36 @@ class DecodedText:
     def __repr__(self) -> str:
         return (f"DecodedText(label={self.label!r}, kind={self.kind!r}, text={self.text!r}, "
                 f"value={self.value!r}, depth={self.depth!r})")
+
+
+#: ``one_lines`` takes JSON texts in runs of this many.
+RUN: Final = 256
+
+
+def one_lines(decoded: Sequence[DecodedText]) -> list[str]:
+    """``[d.one_line() for d in decoded]`` (a report's quotes), the JSON values whose compact
+    text ``_json_value`` wrote taken in runs: their UTF-8 joined by line breaks (compact JSON
+    has none, nor has any other character's UTF-8 that byte), decoded at once and, when that
+    holds nothing ``safe`` escapes but the line breaks, split again as they are (what
+    ``compact_json`` makes of such a text is the text itself); any other run value by value."""
+    out: list[str] = []
+    todo: list[int] = []  # where the runs' lines go
+    written: list[bytes] = []
+    for d in decoded:
+        if d._line is None and d._compact is not None:
+            todo.append(len(out))
+            written.append(d._compact)
+            out.append("")
+        else:
+            out.append(d.one_line())
+    for k in range(0, len(written), RUN):
+        run = written[k:k + RUN]
+        text = b"\n".join(run).decode()
+        lines = text.split("\n") if is_safe(text.replace("\n", " ")) else \
+            [_compact_text(b.decode()) for b in run]
+        for i, line in zip(todo[k:k + RUN], lines, strict=True):
+            out[i] = line
+    return out
 
 
 def one_line(text: str) -> str:
@@ -208,7 +239,7 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
     """Decode the content of an event or attachment per its ``encoding``: inline ``body``
     (json, none, base64url) decoded; external ``url`` shown with its hash, never fetched."""
     mediatype = obj.get("mediatype")
-    mt = safe(mediatype) if mediatype is not None else "no mediatype"
+    mt = _said_mediatype(mediatype) if mediatype is not None else "no mediatype"
     if "url" in obj and "body" not in obj:
         text = (f"external content (never fetched)\nurl: {safe(obj.get('url'))}\n"
                 f"content_hash: {safe(obj.get('content_hash'))}")
@@ -241,6 +272,21 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
         label = f"text, {mt}" if encoding == "none" else f"encoding {safe(encoding)!s}, {mt}"
         return _text_or_json(body, mediatype if encoding != "none" else None, label)
     return _json_value(body, f"{safe(encoding) or 'no encoding'}, non-string body")
+
+
+_MEDIATYPES: dict[str, str] = {}  # a recording's few media types, each made safe once
+
+
+def _said_mediatype(mediatype: Any) -> str:
+    """``safe(mediatype)``, kept for strings (a report decodes thousands of one media type)."""
+    if type(mediatype) is not str:
+        return safe(mediatype)
+    said = _MEDIATYPES.get(mediatype)
+    if said is None:
+        if len(_MEDIATYPES) >= 64:  # bounded: a file of many media types
+            _MEDIATYPES.clear()
+        said = _MEDIATYPES[mediatype] = safe(mediatype)
+    return said
 
 
 # --- dialog turns -------------------------------------------------------------------------------
@@ -293,20 +339,23 @@ def party_label(model: Model, index: Any) -> str:
     return f"{index} {safe(name)}" + (f" ({safe(role)})" if role else "")
 
 
-_TURNS: dict[int, tuple[Model, list[datetime], list[int]]] = {}
+_TURNS: dict[int, tuple[Model, list[datetime], list[int], list[bool]]] = {}
 
 
-def _turns(model: Model) -> tuple[list[datetime], list[int]]:
-    """Dialog turn times, sorted, computed once per model. The model is kept with them, so
-    its id cannot be reused by another model while the entry lives."""
+def _turns(model: Model) -> tuple[list[datetime], list[int], list[bool]]:
+    """Dialog turn times, sorted, their indices and whether an agent said each
+    (``_by_agent``), computed once per model. The model is kept with them, so its id cannot
+    be reused by another model while the entry lives."""
     cached = _TURNS.get(id(model))
     if cached is None or cached[0] is not model:
         turns = sorted((dt, i) for i, d in enumerate(model.dialog)
                        if (dt := dialog_time(d)) is not None)
-        cached = (model, [dt for dt, _ in turns], [i for _, i in turns])
+        idx = [i for _, i in turns]
+        dialog = model.dialog
+        cached = (model, [dt for dt, _ in turns], idx, [_by_agent(model, dialog[i]) for i in idx])
         _TURNS.clear()
         _TURNS[id(model)] = cached
-    return cached[1], cached[2]
+    return cached[1], cached[2], cached[3]
 
 
 def _by_agent(model: Model, d: object) -> bool:
@@ -326,12 +375,12 @@ def turn_before(model: Model, t: datetime | None) -> int | None:
     turn; None when no turn comes before ``t``."""
     if t is None:
         return None
-    times, idx = _turns(model)
+    times, idx, agent = _turns(model)
     k = bisect_right(times, t)
     if k == 0:
         return None
     for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
-        if not _by_agent(model, model.dialog[idx[j]]):
+        if not agent[j]:
             return idx[j]
     return idx[k - 1]
 

@@ -30,6 +30,7 @@ from viewer.content import (
     dialog_text,
     dialog_time,
     one_line,
+    one_lines,
     order_only,
     requested_content,
     step_number,
@@ -307,6 +308,11 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         return text[:limit], len(text)
 
 
+def quote_lines(quotes: Sequence[Quote], limit: int) -> list[tuple[str, int]]:
+    """``[q.line(limit) for q in quotes]``, the lines made together (``one_lines``)."""
+    return [(text[:limit], len(text)) for text in one_lines([q.decoded for q in quotes])]
+
+
 #: What a report calls what is said about an event beside its content, as the viewer's detail
 #: shows it: who decided and why (``reason``), what the importer inferred where the recording is
 #: silent (``inferred``; README, *Importing agent traffic*), and a trace's annotations.
@@ -450,11 +456,12 @@ def _event(model: Model, index: int | None) -> Event | None:
     return model.events[index]
 
 
-def _final_event(model: Model, a: Attempt) -> tuple[int, bool] | None:
+def _final_event(events: Sequence[Event], a: Attempt) -> tuple[int, bool] | None:
+    n = len(events)
     for step in reversed(a.steps):
-        e = _event(model, step.event)
-        if e is not None and e.type in FINAL_TYPES:
-            return step.event, step.late
+        i = step.event
+        if 0 <= i < n and events[i].type in FINAL_TYPES:  # (``_event``, inline)
+            return i, step.late
     return None
 
 
@@ -494,6 +501,13 @@ def gaps(model: Model, op: Operation) -> list[str]:
     events = model.events
     n = len(events)
     for a in atts:
+        if not any(map(_LATE_STEP, a.steps)):  # no late answer (most): only timeouts to say
+            for i in map(_STEP_EVENT, a.steps):
+                if 0 <= i < n and events[i].type == "tool-timeout":
+                    line = _timed_out(a, events[i])
+                    if line:
+                        out.append(line)
+            continue
         entered: dict[str, Event] = {}
         for step in a.steps:
             i = step.event
@@ -511,11 +525,21 @@ def gaps(model: Model, op: Operation) -> list[str]:
             if step.after != step.before and step.after is not None:
                 entered[step.after] = e
             if e.type == "tool-timeout":
-                g = _gap(a.start, e.time)
-                if g:
-                    out.append(f"Attempt {a.number} timed out (event {e.index}) {g} after it "
-                               "was invoked.")
+                line = _timed_out(a, e)
+                if line:
+                    out.append(line)
     return out
+
+
+_LATE_STEP = attrgetter("late")
+_STEP_EVENT = attrgetter("event")
+
+
+def _timed_out(a: Attempt, e: Event) -> str | None:
+    """The timeout ``e`` of ``a`` in words, when the time between is known."""
+    g = _gap(a.start, e.time)
+    return f"Attempt {a.number} timed out (event {e.index}) {g} after it was invoked." \
+        if g else None
 
 
 def _invoked_before(starts: list[tuple[int, int, Event]], orders: list[int], number: int,
@@ -602,16 +626,20 @@ def operation_evidence(model: Model, op: Operation, position: int,
     lead agent's party (``lead_party``), -1: not yet known."""
     attempts = []
     limit = opts.max_chars
+    events = model.events
     for a in op.attempts:
-        fin = _final_event(model, a)
-        quoted = {a.invocation, fin[0] if fin is not None else None}
-        between = tuple(n for st in a.steps if st.event not in quoted
-                        for n in event_notes(model, st.event, limit))
+        fin = _final_event(events, a)
+        invocation = a.invocation
+        final = fin[0] if fin is not None else None
+        between: list[Note] = []  # what its other events say (a cancel's reason...)
+        for i in map(_STEP_EVENT, a.steps):
+            if i != invocation and i != final:
+                between += event_notes(model, i, limit)
         attempts.append(AttemptEvidence(
-            a.number, a, _quote(model, a.invocation, limit=limit),
-            _quote(model, fin[0], fin[1], limit) if fin is not None else None,
+            a.number, a, _quote(model, invocation, limit=limit),
+            _quote(model, final, fin[1], limit) if fin is not None else None,
             event_notes(model, a.decision_event, limit) if a.decision_life == "once" else (),
-            between))
+            tuple(between)))
     asked = None
     decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it

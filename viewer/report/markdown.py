@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
@@ -35,6 +35,7 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
+    quote_lines,
     standing_reason,
     time_texts,
 )
@@ -277,20 +278,38 @@ def _states(m: Callable[[object], str], states: Sequence[object]) -> str:
     return " → ".join([m(s) for s in states])
 
 
-def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids: Sequence[str],
+class _OpCells(NamedTuple):
+    """Each operation's cells through ``md``, by position in the report's operations: made
+    once for the operations table and the operation's evidence section."""
+
+    ids: list[str]
+    targets: list[str]
+    outcomes: list[str]
+    flags: list[str]
+
+
+def _op_cells(m: Callable[[object], str], ops: Sequence[Operation]) -> _OpCells:
+    return _OpCells(
+        md_column([op.operation_id for op in ops], m),
+        md_column([op.target for op in ops], m),
+        md_column([op.outcome for op in ops], m),
+        per_key([op.flags for op in ops], lambda f: _flags(m, f)))
+
+
+def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], cells: _OpCells,
                       marks: Sequence[str]) -> list[str]:
-    """The operations table, built column by column (``md_column``); ``ids``: each operation's
-    id through ``md``, ``marks``: its ``delegated_mark``."""
+    """The operations table, built column by column (``md_column``); ``cells``: the
+    operations' cells (``_op_cells``), ``marks``: each one's ``delegated_mark``."""
     return _column_table(
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
         [
             [str(i) for i in range(1, len(ops) + 1)],
-            [_op_id(m, op_md, mark) for op_md, mark in zip(ids, marks, strict=True)],
-            md_column([op.target for op in ops], m),
+            [_op_id(m, op_md, mark) for op_md, mark in zip(cells.ids, marks, strict=True)],
+            cells.targets,
             _decisions(m, list(map(DECISION, ops))),
             _attempts_cells(m, ops),
-            md_column([op.outcome for op in ops], m),
-            per_key([op.flags for op in ops], lambda f: _flags(m, f)),
+            cells.outcomes,
+            cells.flags,
         ],
     )
 
@@ -351,7 +370,8 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
                 f"extensions: {m(', '.join(s.unsupported_critical)) or 'none'}.", ""]
     out += _table(["Provenance", ""], ([label, m(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
-    ids = md_column([op.operation_id for op in ops], m)  # for the tables and the evidence
+    cells = _op_cells(m, ops)  # for the tables and the evidence
+    ids = cells.ids
     if ops:
         lead = lead_party(model)
         marks = [delegated_mark(model, op, lead) for op in ops]
@@ -360,7 +380,7 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
                     "(a sub-agent).", ""]
         if any(op.server == spec.HOST_SERVER for op in ops):
             out += [md(HOST_NOTE), ""]
-        out += _operations_table(m, ops, ids, marks)
+        out += _operations_table(m, ops, cells, marks)
         out += _attempts_table(m, model, ops, ids)
     else:
         out.append("No operations.")
@@ -388,14 +408,14 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
          for d in model.diagnostics],
     )
     out += ["", "## Evidence", ""]
-    out += _evidence(m, model, ev, opts, ids)
+    out += _evidence(m, model, ev, opts, cells)
     out.append("")  # the final line break
     return out
 
 
 def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: ReportOptions,
-              ids: Sequence[str]) -> list[str]:
-    """``ids``: the id through ``md`` of each operation of the report, in table order (an
+              ops: _OpCells) -> list[str]:
+    """``ops``: the cells of each operation of the report (``_op_cells``), in table order (an
     operation's evidence has its position there)."""
     if opts.evidence == "none":
         return ["Not quoted (--evidence none)."]
@@ -415,14 +435,15 @@ def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
         times=lambda v: md_column(v, m), quotes=lambda q: _quote_lines(q, limit),
         states=lambda x: _states(m, x), decisions=lambda d: _decisions(m, d),
         when=lambda ts: time_texts(model, ts))
+    turns: dict[int, str] = {}  # each turn's lead, by dialog index: operations share turns
     for oe in oes:
-        out += ["", *_operation_evidence(m, oe, limit, cells, ids[oe.position - 1])]
+        out += ["", *_operation_evidence(m, oe, limit, cells, ops, turns)]
     return out
 
 
 def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     """'- lead: text' of each quote, on one line (``Quote.line``), cut at ``limit``."""
-    lines = [q.line(limit) for q in quotes]
+    lines = quote_lines(quotes, limit)
     leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
                     4 * limit)
     texts = md_each([text for text, _ in lines])
@@ -437,23 +458,29 @@ def _note_lines(notes: Sequence[Note], limit: int) -> str:
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        cells: Cells, op_md: str) -> list[str]:
-    """``op_md``: the operation's id through ``md``."""
+                        cells: Cells, ops: _OpCells, turns: dict[int, str]) -> list[str]:
+    """``ops``: the operations' cells (``_op_cells``); ``turns``: the turns' leads made so
+    far (a turn's lead is the same in every section that quotes it)."""
     op = oe.operation
+    at = oe.position - 1
+    op_md = ops.ids[at]
     out = [f"### {_anchor(oe.position)}", ""]
-    head = f"**{op_md}** · {m(op.target)} · outcome {m(op.outcome)}"
+    head = f"**{op_md}** · {ops.targets[at]} · outcome {ops.outcomes[at]}"
     if oe.party:
         head += f" · {m(oe.party)}"
     if op.flags:
-        head += f" · flags {m(' '.join(sorted(op.flags)))}"
+        head += f" · flags {ops.flags[at]}"
     out += [head, ""]
     if oe.findings:
         out.append("- Findings: " + "; ".join([f"{m(f.kind)} ({m(f.severity)})"
                                                for f in oe.findings]))
     t = oe.turn
     if t is not None:
-        who = f"{m(t.speaker)}: " if t.speaker else ""
-        out.append(f"- {m(t.lead(limit))}: {who}{next(cells.said)}")
+        lead = turns.get(t.index)
+        if lead is None:
+            who = f"{m(t.speaker)}: " if t.speaker else ""
+            lead = turns[t.index] = f"- {m(t.lead(limit))}: {who}"
+        out.append(lead + next(cells.said))
     else:
         out.append(f"- {NO_TURN}")
     gaps = cells.gaps
