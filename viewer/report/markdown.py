@@ -48,7 +48,6 @@ MD_CHARS = 1000
 
 #: Markdown structure characters: ``backslash`` puts a backslash before each.
 MD_SPECIAL = "\\`*_[]<>|~&#!{}"
-_MD_RE = re.compile("[" + re.escape(MD_SPECIAL) + "]")
 #: (character, its escape), the backslash first: escaping it first means the backslashes the
 #: later replacements add are never escaped again.
 _MD_ESCAPES = tuple((c, "\\" + c) for c in sorted(MD_SPECIAL, key=lambda c: c != "\\"))
@@ -80,17 +79,23 @@ def md(value: object, limit: int = MD_CHARS) -> str:
 
 def _markup(text: str) -> str:
     """``md``'s steps after ``safe``: autolinks defanged (``_unlink``), then a backslash before
-    each Markdown character (``_backslashed``). Each step works within a line (nothing it
+    each Markdown character (``backslash``). Each step works within a line (nothing it
     looks for spans a line break), so on safe values joined by line breaks it gives what it
     gives on each (``md_each``)."""
-    return _backslashed(_unlink(text))
+    return backslash(_unlink(text))
 
 
 def _may_link(text: str) -> bool:
     """False when ``_AUTOLINK`` cannot match in ``text``."""
     # (the scheme alternative needs "://": a bare ":" of a time or a JSON object never
     # starts an autolink, and skipping the regex for it halves the cost of a big report)
-    return "://" in text or "www" in text.lower() or "@" in text
+    return "://" in text or "@" in text or _www(text)
+
+
+def _www(text: str) -> bool:
+    """Whether ``text`` holds "www" in any case. (Only "W" lowers to "w", so a text without
+    one is not lowered: a copy of every quote, time and id saved.)"""
+    return "www" in text or ("W" in text and "www" in text.lower())
 
 
 def _unlink(text: str) -> str:
@@ -98,14 +103,10 @@ def _unlink(text: str) -> str:
     return _AUTOLINK.sub(_defang, text) if _may_link(text) else text
 
 
-def _backslashed(text: str) -> str:
-    return backslash(text) if _MD_RE.search(text) else text
-
-
 def backslash(text: str) -> str:
     """A backslash before every character of ``MD_SPECIAL`` in ``text``: one C-level
     ``str.replace`` per character present (a regex substitution calls back into Python for
-    each match, ten times slower on a quoted JSON document)."""
+    each match, ten times slower on a quoted JSON document); ``text`` itself when none is."""
     for c, escaped in _MD_ESCAPES:
         if c in text:
             text = text.replace(c, escaped)
@@ -118,7 +119,7 @@ def inert(text: str) -> bool:
     on several values joined by spaces, it is true only when it is true of each: a space is
     none of these, and breaks "://" and "www"."""
     return (is_safe(text) and "://" not in text and "@" not in text
-            and "www" not in text.lower() and _MD_RE.search(text) is None)
+            and not _www(text) and not any(map(text.__contains__, MD_SPECIAL)))
 
 
 #: A column is checked in runs of this many values: one value that needs escaping sends only
@@ -156,7 +157,7 @@ def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
             text = "\n".join(run)
             if _may_link(text):  # the regex on the values that need it, not on all of them
                 text = "\n".join(map(_unlink, run))
-            out += _backslashed(text).split("\n")
+            out += backslash(text).split("\n")
         elif limit is None:
             out += list(map(md_whole, run))
         else:
