@@ -58,8 +58,11 @@ _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 #: scheme followed by "://", "www.", an e-mail address. Defanged as security reports do
 #: ("https[:]//", "www[.]", "a[@]b.example"), so a recorded URL reads as what it is and is
 #: never one click away.
+#: (The lookahead first says where any of them can start, which lets the regex engine skip to
+#: those characters instead of trying the three at every position.)
 _AUTOLINK = re.compile(
-    r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.)")
+    r"(?i)(?=[:w@])"
+    r"(?:(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.))")
 
 
 def _defang(m: re.Match[str]) -> str:
