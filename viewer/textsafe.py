@@ -88,8 +88,12 @@ def _holds_none(s: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
     """True when ``s`` holds none of the characters of a table: ``ascii_chars`` (its ASCII
     members) and ``pattern`` (a class of all of them). ASCII text (most recorded values) is
     checked as bytes: deleting those characters leaves it whole exactly when it has none,
-    several times faster than the regex, which the rest of Unicode goes through."""
+    several times faster than the regex, which the rest of Unicode goes through. A long ASCII
+    text (the reports check values joined by the hundred) is searched for each of those
+    characters instead (one C scan each, no copy)."""
     if s.isascii():
+        if len(s) > _LONG:
+            return not any(map(s.__contains__, _ASCII_CHARS[ascii_chars]))
         b = s.encode("ascii")
         return len(b.translate(None, ascii_chars)) == len(b)
     return pattern.search(s) is None
@@ -97,6 +101,12 @@ def _holds_none(s: str, ascii_chars: bytes, pattern: re.Pattern[str]) -> bool:
 
 _ASCII_UNSAFE: Final = bytes(cp for cp in UNSAFE_TABLE if cp < 0x80)
 _ASCII_BLOCK_UNSAFE: Final = bytes(cp for cp in _BLOCK_TABLE if cp < 0x80)
+#: Each table's ASCII members as one-character strings (``_holds_none`` on long text).
+_ASCII_CHARS: Final = {chars: tuple(map(chr, chars))
+                       for chars in (_ASCII_UNSAFE, _ASCII_BLOCK_UNSAFE)}
+#: From this length on, ASCII text is searched character by character of the table: the
+#: scans then cost less than the copy and the translate.
+_LONG: Final = 4096
 _BLOCK_UNSAFE_RE: Final = re.compile(_char_class(list(_BLOCK_TABLE)))
 
 
