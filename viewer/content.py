@@ -24,7 +24,7 @@ import orjson
 
 from viewer.jsonenc import depth, dumps_deep, loads
 from viewer.model.times import parse_time
-from viewer.textsafe import is_safe, json_escape_unsafe, safe, safe_block
+from viewer.textsafe import is_block_safe, is_safe, json_escape_unsafe, safe, safe_block
 
 if TYPE_CHECKING:
     from viewer.model.types import Model
@@ -157,7 +157,43 @@ def dumps_pretty(value: Any) -> str:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
         text = dumps_deep(value, indent=not too_deep(value))
+    return _pretty_text(text)
+
+
+def _pretty_text(text: str) -> str:
+    """``dumps_pretty``'s step after writing: unsafe characters escaped."""
     return safe_block(json_escape_unsafe(text))
+
+
+def texts(decoded: Sequence[DecodedText]) -> list[str]:
+    """``[d.text for d in decoded]`` (a report's quotes), the JSON values not laid out yet
+    written by orjson and taken in runs: their UTF-8 joined by NUL (JSON text has none, nor
+    has any other character's UTF-8 that byte), decoded at once and, when that holds nothing
+    ``safe_block`` escapes but the NULs, split again as they are (what ``dumps_pretty`` makes
+    of such a text is the text itself); any other run value by value."""
+    out: list[str] = []
+    todo: list[int] = []  # where the runs' texts go
+    written: list[bytes] = []
+    indent = orjson.OPT_INDENT_2
+    for d in decoded:
+        if d._text is None and d.kind == "json":
+            try:
+                written.append(orjson.dumps(d.value, option=indent))
+            except TypeError:  # what orjson does not write: ``dumps_pretty``
+                out.append(d.text)
+                continue
+            todo.append(len(out))
+            out.append("")
+        else:
+            out.append(d.text)
+    for k in range(0, len(written), RUN):
+        run = written[k:k + RUN]
+        text = b"\0".join(run).decode()
+        laid = text.split("\0") if is_block_safe(text.replace("\0", "\n")) else \
+            [_pretty_text(b.decode()) for b in run]
+        for i, one in zip(todo[k:k + RUN], laid, strict=True):
+            out[i] = one
+    return out
 
 
 def compact_json(value: Any) -> str:

@@ -115,6 +115,11 @@ def is_safe(s: str) -> bool:
     return _holds_none(s, _ASCII_UNSAFE, _UNSAFE_RE)
 
 
+def is_block_safe(s: str) -> bool:
+    """True when ``s`` holds no character that ``safe_block`` would escape."""
+    return _holds_none(s, _ASCII_BLOCK_UNSAFE, _BLOCK_UNSAFE_RE)
+
+
 def safe(value: Any) -> str:
     """One line of untrusted text: every control, bidi and invisible character escaped.
 
@@ -149,7 +154,7 @@ def safe_block(value: Any) -> str:
         return ""
     if not isinstance(value, str):
         value = _to_text(value)
-    if _holds_none(value, _ASCII_BLOCK_UNSAFE, _BLOCK_UNSAFE_RE):
+    if is_block_safe(value):
         return value  # (pretty JSON has line breaks: no translate pass for those alone)
     return value.translate(_BLOCK_TABLE)
 

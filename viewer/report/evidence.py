@@ -34,6 +34,7 @@ from viewer.content import (
     order_only,
     requested_content,
     step_number,
+    texts,
     turn_before,
     turn_speaker,
     view_span,
@@ -311,6 +312,11 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
 def quote_lines(quotes: Sequence[Quote], limit: int) -> list[tuple[str, int]]:
     """``[q.line(limit) for q in quotes]``, the lines made together (``one_lines``)."""
     return [(text[:limit], len(text)) for text in one_lines([q.decoded for q in quotes])]
+
+
+def quote_blocks(quotes: Sequence[Quote], limit: int) -> list[tuple[str, int]]:
+    """``[q.block(limit) for q in quotes]``, the texts laid out together (``texts``)."""
+    return [(text[:limit], len(text)) for text in texts([q.decoded for q in quotes])]
 
 
 #: What a report calls what is said about an event beside its content, as the viewer's detail

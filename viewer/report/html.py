@@ -51,12 +51,13 @@ from viewer.report.evidence import (
     each_once,
     evidence,
     per_key,
+    quote_blocks,
     standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import selected, selected_findings
-from viewer.textsafe import is_safe, safe, safe_block, safe_short
+from viewer.textsafe import is_block_safe, is_safe, safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
 MAX_ROWS = 300
@@ -119,11 +120,17 @@ def h_column(values: Sequence[object], once: Callable[[object], str]) -> list[st
 
 
 def hblock_each(texts: Sequence[str]) -> list[str]:
-    """``[hblock(t) for t in texts]``: ``safe_block`` one by one (a NUL becomes the text
-    ``\\x00``, so none is left), then ``html.escape`` on them all joined by NUL, split again."""
+    """``[hblock(t) for t in texts]``: in runs of ``RUN``, joined by NUL; a run whose only
+    NULs are those and that holds nothing else ``safe_block`` escapes is kept as it is, any
+    other one through ``safe_block`` one by one (a NUL becomes the text ``\\x00``, so none is
+    left); then ``html.escape`` on the run joined, split again."""
     out: list[str] = []
     for i in range(0, len(texts), RUN):
-        out += escape("\0".join(map(safe_block, texts[i:i + RUN])), quote=True).split("\0")
+        run = texts[i:i + RUN]
+        text = "\0".join(run)
+        if text.count("\0") != len(run) - 1 or not is_block_safe(text.replace("\0", "\n")):
+            text = "\0".join(map(safe_block, run))
+        out += escape(text, quote=True).split("\0")
     return out
 
 
@@ -380,7 +387,7 @@ def _evidence(e: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
 
 def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
     """The lead paragraph and the ``<pre>`` of each quote (``Quote.block``), cut at ``limit``."""
-    blocks = [q.block(limit) for q in quotes]
+    blocks = quote_blocks(quotes, limit)
     leads = h_each([q.lead(full, limit) for q, (_, full) in zip(quotes, blocks, strict=True)],
                    4 * limit)
     texts = hblock_each([text for text, _ in blocks])

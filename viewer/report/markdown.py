@@ -295,9 +295,26 @@ class _OpCells(NamedTuple):
 def _op_cells(m: Callable[[object], str], ops: Sequence[Operation]) -> _OpCells:
     return _OpCells(
         md_column([op.operation_id for op in ops], m),
-        md_column([op.target for op in ops], m),
+        _targets(m, ops),
         md_column([op.outcome for op in ops], m),
         per_key([op.flags for op in ops], lambda f: _flags(m, f)))
+
+
+_SERVER_TOOL = attrgetter("server", "tool")
+
+
+def _targets(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+    """Each operation's target through ``md``: a report has a few (server, tool) pairs, each
+    target made once, from an operation that has it (``Operation.target``)."""
+    keys = list(map(_SERVER_TOOL, ops))
+    try:
+        having = dict(zip(keys, ops, strict=True))
+    except TypeError:  # unhashable: a model built by hand
+        having = {}
+    if not having or not all(v is None or type(v) is str for key in having for v in key):
+        # (True and 1 are equal keys, and written otherwise: a model built by hand)
+        return md_column([op.target for op in ops], m)
+    return per_key(keys, lambda k: m(having[k].target))
 
 
 def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], cells: _OpCells,
