@@ -39,12 +39,14 @@ Kind = Literal["json", "text", "binary", "external", "none", "deep"]
 
 class DecodedText:
     """Content decoded: what it is (``label``), its kind, and its text (see the module doc).
-    ``value`` is the parsed JSON value for kind "json" (None otherwise). Immutable.
+    ``value`` is the parsed JSON value for kind "json" (None otherwise). Never modified once
+    made (slots set in ``__init__``: a report makes them by the ten thousand, and a frozen
+    class's per-field ``object.__setattr__`` would be most of that).
 
     The text of a JSON value (pretty, ``dumps_pretty``) and its one line (``compact_json``)
     are each laid out when first read, then kept: a report reads one of the two (Markdown the
     line, HTML the block), the viewer mostly one as well. ``compact``: orjson's compact JSON
-    of ``value``, when already written (``_json_value`` writes it to find the depth)."""
+    text of ``value``, when already written (``_json_value`` writes it to find the depth)."""
 
     __slots__ = ("_compact", "_line", "_text", "depth", "kind", "label", "value")
 
@@ -54,22 +56,20 @@ class DecodedText:
     depth: int  # kind "deep": how deep the value is nested
 
     def __init__(self, label: str, kind: Kind, text: str | None = None, value: Any = None,
-                 depth: int = 0, *, compact: bytes | None = None) -> None:
-        put = object.__setattr__
-        put(self, "label", label)
-        put(self, "kind", kind)
-        put(self, "_text", text)  # None: a JSON value's, not laid out yet
-        put(self, "value", value)
-        put(self, "depth", depth)
-        put(self, "_compact", compact)
-        put(self, "_line", None)
+                 depth: int = 0, *, compact: str | None = None) -> None:
+        self.label = label
+        self.kind = kind
+        self._text = text  # None: a JSON value's, not laid out yet
+        self.value = value
+        self.depth = depth
+        self._compact = compact
+        self._line: str | None = None
 
     @property
     def text(self) -> str:
         text = self._text
         if text is None:
-            text = dumps_pretty(self.value) if self.kind == "json" else ""
-            object.__setattr__(self, "_text", text)
+            text = self._text = dumps_pretty(self.value) if self.kind == "json" else ""
         return text
 
     def one_line(self) -> str:
@@ -79,10 +79,10 @@ class DecodedText:
             if self.kind != "json":
                 line = one_line(self.text)
             elif self._compact is not None:
-                line = _compact_text(self._compact.decode())
+                line = _compact_text(self._compact)
             else:
                 line = compact_json(self.value)
-            object.__setattr__(self, "_line", line)
+            self._line = line
         return line
 
     def _fields(self) -> tuple[Any, ...]:
@@ -96,12 +96,6 @@ class DecodedText:
     def __hash__(self) -> int:
         return hash(self._fields())
 
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise AttributeError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"cannot delete field {name!r}")
-
     def __repr__(self) -> str:
         return (f"DecodedText(label={self.label!r}, kind={self.kind!r}, text={self.text!r}, "
                 f"value={self.value!r}, depth={self.depth!r})")
@@ -113,13 +107,12 @@ RUN: Final = 256
 
 def one_lines(decoded: Sequence[DecodedText]) -> list[str]:
     """``[d.one_line() for d in decoded]`` (a report's quotes), the JSON values whose compact
-    text ``_json_value`` wrote taken in runs: their UTF-8 joined by line breaks (compact JSON
-    has none, nor has any other character's UTF-8 that byte), decoded at once and, when that
-    holds nothing ``safe`` escapes but the line breaks, split again as they are (what
-    ``compact_json`` makes of such a text is the text itself); any other run value by value."""
+    text ``_json_value`` wrote taken in runs: a run that, joined by spaces, holds nothing
+    ``safe`` escapes is kept as it is (what ``compact_json`` makes of such a text is the text
+    itself); any other run value by value."""
     out: list[str] = []
     todo: list[int] = []  # where the runs' lines go
-    written: list[bytes] = []
+    written: list[str] = []
     for d in decoded:
         if d._line is None and d._compact is not None:
             todo.append(len(out))
@@ -129,9 +122,7 @@ def one_lines(decoded: Sequence[DecodedText]) -> list[str]:
             out.append(d.one_line())
     for k in range(0, len(written), RUN):
         run = written[k:k + RUN]
-        text = b"\n".join(run).decode()
-        lines = text.split("\n") if is_safe(text.replace("\n", " ")) else \
-            [_compact_text(b.decode()) for b in run]
+        lines = run if is_safe(" ".join(run)) else list(map(_compact_text, run))
         for i, line in zip(todo[k:k + RUN], lines, strict=True):
             out[i] = line
     return out
@@ -167,30 +158,31 @@ def _pretty_text(text: str) -> str:
 
 def texts(decoded: Sequence[DecodedText]) -> list[str]:
     """``[d.text for d in decoded]`` (a report's quotes), the JSON values not laid out yet
-    written by orjson and taken in runs: their UTF-8 joined by NUL (JSON text has none, nor
-    has any other character's UTF-8 that byte), decoded at once and, when that holds nothing
+    written by orjson in runs: a run's UTF-8 joined by NUL (JSON text has none, nor has any
+    other character's UTF-8 that byte), decoded at once and, when that holds nothing
     ``safe_block`` escapes but the NULs, split again as they are (what ``dumps_pretty`` makes
-    of such a text is the text itself); any other run value by value."""
+    of such a text is the text itself); any other run value by value. (A run at a time:
+    orjson's bytes are made with room to spare, kilobytes for a short text.)"""
     out: list[str] = []
-    todo: list[int] = []  # where the runs' texts go
-    written: list[bytes] = []
-    indent = orjson.OPT_INDENT_2
+    todo: list[int] = []  # where the JSON values' texts go
+    values: list[Any] = []
     for d in decoded:
         if d._text is None and d.kind == "json":
-            try:
-                written.append(orjson.dumps(d.value, option=indent))
-            except TypeError:  # what orjson does not write: ``dumps_pretty``
-                out.append(d.text)
-                continue
             todo.append(len(out))
+            values.append(d.value)
             out.append("")
         else:
             out.append(d.text)
-    for k in range(0, len(written), RUN):
-        run = written[k:k + RUN]
-        text = b"\0".join(run).decode()
-        laid = text.split("\0") if is_block_safe(text.replace("\0", "\n")) else \
-            [_pretty_text(b.decode()) for b in run]
+    indent = orjson.OPT_INDENT_2
+    for k in range(0, len(values), RUN):
+        run = values[k:k + RUN]
+        try:
+            text = b"\0".join([orjson.dumps(v, option=indent) for v in run]).decode()
+        except TypeError:  # what orjson does not write: ``dumps_pretty``
+            laid = list(map(dumps_pretty, run))
+        else:
+            laid = text.split("\0") if is_block_safe(text.replace("\0", "\n")) else \
+                list(map(_pretty_text, text.split("\0")))
         for i, one in zip(todo[k:k + RUN], laid, strict=True):
             out[i] = one
     return out
@@ -215,13 +207,13 @@ def too_deep(value: Any) -> int:
     return _dumped(value)[1]
 
 
-def _dumped(value: Any) -> tuple[bytes | None, int]:
+def _dumped(value: Any) -> tuple[str | None, int]:
     """(orjson's compact JSON of a dict or list ``value``, else None; ``too_deep``): for a
     dict or a list, writing it is how its depth is found, and the text is kept."""
     if not isinstance(value, (dict, list)):
         return None, 0
-    try:
-        return orjson.dumps(value), 0
+    try:  # (as text: orjson's bytes are made with room to spare, kilobytes for a short text)
+        return orjson.dumps(value).decode(), 0
     except TypeError:
         n = depth(value)
         return None, n if n > DISPLAY_DEPTH else 0
