@@ -474,9 +474,11 @@ def _final_event(events: Sequence[Event], a: Attempt) -> tuple[int, bool] | None
 def _state_at(model: Model, a: Attempt, order: int) -> str | None:
     """The state ``a`` was in just before the event at replay position ``order``."""
     state = None
+    events = model.events
+    n = len(events)
     for step in a.steps:
-        e = _event(model, step.event)
-        if e is None or e.order >= order:
+        i = step.event
+        if not 0 <= i < n or events[i].order >= order:  # (``_event``, inline)
             break
         state = step.after
     return state

@@ -468,8 +468,8 @@ def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
                     4 * limit)
     texts = md_each([text for text, _ in lines])
-    return [f"- {lead}: {text}" + _note_lines(q.notes, limit)
-            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+    return [f"- {lead}: {text}" + _note_lines(q.notes, limit) if q.notes else
+            f"- {lead}: {text}" for q, lead, text in zip(quotes, leads, texts, strict=True)]
 
 
 def _note_lines(notes: Sequence[Note], limit: int) -> str:
@@ -518,7 +518,7 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
         out += ["", f"#### {op_md} attempt {a.number}: {states}", ""]
         out.append(f"- Decision: {next(cells.decisions)}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else "")
-                   + _note_lines(ae.decided, limit))
+                   + (_note_lines(ae.decided, limit) if ae.decided else ""))
         start, end = next(cells.starts), next(cells.ends)
         out.append(f"- Started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end"))
