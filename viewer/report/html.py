@@ -392,6 +392,7 @@ def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
                    4 * limit)
     texts = hblock_each([text for text, _ in blocks])
     return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>", *_note_items(q.notes, limit))
+            if q.notes else (f"<p>{lead}:</p>", f"<pre>{text}</pre>")
             for q, lead, text in zip(quotes, leads, texts, strict=True)]
 
 
@@ -431,7 +432,8 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out += next(cells.quotes)
     if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
         out.append(f"<p>Decision: {_decisions(e, [DECISION(op)])[0]}</p>")
-    out += _note_items(oe.decided, limit)
+    if oe.decided:
+        out += _note_items(oe.decided, limit)
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
@@ -441,10 +443,12 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"<p>Decision: {next(cells.decisions)}"
                    f"{flags} · started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end") + "</p>")
-        out += _note_items(ae.decided, limit)
+        if ae.decided:
+            out += _note_items(ae.decided, limit)
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
-        out += _note_items(ae.between, limit)
+        if ae.between:
+            out += _note_items(ae.between, limit)
     out.append("</details>")
     return out
 
