@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from collections.abc import Iterator, Sequence
 from itertools import chain, repeat
 from operator import attrgetter
@@ -40,9 +41,7 @@ _FORMULA_START = "=+-@"
 _STARTS = tuple(_FORMULA_START)
 #: A formula-looking start inside a row's strings joined by spaces: the first character of
 #: any value but the first (a space inside a value can only add a false alarm).
-#: (Each looked for with ``str.__contains__``: a C substring search, not a regex that stops
-#: at every space of a column joined by spaces.)
-_FORMULA_AFTER_SPACE = tuple(" " + c for c in _FORMULA_START)
+_FORMULA_AFTER_SPACE = re.compile(f" [{re.escape(_FORMULA_START)}]")
 
 
 #: The cell of None, and of each bool (``cell``; ``cells`` maps whole runs through them).
@@ -110,7 +109,7 @@ def _inert(block: str) -> bool:
     ``safe`` escapes or starts like a formula (a space inside a value can only add a false
     alarm)."""
     return is_safe(block) and not block.startswith(_STARTS) and \
-        not any(map(block.__contains__, _FORMULA_AFTER_SPACE))
+        _FORMULA_AFTER_SPACE.search(block) is None
 
 
 #: A column is checked in runs of this many values: one value that needs escaping sends only
