@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import chain, pairwise
 from operator import attrgetter
 from typing import Any
 
@@ -184,6 +184,26 @@ def decision_keys(rows: Sequence[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, 
     except TypeError:
         return [(value, life, None if event is None else str(event))
                 for value, life, event in rows]
+
+
+_DECISION_TYPES = frozenset({str, int, type(None)})
+
+
+def decision_cells(rows: Sequence[tuple[Any, Any, Any]],
+                   make: Callable[[tuple[Any, Any, Any]], str]) -> list[str]:
+    """``per_key(decision_keys(rows), make)``: each distinct (decision, life, event) made
+    once. When every member is a str, an int or None (no bool, no float: such rows are equal
+    only when written alike), the rows are their own keys, with no text made of each event
+    first; any other row set goes through ``decision_keys``."""
+    try:
+        distinct = dict.fromkeys(rows)
+    except TypeError:  # unhashable: a model built by hand
+        distinct = None
+    if distinct is None or not _DECISION_TYPES.issuperset(
+            map(type, chain.from_iterable(distinct))):
+        return per_key(decision_keys(rows), make)
+    made = {key: make(key) for key in distinct}
+    return list(map(made.__getitem__, rows))
 
 
 def _plain(value: object) -> bool:

@@ -47,7 +47,7 @@ from viewer.report.evidence import (
     Note,
     OperationEvidence,
     Quote,
-    decision_keys,
+    decision_cells,
     each_once,
     evidence,
     per_key,
@@ -286,9 +286,9 @@ def _decision(e: Callable[[object], str], value: str | None, life: str | None,
 
 def _decisions(e: Callable[[object], str],
                rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
-    """``_decision`` of each (decision, life, event), each distinct one made once: the key has
-    the event as written (``str``, as the f-string writes it), so it holds only str and None."""
-    return per_key(decision_keys(rows), lambda k: _decision(e, k[0], k[1], k[2]))
+    """``_decision`` of each (decision, life, event), each distinct one made once
+    (``decision_cells``)."""
+    return decision_cells(rows, lambda k: _decision(e, k[0], k[1], k[2]))
 
 
 def _states(e: Callable[[object], str], states: Sequence[str | None]) -> str:

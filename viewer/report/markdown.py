@@ -31,7 +31,7 @@ from viewer.report.evidence import (
     Note,
     OperationEvidence,
     Quote,
-    decision_keys,
+    decision_cells,
     each_once,
     evidence,
     per_key,
@@ -268,10 +268,9 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
 def _decisions(m: Callable[[object], str],
                rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
     """``_decision`` of each (decision, life, event): a report has a few distinct ones (the
-    values, and the standing decisions that govern many attempts), each made once: the key
-    has the event as written (``str``, as the f-string writes it), so it holds only str and
-    None."""
-    return per_key(decision_keys(rows), lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
+    values, and the standing decisions that govern many attempts), each made once
+    (``decision_cells``)."""
+    return decision_cells(rows, lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
 
 
 def _flags(m: Callable[[object], str], flags: Any) -> str:
