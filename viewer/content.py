@@ -16,7 +16,7 @@ import base64
 import binascii
 import contextlib
 from bisect import bisect_right
-from dataclasses import dataclass
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -24,7 +24,7 @@ import orjson
 
 from viewer.jsonenc import depth, dumps_deep, loads
 from viewer.model.times import parse_time
-from viewer.textsafe import json_escape_unsafe, safe, safe_block
+from viewer.textsafe import is_block_safe, is_safe, json_escape_unsafe, safe, safe_block
 
 if TYPE_CHECKING:
     from viewer.model.types import Model
@@ -37,22 +37,95 @@ DISPLAY_DEPTH: Final = 254
 Kind = Literal["json", "text", "binary", "external", "none", "deep"]
 
 
-@dataclass(frozen=True, slots=True)
 class DecodedText:
     """Content decoded: what it is (``label``), its kind, and its text (see the module doc).
-    ``value`` is the parsed JSON value for kind "json" (None otherwise)."""
+    ``value`` is the parsed JSON value for kind "json" (None otherwise). Never modified once
+    made (slots set in ``__init__``: a report makes them by the ten thousand, and a frozen
+    class's per-field ``object.__setattr__`` would be most of that).
+
+    The text of a JSON value (pretty, ``dumps_pretty``) and its one line (``compact_json``)
+    are each laid out when first read, then kept: a report reads one of the two (Markdown the
+    line, HTML the block), the viewer mostly one as well. ``compact``: orjson's compact JSON
+    text of ``value``, when already written (``_json_value`` writes it to find the depth)."""
+
+    __slots__ = ("_compact", "_line", "_text", "depth", "kind", "label", "value")
 
     label: str
     kind: Kind
-    text: str
-    value: Any = None
-    depth: int = 0  # kind "deep": how deep the value is nested
+    value: Any
+    depth: int  # kind "deep": how deep the value is nested
+
+    def __init__(self, label: str, kind: Kind, text: str | None = None, value: Any = None,
+                 depth: int = 0, *, compact: str | None = None) -> None:
+        self.label = label
+        self.kind = kind
+        self._text = text  # None: a JSON value's, not laid out yet
+        self.value = value
+        self.depth = depth
+        self._compact = compact
+        self._line: str | None = None
+
+    @property
+    def text(self) -> str:
+        text = self._text
+        if text is None:
+            text = self._text = dumps_pretty(self.value) if self.kind == "json" else ""
+        return text
 
     def one_line(self) -> str:
         """The text on one line: JSON compact, a line break as ⏎ (as the viewer's lanes)."""
-        if self.kind == "json":
-            return compact_json(self.value)
-        return one_line(self.text)
+        line = self._line
+        if line is None:
+            if self.kind != "json":
+                line = one_line(self.text)
+            elif self._compact is not None:
+                line = _compact_text(self._compact)
+            else:
+                line = compact_json(self.value)
+            self._line = line
+        return line
+
+    def _fields(self) -> tuple[Any, ...]:
+        return (self.label, self.kind, self.text, self.value, self.depth)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self._fields() == other._fields()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        return (f"DecodedText(label={self.label!r}, kind={self.kind!r}, text={self.text!r}, "
+                f"value={self.value!r}, depth={self.depth!r})")
+
+
+#: ``one_lines`` takes JSON texts in runs of this many.
+RUN: Final = 256
+
+
+def one_lines(decoded: Sequence[DecodedText]) -> list[str]:
+    """``[d.one_line() for d in decoded]`` (a report's quotes), the JSON values whose compact
+    text ``_json_value`` wrote taken in runs: a run that, joined by spaces, holds nothing
+    ``safe`` escapes is kept as it is (what ``compact_json`` makes of such a text is the text
+    itself); any other run value by value."""
+    out: list[str] = []
+    todo: list[int] = []  # where the runs' lines go
+    written: list[str] = []
+    for d in decoded:
+        if d._line is None and d._compact is not None:
+            todo.append(len(out))
+            written.append(d._compact)
+            out.append("")
+        else:
+            out.append(d.one_line())
+    for k in range(0, len(written), RUN):
+        run = written[k:k + RUN]
+        lines = run if is_safe(" ".join(run)) else list(map(_compact_text, run))
+        for i, line in zip(todo[k:k + RUN], lines, strict=True):
+            out[i] = line
+    return out
 
 
 def one_line(text: str) -> str:
@@ -75,7 +148,44 @@ def dumps_pretty(value: Any) -> str:
         text = orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
     except TypeError:
         text = dumps_deep(value, indent=not too_deep(value))
+    return _pretty_text(text)
+
+
+def _pretty_text(text: str) -> str:
+    """``dumps_pretty``'s step after writing: unsafe characters escaped."""
     return safe_block(json_escape_unsafe(text))
+
+
+def texts(decoded: Sequence[DecodedText]) -> list[str]:
+    """``[d.text for d in decoded]`` (a report's quotes), the JSON values not laid out yet
+    written by orjson in runs: a run's UTF-8 joined by NUL (JSON text has none, nor has any
+    other character's UTF-8 that byte), decoded at once and, when that holds nothing
+    ``safe_block`` escapes but the NULs, split again as they are (what ``dumps_pretty`` makes
+    of such a text is the text itself); any other run value by value. (A run at a time:
+    orjson's bytes are made with room to spare, kilobytes for a short text.)"""
+    out: list[str] = []
+    todo: list[int] = []  # where the JSON values' texts go
+    values: list[Any] = []
+    for d in decoded:
+        if d._text is None and d.kind == "json":
+            todo.append(len(out))
+            values.append(d.value)
+            out.append("")
+        else:
+            out.append(d.text)
+    indent = orjson.OPT_INDENT_2
+    for k in range(0, len(values), RUN):
+        run = values[k:k + RUN]
+        try:
+            text = b"\0".join([orjson.dumps(v, option=indent) for v in run]).decode()
+        except TypeError:  # what orjson does not write: ``dumps_pretty``
+            laid = list(map(dumps_pretty, run))
+        else:
+            laid = text.split("\0") if is_block_safe(text.replace("\0", "\n")) else \
+                list(map(_pretty_text, text.split("\0")))
+        for i, one in zip(todo[k:k + RUN], laid, strict=True):
+            out[i] = one
+    return out
 
 
 def compact_json(value: Any) -> str:
@@ -84,19 +194,29 @@ def compact_json(value: Any) -> str:
         text = orjson.dumps(value).decode()
     except TypeError:
         text = dumps_deep(value)
+    return _compact_text(text)
+
+
+def _compact_text(text: str) -> str:
+    """``compact_json``'s step after writing: unsafe characters escaped."""
     return safe(json_escape_unsafe(text))
 
 
 def too_deep(value: Any) -> int:
     """The depth of ``value`` when it is nested deeper than ``DISPLAY_DEPTH``, else 0."""
+    return _dumped(value)[1]
+
+
+def _dumped(value: Any) -> tuple[str | None, int]:
+    """(orjson's compact JSON of a dict or list ``value``, else None; ``too_deep``): for a
+    dict or a list, writing it is how its depth is found, and the text is kept."""
     if not isinstance(value, (dict, list)):
-        return 0
-    try:
-        orjson.dumps(value)
-        return 0
+        return None, 0
+    try:  # (as text: orjson's bytes are made with room to spare, kilobytes for a short text)
+        return orjson.dumps(value).decode(), 0
     except TypeError:
         n = depth(value)
-        return n if n > DISPLAY_DEPTH else 0
+        return None, n if n > DISPLAY_DEPTH else 0
 
 
 def b64url(body: str) -> bytes:
@@ -127,11 +247,11 @@ def mostly_text(text: str) -> bool:
 
 
 def _json_value(value: Any, label: str) -> DecodedText:
-    n = too_deep(value)
+    compact, n = _dumped(value)
     if n:
         return DecodedText(f"{label}, nested {n} deep",
                            "deep", f"nested too deep to display (depth {n})", None, n)
-    return DecodedText(label, "json", dumps_pretty(value), value)
+    return DecodedText(label, "json", None, value, compact=compact)  # text: when first read
 
 
 def _text_or_json(text: str, mediatype: Any, label: str) -> DecodedText:
@@ -147,7 +267,7 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
     """Decode the content of an event or attachment per its ``encoding``: inline ``body``
     (json, none, base64url) decoded; external ``url`` shown with its hash, never fetched."""
     mediatype = obj.get("mediatype")
-    mt = safe(mediatype) if mediatype is not None else "no mediatype"
+    mt = _said_mediatype(mediatype) if mediatype is not None else "no mediatype"
     if "url" in obj and "body" not in obj:
         text = (f"external content (never fetched)\nurl: {safe(obj.get('url'))}\n"
                 f"content_hash: {safe(obj.get('content_hash'))}")
@@ -180,6 +300,21 @@ def decode_text(obj: dict[str, Any]) -> DecodedText:
         label = f"text, {mt}" if encoding == "none" else f"encoding {safe(encoding)!s}, {mt}"
         return _text_or_json(body, mediatype if encoding != "none" else None, label)
     return _json_value(body, f"{safe(encoding) or 'no encoding'}, non-string body")
+
+
+_MEDIATYPES: dict[str, str] = {}  # a recording's few media types, each made safe once
+
+
+def _said_mediatype(mediatype: Any) -> str:
+    """``safe(mediatype)``, kept for strings (a report decodes thousands of one media type)."""
+    if type(mediatype) is not str:
+        return safe(mediatype)
+    said = _MEDIATYPES.get(mediatype)
+    if said is None:
+        if len(_MEDIATYPES) >= 64:  # bounded: a file of many media types
+            _MEDIATYPES.clear()
+        said = _MEDIATYPES[mediatype] = safe(mediatype)
+    return said
 
 
 # --- dialog turns -------------------------------------------------------------------------------
@@ -232,20 +367,23 @@ def party_label(model: Model, index: Any) -> str:
     return f"{index} {safe(name)}" + (f" ({safe(role)})" if role else "")
 
 
-_TURNS: dict[int, tuple[Model, list[datetime], list[int]]] = {}
+_TURNS: dict[int, tuple[Model, list[datetime], list[int], list[bool]]] = {}
 
 
-def _turns(model: Model) -> tuple[list[datetime], list[int]]:
-    """Dialog turn times, sorted, computed once per model. The model is kept with them, so
-    its id cannot be reused by another model while the entry lives."""
+def _turns(model: Model) -> tuple[list[datetime], list[int], list[bool]]:
+    """Dialog turn times, sorted, their indices and whether an agent said each
+    (``_by_agent``), computed once per model. The model is kept with them, so its id cannot
+    be reused by another model while the entry lives."""
     cached = _TURNS.get(id(model))
     if cached is None or cached[0] is not model:
         turns = sorted((dt, i) for i, d in enumerate(model.dialog)
                        if (dt := dialog_time(d)) is not None)
-        cached = (model, [dt for dt, _ in turns], [i for _, i in turns])
+        idx = [i for _, i in turns]
+        dialog = model.dialog
+        cached = (model, [dt for dt, _ in turns], idx, [_by_agent(model, dialog[i]) for i in idx])
         _TURNS.clear()
         _TURNS[id(model)] = cached
-    return cached[1], cached[2]
+    return cached[1], cached[2], cached[3]
 
 
 def _by_agent(model: Model, d: object) -> bool:
@@ -265,12 +403,12 @@ def turn_before(model: Model, t: datetime | None) -> int | None:
     turn; None when no turn comes before ``t``."""
     if t is None:
         return None
-    times, idx = _turns(model)
+    times, idx, agent = _turns(model)
     k = bisect_right(times, t)
     if k == 0:
         return None
     for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
-        if not _by_agent(model, model.dialog[idx[j]]):
+        if not agent[j]:
             return idx[j]
     return idx[k - 1]
 

@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from itertools import pairwise
+from itertools import chain, pairwise
 from operator import attrgetter
 from typing import Any
 
@@ -30,9 +30,11 @@ from viewer.content import (
     dialog_text,
     dialog_time,
     one_line,
+    one_lines,
     order_only,
     requested_content,
     step_number,
+    texts,
     turn_before,
     turn_speaker,
     view_span,
@@ -184,6 +186,26 @@ def decision_keys(rows: Sequence[tuple[Any, Any, Any]]) -> list[tuple[Any, Any, 
                 for value, life, event in rows]
 
 
+_DECISION_TYPES = frozenset({str, int, type(None)})
+
+
+def decision_cells(rows: Sequence[tuple[Any, Any, Any]],
+                   make: Callable[[tuple[Any, Any, Any]], str]) -> list[str]:
+    """``per_key(decision_keys(rows), make)``: each distinct (decision, life, event) made
+    once. When every member is a str, an int or None (no bool, no float: such rows are equal
+    only when written alike), the rows are their own keys, with no text made of each event
+    first; any other row set goes through ``decision_keys``."""
+    try:
+        distinct = dict.fromkeys(rows)
+    except TypeError:  # unhashable: a model built by hand
+        distinct = None
+    if distinct is None or not _DECISION_TYPES.issuperset(
+            map(type, chain.from_iterable(distinct))):
+        return per_key(decision_keys(rows), make)
+    made = {key: make(key) for key in distinct}
+    return list(map(made.__getitem__, rows))
+
+
 def _plain(value: object) -> bool:
     return value is None or type(value) is str
 
@@ -307,6 +329,16 @@ class Quote(msgspec.Struct, frozen=True, gc=False):
         return text[:limit], len(text)
 
 
+def quote_lines(quotes: Sequence[Quote], limit: int) -> list[tuple[str, int]]:
+    """``[q.line(limit) for q in quotes]``, the lines made together (``one_lines``)."""
+    return [(text[:limit], len(text)) for text in one_lines([q.decoded for q in quotes])]
+
+
+def quote_blocks(quotes: Sequence[Quote], limit: int) -> list[tuple[str, int]]:
+    """``[q.block(limit) for q in quotes]``, the texts laid out together (``texts``)."""
+    return [(text[:limit], len(text)) for text in texts([q.decoded for q in quotes])]
+
+
 #: What a report calls what is said about an event beside its content, as the viewer's detail
 #: shows it: who decided and why (``reason``), what the importer inferred where the recording is
 #: silent (``inferred``; README, *Importing agent traffic*), and a trace's annotations.
@@ -337,7 +369,16 @@ def event_notes(model: Model, index: int | None, limit: int) -> tuple[Note, ...]
     each annotation's ``content``), each cut at ``limit``."""
     if index is None or not 0 <= index < len(model.events):
         return ()
-    raw = model.events[index].raw
+    return _notes(index, model.events[index].raw, limit)
+
+
+_NOTE_KEYS = frozenset([*(key for key, _ in NOTE_LABELS), "annotations"])
+
+
+def _notes(index: int, raw: Any, limit: int) -> tuple[Note, ...]:
+    """``event_notes`` of the event at ``index``, its value ``raw`` (read once by the caller)."""
+    if type(raw) is dict and _NOTE_KEYS.isdisjoint(raw):  # most events: nothing said
+        return ()
     out = [_note(index, label, raw[key], limit) for key, label in NOTE_LABELS
            if raw.get(key) not in (None, "")]
     said = raw.get("annotations")
@@ -369,7 +410,8 @@ def _quote(model: Model, index: int | None, late: bool = False,
     if index is None or not 0 <= index < len(model.events):
         return None
     ev = model.events[index]
-    return Quote(index, ev.type, decode_text(ev.raw), late, event_notes(model, index, limit))
+    raw = ev.raw
+    return Quote(index, ev.type, decode_text(raw), late, _notes(index, raw, limit))
 
 
 # --- per operation -----------------------------------------------------------------------------
@@ -445,20 +487,23 @@ def _event(model: Model, index: int | None) -> Event | None:
     return model.events[index]
 
 
-def _final_event(model: Model, a: Attempt) -> tuple[int, bool] | None:
+def _final_event(events: Sequence[Event], a: Attempt) -> tuple[int, bool] | None:
+    n = len(events)
     for step in reversed(a.steps):
-        e = _event(model, step.event)
-        if e is not None and e.type in FINAL_TYPES:
-            return step.event, step.late
+        i = step.event
+        if 0 <= i < n and events[i].type in FINAL_TYPES:  # (``_event``, inline)
+            return i, step.late
     return None
 
 
 def _state_at(model: Model, a: Attempt, order: int) -> str | None:
     """The state ``a`` was in just before the event at replay position ``order``."""
     state = None
+    events = model.events
+    n = len(events)
     for step in a.steps:
-        e = _event(model, step.event)
-        if e is None or e.order >= order:
+        i = step.event
+        if not 0 <= i < n or events[i].order >= order:  # (``_event``, inline)
             break
         state = step.after
     return state
@@ -489,6 +534,13 @@ def gaps(model: Model, op: Operation) -> list[str]:
     events = model.events
     n = len(events)
     for a in atts:
+        if not any(map(_LATE_STEP, a.steps)):  # no late answer (most): only timeouts to say
+            for i in map(_STEP_EVENT, a.steps):
+                if 0 <= i < n and events[i].type == "tool-timeout":
+                    line = _timed_out(a, events[i])
+                    if line:
+                        out.append(line)
+            continue
         entered: dict[str, Event] = {}
         for step in a.steps:
             i = step.event
@@ -506,11 +558,21 @@ def gaps(model: Model, op: Operation) -> list[str]:
             if step.after != step.before and step.after is not None:
                 entered[step.after] = e
             if e.type == "tool-timeout":
-                g = _gap(a.start, e.time)
-                if g:
-                    out.append(f"Attempt {a.number} timed out (event {e.index}) {g} after it "
-                               "was invoked.")
+                line = _timed_out(a, e)
+                if line:
+                    out.append(line)
     return out
+
+
+_LATE_STEP = attrgetter("late")
+_STEP_EVENT = attrgetter("event")
+
+
+def _timed_out(a: Attempt, e: Event) -> str | None:
+    """The timeout ``e`` of ``a`` in words, when the time between is known."""
+    g = _gap(a.start, e.time)
+    return f"Attempt {a.number} timed out (event {e.index}) {g} after it was invoked." \
+        if g else None
 
 
 def _invoked_before(starts: list[tuple[int, int, Event]], orders: list[int], number: int,
@@ -597,16 +659,20 @@ def operation_evidence(model: Model, op: Operation, position: int,
     lead agent's party (``lead_party``), -1: not yet known."""
     attempts = []
     limit = opts.max_chars
+    events = model.events
     for a in op.attempts:
-        fin = _final_event(model, a)
-        quoted = {a.invocation, fin[0] if fin is not None else None}
-        between = tuple(n for st in a.steps if st.event not in quoted
-                        for n in event_notes(model, st.event, limit))
+        fin = _final_event(events, a)
+        invocation = a.invocation
+        final = fin[0] if fin is not None else None
+        between: list[Note] = []  # what its other events say (a cancel's reason...)
+        for i in map(_STEP_EVENT, a.steps):
+            if i != invocation and i != final:
+                between += event_notes(model, i, limit)
         attempts.append(AttemptEvidence(
-            a.number, a, _quote(model, a.invocation, limit=limit),
-            _quote(model, fin[0], fin[1], limit) if fin is not None else None,
+            a.number, a, _quote(model, invocation, limit=limit),
+            _quote(model, final, fin[1], limit) if fin is not None else None,
             event_notes(model, a.decision_event, limit) if a.decision_life == "once" else (),
-            between))
+            tuple(between)))
     asked = None
     decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it

@@ -47,16 +47,17 @@ from viewer.report.evidence import (
     Note,
     OperationEvidence,
     Quote,
-    decision_keys,
+    decision_cells,
     each_once,
     evidence,
     per_key,
+    quote_blocks,
     standing_reason,
     time_texts,
 )
 from viewer.report.formats import ReportOptions, line_pieces
 from viewer.report.summary import selected, selected_findings
-from viewer.textsafe import is_safe, safe, safe_block, safe_short
+from viewer.textsafe import is_block_safe, is_safe, safe, safe_block, safe_short
 
 #: Operations drawn as rows of the timeline at most; the density lane counts every one.
 MAX_ROWS = 300
@@ -119,11 +120,17 @@ def h_column(values: Sequence[object], once: Callable[[object], str]) -> list[st
 
 
 def hblock_each(texts: Sequence[str]) -> list[str]:
-    """``[hblock(t) for t in texts]``: ``safe_block`` one by one (a NUL becomes the text
-    ``\\x00``, so none is left), then ``html.escape`` on them all joined by NUL, split again."""
+    """``[hblock(t) for t in texts]``: in runs of ``RUN``, joined by NUL; a run whose only
+    NULs are those and that holds nothing else ``safe_block`` escapes is kept as it is, any
+    other one through ``safe_block`` one by one (a NUL becomes the text ``\\x00``, so none is
+    left); then ``html.escape`` on the run joined, split again."""
     out: list[str] = []
     for i in range(0, len(texts), RUN):
-        out += escape("\0".join(map(safe_block, texts[i:i + RUN])), quote=True).split("\0")
+        run = texts[i:i + RUN]
+        text = "\0".join(run)
+        if text.count("\0") != len(run) - 1 or not is_block_safe(text.replace("\0", "\n")):
+            text = "\0".join(map(safe_block, run))
+        out += escape(text, quote=True).split("\0")
     return out
 
 
@@ -279,9 +286,9 @@ def _decision(e: Callable[[object], str], value: str | None, life: str | None,
 
 def _decisions(e: Callable[[object], str],
                rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
-    """``_decision`` of each (decision, life, event), each distinct one made once: the key has
-    the event as written (``str``, as the f-string writes it), so it holds only str and None."""
-    return per_key(decision_keys(rows), lambda k: _decision(e, k[0], k[1], k[2]))
+    """``_decision`` of each (decision, life, event), each distinct one made once
+    (``decision_cells``)."""
+    return decision_cells(rows, lambda k: _decision(e, k[0], k[1], k[2]))
 
 
 def _states(e: Callable[[object], str], states: Sequence[str | None]) -> str:
@@ -380,11 +387,12 @@ def _evidence(e: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
 
 def _quotes(quotes: Sequence[Quote], limit: int) -> list[tuple[str, str]]:
     """The lead paragraph and the ``<pre>`` of each quote (``Quote.block``), cut at ``limit``."""
-    blocks = [q.block(limit) for q in quotes]
+    blocks = quote_blocks(quotes, limit)
     leads = h_each([q.lead(full, limit) for q, (_, full) in zip(quotes, blocks, strict=True)],
                    4 * limit)
     texts = hblock_each([text for text, _ in blocks])
     return [(f"<p>{lead}:</p>", f"<pre>{text}</pre>", *_note_items(q.notes, limit))
+            if q.notes else (f"<p>{lead}:</p>", f"<pre>{text}</pre>")
             for q, lead, text in zip(quotes, leads, texts, strict=True)]
 
 
@@ -424,7 +432,8 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out += next(cells.quotes)
     if not op.attempts and op.decision is not None:  # never ran: the decision its notes are of
         out.append(f"<p>Decision: {_decisions(e, [DECISION(op)])[0]}</p>")
-    out += _note_items(oe.decided, limit)
+    if oe.decided:
+        out += _note_items(oe.decided, limit)
     for ae in oe.attempts:
         a = ae.attempt
         states = next(cells.states) or "no events"
@@ -434,10 +443,12 @@ def _operation_evidence(e: Callable[[object], str], oe: OperationEvidence, limit
         out.append(f"<p>Decision: {next(cells.decisions)}"
                    f"{flags} · started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end") + "</p>")
-        out += _note_items(ae.decided, limit)
+        if ae.decided:
+            out += _note_items(ae.decided, limit)
         for q, missing in ((ae.invocation, NO_ARGUMENTS), (ae.final, NO_FINAL)):
             out += next(cells.quotes) if q is not None else [f"<p>{missing}</p>"]
-        out += _note_items(ae.between, limit)
+        if ae.between:
+            out += _note_items(ae.between, limit)
     out.append("</details>")
     return out
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import islice
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from viewer.glyphs import PARTY_GLYPH
 from viewer.model import spec
@@ -31,10 +31,11 @@ from viewer.report.evidence import (
     Note,
     OperationEvidence,
     Quote,
-    decision_keys,
+    decision_cells,
     each_once,
     evidence,
     per_key,
+    quote_lines,
     standing_reason,
     time_texts,
 )
@@ -47,7 +48,6 @@ MD_CHARS = 1000
 
 #: Markdown structure characters: ``backslash`` puts a backslash before each.
 MD_SPECIAL = "\\`*_[]<>|~&#!{}"
-_MD_RE = re.compile("[" + re.escape(MD_SPECIAL) + "]")
 #: (character, its escape), the backslash first: escaping it first means the backslashes the
 #: later replacements add are never escaped again.
 _MD_ESCAPES = tuple((c, "\\" + c) for c in sorted(MD_SPECIAL, key=lambda c: c != "\\"))
@@ -58,8 +58,11 @@ _HEADINGS = {"error": "Errors", "warning": "Warnings", "info": "Info"}
 #: scheme followed by "://", "www.", an e-mail address. Defanged as security reports do
 #: ("https[:]//", "www[.]", "a[@]b.example"), so a recorded URL reads as what it is and is
 #: never one click away.
+#: (The lookahead first says where any of them can start, which lets the regex engine skip to
+#: those characters instead of trying the three at every position.)
 _AUTOLINK = re.compile(
-    r"(?i)(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.)")
+    r"(?i)(?=[:w@])"
+    r"(?:(?<=[a-z0-9+.-])(:)(?=//)|(?<![\w.])(www)(\.)|(?<=[\w.+-])(@)(?=[\w-]+\.))")
 
 
 def _defang(m: re.Match[str]) -> str:
@@ -79,17 +82,23 @@ def md(value: object, limit: int = MD_CHARS) -> str:
 
 def _markup(text: str) -> str:
     """``md``'s steps after ``safe``: autolinks defanged (``_unlink``), then a backslash before
-    each Markdown character (``_backslashed``). Each step works within a line (nothing it
+    each Markdown character (``backslash``). Each step works within a line (nothing it
     looks for spans a line break), so on safe values joined by line breaks it gives what it
     gives on each (``md_each``)."""
-    return _backslashed(_unlink(text))
+    return backslash(_unlink(text))
 
 
 def _may_link(text: str) -> bool:
     """False when ``_AUTOLINK`` cannot match in ``text``."""
     # (the scheme alternative needs "://": a bare ":" of a time or a JSON object never
     # starts an autolink, and skipping the regex for it halves the cost of a big report)
-    return "://" in text or "www" in text.lower() or "@" in text
+    return "://" in text or "@" in text or _www(text)
+
+
+def _www(text: str) -> bool:
+    """Whether ``text`` holds "www" in any case. (Only "W" lowers to "w", so a text without
+    one is not lowered: a copy of every quote, time and id saved.)"""
+    return "www" in text or ("W" in text and "www" in text.lower())
 
 
 def _unlink(text: str) -> str:
@@ -97,14 +106,10 @@ def _unlink(text: str) -> str:
     return _AUTOLINK.sub(_defang, text) if _may_link(text) else text
 
 
-def _backslashed(text: str) -> str:
-    return backslash(text) if _MD_RE.search(text) else text
-
-
 def backslash(text: str) -> str:
     """A backslash before every character of ``MD_SPECIAL`` in ``text``: one C-level
     ``str.replace`` per character present (a regex substitution calls back into Python for
-    each match, ten times slower on a quoted JSON document)."""
+    each match, ten times slower on a quoted JSON document); ``text`` itself when none is."""
     for c, escaped in _MD_ESCAPES:
         if c in text:
             text = text.replace(c, escaped)
@@ -117,7 +122,7 @@ def inert(text: str) -> bool:
     on several values joined by spaces, it is true only when it is true of each: a space is
     none of these, and breaks "://" and "www"."""
     return (is_safe(text) and "://" not in text and "@" not in text
-            and "www" not in text.lower() and _MD_RE.search(text) is None)
+            and not _www(text) and not any(map(text.__contains__, MD_SPECIAL)))
 
 
 #: A column is checked in runs of this many values: one value that needs escaping sends only
@@ -155,7 +160,7 @@ def md_each(texts: Sequence[str], limit: int | None = None) -> list[str]:
             text = "\n".join(run)
             if _may_link(text):  # the regex on the values that need it, not on all of them
                 text = "\n".join(map(_unlink, run))
-            out += _backslashed(text).split("\n")
+            out += backslash(text).split("\n")
         elif limit is None:
             out += list(map(md_whole, run))
         else:
@@ -263,10 +268,9 @@ def _column_table(header: Sequence[str], columns: Sequence[Sequence[str]]) -> li
 def _decisions(m: Callable[[object], str],
                rows: Sequence[tuple[str | None, str | None, int | None]]) -> list[str]:
     """``_decision`` of each (decision, life, event): a report has a few distinct ones (the
-    values, and the standing decisions that govern many attempts), each made once: the key
-    has the event as written (``str``, as the f-string writes it), so it holds only str and
-    None."""
-    return per_key(decision_keys(rows), lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
+    values, and the standing decisions that govern many attempts), each made once
+    (``decision_cells``)."""
+    return decision_cells(rows, lambda k: _decision(k[0], m(k[0]), m(k[1]), k[2]))
 
 
 def _flags(m: Callable[[object], str], flags: Any) -> str:
@@ -277,20 +281,55 @@ def _states(m: Callable[[object], str], states: Sequence[object]) -> str:
     return " → ".join([m(s) for s in states])
 
 
-def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], ids: Sequence[str],
+class _OpCells(NamedTuple):
+    """Each operation's cells through ``md``, by position in the report's operations: made
+    once for the operations table and the operation's evidence section."""
+
+    ids: list[str]
+    targets: list[str]
+    outcomes: list[str]
+    flags: list[str]
+
+
+def _op_cells(m: Callable[[object], str], ops: Sequence[Operation]) -> _OpCells:
+    return _OpCells(
+        md_column([op.operation_id for op in ops], m),
+        _targets(m, ops),
+        md_column([op.outcome for op in ops], m),
+        per_key([op.flags for op in ops], lambda f: _flags(m, f)))
+
+
+_SERVER_TOOL = attrgetter("server", "tool")
+
+
+def _targets(m: Callable[[object], str], ops: Sequence[Operation]) -> list[str]:
+    """Each operation's target through ``md``: a report has a few (server, tool) pairs, each
+    target made once, from an operation that has it (``Operation.target``)."""
+    keys = list(map(_SERVER_TOOL, ops))
+    try:
+        having = dict(zip(keys, ops, strict=True))
+    except TypeError:  # unhashable: a model built by hand
+        having = {}
+    if not having or not all(v is None or type(v) is str for key in having for v in key):
+        # (True and 1 are equal keys, and written otherwise: a model built by hand)
+        return md_column([op.target for op in ops], m)
+    return per_key(keys, lambda k: m(having[k].target))
+
+
+def _operations_table(m: Callable[[object], str], ops: Sequence[Operation], cells: _OpCells,
                       marks: Sequence[str]) -> list[str]:
-    """The operations table, built column by column (``md_column``); ``ids``: each operation's
-    id through ``md``, ``marks``: its ``delegated_mark``."""
+    """The operations table, built column by column (``md_column``); ``cells``: the
+    operations' cells (``_op_cells``), ``marks``: each one's ``delegated_mark``."""
     return _column_table(
         ["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags"],
         [
             [str(i) for i in range(1, len(ops) + 1)],
-            [_op_id(m, op_md, mark) for op_md, mark in zip(ids, marks, strict=True)],
-            md_column([op.target for op in ops], m),
+            [_op_id(m, op_md, mark) for op_md, mark in zip(cells.ids, marks, strict=True)],
+            cells.targets,
             _decisions(m, list(map(DECISION, ops))),
             _attempts_cells(m, ops),
-            md_column([op.outcome for op in ops], m),
-            per_key([op.flags for op in ops], lambda f: _flags(m, f)),
+            cells.outcomes,
+            cells.flags,
         ],
     )
 
@@ -351,7 +390,8 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
                 f"extensions: {m(', '.join(s.unsupported_critical)) or 'none'}.", ""]
     out += _table(["Provenance", ""], ([label, m(value)] for label, value in ev.provenance.rows))
     out += ["", "## Operations", ""]
-    ids = md_column([op.operation_id for op in ops], m)  # for the tables and the evidence
+    cells = _op_cells(m, ops)  # for the tables and the evidence
+    ids = cells.ids
     if ops:
         lead = lead_party(model)
         marks = [delegated_mark(model, op, lead) for op in ops]
@@ -360,7 +400,7 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
                     "(a sub-agent).", ""]
         if any(op.server == spec.HOST_SERVER for op in ops):
             out += [md(HOST_NOTE), ""]
-        out += _operations_table(m, ops, ids, marks)
+        out += _operations_table(m, ops, cells, marks)
         out += _attempts_table(m, model, ops, ids)
     else:
         out.append("No operations.")
@@ -388,14 +428,14 @@ def markdown_lines(model: Model, operations: Sequence[Operation] | None = None,
          for d in model.diagnostics],
     )
     out += ["", "## Evidence", ""]
-    out += _evidence(m, model, ev, opts, ids)
+    out += _evidence(m, model, ev, opts, cells)
     out.append("")  # the final line break
     return out
 
 
 def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: ReportOptions,
-              ids: Sequence[str]) -> list[str]:
-    """``ids``: the id through ``md`` of each operation of the report, in table order (an
+              ops: _OpCells) -> list[str]:
+    """``ops``: the cells of each operation of the report (``_op_cells``), in table order (an
     operation's evidence has its position there)."""
     if opts.evidence == "none":
         return ["Not quoted (--evidence none)."]
@@ -415,19 +455,20 @@ def _evidence(m: Callable[[object], str], model: Model, ev: Evidence, opts: Repo
         times=lambda v: md_column(v, m), quotes=lambda q: _quote_lines(q, limit),
         states=lambda x: _states(m, x), decisions=lambda d: _decisions(m, d),
         when=lambda ts: time_texts(model, ts))
+    turns: dict[int, str] = {}  # each turn's lead, by dialog index: operations share turns
     for oe in oes:
-        out += ["", *_operation_evidence(m, oe, limit, cells, ids[oe.position - 1])]
+        out += ["", *_operation_evidence(m, oe, limit, cells, ops, turns)]
     return out
 
 
 def _quote_lines(quotes: Sequence[Quote], limit: int) -> list[str]:
     """'- lead: text' of each quote, on one line (``Quote.line``), cut at ``limit``."""
-    lines = [q.line(limit) for q in quotes]
+    lines = quote_lines(quotes, limit)
     leads = md_each([q.lead(full, limit) for q, (_, full) in zip(quotes, lines, strict=True)],
                     4 * limit)
     texts = md_each([text for text, _ in lines])
-    return [f"- {lead}: {text}" + _note_lines(q.notes, limit)
-            for q, lead, text in zip(quotes, leads, texts, strict=True)]
+    return [f"- {lead}: {text}" + _note_lines(q.notes, limit) if q.notes else
+            f"- {lead}: {text}" for q, lead, text in zip(quotes, leads, texts, strict=True)]
 
 
 def _note_lines(notes: Sequence[Note], limit: int) -> str:
@@ -437,23 +478,29 @@ def _note_lines(notes: Sequence[Note], limit: int) -> str:
 
 
 def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit: int,
-                        cells: Cells, op_md: str) -> list[str]:
-    """``op_md``: the operation's id through ``md``."""
+                        cells: Cells, ops: _OpCells, turns: dict[int, str]) -> list[str]:
+    """``ops``: the operations' cells (``_op_cells``); ``turns``: the turns' leads made so
+    far (a turn's lead is the same in every section that quotes it)."""
     op = oe.operation
+    at = oe.position - 1
+    op_md = ops.ids[at]
     out = [f"### {_anchor(oe.position)}", ""]
-    head = f"**{op_md}** · {m(op.target)} · outcome {m(op.outcome)}"
+    head = f"**{op_md}** · {ops.targets[at]} · outcome {ops.outcomes[at]}"
     if oe.party:
         head += f" · {m(oe.party)}"
     if op.flags:
-        head += f" · flags {m(' '.join(sorted(op.flags)))}"
+        head += f" · flags {ops.flags[at]}"
     out += [head, ""]
     if oe.findings:
         out.append("- Findings: " + "; ".join([f"{m(f.kind)} ({m(f.severity)})"
                                                for f in oe.findings]))
     t = oe.turn
     if t is not None:
-        who = f"{m(t.speaker)}: " if t.speaker else ""
-        out.append(f"- {m(t.lead(limit))}: {who}{next(cells.said)}")
+        lead = turns.get(t.index)
+        if lead is None:
+            who = f"{m(t.speaker)}: " if t.speaker else ""
+            lead = turns[t.index] = f"- {m(t.lead(limit))}: {who}"
+        out.append(lead + next(cells.said))
     else:
         out.append(f"- {NO_TURN}")
     gaps = cells.gaps
@@ -470,7 +517,7 @@ def _operation_evidence(m: Callable[[object], str], oe: OperationEvidence, limit
         out += ["", f"#### {op_md} attempt {a.number}: {states}", ""]
         out.append(f"- Decision: {next(cells.decisions)}"
                    + (f" · flags {m(' '.join(sorted(a.flags)))}" if a.flags else "")
-                   + _note_lines(ae.decided, limit))
+                   + (_note_lines(ae.decided, limit) if ae.decided else ""))
         start, end = next(cells.starts), next(cells.ends)
         out.append(f"- Started {start or 'time unknown'}, "
                    + (f"ended {end}" if a.end else "did not end"))
