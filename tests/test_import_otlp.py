@@ -847,3 +847,39 @@ def test_any_agent_older_genai_output_is_the_tool_result() -> None:
     assert [o.outcome for o in m.operations] == ["completed", "completed"]
     res = next(e for e in vcon["events"] if e["type"] == "tool-result")
     assert res["body"]["timezone"] == "America/New_York"
+
+
+def test_tool_span_without_arguments_takes_them_from_the_models_request() -> None:
+    """any-agent's AGNO trace (mozilla-ai/any-agent tests/assets/AGNO_trace.json @ 0020b6a7…,
+    a real integration-test run): its execute_tool spans carry gen_ai.tool.call.id and the
+    output but no gen_ai.tool.args; the arguments are in the call_llm span just before, whose
+    genai.output is the OpenAI tool_calls list with the same id (write_file {"text":
+    "2025"}). A reviewer saw write_file invoked with no arguments at all (only ids): what was
+    written was in the file but not shown. By hand: each invocation has the arguments the
+    model asked for under that call id, and says where they come from."""
+    doc = json.loads((AGENTS / "any-agent__OPENAI_trace.json").read_bytes())
+    tools = [sp for sp in doc["spans"] if sp["attributes"].get("gen_ai.operation.name")
+             == "execute_tool"]
+    llm = [sp for sp in doc["spans"] if sp["attributes"].get("gen_ai.operation.name")
+           == "call_llm"]
+    for i, (sp, args) in enumerate(zip(tools, ('{"timezone":"America/New_York"}',
+                                               '{"text":"2025"}'), strict=True)):
+        a = sp["attributes"]
+        a.pop("gen_ai.tool.args", None)
+        a["gen_ai.tool.call.id"] = f"call_{i}"
+        llm[i]["attributes"]["gen_ai.output"] = json.dumps([{
+            "id": f"call_{i}", "type": "function",
+            "function": {"name": a["gen_ai.tool.name"], "arguments": args}}])
+    vcon, _, m = imported(json.dumps(doc).encode())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_current_time", "completed"), ("write_file", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"timezone": "America/New_York"},
+                                                     {"text": "2025"}]
+    assert all("model" in e["inferred"] and "call id" in e["inferred"] for e in inv)
+    assert errors(m) == []
+    # a span that records its own arguments keeps them, and says nothing is inferred
+    vcon, _, _ = imported((AGENTS / "any-agent__OPENAI_trace.json").read_bytes())
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[1]["body"]["arguments"] == {"text": "2025"}
+    assert not any("inferred" in e for e in inv)

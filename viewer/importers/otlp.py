@@ -1142,6 +1142,28 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
                  "sent; when the tool itself ran, and whether it failed, are not recorded")
 
 
+def _asked_arguments(rd: Reading, calls: list[Call]) -> None:
+    """A tool span that records no arguments but a call id: the arguments the model asked
+    for under that id (any-agent's AGNO spans keep them only in the call_llm output), with
+    ``inferred`` saying where they come from."""
+    want = {c.call_id: c for c in calls if c.from_span and c.call_id
+            and "arguments" not in c.invocation}
+    if not want:
+        return
+    for cid, name, args, _t, _rec, kind in _asks(rd):
+        c = want.get(cid) if cid else None
+        if c is None or name not in (c.tool, f"mcp__{c.server}__{c.tool}"):
+            continue
+        del want[cid]
+        value = _json_or_text(args)
+        if value in (None, "", {}, []):
+            continue  # asked with no arguments: nothing the span does not already say
+        c.invocation = {"arguments": value, **c.invocation}
+        c.inferred.setdefault("invoke", f"the tool span records no arguments: these are the "
+                                        f"ones the model asked for under the same call id "
+                                        f"({kind})")
+
+
 def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
     """The tools of the calls the model asked for that no tool span or tool event records
     (matched by call id, else by tool name in order)."""
@@ -1555,6 +1577,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     calls = _span_calls(rd)
     decisions = _log_calls(rd, times, calls)
     _answered_calls(rd, times, calls)
+    _asked_arguments(rd, calls)
     loose = _join(decisions, calls)
     if rd.naive:
         rep.warn("timestamps without a zone offset were read as UTC")
