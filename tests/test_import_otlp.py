@@ -883,3 +883,40 @@ def test_tool_span_without_arguments_takes_them_from_the_models_request() -> Non
     inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
     assert inv[1]["body"]["arguments"] == {"text": "2025"}
     assert not any("inferred" in e for e in inv)
+
+
+def _maf_span(name: str, sid: str, end: str | None, attrs_: dict[str, Any]) -> dict[str, Any]:
+    """A span as Microsoft Agent Framework's sample printed it (ConsoleSpanExporter form)."""
+    return {"name": name, "context": {"trace_id": "0x4ae695eb4bb65a49273c6751bfa1fea4",
+                                      "span_id": sid, "trace_state": "[]"},
+            "kind": "SpanKind.INTERNAL", "parent_id": "0xbc84bbd8a51ca633",
+            "start_time": "2026-03-01T20:47:19.503489Z", "end_time": end,
+            "status": {"status_code": "UNSET"}, "attributes": attrs_, "events": [],
+            "links": [], "resource": {"attributes": {"service.name": "python-ai-engine"}}}
+
+
+def test_a_span_printed_twice_is_one_call() -> None:
+    """Josh-Weston/microsoft-agent-framework-samples traces.jsonl @ e595bd1c… (a real run of
+    Microsoft Agent Framework, pretty-printed spans one after another) prints every span twice
+    under the same trace and span id: some twice identical (execute_tool get_weather,
+    call_aqzx…), some first with end_time null and then ended (the chat spans). A reviewer saw
+    two get_weather calls where the agent made one, and with a start-only copy a phantom
+    "running, unterminated" call. By hand: one operation per (trace id, span id), from its
+    most complete copy (the ended one), and the import says copies were dropped."""
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": "call_aqzxlDKuD2zwZGDD1WsgggZJ",
+            "gen_ai.tool.type": "function"}
+    ended = _maf_span("execute_tool get_weather", "0x79f9c23f2223c786",
+                      "2026-03-01T20:47:19.503532Z", tool)
+    started = {**ended, "end_time": None}
+    other = _maf_span("execute_tool get_weather", "0x79f9c23f2223c787",
+                      "2026-03-01T20:47:19.603532Z", {**tool, "gen_ai.tool.call.id": "c2"})
+    for copies in ([ended, ended], [started, ended], [ended, started]):
+        text = "\n\n".join(json.dumps(s, indent=4) for s in [*copies, other]) + "\n"
+        _, rep, m = imported(text.encode())
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("get_weather", "completed")], copies
+        assert [f.kind for f in m.findings] == []
+        assert rep.ignored == {"duplicate span copy (same trace and span id)": 1}
+        assert any("1 span(s) recorded more than once" in w for w in rep.warnings)
+        assert errors(m) == []

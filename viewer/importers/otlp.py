@@ -475,6 +475,38 @@ def _concatenated(text: str) -> list[Any] | None:
         out.append(value)
 
 
+def _dedupe(rd: Reading) -> None:
+    """One span per (trace id, span id): an exporter that prints a span when it starts and
+    again when it ends, or twice (Microsoft Agent Framework's samples), is one span. The most
+    complete copy is kept (an ended one, the last such), with the attributes and events only
+    another copy has; the others are counted as ignored."""
+    copies: dict[tuple[str, str], list[Span]] = {}
+    for s in rd.spans:
+        if s.trace_id and s.span_id:
+            copies.setdefault((s.trace_id, s.span_id), []).append(s)
+    dropped: set[int] = set()
+    for group in copies.values():
+        if len(group) < 2:
+            continue
+        ended = [s for s in group if s.end is not None]
+        keep = (ended or group)[-1]
+        for s in group:
+            if s is keep:
+                continue
+            keep.attrs = {**s.attrs, **keep.attrs}
+            if not keep.events:
+                keep.events = s.events
+            if keep.status == "unset" and s.status != "unset":
+                keep.status, keep.status_message = s.status, s.status_message
+            dropped.add(id(s))
+            rd.report.ignore("duplicate span copy (same trace and span id)")
+    if dropped:
+        rd.spans = [s for s in rd.spans if id(s) not in dropped]
+        rd.report.warn(f"{len(dropped)} span(s) recorded more than once (same trace and span "
+                       "id, as an exporter writes a span when it starts and again when it "
+                       "ends): each is read once, from its most complete copy")
+
+
 def read(data: bytes) -> Reading:
     """Every span and log record of the input; raises ImportInputError when there is none."""
     rd = Reading()
@@ -510,6 +542,7 @@ def read(data: bytes) -> Reading:
                 else:
                     rd.records += 1
                     rd.report.fail(f"line {n}", "not JSON")
+    _dedupe(rd)
     if not rd.spans and not rd.logs and not rd.report.ignored:
         raise ImportInputError(
             "no OpenTelemetry span or log record could be read (accepted: OTLP/JSON lines or "
