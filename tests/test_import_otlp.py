@@ -920,3 +920,65 @@ def test_a_span_printed_twice_is_one_call() -> None:
         assert rep.ignored == {"duplicate span copy (same trace and span id)": 1}
         assert any("1 span(s) recorded more than once" in w for w in rep.warnings)
         assert errors(m) == []
+
+
+def _pyd_tool(deferral: str | None, *, v2: bool, span_id: int = 5, start: int = 4,
+              end: int = 6, result: Any = None) -> dict[str, Any]:
+    """A pydantic-ai tool span as its own tests snapshot it (pydantic/pydantic-ai
+    tests/test_logfire.py, test_deferral_*: Logfire's exported_spans_as_dict), with the
+    status those tests name (version 2: ERROR with an exception event; version 5: UNSET)."""
+    a: dict[str, Any] = {"gen_ai.tool.name": "my_tool",
+                         "gen_ai.tool.call.id": "pyd_ai_tool_call_id__my_tool",
+                         "logfire.msg": "running tool: my_tool", "logfire.span_type": "span"}
+    a["tool_arguments" if v2 else "gen_ai.tool.call.arguments"] = {"x": 0}
+    if result is not None:
+        a["tool_response" if v2 else "gen_ai.tool.call.result"] = result
+    span: dict[str, Any] = {
+        "name": "running tool" if v2 else "execute_tool my_tool",
+        "context": {"trace_id": 1, "span_id": span_id, "is_remote": False},
+        "parent": {"trace_id": 1, "span_id": 1, "is_remote": False},
+        "start_time": start * 10**9, "end_time": end * 10**9, "attributes": a}
+    if deferral:
+        a["pydantic_ai.tool.deferral.name"] = deferral
+        a["pydantic_ai.tool.deferral.metadata"] = {"task_id": "task-123"}
+        if v2:
+            span["status"] = {"status_code": "ERROR"}
+            span["events"] = [{"name": "exception", "timestamp": 5 * 10**9, "attributes": {
+                "exception.type": f"pydantic_ai.exceptions.{deferral}",
+                "exception.message": "", "exception.escaped": "True"}}]
+    return span
+
+
+def test_pydantic_ai_deferred_tool_calls_are_not_results_or_errors() -> None:
+    """pydantic-ai marks a tool call that was deferred rather than executed with
+    pydantic_ai.tool.deferral.name: ApprovalRequired (the tool asked for approval) or
+    CallDeferred (it is to be run outside the agent). Its own tests (pydantic/pydantic-ai
+    tests/test_logfire.py, test_deferral_call_deferred_v2/v5, test_deferral_approval_required_
+    v2/v5) show the span: version 2 ends it ERROR with an exception event, version 5 leaves it
+    UNSET with no result. Before, a reviewer saw the v2 calls as 'errored' (the tool did not
+    fail) and the v5 calls as 'completed' (nothing ran to completion). By hand:
+      ApprovalRequired: a permission-required decision when it was deferred, no run (what
+        was asked, {x: 0}, kept); approved and resumed (a later span, same call id, that ran):
+        the same operation, decision then the run and its result;
+      CallDeferred: invoked, no end (its result is not in the trace), saying why."""
+    for v2 in (True, False):
+        _, _, m = imported(json.dumps([_pyd_tool("ApprovalRequired", v2=v2)]).encode())
+        assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+            ("my_tool", "permission-required", m.operations[0].outcome)]
+        assert m.operations[0].outcome not in ("completed", "errored", "failed")
+        assert errors(m) == []
+        vcon, _, m = imported(json.dumps([_pyd_tool("CallDeferred", v2=v2)]).encode())
+        types = [e["type"] for e in vcon["events"]]
+        assert types == ["tool-invocation"], (v2, types)
+        assert "CallDeferred" in vcon["events"][0]["inferred"]
+        assert vcon["events"][0]["body"]["arguments"] == {"x": 0}
+        assert m.operations[0].outcome not in ("completed", "errored", "failed")
+        # approved, then resumed: the second span of the same call ran and answered
+        spans = [_pyd_tool("ApprovalRequired", v2=v2),
+                 _pyd_tool(None, v2=v2, span_id=9, start=8, end=9, result=1)]
+        vcon, _, m = imported(json.dumps(spans).encode())
+        assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+            ("my_tool", "permission-required", "completed")]
+        assert [e["type"] for e in vcon["events"]] == [
+            "policy-decision", "tool-invocation", "tool-result"]
+        assert errors(m) == []

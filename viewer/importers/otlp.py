@@ -909,6 +909,24 @@ def _span_calls(rd: Reading) -> list[Call]:
         ex = hs.get("execution")
         if ex is not None and ex.start is not None:
             call.start = ex.start  # claude_code.tool also spans the permission wait
+        deferral = _str(_attr(group, _DEFERRAL))
+        if deferral:  # pydantic-ai: deferred, not executed: no result and no error
+            call.end_type, call.end_body = None, None
+            meta = _attr(group, _DEFERRAL + ".metadata")
+            inv["deferral"] = {"name": deferral,
+                               **({"metadata": _json_or_text(meta)} if meta is not None
+                                  else {})}
+            if deferral == "ApprovalRequired":
+                call.ran = False  # it asked for approval; a run is a later span of the call
+                call.decisions.append(Decision(
+                    time=r.end or r.start, vendor="pydantic_ai", source=None,
+                    decision=deferral, where=r.where, tool=tool, call_id=call.call_id,
+                    from_result=True, server=server))
+            else:
+                call.inferred["invoke"] = (
+                    f"pydantic-ai deferred this call ({deferral}): it is to be run outside "
+                    "the agent, so its span records no result; whether and how it ended is "
+                    "not in this trace")
         b = hs.get("blocked")
         if b is not None and (b.attrs.get("decision") or "").lower() in _REJECTS \
                 and ex is None:
@@ -919,7 +937,31 @@ def _span_calls(rd: Reading) -> list[Call]:
                 decision=_str(b.attrs.get("decision")), where=b.where, tool=tool,
                 call_id=call.call_id, from_result=True, server=server))
         calls.append(call)
-    return calls
+    return _resumed(calls)
+
+
+#: pydantic-ai's mark of a tool call deferred rather than executed (ApprovalRequired,
+#: CallDeferred); ``.metadata`` is what the tool passed with it.
+_DEFERRAL: Final = "pydantic_ai.tool.deferral.name"
+
+
+def _resumed(calls: list[Call]) -> list[Call]:
+    """A call that asked for approval (pydantic-ai ApprovalRequired) and a later span of the
+    same call id that ran (the run resumed once approved) are one operation: the approval
+    request is that run's decision."""
+    asked = [c for c in calls if not c.ran and c.call_id and c.invocation.get("deferral")]
+    if not asked:
+        return calls
+    ran = {c.call_id: c for c in calls if c.ran and c.call_id}
+    gone: set[int] = set()
+    for c in asked:
+        later = ran.get(c.call_id)
+        if later is not None and (later.start is None or c.start is None
+                                  or later.start >= c.start):
+            later.decisions = c.decisions + later.decisions
+            later.sources = c.sources + later.sources
+            gone.add(id(c))
+    return [c for c in calls if id(c) not in gone]
 
 
 #: A tool call the model asked for, in a model span's indexed attributes: OpenLLMetry's older
@@ -1421,6 +1463,12 @@ def _decide(d: Decision) -> Rule:
     rejected = dec in _REJECTS
     label = f"{d.vendor} decision {d.decision or '(none)'}" + (
         f" from source {d.source}" if d.source else "")
+    if d.vendor == "pydantic_ai":
+        return Rule(once="permission-required", runs=False,
+                    reason="the tool asked for approval (ApprovalRequired)",
+                    inferred="pydantic-ai deferred the call with ApprovalRequired: the tool "
+                             "asked for approval; a run after approval is a later span of the "
+                             "same call id")
     if d.vendor == "gemini_cli":
         if dec == "reject":
             return Rule(once="permission-required", runs=False, reason="rejected by the user",
