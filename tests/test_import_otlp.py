@@ -960,7 +960,8 @@ def test_pydantic_ai_deferred_tool_calls_are_not_results_or_errors() -> None:
       ApprovalRequired: a permission-required decision when it was deferred, no run (what
         was asked, {x: 0}, kept); approved and resumed (a later span, same call id, that ran):
         the same operation, decision then the run and its result;
-      CallDeferred: invoked, no end (its result is not in the trace), saying why."""
+      CallDeferred: invoked, then tool-pending when deferred (to be completed later, outside
+        the agent; no result in the trace), saying why."""
     for v2 in (True, False):
         _, _, m = imported(json.dumps([_pyd_tool("ApprovalRequired", v2=v2)]).encode())
         assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
@@ -969,8 +970,10 @@ def test_pydantic_ai_deferred_tool_calls_are_not_results_or_errors() -> None:
         assert errors(m) == []
         vcon, _, m = imported(json.dumps([_pyd_tool("CallDeferred", v2=v2)]).encode())
         types = [e["type"] for e in vcon["events"]]
-        assert types == ["tool-invocation"], (v2, types)
-        assert "CallDeferred" in vcon["events"][0]["inferred"]
+        assert types == ["tool-invocation", "tool-pending"], (v2, types)
+        assert "CallDeferred" in vcon["events"][1]["inferred"]
+        assert vcon["events"][1]["body"] == {"deferral": "CallDeferred",
+                                             "metadata": {"task_id": "task-123"}}
         assert vcon["events"][0]["body"]["arguments"] == {"x": 0}
         assert m.operations[0].outcome not in ("completed", "errored", "failed")
         # approved, then resumed: the second span of the same call ran and answered
@@ -982,3 +985,33 @@ def test_pydantic_ai_deferred_tool_calls_are_not_results_or_errors() -> None:
         assert [e["type"] for e in vcon["events"]] == [
             "policy-decision", "tool-invocation", "tool-result"]
         assert errors(m) == []
+
+
+def test_pydantic_ai_invalid_arguments_are_an_error_before_the_tool_ran() -> None:
+    """pydantic-ai's span for a tool call whose arguments failed validation (pydantic/
+    pydantic-ai capabilities/instrumentation.py on_tool_validate_error; tests/test_logfire.py
+    test_tool_argument_validation_failure_emits_span): execute_tool, logfire.msg 'invalid
+    tool call: double', pydantic_ai.tool.failure_stage 'validation' ("the tool never ran"),
+    status ERROR, an exception event and the retry prompt sent to the model as the result;
+    the model's corrected call is a second span that ran. Before, a reviewer saw the first as
+    'failed' (tool-failure: the tool attempted it and reported an error). By hand: a
+    tool-error (the request was refused before the tool: the retry prompt as its detail),
+    then the second call completed with 4."""
+    bad = _pyd_tool(None, v2=False, span_id=5, start=4, end=5,
+                    result="1 validation error: x: int_parsing\n\nFix the errors and try again.")
+    bad["attributes"].update({"logfire.msg": "invalid tool call: double",
+                              "pydantic_ai.tool.failure_stage": "validation",
+                              "gen_ai.tool.call.arguments": {"x": "bad"}})
+    bad["status"] = {"status_code": "ERROR"}
+    bad["events"] = [{"name": "exception", "timestamp": 5 * 10**9, "attributes": {
+        "exception.type": "pydantic_core._pydantic_core.ValidationError"}}]
+    good = _pyd_tool(None, v2=False, span_id=7, start=6, end=7, result="4")
+    good["attributes"]["gen_ai.tool.call.id"] = "call_2"
+    vcon, _, m = imported(json.dumps([bad, good]).encode())
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-error", "tool-invocation", "tool-result"]
+    err = vcon["events"][1]
+    assert "validation" in err["inferred"]
+    assert "int_parsing" in json.dumps(err["body"])
+    assert [o.outcome for o in m.operations][1] == "completed"
+    assert errors(m) == []

@@ -737,6 +737,10 @@ class Call:
     cancelled: bool = False
     #: why its invocation / its end is where it is, when the record does not say it directly
     inferred: dict[str, str] = field(default_factory=dict)
+    #: pydantic-ai's deferral of the call (ApprovalRequired, CallDeferred), if any
+    deferral: str | None = None
+    #: (time, content) of a tool-pending: the call was accepted, to be completed later
+    pending: tuple[datetime | None, Any] | None = None
 
 
 def _error_text(v: Any) -> str:
@@ -910,23 +914,36 @@ def _span_calls(rd: Reading) -> list[Call]:
         if ex is not None and ex.start is not None:
             call.start = ex.start  # claude_code.tool also spans the permission wait
         deferral = _str(_attr(group, _DEFERRAL))
+        stage = _str(_attr(group, "pydantic_ai.tool.failure_stage"))
         if deferral:  # pydantic-ai: deferred, not executed: no result and no error
             call.end_type, call.end_body = None, None
-            meta = _attr(group, _DEFERRAL + ".metadata")
-            inv["deferral"] = {"name": deferral,
-                               **({"metadata": _json_or_text(meta)} if meta is not None
-                                  else {})}
+            call.deferral = deferral
+            meta = _attr(group, "pydantic_ai.tool.deferral.metadata")
+            said = {"deferral": deferral,
+                    **({"metadata": _json_or_text(meta)} if meta is not None else {})}
             if deferral == "ApprovalRequired":
                 call.ran = False  # it asked for approval; a run is a later span of the call
+                inv["deferral"] = said
                 call.decisions.append(Decision(
                     time=r.end or r.start, vendor="pydantic_ai", source=None,
                     decision=deferral, where=r.where, tool=tool, call_id=call.call_id,
                     from_result=True, server=server))
-            else:
-                call.inferred["invoke"] = (
-                    f"pydantic-ai deferred this call ({deferral}): it is to be run outside "
-                    "the agent, so its span records no result; whether and how it ended is "
-                    "not in this trace")
+            elif r.end is not None:
+                call.pending = (r.end, said)
+                call.inferred["pending"] = (
+                    f"pydantic-ai deferred this call ({deferral}): it is to be completed "
+                    "later, outside the agent; its result is not in this trace")
+        elif stage and call.end_type is not None and call.end_type != "tool-result":
+            # the arguments were refused before the tool ran (pydantic-ai sets the stage only
+            # "for calls that failed before execution")
+            body = call.end_body
+            if isinstance(body, dict) and "result" in body:
+                body = body["result"]
+            call.end_type = "tool-error"
+            call.end_body = {"failure_stage": stage, "detail": body}
+            call.inferred["end"] = (
+                f"pydantic-ai failure_stage {stage}: the call was refused before the tool "
+                "ran; the detail is what the model was told (its retry prompt)")
         b = hs.get("blocked")
         if b is not None and (b.attrs.get("decision") or "").lower() in _REJECTS \
                 and ex is None:
@@ -941,7 +958,7 @@ def _span_calls(rd: Reading) -> list[Call]:
 
 
 #: pydantic-ai's mark of a tool call deferred rather than executed (ApprovalRequired,
-#: CallDeferred); ``.metadata`` is what the tool passed with it.
+#: CallDeferred); ``pydantic_ai.tool.deferral.metadata`` is what the tool passed with it.
 _DEFERRAL: Final = "pydantic_ai.tool.deferral.name"
 
 
@@ -949,7 +966,7 @@ def _resumed(calls: list[Call]) -> list[Call]:
     """A call that asked for approval (pydantic-ai ApprovalRequired) and a later span of the
     same call id that ran (the run resumed once approved) are one operation: the approval
     request is that run's decision."""
-    asked = [c for c in calls if not c.ran and c.call_id and c.invocation.get("deferral")]
+    asked = [c for c in calls if not c.ran and c.call_id and c.deferral]
     if not asked:
         return calls
     ran = {c.call_id: c for c in calls if c.ran and c.call_id}
@@ -1609,6 +1626,9 @@ def _plan(calls: list[Call], loose: list[Decision], rep: Report) -> list[_Ev]:
         if not runs:
             continue
         add(c.start, 1, "tool-invocation", c, c.sources[0] if c.sources else c.where)
+        if c.pending is not None:
+            add(c.pending[0], 2, "tool-pending", c, c.sources[-1] if c.sources else c.where,
+                body=c.pending[1])
         if cancel_at is not None:
             add(cancel_at, 2, "tool-cancel", c, c.where,
                 body={"reason": "user_abort: the user dismissed the permission prompt"})
@@ -1691,6 +1711,8 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             mediatype = TEXT if isinstance(body, str) else "application/json"
             why = {"inferred": c.inferred["end"]} if "end" in c.inferred and \
                 e.etype == c.end_type else {}
+            if e.etype == "tool-pending" and "pending" in c.inferred:
+                why = {"inferred": c.inferred["pending"]}
             events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
                        mediatype=mediatype, **why)
     sessions = _sessions(rd)
