@@ -1015,3 +1015,55 @@ def test_pydantic_ai_invalid_arguments_are_an_error_before_the_tool_ran() -> Non
     assert "int_parsing" in json.dumps(err["body"])
     assert [o.outcome for o in m.operations][1] == "completed"
     assert errors(m) == []
+
+
+def _agents_fn(span_id: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+    """Logfire's span of an OpenAI Agents SDK function tool (logfire.instrument_openai_agents:
+    'Function: {name}', the SDK's FunctionSpanData as attributes), as OTLP/JSON."""
+    base = 1741608580
+    return {"traceId": "0" * 31 + "1", "spanId": span_id, "parentSpanId": "0000000000000003",
+            "name": "Function: {name}", "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs({"logfire.msg_template": "Function: {name}",
+                                 "logfire.span_type": "span", "gen_ai.system": "openai",
+                                 "mcp_data": "null", **a}), "status": {}}
+
+
+def test_logfire_openai_agents_function_spans_are_tool_calls() -> None:
+    """pydantic/logfire tests/otel_integrations/test_openai_agents.py @ 0892cadd… (the
+    producer's own snapshot): the OpenAI Agents SDK's function tool call is a span 'Function:
+    {name}' with attributes name 'random_number', input '{}', output '4', mcp_data 'null',
+    gen_ai.system 'openai' and no gen_ai.operation.name. The SDK records a tool that raised as
+    the span's error {message: 'Error running tool (non-fatal)', data: {tool_name, error}}
+    (openai-agents function_schema / tool.py) with the message the model got as the output,
+    and 'Tool execution cancelled' for a cancelled one; an MCP tool's mcp_data names its
+    server. Before, a reviewer saw 'No operations' and 'the recording has no tool call'. By
+    hand: random_number {} -> 4 completed; fetch_page {url} failed with the SDK's error and
+    the output the model got; slow cancelled; github's create_issue on server 'github'."""
+    spans = [
+        _agents_fn("0000000000000007", 0, 1, name="random_number", input="{}", output="4"),
+        _agents_fn("0000000000000008", 2, 3, name="fetch_page", input='{"url": "http://x"}',
+                   output="An error occurred while running the tool. Error: 404",
+                   error=json.dumps({"message": "Error running tool (non-fatal)",
+                                     "data": {"tool_name": "fetch_page", "error": "404"}})),
+        _agents_fn("0000000000000009", 4, 5, name="slow", input="{}",
+                   error=json.dumps({"message": "Tool execution cancelled", "data": None})),
+        _agents_fn("000000000000000a", 6, 7, name="create_issue", input='{"title": "t"}',
+                   output='{"number": 7}', mcp_data=json.dumps({"server": "github"})),
+    ]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "agents-app"})}, "scopeSpans": [{"scope": {"name": "x"},
+                                                         "spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("!host", "random_number", "completed"), ("!host", "fetch_page", "failed"),
+        ("!host", "slow", "cancel-requested"), ("github", "create_issue", "completed")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {} and ev[1]["body"] == "4"
+    assert ev[2]["body"]["arguments"] == {"url": "http://x"}
+    assert ev[3]["type"] == "tool-failure"
+    assert ev[3]["body"]["error"]["data"]["error"] == "404"
+    assert ev[3]["body"]["result"].startswith("An error occurred")
+    assert rep.mapped == 4 and errors(m) == []
+    assert not any("no tool call" in w for w in rep.warnings)

@@ -627,9 +627,22 @@ def _is_tool_span(s: Span) -> bool:
     if a.get("ai.operationId") == "ai.toolCall" or (s.name == "ai.toolCall"
                                                     and "ai.toolCall.name" in a):
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
+    if _agents_function(s):
+        return True
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
+
+
+_AGENTS_FUNCTION: Final = "Function: {name}"
+
+
+def _agents_function(s: Span) -> bool:
+    """Logfire's span of an OpenAI Agents SDK function tool call (instrument_openai_agents):
+    named by its template 'Function: {name}', the SDK's FunctionSpanData as attributes (name,
+    input, output, mcp_data, and error when it failed), no gen_ai.operation.name."""
+    return (s.name == _AGENTS_FUNCTION or s.attrs.get("logfire.msg_template") == _AGENTS_FUNCTION) \
+        and isinstance(s.attrs.get("name"), str) and bool(s.attrs["name"])
 
 
 _HELPERS: Final = {"claude_code.tool.blocked_on_user": "blocked",
@@ -657,6 +670,9 @@ def _ignored_kind(s: Span) -> str:
 
 
 def _tool_of(spans: list[Span]) -> str | None:
+    for s in spans:
+        if _agents_function(s):
+            return str(s.attrs["name"])
     name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
                  "ai.toolCall.name", "mcp.tool.name")
     if isinstance(name, str) and name:
@@ -757,6 +773,18 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     root = group[0]
     if root.end is None:
         return None, None
+    if _agents_function(root):
+        # the OpenAI Agents SDK: a tool that raised is the span's error {message, data}, with
+        # the message the model was given as the output; a cancelled one says so
+        out = _content(root.attrs.get("output"))
+        err = _json_or_text(root.attrs.get("error"))
+        if err not in (None, "", {}):
+            body = {"error": err, **({"result": out} if out is not None else {})}
+            msg = str(err.get("message", "")) if isinstance(err, dict) else str(err)
+            return ("tool-cancel" if msg.startswith("Tool execution cancelled")
+                    else "tool-failure"), body
+        if root.status != "error":
+            return "tool-result", out
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
                    "gen_ai.tool.output",  # the name before gen_ai.tool.call.result
                    "tool_response",  # Pydantic AI
@@ -872,7 +900,9 @@ def _span_calls(rd: Reading) -> list[Call]:
             rep.warn("a tool span names no tool (no gen_ai.tool.name): recorded as "
                      "\"unknown-tool\"")
             tool = "unknown-tool"
-        server, tool = _target(tool, _mcp_server(group), rep)
+        mcp = _json_or_text(r.attrs.get("mcp_data")) if _agents_function(r) else None
+        named = _str(mcp.get("server")) if isinstance(mcp, dict) else None
+        server, tool = _target(tool, named or _mcp_server(group), rep)
         call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
@@ -884,6 +914,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
                      "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
+        if args is None and _agents_function(r):
+            args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
             # Strands: the tool's input as the content of a gen_ai.tool.message event
             args = next((a["content"] for n, _t, a in r.events
