@@ -1067,3 +1067,45 @@ def test_logfire_openai_agents_function_spans_are_tool_calls() -> None:
     assert ev[3]["body"]["result"].startswith("An error occurred")
     assert rep.mapped == 4 and errors(m) == []
     assert not any("no tool call" in w for w in rep.warnings)
+
+
+def test_openai_agents_native_span_export_is_read_not_taken_for_mcp() -> None:
+    """The OpenAI Agents SDK's own trace records (Span.export(): {object: 'trace.span', id,
+    trace_id, parent_id, started_at, ended_at, span_data: {type, ...}, error}, and {object:
+    'trace'}; openai/openai-agents-python src/agents/tracing/spans.py, what its
+    ConsoleSpanExporter and file processors write, one per line or a batch list per line).
+    Before, such a file was taken for an MCP JSON-RPC transcript: 'no tools/call request',
+    'No operations', order-only times. By hand: get_weather {city: Paris} -> rainy
+    completed 10:00:01-10:00:02; fetch failed with the SDK's error; the agent and trace
+    records are context."""
+    recs: list[Any] = [
+        {"object": "trace", "id": "trace_abc", "workflow_name": "Agent workflow"},
+        {"object": "trace.span", "id": "span_fn1", "trace_id": "trace_abc",
+         "parent_id": "span_ag", "started_at": "2026-05-31T10:00:01.000000+00:00",
+         "ended_at": "2026-05-31T10:00:02.000000+00:00",
+         "span_data": {"type": "function", "name": "get_weather",
+                       "input": '{"city":"Paris"}', "output": "rainy", "mcp_data": None},
+         "error": None},
+        {"object": "trace.span", "id": "span_fn2", "trace_id": "trace_abc",
+         "parent_id": "span_ag", "started_at": "2026-05-31T10:00:03.000000+00:00",
+         "ended_at": "2026-05-31T10:00:04.000000+00:00",
+         "span_data": {"type": "function", "name": "fetch", "input": "{}",
+                       "output": "An error occurred", "mcp_data": None},
+         "error": {"message": "Error running tool (non-fatal)",
+                   "data": {"tool_name": "fetch", "error": "boom"}}},
+        {"object": "trace.span", "id": "span_ag", "trace_id": "trace_abc", "parent_id": None,
+         "started_at": "2026-05-31T10:00:00.000000+00:00",
+         "ended_at": "2026-05-31T10:00:05.000000+00:00",
+         "span_data": {"type": "agent", "name": "Assistant", "tools": ["get_weather"]},
+         "error": None}]
+    for data in ("\n".join(json.dumps(r) for r in recs) + "\n",
+                 json.dumps(recs[:2]) + "\n" + json.dumps(recs[2:]) + "\n"):
+        assert formats.detect(data.encode()).name == "otlp"
+        vcon, rep, m = imported(data.encode())
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("fetch", "failed")]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2026-05-31T10:00:01.000Z"
+        assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "rainy"
+        assert ev[3]["body"]["error"]["data"]["error"] == "boom"
+        assert rep.times == "recorded" and errors(m) == []

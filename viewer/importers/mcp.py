@@ -110,10 +110,15 @@ class Transcript:
 
 
 def _is_jsonrpc(obj: Any) -> bool:
-    return isinstance(obj, dict) and (
-        "jsonrpc" in obj or isinstance(obj.get("method"), str)
-        or ("id" in obj and ("result" in obj or "error" in obj))
-    )
+    """A JSON-RPC message. Without ``jsonrpc`` or ``method``: an ``id`` with a ``result``, or
+    with an ``error`` object that has a ``code`` (an OpenAI Agents SDK span record has an
+    ``id`` and an ``error`` that is null or ``{message, data}``: not a response)."""
+    if not isinstance(obj, dict):
+        return False
+    if "jsonrpc" in obj or isinstance(obj.get("method"), str):
+        return True
+    err = obj.get("error")
+    return "id" in obj and ("result" in obj or (isinstance(err, dict) and "code" in err))
 
 
 def direction_named(value: Any) -> str | None:

@@ -370,12 +370,45 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     elif isinstance(value, list) and depth < 2:
         for i, item in enumerate(value):
             _take(item, f"{where}[{i}]", rd, depth + 1)
+    elif _is_agents_record(value):
+        rd.forms.add("openai-agents")
+        if value.get("object") == "trace":
+            rd.records += 1
+            rep.ignore("OpenAI Agents trace record")
+        else:
+            _one(_from_agents(value), where, {}, rd)
     elif _is_span(value) or _is_log(value):
         rd.forms.add("sdk-json")
         _one(value, where, {}, rd)
     else:
         rd.records += 1
         rep.fail(where, "not a span, a log record or an OTLP export")
+
+
+def _is_agents_record(v: Any) -> bool:
+    """The OpenAI Agents SDK's own trace records (``Trace.export()`` / ``Span.export()``):
+    ``{object: "trace", id, workflow_name}`` and ``{object: "trace.span", id, trace_id,
+    parent_id, started_at, ended_at, span_data: {type, ...}, error}``."""
+    return isinstance(v, dict) and (
+        (v.get("object") == "trace.span" and isinstance(v.get("span_data"), dict))
+        or (v.get("object") == "trace" and isinstance(v.get("id"), str)))
+
+
+def _from_agents(v: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Agents SDK span record as an SDK span dump: named by its type, its
+    span_data (and error) as attributes under the names Logfire gives them."""
+    data = v["span_data"]
+    kind = str(data.get("type") or "span")
+    a = {k: x for k, x in data.items() if k != "type" and x is not None}
+    a["openai_agents.span_type"] = kind
+    err = v.get("error")
+    if err:
+        a["error"] = err
+    return {"name": _AGENTS_FUNCTION if kind == "function" else f"openai_agents.{kind}",
+            "trace_id": v.get("trace_id"), "span_id": v.get("id"),
+            "parent_id": v.get("parent_id"), "start_time": v.get("started_at"),
+            "end_time": v.get("ended_at"), "attributes": a,
+            "status": {"status_code": "ERROR"} if err else {}}
 
 
 def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False) -> None:
@@ -1809,7 +1842,12 @@ _ID_KEYS: Final = ("spanId", "span_id", "traceId", "trace_id")
 
 def _has_span_id(r: Any) -> bool:
     """A span for sniffing: a name and a span or trace id (at the top or in ``context``);
-    a name and a start time alone could be anything."""
+    a name and a start time alone could be anything. The OpenAI Agents SDK's records, and a
+    batch of them in a list, count too."""
+    if isinstance(r, list) and r:
+        return all(_is_agents_record(x) for x in r[:16])
+    if _is_agents_record(r):
+        return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
     ctx = r.get("context")
@@ -1821,6 +1859,9 @@ def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
     if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
+    elif not smp.is_doc:  # JSONL: objects, and the OpenAI Agents SDK's batches (lists)
+        yield from (x for x in smp.lines if isinstance(x, dict) or (
+            isinstance(x, list) and _has_span_id(x)))
     else:
         yield from smp.records()
 
