@@ -1109,3 +1109,67 @@ def test_openai_agents_native_span_export_is_read_not_taken_for_mcp() -> None:
         assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "rainy"
         assert ev[3]["body"]["error"]["data"]["error"] == "boom"
         assert rep.times == "recorded" and errors(m) == []
+
+
+def _adk(sid: str, name: str, start: int, end: int, status: int = 0, **a: Any) -> dict[str, Any]:
+    """A Google ADK span as OTLP/JSON (google/adk-python src/google/adk/telemetry/tracing.py:
+    trace_tool_call, trace_merged_tool_calls)."""
+    base = 1767600000
+    return {"traceId": "5b8efff798038103d269b633813fc60d", "spanId": sid,
+            "parentSpanId": "00000000000000aa", "name": name, "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs(a), "status": {"code": status} if status else {}}
+
+
+def test_google_adk_tool_spans_arguments_results_and_merged_span() -> None:
+    """Google ADK (google/adk-python src/google/adk/telemetry/tracing.py @ 0798a74d…) writes
+    each tool call as execute_tool {name} with gen_ai.tool.name and gen_ai.tool.call.id (the
+    literal '<not specified>' when there is no response event), the arguments as
+    gcp.vertex.agent.tool_call_args and the response as gcp.vertex.agent.tool_response (a
+    non-dict wrapped as {"result": ...}; {"result": "<not specified>"} when none); and, when
+    calls ran in parallel, one more span 'execute_tool (merged)' (gen_ai.tool.name '(merged
+    tools)', tool_call_args 'N/A', call id = the merged event's id) that exists only for the
+    dev UI's event lookup (functions.py). Before, a reviewer saw each call with no arguments
+    and no result, and an extra '(merged tools)' operation that never ran. By hand:
+    get_weather {city: Paris} -> {report: sunny}; get_time {tz: CET} -> {result: 10:00};
+    nothing for the merged span; lookup with a tool error (error.type, status ERROR) and its
+    response {error: ...}: failed."""
+    spans = [
+        _adk("0000000000000001", "execute_tool get_weather", 1, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.type": "FunctionTool", "gen_ai.tool.call.id": "adk-1",
+            "gcp.vertex.agent.llm_request": "{}", "gcp.vertex.agent.llm_response": "{}",
+            "gcp.vertex.agent.tool_call_args": '{"city": "Paris"}',
+            "gcp.vertex.agent.tool_response": '{"report": "sunny"}'}),
+        _adk("0000000000000002", "execute_tool get_time", 1, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_time",
+            "gen_ai.tool.call.id": "<not specified>",
+            "gcp.vertex.agent.tool_call_args": '{"tz": "CET"}',
+            "gcp.vertex.agent.tool_response": '{"result": "10:00"}'}),
+        _adk("0000000000000003", "execute_tool (merged)", 2, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "(merged tools)",
+            "gen_ai.tool.description": "(merged tools)", "gen_ai.tool.call.id": "ev-9",
+            "gcp.vertex.agent.tool_call_args": "N/A", "gcp.vertex.agent.event_id": "ev-9",
+            "gcp.vertex.agent.tool_response": '{"id": "ev-9", "content": {}}'}),
+        _adk("0000000000000004", "execute_tool lookup", 3, 4, status=2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.call.id": "adk-4", "error.type": "ValueError",
+            "gcp.vertex.agent.tool_call_args": '{"q": "x"}',
+            "gcp.vertex.agent.tool_response": '{"error": "no such key"}'}),
+    ]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "adk-app"})}, "scopeSpans": [{"scope": {"name": "gcp.vertex.agent"},
+                                                      "spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_weather", "completed"), ("get_time", "completed"), ("lookup", "failed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"city": "Paris"}, {"tz": "CET"},
+                                                     {"q": "x"}]
+    assert "tool_call_id" not in inv[1]["body"]  # '<not specified>' is no id
+    res = [e for e in vcon["events"] if e["type"] in ("tool-result", "tool-failure")]
+    assert res[0]["body"] == {"report": "sunny"}
+    assert "no such key" in json.dumps(res[2]["body"])
+    assert rep.ignored.get("execute_tool (merged) span") == 1
+    assert errors(m) == []

@@ -647,8 +647,15 @@ def _attr(spans: list[Span], *keys: str) -> Any:
     return None
 
 
+#: Google ADK's span over parallel tool calls ("exists so the dev UI's event lookup
+#: resolves": each call has its own execute_tool span).
+_ADK_MERGED: Final = "execute_tool (merged)"
+
+
 def _is_tool_span(s: Span) -> bool:
     a = s.attrs
+    if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return False
     if a.get("gen_ai.operation.name") == "execute_tool" or a.get("mcp.method.name") == "tools/call":
         return True
     if s.name == "claude_code.tool" or a.get("span.type") == "tool":
@@ -691,6 +698,8 @@ def _helper(s: Span) -> str | None:
 
 def _ignored_kind(s: Span) -> str:
     a = s.attrs
+    if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return f"{_ADK_MERGED} span"
     op = _str(a.get("gen_ai.operation.name")) or _str(a.get("mcp.method.name"))
     if op and len(op) <= 60:
         return f"{op} span"
@@ -796,6 +805,10 @@ def _error_text(v: Any) -> str:
     return v if isinstance(v, str) else ""
 
 
+#: Google ADK's placeholders for what it did not record (a call id, a tool response).
+_ADK_UNSET: Final = "<not specified>"
+_ADK_NONE: Final = {"result": _ADK_UNSET}
+
 #: A span event saying the tool raised: OpenTelemetry's own, and the GenAI conventions' event
 #: for a tool execution.
 _EXCEPTION_EVENTS: Final = frozenset({"exception", "gen_ai.execute_tool.exception"})
@@ -822,7 +835,10 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "gen_ai.tool.output",  # the name before gen_ai.tool.call.result
                    "tool_response",  # Pydantic AI
                    "traceloop.entity.output",  # OpenLLMetry
-                   "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
+                   "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
+                   "gcp.vertex.agent.tool_response")  # Google ADK
+    if _json_or_text(result) == _ADK_NONE:
+        result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         # any-agent's name for the tool's output (genai.output before mid 2025)
         result = root.attrs.get("gen_ai.output", root.attrs.get("genai.output"))
@@ -940,13 +956,16 @@ def _span_calls(rd: Reading) -> list[Call]:
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
                                   "tool.call.id", "ai.toolCall.id"))
+        if call.call_id == _ADK_UNSET:
+            call.call_id = None  # Google ADK's placeholder: no call id recorded
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args",
                      "gen_ai.tool.input",  # the name before gen_ai.tool.call.arguments
                      "input.value",
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
-                     "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
+                     "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
+                     "gcp.vertex.agent.tool_call_args")  # Google ADK
         if args is None and _agents_function(r):
             args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
