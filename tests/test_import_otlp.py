@@ -1173,3 +1173,53 @@ def test_google_adk_tool_spans_arguments_results_and_merged_span() -> None:
     assert "no such key" in json.dumps(res[2]["body"])
     assert rep.ignored.get("execute_tool (merged) span") == 1
     assert errors(m) == []
+
+
+def test_strands_latest_conventions_tool_span_events_give_arguments_and_result() -> None:
+    """Strands Agents (strands-agents/sdk-python src/strands/telemetry/tracer.py @ 006ad58f…,
+    start_tool_call_span / end_tool_call_span) under the latest GenAI conventions
+    (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental) puts a tool call's arguments in
+    a 'gen_ai.client.inference.operation.details' event's gen_ai.input.messages ([{role:
+    tool, parts: [{type: tool_call, name, id, arguments}]}]) and its result in another's
+    gen_ai.output.messages ([{role: tool, parts: [{type: tool_call_response, id,
+    response}]}]), with gen_ai.tool.status. Before, a reviewer saw the call with no arguments
+    and no result (and a failed one's error text nowhere). By hand: calculator {expr: 1/0}
+    failed with its response [{text: 'division by zero'}]; echo {m: hi} -> [{text: hi}]."""
+    def span(sid: str, name: str, tid: str, args: Any, resp: Any, status: str,
+             start: int) -> dict[str, Any]:
+        base = 1767600000
+        ev = "gen_ai.client.inference.operation.details"
+        return {
+            "traceId": "5b8efff798038103d269b633813fc60e", "spanId": sid,
+            "name": f"execute_tool {name}", "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + start + 1) * 10**9),
+            "attributes": attrs({"gen_ai.operation.name": "execute_tool",
+                                 "gen_ai.provider.name": "strands-agents",
+                                 "gen_ai.tool.name": name, "gen_ai.tool.call.id": tid,
+                                 "gen_ai.tool.status": status}),
+            "events": [
+                {"timeUnixNano": str((base + start) * 10**9), "name": ev,
+                 "attributes": attrs({"gen_ai.input.messages": json.dumps([{
+                     "role": "tool", "parts": [{"type": "tool_call", "name": name,
+                                                "id": tid, "arguments": args}]}])})},
+                {"timeUnixNano": str((base + start + 1) * 10**9), "name": ev,
+                 "attributes": attrs({"gen_ai.output.messages": json.dumps([{
+                     "role": "tool", "parts": [{"type": "tool_call_response", "id": tid,
+                                                "response": resp}]}])})}],
+            "status": {}}
+    spans = [span("0000000000000001", "calculator", "tooluse_1", {"expr": "1/0"},
+                  [{"text": "division by zero"}], "error", 1),
+             span("0000000000000002", "echo", "tooluse_2", {"m": "hi"}, [{"text": "hi"}],
+                  "success", 3)]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "strands-agents"})}, "scopeSpans": [{"scope": {"name": "x"},
+                                                             "spans": spans}]}]}).encode()
+    vcon, _, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("calculator", "failed"), ("echo", "completed")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {"expr": "1/0"}
+    assert ev[1]["type"] == "tool-failure" and ev[1]["body"] == [{"text": "division by zero"}]
+    assert ev[2]["body"]["arguments"] == {"m": "hi"} and ev[3]["body"] == [{"text": "hi"}]
+    assert errors(m) == []

@@ -852,6 +852,9 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                     result = eattrs["message"]  # Strands: the tool result's content
     if result is None:
         result = _attr(group, "tool.result")  # older Strands
+    if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
+        result = _own_message(root, "gen_ai.output.messages",
+                              _str(root.attrs.get("gen_ai.tool.call.id")))
     result = _content(result)
     err_type = _attr(group, "error.type")
     exc = [(n, a) for s in group for n, _t, a in s.events if n in _EXCEPTION_EVENTS]
@@ -972,6 +975,8 @@ def _span_calls(rd: Reading) -> list[Call]:
             # Strands: the tool's input as the content of a gen_ai.tool.message event
             args = next((a["content"] for n, _t, a in r.events
                          if n == "gen_ai.tool.message" and "content" in a), None)
+        if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
+            args = _own_message(r, "gen_ai.input.messages", call.call_id)
         inv: dict[str, Any] = {}
         if args is not None:
             inv["arguments"] = _json_or_text(args)
@@ -1103,6 +1108,28 @@ def _asked_in(v: Any, out: list[tuple[str | None, str | None, Any]], depth: int 
     for k in ("parts", "message", "messages", "choices", "content"):
         if isinstance(v.get(k), (list, dict)):
             _asked_in(v[k], out, depth + 1)
+
+
+def _own_message(s: Span, key: str, call_id: str | None) -> Any:
+    """A tool span's own arguments (``gen_ai.input.messages``: its tool_call part) or result
+    (``gen_ai.output.messages``: its tool_call_response part), on the span or on one of its
+    events (Strands under the latest conventions: ``gen_ai.client.inference.operation.details``
+    events); the part of this call id when there are several."""
+    sources = [s.attrs.get(key)] + [a.get(key) for _n, _t, a in s.events]
+    for v in sources:
+        if v is None:
+            continue
+        if key == "gen_ai.input.messages":
+            asked: list[tuple[str | None, str | None, Any]] = []
+            _asked_in(v, asked)
+            hit = [a for i, _n, a in asked if call_id is None or i in (None, call_id)]
+        else:
+            answered: list[tuple[str, Any]] = []
+            _answered_in(v, answered)
+            hit = [r for i, r in answered if call_id is None or i == call_id]
+        if hit and hit[0] is not None:
+            return hit[0]
+    return None
 
 
 def _d(v: Any) -> dict[str, Any]:
