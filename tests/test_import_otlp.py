@@ -1223,3 +1223,65 @@ def test_strands_latest_conventions_tool_span_events_give_arguments_and_result()
     assert ev[1]["type"] == "tool-failure" and ev[1]["body"] == [{"text": "division by zero"}]
     assert ev[2]["body"]["arguments"] == {"m": "hi"} and ev[3]["body"] == [{"text": "hi"}]
     assert errors(m) == []
+
+
+def test_phoenix_rest_span_pages_are_read() -> None:
+    """Arize Phoenix's REST API (Arize-ai/phoenix src/phoenix/server/api/routers/v1/spans.py
+    @ 00a4d747…): GET /v1/projects/{p}/spans answers {data: [Span], next_cursor}, each Span
+    {name, context: {trace_id, span_id}, span_kind, parent_id, start_time, end_time (ISO),
+    status_code 'OK'|'ERROR'|'UNSET', status_message, attributes (flattened; the
+    openinference.span.kind attribute is popped into span_kind), events}; GET
+    .../spans/otlpv1 answers {data: [OtlpSpan], next_cursor} in the protobuf field names
+    (trace_id, span_id, parent_span_id, start_time_unix_nano, attributes [{key, value:
+    {string_value}}], status {code}). Both list the newest span first. Before, either file
+    was refused ('not a recording vcon-view imports'). By hand: get_weather {city: Paris} ->
+    rainy at 12:00:01-12:00:02; lookup status ERROR 'boom' with no output: errored; the agent
+    span is context."""
+    trace = "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"
+    span = [
+        {"id": "U3BhbjoxMw==", "name": "lookup",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8d"}, "span_kind": "TOOL",
+         "parent_id": "1a2b3c4d5e6f7a8b", "start_time": "2025-06-01T12:00:02.500000+00:00",
+         "end_time": "2025-06-01T12:00:02.700000+00:00", "status_code": "ERROR",
+         "status_message": "boom", "attributes": {"tool.name": "lookup",
+                                                   "input.value": '{"q": "x"}'},
+         "events": [{"name": "exception", "timestamp": "2025-06-01T12:00:02.600000+00:00",
+                     "attributes": {"exception.type": "ValueError",
+                                    "exception.message": "boom"}}]},
+        {"id": "U3BhbjoxMg==", "name": "get_weather",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8c"}, "span_kind": "TOOL",
+         "parent_id": "1a2b3c4d5e6f7a8b", "start_time": "2025-06-01T12:00:01+00:00",
+         "end_time": "2025-06-01T12:00:02+00:00", "status_code": "OK", "status_message": "",
+         "attributes": {"tool.name": "get_weather", "input.value": '{"city": "Paris"}',
+                        "input.mime_type": "application/json", "output.value": "rainy"},
+         "events": []},
+        {"id": "U3BhbjoxMQ==", "name": "agent",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8b"}, "span_kind": "AGENT",
+         "parent_id": None, "start_time": "2025-06-01T12:00:00+00:00",
+         "end_time": "2025-06-01T12:00:03+00:00", "status_code": "OK", "status_message": "",
+         "attributes": {"input.value": "weather?"}, "events": []}]
+    def kv(d: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"key": k, "value": {"string_value": v}} for k, v in d.items()]
+    otlpv1 = [
+        {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8c", "parent_span_id": "1a2b3c4d5e6f7a8b",
+         "name": "get_weather", "start_time_unix_nano": 1748779201000000000,
+         "end_time_unix_nano": 1748779202000000000,
+         "attributes": kv({"openinference.span.kind": "TOOL", "tool.name": "get_weather",
+                           "input.value": '{"city": "Paris"}', "output.value": "rainy"}),
+         "events": None, "status": {"code": 1, "message": None}},
+        {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8d", "parent_span_id": "1a2b3c4d5e6f7a8b",
+         "name": "lookup", "start_time_unix_nano": 1748779202500000000,
+         "end_time_unix_nano": 1748779202700000000,
+         "attributes": kv({"openinference.span.kind": "TOOL", "tool.name": "lookup",
+                           "input.value": '{"q": "x"}'}),
+         "events": None, "status": {"code": 2, "message": "boom"}}]
+    for page in ({"data": span, "next_cursor": None}, {"data": otlpv1, "next_cursor": None}):
+        data = json.dumps(page).encode()
+        assert formats.detect(data).name == "otlp"
+        vcon, rep, m = imported(data)
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("lookup", "errored")]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2025-06-01T12:00:01.000Z" and ev[1]["body"] == "rainy"
+        assert ev[0]["body"]["arguments"] == {"city": "Paris"}
+        assert rep.times == "recorded" and errors(m) == []

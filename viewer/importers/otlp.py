@@ -367,6 +367,10 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
         rd.forms.add("span-dump")
         for i, s in enumerate(value["spans"]):
             _one(s, f"{where}/spans/{i}", {}, rd)
+    elif _is_span_page(value):
+        rd.forms.add("phoenix-spans")
+        for i, s in enumerate(value["data"]):
+            _one(_from_phoenix(s), f"{where}/data/{i}", {}, rd)
     elif isinstance(value, list) and depth < 2:
         for i, item in enumerate(value):
             _take(item, f"{where}[{i}]", rd, depth + 1)
@@ -383,6 +387,33 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     else:
         rd.records += 1
         rep.fail(where, "not a span, a log record or an OTLP export")
+
+
+def _is_span_page(v: Any) -> bool:
+    """A page of Arize Phoenix's REST API (``{data: [span, ...], next_cursor}``): its Span
+    model, or OtlpSpan in the protobuf field names (``.../spans/otlpv1``)."""
+    if not isinstance(v, dict) or not isinstance(v.get("data"), list) or not v["data"]:
+        return False
+    return all(_has_span_id(x) for x in v["data"][:16])
+
+
+def _from_phoenix(s: Any) -> Any:
+    """A Phoenix span as a span the reader knows: an OtlpSpan's field names in camelCase;
+    the Span model's span_kind back as the openinference.span.kind attribute (Phoenix pops
+    it), its status_code and status_message as the status."""
+    if not isinstance(s, dict):
+        return s
+    if "start_time_unix_nano" in s or isinstance(s.get("attributes"), list):
+        return _camel(s)
+    out = dict(s)
+    a = dict(s["attributes"]) if isinstance(s.get("attributes"), dict) else {}
+    if isinstance(s.get("span_kind"), str) and "openinference.span.kind" not in a:
+        a["openinference.span.kind"] = s["span_kind"]
+    out["attributes"] = a
+    if "status" not in s and "status_code" in s:
+        out["status"] = {"status_code": s.get("status_code"),
+                         "description": s.get("status_message")}
+    return out
 
 
 def _is_agents_record(v: Any) -> bool:
@@ -1905,6 +1936,8 @@ def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
     if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
+    elif smp.is_doc and _is_span_page(doc):  # Arize Phoenix's REST API
+        yield from doc["data"][:64]
     elif not smp.is_doc:  # JSONL: objects, and the OpenAI Agents SDK's batches (lists)
         yield from (x for x in smp.lines if isinstance(x, dict) or (
             isinstance(x, list) and _has_span_id(x)))
