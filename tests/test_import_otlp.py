@@ -1285,3 +1285,62 @@ def test_phoenix_rest_span_pages_are_read() -> None:
         assert ev[0]["time"] == "2025-06-01T12:00:01.000Z" and ev[1]["body"] == "rainy"
         assert ev[0]["body"]["arguments"] == {"city": "Paris"}
         assert rep.times == "recorded" and errors(m) == []
+
+
+def test_langfuse_tool_observations_as_spans_and_as_api_pages() -> None:
+    """Langfuse. Its SDK v3 is OpenTelemetry: @observe(as_type="tool") spans carry
+    langfuse.observation.type 'tool', langfuse.observation.input / .output, and on an error
+    langfuse.observation.level 'ERROR' with langfuse.observation.status_message (the
+    attribute names of langfuse/_client/attributes.py, LangfuseOtelSpanAttributes, and of
+    packages/shared/src/server/otel/attributes.ts). Its public API pages observations as {data:
+    [{id, traceId, type 'TOOL'|'SPAN'|'GENERATION'..., name, startTime, endTime, input,
+    output, level, statusMessage, parentObservationId, metadata}], meta}. Before, the spans
+    gave no operation ('the recording has no tool call') and an API page was refused (or,
+    once Phoenix pages were read, read as spans with no tool call). By hand: search {q: x}
+    -> ['a'] completed; fetch {url} level ERROR 'timeout' with no output: errored."""
+    def span(sid: str, name: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+        base = 1767600000
+        return {"traceId": "5b8efff798038103d269b633813fc60f", "spanId": sid, "name": name,
+                "kind": 1, "startTimeUnixNano": str((base + start) * 10**9),
+                "endTimeUnixNano": str((base + end) * 10**9), "attributes": attrs(a),
+                "status": {}}
+    spans = [
+        span("0000000000000001", "search", 1, 2, **{
+            "langfuse.observation.type": "tool", "langfuse.observation.input": '{"q": "x"}',
+            "langfuse.observation.output": '["a"]'}),
+        span("0000000000000002", "fetch", 3, 4, **{
+            "langfuse.observation.type": "tool",
+            "langfuse.observation.input": '{"url": "http://x"}',
+            "langfuse.observation.level": "ERROR",
+            "langfuse.observation.status_message": "timeout"}),
+        span("0000000000000003", "plan", 0, 5, **{"langfuse.observation.type": "span"})]
+    otlp = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "app"})}, "scopeSpans": [{"scope": {"name": "langfuse-sdk"},
+                                                  "spans": spans}]}]}).encode()
+    page = json.dumps({"data": [
+        {"id": "0000000000000002", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "TOOL", "name": "fetch", "startTime": "2026-01-05T08:00:03.000Z",
+         "endTime": "2026-01-05T08:00:04.000Z", "input": {"url": "http://x"}, "output": None,
+         "level": "ERROR", "statusMessage": "timeout",
+         "parentObservationId": "0000000000000003", "metadata": {}},
+        {"id": "0000000000000001", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "TOOL", "name": "search", "startTime": "2026-01-05T08:00:01.000Z",
+         "endTime": "2026-01-05T08:00:02.000Z", "input": {"q": "x"}, "output": ["a"],
+         "level": "DEFAULT", "statusMessage": None,
+         "parentObservationId": "0000000000000003", "metadata": {}},
+        {"id": "0000000000000003", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "SPAN", "name": "plan", "startTime": "2026-01-05T08:00:00.000Z",
+         "endTime": "2026-01-05T08:00:05.000Z", "input": None, "output": None,
+         "level": "DEFAULT", "statusMessage": None, "parentObservationId": None,
+         "metadata": {}}], "meta": {"page": 1, "limit": 50, "totalItems": 3,
+                                    "totalPages": 1}}).encode()
+    for data in (otlp, page):
+        assert formats.detect(data).name == "otlp"
+        vcon, _, m = imported(data)
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("search", "completed"), ("fetch", "errored")], data[:40]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2026-01-05T08:00:01.000Z"
+        assert ev[0]["body"]["arguments"] == {"q": "x"} and ev[1]["body"] == ["a"]
+        assert ev[3]["body"]["message"] == "timeout"
+        assert errors(m) == []

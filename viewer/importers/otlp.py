@@ -367,6 +367,11 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
         rd.forms.add("span-dump")
         for i, s in enumerate(value["spans"]):
             _one(s, f"{where}/spans/{i}", {}, rd)
+    elif _is_observations(value):
+        rd.forms.add("langfuse-observations")
+        key = "data" if isinstance(value.get("data"), list) else "observations"
+        for i, s in enumerate(value[key]):
+            _one(_from_langfuse(s), f"{where}/{key}/{i}", {}, rd)
     elif _is_span_page(value):
         rd.forms.add("phoenix-spans")
         for i, s in enumerate(value["data"]):
@@ -387,6 +392,41 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     else:
         rd.records += 1
         rep.fail(where, "not a span, a log record or an OTLP export")
+
+
+def _is_observation(v: Any) -> bool:
+    """A Langfuse observation as its API gives it (``{id, traceId, type, name, startTime,
+    endTime, input, output, level, statusMessage, parentObservationId, metadata}``)."""
+    return isinstance(v, dict) and isinstance(v.get("traceId"), str) and isinstance(
+        v.get("type"), str) and "startTime" in v and "id" in v and "spanId" not in v
+
+
+def _is_observations(v: Any) -> bool:
+    """A Langfuse API page of observations (``{data: [...], meta}``) or a trace with its
+    observations (``{id, ..., observations: [...]}``)."""
+    if not isinstance(v, dict):
+        return False
+    items = v.get("data") if isinstance(v.get("data"), list) else v.get("observations")
+    return isinstance(items, list) and bool(items) and all(
+        _is_observation(x) for x in items[:16])
+
+
+def _from_langfuse(o: Any) -> Any:
+    """A Langfuse observation as a span with the attributes Langfuse's own SDK writes (its
+    OpenTelemetry attributes, when it kept them, under metadata.attributes)."""
+    if not isinstance(o, dict):
+        return o
+    meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+    a = dict(meta["attributes"]) if isinstance(meta.get("attributes"), dict) else {}
+    a[_LF + "type"] = str(o.get("type", "")).lower()
+    for k, f in (("input", "input"), ("output", "output"), ("level", "level"),
+                 ("status_message", "statusMessage")):
+        if o.get(f) is not None:
+            a.setdefault(_LF + k, o[f])
+    return {"name": o.get("name") if isinstance(o.get("name"), str) else "",
+            "trace_id": o.get("traceId"), "span_id": o.get("id"),
+            "parent_id": o.get("parentObservationId"), "start_time": o.get("startTime"),
+            "end_time": o.get("endTime"), "attributes": a}
 
 
 def _is_span_page(v: Any) -> bool:
@@ -695,6 +735,8 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if a.get("traceloop.span.kind") == "tool":  # OpenLLMetry (Traceloop SDK) @tool spans
         return True
+    if str(a.get(_LF + "type", "")).lower() == "tool":  # Langfuse SDK v3 as_type="tool"
+        return True
     if a.get("ai.operationId") == "ai.toolCall" or (s.name == "ai.toolCall"
                                                     and "ai.toolCall.name" in a):
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
@@ -706,6 +748,8 @@ def _is_tool_span(s: Span) -> bool:
 
 
 _AGENTS_FUNCTION: Final = "Function: {name}"
+#: Langfuse's observation attributes (its SDK v3 spans; its API's observations read as spans)
+_LF: Final = "langfuse.observation."
 
 
 def _agents_function(s: Span) -> bool:
@@ -754,6 +798,9 @@ def _tool_of(spans: list[Span]) -> str | None:
         for prefix in ("execute_tool ", "tools/call "):
             if s.name.startswith(prefix) and s.name[len(prefix):].strip():
                 return s.name[len(prefix):].strip()
+    for s in spans:  # Langfuse names a tool observation by the tool
+        if str(s.attrs.get(_LF + "type", "")).lower() == "tool" and s.name.strip():
+            return s.name.strip()
     return None
 
 
@@ -867,7 +914,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "tool_response",  # Pydantic AI
                    "traceloop.entity.output",  # OpenLLMetry
                    "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
-                   "gcp.vertex.agent.tool_response")  # Google ADK
+                   "gcp.vertex.agent.tool_response",  # Google ADK
+                   _LF + "output")  # Langfuse
     if _json_or_text(result) == _ADK_NONE:
         result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -891,6 +939,11 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     exc = [(n, a) for s in group for n, _t, a in s.events if n in _EXCEPTION_EVENTS]
     status_err = any(s.status == "error" for s in group)
     messages = [s.status_message for s in group if s.status_message]
+    if str(_attr(group, _LF + "level") or "").upper() == "ERROR":  # Langfuse's error level
+        status_err = True
+        said = _str(_attr(group, _LF + "status_message"))
+        if said:
+            messages.append(said)
     ex = helpers.get("execution")
     ex_fail = False
     if ex is not None:
@@ -999,7 +1052,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
                      "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
-                     "gcp.vertex.agent.tool_call_args")  # Google ADK
+                     "gcp.vertex.agent.tool_call_args",  # Google ADK
+                     _LF + "input")  # Langfuse
         if args is None and _agents_function(r):
             args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -1923,7 +1977,7 @@ def _has_span_id(r: Any) -> bool:
     batch of them in a list, count too."""
     if isinstance(r, list) and r:
         return all(_is_agents_record(x) for x in r[:16])
-    if _is_agents_record(r):
+    if _is_agents_record(r) or _is_observation(r):
         return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
@@ -1936,6 +1990,8 @@ def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
     if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
+    elif smp.is_doc and _is_observations(doc):  # Langfuse's API
+        yield from (doc.get("data") or doc.get("observations"))[:64]
     elif smp.is_doc and _is_span_page(doc):  # Arize Phoenix's REST API
         yield from doc["data"][:64]
     elif not smp.is_doc:  # JSONL: objects, and the OpenAI Agents SDK's batches (lists)
