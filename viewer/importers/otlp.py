@@ -6,13 +6,19 @@ one such document; SDK span dumps (a JSON array or JSONL of spans whose attribut
 object, ids hex or integers, times nanoseconds or ISO strings): the any-agent trace files
 (``{"spans": [...]}``) and the Python SDK ConsoleSpanExporter shape (``context.trace_id``,
 ``start_time``, ``status.status_code``). ``import otlp`` also reads concatenated pretty-printed
-objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write).
+objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write). Also read as spans:
+the OpenAI Agents SDK's own trace records (``{object: "trace.span", span_data, error}``), Arize
+Phoenix's REST span pages (``{data: [span], next_cursor}``, its Span model or OtlpSpan) and
+Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``). A span
+written more than once (same trace and span id) is read once, from its most complete copy.
 
 Spans (GenAI and MCP semantic conventions):
 
 * an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
-  (``mcp.method.name``), Claude Code's ``claude_code.tool`` span or an OpenInference TOOL span
-  is one operation: tool-invocation at its start (server: the MCP server from ``url.full`` /
+  (``mcp.method.name``), Claude Code's ``claude_code.tool`` span, an OpenInference TOOL span, a
+  Langfuse tool observation or an OpenAI Agents function span (Logfire's ``Function: {name}``)
+  is one operation (Google ADK's ``execute_tool (merged)`` is not: it only groups calls):
+  tool-invocation at its start (server: the MCP server from ``url.full`` /
   ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
   the call id and the span and trace ids), and at its end tool-result (status OK or unset),
   tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
