@@ -111,15 +111,17 @@ class Transcript:
 
 
 def _is_jsonrpc(obj: Any) -> bool:
-    """A JSON-RPC message. Without ``jsonrpc`` or ``method``: an ``id`` with a ``result``, or
-    with an ``error`` object that has a ``code`` (an OpenAI Agents SDK span record has an
-    ``id`` and an ``error`` that is null or ``{message, data}``: not a response)."""
+    """A JSON-RPC message. Without ``jsonrpc`` or ``method``: an ``id`` with a ``result`` or
+    an ``error`` (a log may leave the rest out), unless it is an OpenAI Agents SDK trace
+    record (``object: trace.span`` with ``span_data``: an ``id`` and an ``error``, null or
+    ``{message, data}``, and not a response)."""
     if not isinstance(obj, dict):
         return False
     if "jsonrpc" in obj or isinstance(obj.get("method"), str):
         return True
-    err = obj.get("error")
-    return "id" in obj and ("result" in obj or (isinstance(err, dict) and "code" in err))
+    if "span_data" in obj or obj.get("object") in ("trace", "trace.span"):
+        return False
+    return "id" in obj and ("result" in obj or "error" in obj)
 
 
 def direction_named(value: Any) -> str | None:
