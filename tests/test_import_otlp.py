@@ -1344,3 +1344,21 @@ def test_langfuse_tool_observations_as_spans_and_as_api_pages() -> None:
         assert ev[0]["body"]["arguments"] == {"q": "x"} and ev[1]["body"] == ["a"]
         assert ev[3]["body"]["message"] == "timeout"
         assert errors(m) == []
+
+
+def test_any_agent_agno_real_trace_shows_the_arguments_the_model_asked_for() -> None:
+    """The real AGNO trace (mozilla-ai/any-agent tests/assets/AGNO_trace.json @ 0020b6a7…,
+    Apache-2.0; see tests/fixtures/SOURCES.md), read by hand: call_llm asks get_current_time
+    {"timezone": "America/New_York"} (call_npcc…), execute_tool get_current_time returns the
+    time JSON at 11:18:06.213-.217; call_llm asks write_file {"text": "2025"} (call_Qkpi…),
+    execute_tool write_file returns "None" at 11:18:07.082-.084. Neither tool span records
+    its arguments: they come from the model's request under the same call id."""
+    vcon, rep, m = imported((AGENTS / "any-agent__AGNO_trace.json").read_bytes())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_current_time", "completed"), ("write_file", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"timezone": "America/New_York"},
+                                                     {"text": "2025"}]
+    assert [e["time"] for e in inv] == ["2025-05-21T11:18:06.213Z", "2025-05-21T11:18:07.082Z"]
+    assert rep.ignored == {"call_llm span": 3, "invoke_agent span": 1}
+    assert errors(m) == []
