@@ -1362,3 +1362,36 @@ def test_any_agent_agno_real_trace_shows_the_arguments_the_model_asked_for() -> 
     assert [e["time"] for e in inv] == ["2025-05-21T11:18:06.213Z", "2025-05-21T11:18:07.082Z"]
     assert rep.ignored == {"call_llm span": 3, "invoke_agent span": 1}
     assert errors(m) == []
+
+
+def test_mastra_mcp_tool_call_spans_name_their_mcp_server() -> None:
+    """Mastra's OpenTelemetry exporter (mastra-ai/mastra observability/otel-exporter/src/
+    gen-ai-semantics.ts @ 087c72fa…) writes every tool call as execute_tool with
+    gen_ai.tool.name, gen_ai.tool.call.arguments / .result and mastra.span.type; an MCP tool
+    call has mastra.span.type 'mcp_tool_call' and its MCP server's name in server.address,
+    and no mcp.* attribute. Before, a reviewer saw the MCP call on '!host' ('a tool built into
+    the agent'), its server dropped. By hand: github/create_issue {title: t} -> {number: 7} on
+    the MCP server 'github'; a plain tool_call weather stays on !host."""
+    def span(sid: str, name: str, kind: str, **a: Any) -> dict[str, Any]:
+        base = 1767600000
+        return {"traceId": "5b8efff798038103d269b633813fc610", "spanId": sid,
+                "name": f"execute_tool {name}", "kind": 1,
+                "startTimeUnixNano": str((base + int(sid[-1])) * 10**9),
+                "endTimeUnixNano": str((base + int(sid[-1]) + 1) * 10**9),
+                "attributes": attrs({"gen_ai.operation.name": "execute_tool",
+                                     "mastra.span.type": kind, "gen_ai.tool.name": name,
+                                     **a}), "status": {}}
+    spans = [span("0000000000000001", "create_issue", "mcp_tool_call", **{
+                 "server.address": "github", "gen_ai.tool.call.id": "c1",
+                 "gen_ai.tool.call.arguments": '{"title": "t"}',
+                 "gen_ai.tool.call.result": '{"number": 7}'}),
+             span("0000000000000003", "weather", "tool_call", **{
+                 "gen_ai.tool.call.id": "c2", "gen_ai.tool.call.arguments": "{}",
+                 "gen_ai.tool.call.result": '"sunny"'})]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "mastra"})}, "scopeSpans": [{"scope": {"name": "mastra"},
+                                                     "spans": spans}]}]}).encode()
+    _, _, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("github", "create_issue", "completed"), ("!host", "weather", "completed")]
+    assert errors(m) == []

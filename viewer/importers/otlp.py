@@ -814,7 +814,10 @@ def _mcp_server(spans: list[Span]) -> str | None:
     """The MCP server of a tool call, or None when the spans do not show MCP."""
     url = _attr(spans, "url.full", "mcp.server.url")
     named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
-    mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs for s in spans)
+    mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs
+              # Mastra: an MCP tool call, its server's name in server.address
+              or str(s.attrs.get("mastra.span.type", "")).lower() == "mcp_tool_call"
+              for s in spans)
     if isinstance(named, str) and named:
         return named
     if not mcp:  # a function tool's own url.full or server.address is not a tool server
