@@ -849,3 +849,19 @@ def test_a_call_rejected_at_the_prompt_never_ran_even_without_its_completion() -
             ("denied-interactively-by-user", "2026-06-14T21:38:43.086Z")]
         assert [e["type"] for e in vcon["events"]] == ["policy-decision"]
         assert rep.unmapped == 0
+
+
+def test_copilot_1_0_76_model_call_events_are_context_not_unmapped() -> None:
+    """Copilot CLI 1.0.76 writes ``model.call_start`` (ephemeral) before each model request
+    (a real events.jsonl of 2026-07-30, github/copilot-sdk work, quoted in a public session
+    export). It was counted as 'not mapped: unknown event type', which reads as lost data;
+    it is a model event, ignored by type like the other namespaces. The tool call beside it
+    is unchanged: skill {skill: ...} completed."""
+    _, rep, m = run(
+        rec("assistant.turn_start", {"turnId": "0"}, ts(0)),
+        rec("model.call_start", {"turnId": "0", "model": "claude-sonnet-4.6"}, ts(1)),
+        start("c1", "skill", 2, arguments={"skill": "shepherd"}),
+        complete("c1", 3, success=True, result={"content": "Skill loaded"}))
+    assert rep.unmapped == 0
+    assert rep.ignored.get("model.call_start") == 1
+    assert [(o.tool, o.outcome) for o in m.operations] == [("skill", "completed")]

@@ -1316,3 +1316,74 @@ def test_vscode_mcp_output_channel_newer_arrows_and_noise() -> None:
     m = model_of(vcon)
     assert [(o.tool, o.outcome) for o in m.operations] == [("forecast", "errored")]
     assert report.mapped == 2 and sum(report.ignored.values()) == 3
+
+
+def _spy(ts: str, typ: str, msg: dict[str, Any], client: bool) -> dict[str, Any]:
+    """A record as MCPSpy writes it (its --output JSONL; loncarales/MCPSpy
+    tests/expected_output_stdio.jsonl @ 7e77671d…, the tool's own golden output of an eBPF
+    capture): the message's members flattened beside timestamp, transport_type,
+    stdio_transport and type, an ``error`` of {} on every record that has none (a JSON-RPC
+    error's code left out), and the message as it went over the wire in ``raw``."""
+    pids = {"from_pid": 488671, "from_comm": "python", "to_pid": 488673, "to_comm": "python"}
+    if not client:
+        pids = {"from_pid": 488674, "from_comm": "python", "to_pid": 488671,
+                "to_comm": "python"}
+    rec: dict[str, Any] = {"timestamp": ts, "transport_type": "stdio",
+                           "stdio_transport": pids, "type": typ}
+    rec.update({k: v for k, v in msg.items() if k in ("id", "method", "params", "result")})
+    err = msg.get("error")
+    rec["error"] = {"message": err["message"]} if isinstance(err, dict) else {}
+    rec["raw"] = json.dumps(msg, separators=(",", ":"))
+    return rec
+
+
+def test_mcpspy_records_read_by_their_raw_message() -> None:
+    """MCPSpy (eBPF capture of MCP traffic) writes ``"error": {}`` on every record, also on
+    a successful response. Before, a reviewer saw both tools/call of its own golden capture
+    (get_weather -> 'Weather in New York: 20°C', isError false; process_data_with_progress
+    -> 'Processed 3 items', isError false) as errored, and the resources/read error line as
+    not mapped. By hand: both calls completed with their results, at the captured times; the
+    server is 'Comprehensive MCP Demo Server' (its serverInfo); nothing unmapped."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "mcp", "version": "0.1.0"}}}
+    init_r = {"jsonrpc": "2.0", "id": 0, "result": {
+        "protocolVersion": "2025-06-18", "capabilities": {"tools": {"listChanged": False}},
+        "serverInfo": {"name": "Comprehensive MCP Demo Server", "version": "1.12.0"}}}
+    read = {"jsonrpc": "2.0", "id": 5, "method": "resources/read",
+            "params": {"uri": "file://logs/nonexistent.txt"}}
+    read_r = {"jsonrpc": "2.0", "id": 5, "error": {
+        "code": 0, "message": "Unknown log file: nonexistent.txt"}}
+    call = {"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "get_weather", "arguments": {"city": "New York", "units": "metric"}}}
+    call_r = {"jsonrpc": "2.0", "id": 7, "result": {
+        "content": [{"type": "text", "text": "Weather in New York: 20°C"}],
+        "structuredContent": {"result": "Weather in New York: 20°C"}, "isError": False}}
+    call2 = {"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "process_data_with_progress",
+        "arguments": {"data": ["item1"], "operation": "uppercase"}}}
+    note = {"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": "Starting uppercase operation on 1 items"}}
+    call2_r = {"jsonrpc": "2.0", "id": 8, "result": {
+        "content": [{"type": "text", "text": "Processed 1 items"}], "isError": False}}
+    recs = [_spy("2025-07-28T18:59:13.995551345+03:00", "request", init, True),
+            _spy("2025-07-28T18:59:13.997413554+03:00", "response", init_r, False),
+            _spy("2025-07-28T18:59:14.00845341+03:00", "request", read, True),
+            _spy("2025-07-28T18:59:14.009788645+03:00", "response", read_r, False),
+            _spy("2025-07-28T18:59:14.012255233+03:00", "request", call, True),
+            _spy("2025-07-28T18:59:14.014437907+03:00", "response", call_r, False),
+            _spy("2025-07-28T18:59:14.015447664+03:00", "request", call2, True),
+            _spy("2025-07-28T18:59:14.017050723+03:00", "notification", note, False),
+            _spy("2025-07-28T18:59:14.32007819+03:00", "response", call2_r, False)]
+    data = "\n".join(json.dumps(r, ensure_ascii=False) for r in recs).encode()
+    from viewer.importers import formats
+    assert formats.detect(data).name == "mcp"
+    vcon, rep = convert(data, source_name="spy.jsonl")
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("Comprehensive MCP Demo Server", "get_weather", "completed"),
+        ("Comprehensive MCP Demo Server", "process_data_with_progress", "completed")]
+    ev = vcon["events"]
+    assert ev[0]["time"] == "2025-07-28T15:59:14.012Z"
+    assert rep.unmapped == 0
+    no_errors(m)

@@ -847,3 +847,551 @@ def test_any_agent_older_genai_output_is_the_tool_result() -> None:
     assert [o.outcome for o in m.operations] == ["completed", "completed"]
     res = next(e for e in vcon["events"] if e["type"] == "tool-result")
     assert res["body"]["timezone"] == "America/New_York"
+
+
+def test_tool_span_without_arguments_takes_them_from_the_models_request() -> None:
+    """any-agent's AGNO trace (mozilla-ai/any-agent tests/assets/AGNO_trace.json @ 0020b6a7…,
+    a real integration-test run): its execute_tool spans carry gen_ai.tool.call.id and the
+    output but no gen_ai.tool.args; the arguments are in the call_llm span just before, whose
+    genai.output is the OpenAI tool_calls list with the same id (write_file {"text":
+    "2025"}). A reviewer saw write_file invoked with no arguments at all (only ids): what was
+    written was in the file but not shown. By hand: each invocation has the arguments the
+    model asked for under that call id, and says where they come from."""
+    doc = json.loads((AGENTS / "any-agent__OPENAI_trace.json").read_bytes())
+    tools = [sp for sp in doc["spans"] if sp["attributes"].get("gen_ai.operation.name")
+             == "execute_tool"]
+    llm = [sp for sp in doc["spans"] if sp["attributes"].get("gen_ai.operation.name")
+           == "call_llm"]
+    for i, (sp, args) in enumerate(zip(tools, ('{"timezone":"America/New_York"}',
+                                               '{"text":"2025"}'), strict=True)):
+        a = sp["attributes"]
+        a.pop("gen_ai.tool.args", None)
+        a["gen_ai.tool.call.id"] = f"call_{i}"
+        llm[i]["attributes"]["gen_ai.output"] = json.dumps([{
+            "id": f"call_{i}", "type": "function",
+            "function": {"name": a["gen_ai.tool.name"], "arguments": args}}])
+    vcon, _, m = imported(json.dumps(doc).encode())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_current_time", "completed"), ("write_file", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"timezone": "America/New_York"},
+                                                     {"text": "2025"}]
+    assert all("model" in e["inferred"] and "call id" in e["inferred"] for e in inv)
+    assert errors(m) == []
+    # a span that records its own arguments keeps them, and says nothing is inferred
+    vcon, _, _ = imported((AGENTS / "any-agent__OPENAI_trace.json").read_bytes())
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[1]["body"]["arguments"] == {"text": "2025"}
+    assert not any("inferred" in e for e in inv)
+
+
+def _maf_span(name: str, sid: str, end: str | None, attrs_: dict[str, Any]) -> dict[str, Any]:
+    """A span as Microsoft Agent Framework's sample printed it (ConsoleSpanExporter form)."""
+    return {"name": name, "context": {"trace_id": "0x4ae695eb4bb65a49273c6751bfa1fea4",
+                                      "span_id": sid, "trace_state": "[]"},
+            "kind": "SpanKind.INTERNAL", "parent_id": "0xbc84bbd8a51ca633",
+            "start_time": "2026-03-01T20:47:19.503489Z", "end_time": end,
+            "status": {"status_code": "UNSET"}, "attributes": attrs_, "events": [],
+            "links": [], "resource": {"attributes": {"service.name": "python-ai-engine"}}}
+
+
+def test_a_span_printed_twice_is_one_call() -> None:
+    """Josh-Weston/microsoft-agent-framework-samples traces.jsonl @ e595bd1c… (a real run of
+    Microsoft Agent Framework, pretty-printed spans one after another) prints every span twice
+    under the same trace and span id: some twice identical (execute_tool get_weather,
+    call_aqzx…), some first with end_time null and then ended (the chat spans). A reviewer saw
+    two get_weather calls where the agent made one, and with a start-only copy a phantom
+    "running, unterminated" call. By hand: one operation per (trace id, span id), from its
+    most complete copy (the ended one), and the import says copies were dropped."""
+    tool = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.call.id": "call_aqzxlDKuD2zwZGDD1WsgggZJ",
+            "gen_ai.tool.type": "function"}
+    ended = _maf_span("execute_tool get_weather", "0x79f9c23f2223c786",
+                      "2026-03-01T20:47:19.503532Z", tool)
+    started = {**ended, "end_time": None}
+    other = _maf_span("execute_tool get_weather", "0x79f9c23f2223c787",
+                      "2026-03-01T20:47:19.603532Z", {**tool, "gen_ai.tool.call.id": "c2"})
+    for copies in ([ended, ended], [started, ended], [ended, started]):
+        text = "\n\n".join(json.dumps(s, indent=4) for s in [*copies, other]) + "\n"
+        _, rep, m = imported(text.encode())
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("get_weather", "completed")], copies
+        assert [f.kind for f in m.findings] == []
+        assert rep.ignored == {"duplicate span copy (same trace and span id)": 1}
+        assert any("1 span(s) recorded more than once" in w for w in rep.warnings)
+        assert errors(m) == []
+
+
+def _pyd_tool(deferral: str | None, *, v2: bool, span_id: int = 5, start: int = 4,
+              end: int = 6, result: Any = None) -> dict[str, Any]:
+    """A pydantic-ai tool span as its own tests snapshot it (pydantic/pydantic-ai
+    tests/test_logfire.py, test_deferral_*: Logfire's exported_spans_as_dict), with the
+    status those tests name (version 2: ERROR with an exception event; version 5: UNSET)."""
+    a: dict[str, Any] = {"gen_ai.tool.name": "my_tool",
+                         "gen_ai.tool.call.id": "pyd_ai_tool_call_id__my_tool",
+                         "logfire.msg": "running tool: my_tool", "logfire.span_type": "span"}
+    a["tool_arguments" if v2 else "gen_ai.tool.call.arguments"] = {"x": 0}
+    if result is not None:
+        a["tool_response" if v2 else "gen_ai.tool.call.result"] = result
+    span: dict[str, Any] = {
+        "name": "running tool" if v2 else "execute_tool my_tool",
+        "context": {"trace_id": 1, "span_id": span_id, "is_remote": False},
+        "parent": {"trace_id": 1, "span_id": 1, "is_remote": False},
+        "start_time": start * 10**9, "end_time": end * 10**9, "attributes": a}
+    if deferral:
+        a["pydantic_ai.tool.deferral.name"] = deferral
+        a["pydantic_ai.tool.deferral.metadata"] = {"task_id": "task-123"}
+        if v2:
+            span["status"] = {"status_code": "ERROR"}
+            span["events"] = [{"name": "exception", "timestamp": 5 * 10**9, "attributes": {
+                "exception.type": f"pydantic_ai.exceptions.{deferral}",
+                "exception.message": "", "exception.escaped": "True"}}]
+    return span
+
+
+def test_pydantic_ai_deferred_tool_calls_are_not_results_or_errors() -> None:
+    """pydantic-ai marks a tool call that was deferred rather than executed with
+    pydantic_ai.tool.deferral.name: ApprovalRequired (the tool asked for approval) or
+    CallDeferred (it is to be run outside the agent). Its own tests (pydantic/pydantic-ai
+    tests/test_logfire.py, test_deferral_call_deferred_v2/v5, test_deferral_approval_required_
+    v2/v5) show the span: version 2 ends it ERROR with an exception event, version 5 leaves it
+    UNSET with no result. Before, a reviewer saw the v2 calls as 'errored' (the tool did not
+    fail) and the v5 calls as 'completed' (nothing ran to completion). By hand:
+      ApprovalRequired: a permission-required decision when it was deferred, no run (what
+        was asked, {x: 0}, kept); approved and resumed (a later span, same call id, that ran):
+        the same operation, decision then the run and its result;
+      CallDeferred: invoked, then tool-pending when deferred (to be completed later, outside
+        the agent; no result in the trace), saying why."""
+    for v2 in (True, False):
+        _, _, m = imported(json.dumps([_pyd_tool("ApprovalRequired", v2=v2)]).encode())
+        assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+            ("my_tool", "permission-required", m.operations[0].outcome)]
+        assert m.operations[0].outcome not in ("completed", "errored", "failed")
+        assert errors(m) == []
+        vcon, _, m = imported(json.dumps([_pyd_tool("CallDeferred", v2=v2)]).encode())
+        types = [e["type"] for e in vcon["events"]]
+        assert types == ["tool-invocation", "tool-pending"], (v2, types)
+        assert "CallDeferred" in vcon["events"][1]["inferred"]
+        assert vcon["events"][1]["body"] == {"deferral": "CallDeferred",
+                                             "metadata": {"task_id": "task-123"}}
+        assert vcon["events"][0]["body"]["arguments"] == {"x": 0}
+        assert m.operations[0].outcome not in ("completed", "errored", "failed")
+        # approved, then resumed: the second span of the same call ran and answered
+        spans = [_pyd_tool("ApprovalRequired", v2=v2),
+                 _pyd_tool(None, v2=v2, span_id=9, start=8, end=9, result=1)]
+        vcon, _, m = imported(json.dumps(spans).encode())
+        assert [(o.tool, o.decision, o.outcome) for o in m.operations] == [
+            ("my_tool", "permission-required", "completed")]
+        assert [e["type"] for e in vcon["events"]] == [
+            "policy-decision", "tool-invocation", "tool-result"]
+        assert errors(m) == []
+
+
+def test_pydantic_ai_invalid_arguments_are_an_error_before_the_tool_ran() -> None:
+    """pydantic-ai's span for a tool call whose arguments failed validation (pydantic/
+    pydantic-ai capabilities/instrumentation.py on_tool_validate_error; tests/test_logfire.py
+    test_tool_argument_validation_failure_emits_span): execute_tool, logfire.msg 'invalid
+    tool call: double', pydantic_ai.tool.failure_stage 'validation' ("the tool never ran"),
+    status ERROR, an exception event and the retry prompt sent to the model as the result;
+    the model's corrected call is a second span that ran. Before, a reviewer saw the first as
+    'failed' (tool-failure: the tool attempted it and reported an error). By hand: a
+    tool-error (the request was refused before the tool: the retry prompt as its detail),
+    then the second call completed with 4."""
+    bad = _pyd_tool(None, v2=False, span_id=5, start=4, end=5,
+                    result="1 validation error: x: int_parsing\n\nFix the errors and try again.")
+    bad["attributes"].update({"logfire.msg": "invalid tool call: double",
+                              "pydantic_ai.tool.failure_stage": "validation",
+                              "gen_ai.tool.call.arguments": {"x": "bad"}})
+    bad["status"] = {"status_code": "ERROR"}
+    bad["events"] = [{"name": "exception", "timestamp": 5 * 10**9, "attributes": {
+        "exception.type": "pydantic_core._pydantic_core.ValidationError"}}]
+    good = _pyd_tool(None, v2=False, span_id=7, start=6, end=7, result="4")
+    good["attributes"]["gen_ai.tool.call.id"] = "call_2"
+    vcon, _, m = imported(json.dumps([bad, good]).encode())
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-error", "tool-invocation", "tool-result"]
+    err = vcon["events"][1]
+    assert "validation" in err["inferred"]
+    assert "int_parsing" in json.dumps(err["body"])
+    assert [o.outcome for o in m.operations][1] == "completed"
+    assert errors(m) == []
+
+
+def _agents_fn(span_id: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+    """Logfire's span of an OpenAI Agents SDK function tool (logfire.instrument_openai_agents:
+    'Function: {name}', the SDK's FunctionSpanData as attributes), as OTLP/JSON."""
+    base = 1741608580
+    return {"traceId": "0" * 31 + "1", "spanId": span_id, "parentSpanId": "0000000000000003",
+            "name": "Function: {name}", "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs({"logfire.msg_template": "Function: {name}",
+                                 "logfire.span_type": "span", "gen_ai.system": "openai",
+                                 "mcp_data": "null", **a}), "status": {}}
+
+
+def test_logfire_openai_agents_function_spans_are_tool_calls() -> None:
+    """pydantic/logfire tests/otel_integrations/test_openai_agents.py @ 0892cadd… (the
+    producer's own snapshot): the OpenAI Agents SDK's function tool call is a span 'Function:
+    {name}' with attributes name 'random_number', input '{}', output '4', mcp_data 'null',
+    gen_ai.system 'openai' and no gen_ai.operation.name. The SDK records a tool that raised as
+    the span's error {message: 'Error running tool (non-fatal)', data: {tool_name, error}}
+    (openai-agents function_schema / tool.py) with the message the model got as the output,
+    and 'Tool execution cancelled' for a cancelled one; an MCP tool's mcp_data names its
+    server. Before, a reviewer saw 'No operations' and 'the recording has no tool call'. By
+    hand: random_number {} -> 4 completed; fetch_page {url} failed with the SDK's error and
+    the output the model got; slow cancelled; github's create_issue on server 'github'."""
+    spans = [
+        _agents_fn("0000000000000007", 0, 1, name="random_number", input="{}", output="4"),
+        _agents_fn("0000000000000008", 2, 3, name="fetch_page", input='{"url": "http://x"}',
+                   output="An error occurred while running the tool. Error: 404",
+                   error=json.dumps({"message": "Error running tool (non-fatal)",
+                                     "data": {"tool_name": "fetch_page", "error": "404"}})),
+        _agents_fn("0000000000000009", 4, 5, name="slow", input="{}",
+                   error=json.dumps({"message": "Tool execution cancelled", "data": None})),
+        _agents_fn("000000000000000a", 6, 7, name="create_issue", input='{"title": "t"}',
+                   output='{"number": 7}', mcp_data=json.dumps({"server": "github"})),
+    ]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "agents-app"})}, "scopeSpans": [{"scope": {"name": "x"},
+                                                         "spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("!host", "random_number", "completed"), ("!host", "fetch_page", "failed"),
+        ("!host", "slow", "cancel-requested"), ("github", "create_issue", "completed")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {} and ev[1]["body"] == "4"
+    assert ev[2]["body"]["arguments"] == {"url": "http://x"}
+    assert ev[3]["type"] == "tool-failure"
+    assert ev[3]["body"]["error"]["data"]["error"] == "404"
+    assert ev[3]["body"]["result"].startswith("An error occurred")
+    assert rep.mapped == 4 and errors(m) == []
+    assert not any("no tool call" in w for w in rep.warnings)
+
+
+def test_openai_agents_native_span_export_is_read_not_taken_for_mcp() -> None:
+    """The OpenAI Agents SDK's own trace records (Span.export(): {object: 'trace.span', id,
+    trace_id, parent_id, started_at, ended_at, span_data: {type, ...}, error}, and {object:
+    'trace'}; openai/openai-agents-python src/agents/tracing/spans.py, what its
+    ConsoleSpanExporter and file processors write, one per line or a batch list per line).
+    Before, such a file was taken for an MCP JSON-RPC transcript: 'no tools/call request',
+    'No operations', order-only times. By hand: get_weather {city: Paris} -> rainy
+    completed 10:00:01-10:00:02; fetch failed with the SDK's error; the agent and trace
+    records are context."""
+    recs: list[Any] = [
+        {"object": "trace", "id": "trace_abc", "workflow_name": "Agent workflow"},
+        {"object": "trace.span", "id": "span_fn1", "trace_id": "trace_abc",
+         "parent_id": "span_ag", "started_at": "2026-05-31T10:00:01.000000+00:00",
+         "ended_at": "2026-05-31T10:00:02.000000+00:00",
+         "span_data": {"type": "function", "name": "get_weather",
+                       "input": '{"city":"Paris"}', "output": "rainy", "mcp_data": None},
+         "error": None},
+        {"object": "trace.span", "id": "span_fn2", "trace_id": "trace_abc",
+         "parent_id": "span_ag", "started_at": "2026-05-31T10:00:03.000000+00:00",
+         "ended_at": "2026-05-31T10:00:04.000000+00:00",
+         "span_data": {"type": "function", "name": "fetch", "input": "{}",
+                       "output": "An error occurred", "mcp_data": None},
+         "error": {"message": "Error running tool (non-fatal)",
+                   "data": {"tool_name": "fetch", "error": "boom"}}},
+        {"object": "trace.span", "id": "span_ag", "trace_id": "trace_abc", "parent_id": None,
+         "started_at": "2026-05-31T10:00:00.000000+00:00",
+         "ended_at": "2026-05-31T10:00:05.000000+00:00",
+         "span_data": {"type": "agent", "name": "Assistant", "tools": ["get_weather"]},
+         "error": None}]
+    for data in ("\n".join(json.dumps(r) for r in recs) + "\n",
+                 json.dumps(recs[:2]) + "\n" + json.dumps(recs[2:]) + "\n"):
+        assert formats.detect(data.encode()).name == "otlp"
+        vcon, rep, m = imported(data.encode())
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("fetch", "failed")]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2026-05-31T10:00:01.000Z"
+        assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "rainy"
+        assert ev[3]["body"]["error"]["data"]["error"] == "boom"
+        assert rep.times == "recorded" and errors(m) == []
+
+
+def _adk(sid: str, name: str, start: int, end: int, status: int = 0, **a: Any) -> dict[str, Any]:
+    """A Google ADK span as OTLP/JSON (google/adk-python src/google/adk/telemetry/tracing.py:
+    trace_tool_call, trace_merged_tool_calls)."""
+    base = 1767600000
+    return {"traceId": "5b8efff798038103d269b633813fc60d", "spanId": sid,
+            "parentSpanId": "00000000000000aa", "name": name, "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + end) * 10**9),
+            "attributes": attrs(a), "status": {"code": status} if status else {}}
+
+
+def test_google_adk_tool_spans_arguments_results_and_merged_span() -> None:
+    """Google ADK (google/adk-python src/google/adk/telemetry/tracing.py @ 0798a74d…) writes
+    each tool call as execute_tool {name} with gen_ai.tool.name and gen_ai.tool.call.id (the
+    literal '<not specified>' when there is no response event), the arguments as
+    gcp.vertex.agent.tool_call_args and the response as gcp.vertex.agent.tool_response (a
+    non-dict wrapped as {"result": ...}; {"result": "<not specified>"} when none); and, when
+    calls ran in parallel, one more span 'execute_tool (merged)' (gen_ai.tool.name '(merged
+    tools)', tool_call_args 'N/A', call id = the merged event's id) that exists only for the
+    dev UI's event lookup (functions.py). Before, a reviewer saw each call with no arguments
+    and no result, and an extra '(merged tools)' operation that never ran. By hand:
+    get_weather {city: Paris} -> {report: sunny}; get_time {tz: CET} -> {result: 10:00};
+    nothing for the merged span; lookup with a tool error (error.type, status ERROR) and its
+    response {error: ...}: failed."""
+    spans = [
+        _adk("0000000000000001", "execute_tool get_weather", 1, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
+            "gen_ai.tool.type": "FunctionTool", "gen_ai.tool.call.id": "adk-1",
+            "gcp.vertex.agent.llm_request": "{}", "gcp.vertex.agent.llm_response": "{}",
+            "gcp.vertex.agent.tool_call_args": '{"city": "Paris"}',
+            "gcp.vertex.agent.tool_response": '{"report": "sunny"}'}),
+        _adk("0000000000000002", "execute_tool get_time", 1, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_time",
+            "gen_ai.tool.call.id": "<not specified>",
+            "gcp.vertex.agent.tool_call_args": '{"tz": "CET"}',
+            "gcp.vertex.agent.tool_response": '{"result": "10:00"}'}),
+        _adk("0000000000000003", "execute_tool (merged)", 2, 2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "(merged tools)",
+            "gen_ai.tool.description": "(merged tools)", "gen_ai.tool.call.id": "ev-9",
+            "gcp.vertex.agent.tool_call_args": "N/A", "gcp.vertex.agent.event_id": "ev-9",
+            "gcp.vertex.agent.tool_response": '{"id": "ev-9", "content": {}}'}),
+        _adk("0000000000000004", "execute_tool lookup", 3, 4, status=2, **{
+            "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup",
+            "gen_ai.tool.call.id": "adk-4", "error.type": "ValueError",
+            "gcp.vertex.agent.tool_call_args": '{"q": "x"}',
+            "gcp.vertex.agent.tool_response": '{"error": "no such key"}'}),
+    ]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "adk-app"})}, "scopeSpans": [{"scope": {"name": "gcp.vertex.agent"},
+                                                      "spans": spans}]}]}).encode()
+    vcon, rep, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_weather", "completed"), ("get_time", "completed"), ("lookup", "failed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"city": "Paris"}, {"tz": "CET"},
+                                                     {"q": "x"}]
+    assert "tool_call_id" not in inv[1]["body"]  # '<not specified>' is no id
+    res = [e for e in vcon["events"] if e["type"] in ("tool-result", "tool-failure")]
+    assert res[0]["body"] == {"report": "sunny"}
+    assert "no such key" in json.dumps(res[2]["body"])
+    assert rep.ignored.get("execute_tool (merged) span") == 1
+    assert errors(m) == []
+
+
+def test_strands_latest_conventions_tool_span_events_give_arguments_and_result() -> None:
+    """Strands Agents (strands-agents/sdk-python src/strands/telemetry/tracer.py @ 006ad58f…,
+    start_tool_call_span / end_tool_call_span) under the latest GenAI conventions
+    (OTEL_SEMCONV_STABILITY_OPT_IN=gen_ai_latest_experimental) puts a tool call's arguments in
+    a 'gen_ai.client.inference.operation.details' event's gen_ai.input.messages ([{role:
+    tool, parts: [{type: tool_call, name, id, arguments}]}]) and its result in another's
+    gen_ai.output.messages ([{role: tool, parts: [{type: tool_call_response, id,
+    response}]}]), with gen_ai.tool.status. Before, a reviewer saw the call with no arguments
+    and no result (and a failed one's error text nowhere). By hand: calculator {expr: 1/0}
+    failed with its response [{text: 'division by zero'}]; echo {m: hi} -> [{text: hi}]."""
+    def span(sid: str, name: str, tid: str, args: Any, resp: Any, status: str,
+             start: int) -> dict[str, Any]:
+        base = 1767600000
+        ev = "gen_ai.client.inference.operation.details"
+        return {
+            "traceId": "5b8efff798038103d269b633813fc60e", "spanId": sid,
+            "name": f"execute_tool {name}", "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + start + 1) * 10**9),
+            "attributes": attrs({"gen_ai.operation.name": "execute_tool",
+                                 "gen_ai.provider.name": "strands-agents",
+                                 "gen_ai.tool.name": name, "gen_ai.tool.call.id": tid,
+                                 "gen_ai.tool.status": status}),
+            "events": [
+                {"timeUnixNano": str((base + start) * 10**9), "name": ev,
+                 "attributes": attrs({"gen_ai.input.messages": json.dumps([{
+                     "role": "tool", "parts": [{"type": "tool_call", "name": name,
+                                                "id": tid, "arguments": args}]}])})},
+                {"timeUnixNano": str((base + start + 1) * 10**9), "name": ev,
+                 "attributes": attrs({"gen_ai.output.messages": json.dumps([{
+                     "role": "tool", "parts": [{"type": "tool_call_response", "id": tid,
+                                                "response": resp}]}])})}],
+            "status": {}}
+    spans = [span("0000000000000001", "calculator", "tooluse_1", {"expr": "1/0"},
+                  [{"text": "division by zero"}], "error", 1),
+             span("0000000000000002", "echo", "tooluse_2", {"m": "hi"}, [{"text": "hi"}],
+                  "success", 3)]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "strands-agents"})}, "scopeSpans": [{"scope": {"name": "x"},
+                                                             "spans": spans}]}]}).encode()
+    vcon, _, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("calculator", "failed"), ("echo", "completed")]
+    ev = vcon["events"]
+    assert ev[0]["body"]["arguments"] == {"expr": "1/0"}
+    assert ev[1]["type"] == "tool-failure" and ev[1]["body"] == [{"text": "division by zero"}]
+    assert ev[2]["body"]["arguments"] == {"m": "hi"} and ev[3]["body"] == [{"text": "hi"}]
+    assert errors(m) == []
+
+
+def test_phoenix_rest_span_pages_are_read() -> None:
+    """Arize Phoenix's REST API (Arize-ai/phoenix src/phoenix/server/api/routers/v1/spans.py
+    @ 00a4d747…): GET /v1/projects/{p}/spans answers {data: [Span], next_cursor}, each Span
+    {name, context: {trace_id, span_id}, span_kind, parent_id, start_time, end_time (ISO),
+    status_code 'OK'|'ERROR'|'UNSET', status_message, attributes (flattened; the
+    openinference.span.kind attribute is popped into span_kind), events}; GET
+    .../spans/otlpv1 answers {data: [OtlpSpan], next_cursor} in the protobuf field names
+    (trace_id, span_id, parent_span_id, start_time_unix_nano, attributes [{key, value:
+    {string_value}}], status {code}). Both list the newest span first. Before, either file
+    was refused ('not a recording vcon-view imports'). By hand: get_weather {city: Paris} ->
+    rainy at 12:00:01-12:00:02; lookup status ERROR 'boom' with no output: errored; the agent
+    span is context."""
+    trace = "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"
+    span = [
+        {"id": "U3BhbjoxMw==", "name": "lookup",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8d"}, "span_kind": "TOOL",
+         "parent_id": "1a2b3c4d5e6f7a8b", "start_time": "2025-06-01T12:00:02.500000+00:00",
+         "end_time": "2025-06-01T12:00:02.700000+00:00", "status_code": "ERROR",
+         "status_message": "boom", "attributes": {"tool.name": "lookup",
+                                                   "input.value": '{"q": "x"}'},
+         "events": [{"name": "exception", "timestamp": "2025-06-01T12:00:02.600000+00:00",
+                     "attributes": {"exception.type": "ValueError",
+                                    "exception.message": "boom"}}]},
+        {"id": "U3BhbjoxMg==", "name": "get_weather",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8c"}, "span_kind": "TOOL",
+         "parent_id": "1a2b3c4d5e6f7a8b", "start_time": "2025-06-01T12:00:01+00:00",
+         "end_time": "2025-06-01T12:00:02+00:00", "status_code": "OK", "status_message": "",
+         "attributes": {"tool.name": "get_weather", "input.value": '{"city": "Paris"}',
+                        "input.mime_type": "application/json", "output.value": "rainy"},
+         "events": []},
+        {"id": "U3BhbjoxMQ==", "name": "agent",
+         "context": {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8b"}, "span_kind": "AGENT",
+         "parent_id": None, "start_time": "2025-06-01T12:00:00+00:00",
+         "end_time": "2025-06-01T12:00:03+00:00", "status_code": "OK", "status_message": "",
+         "attributes": {"input.value": "weather?"}, "events": []}]
+    def kv(d: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"key": k, "value": {"string_value": v}} for k, v in d.items()]
+    otlpv1 = [
+        {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8c", "parent_span_id": "1a2b3c4d5e6f7a8b",
+         "name": "get_weather", "start_time_unix_nano": 1748779201000000000,
+         "end_time_unix_nano": 1748779202000000000,
+         "attributes": kv({"openinference.span.kind": "TOOL", "tool.name": "get_weather",
+                           "input.value": '{"city": "Paris"}', "output.value": "rainy"}),
+         "events": None, "status": {"code": 1, "message": None}},
+        {"trace_id": trace, "span_id": "1a2b3c4d5e6f7a8d", "parent_span_id": "1a2b3c4d5e6f7a8b",
+         "name": "lookup", "start_time_unix_nano": 1748779202500000000,
+         "end_time_unix_nano": 1748779202700000000,
+         "attributes": kv({"openinference.span.kind": "TOOL", "tool.name": "lookup",
+                           "input.value": '{"q": "x"}'}),
+         "events": None, "status": {"code": 2, "message": "boom"}}]
+    for page in ({"data": span, "next_cursor": None}, {"data": otlpv1, "next_cursor": None}):
+        data = json.dumps(page).encode()
+        assert formats.detect(data).name == "otlp"
+        vcon, rep, m = imported(data)
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("get_weather", "completed"), ("lookup", "errored")]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2025-06-01T12:00:01.000Z" and ev[1]["body"] == "rainy"
+        assert ev[0]["body"]["arguments"] == {"city": "Paris"}
+        assert rep.times == "recorded" and errors(m) == []
+
+
+def test_langfuse_tool_observations_as_spans_and_as_api_pages() -> None:
+    """Langfuse. Its SDK v3 is OpenTelemetry: @observe(as_type="tool") spans carry
+    langfuse.observation.type 'tool', langfuse.observation.input / .output, and on an error
+    langfuse.observation.level 'ERROR' with langfuse.observation.status_message (the
+    attribute names of langfuse/_client/attributes.py, LangfuseOtelSpanAttributes, and of
+    packages/shared/src/server/otel/attributes.ts). Its public API pages observations as {data:
+    [{id, traceId, type 'TOOL'|'SPAN'|'GENERATION'..., name, startTime, endTime, input,
+    output, level, statusMessage, parentObservationId, metadata}], meta}. Before, the spans
+    gave no operation ('the recording has no tool call') and an API page was refused (or,
+    once Phoenix pages were read, read as spans with no tool call). By hand: search {q: x}
+    -> ['a'] completed; fetch {url} level ERROR 'timeout' with no output: errored."""
+    def span(sid: str, name: str, start: int, end: int, **a: Any) -> dict[str, Any]:
+        base = 1767600000
+        return {"traceId": "5b8efff798038103d269b633813fc60f", "spanId": sid, "name": name,
+                "kind": 1, "startTimeUnixNano": str((base + start) * 10**9),
+                "endTimeUnixNano": str((base + end) * 10**9), "attributes": attrs(a),
+                "status": {}}
+    spans = [
+        span("0000000000000001", "search", 1, 2, **{
+            "langfuse.observation.type": "tool", "langfuse.observation.input": '{"q": "x"}',
+            "langfuse.observation.output": '["a"]'}),
+        span("0000000000000002", "fetch", 3, 4, **{
+            "langfuse.observation.type": "tool",
+            "langfuse.observation.input": '{"url": "http://x"}',
+            "langfuse.observation.level": "ERROR",
+            "langfuse.observation.status_message": "timeout"}),
+        span("0000000000000003", "plan", 0, 5, **{"langfuse.observation.type": "span"})]
+    otlp = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "app"})}, "scopeSpans": [{"scope": {"name": "langfuse-sdk"},
+                                                  "spans": spans}]}]}).encode()
+    page = json.dumps({"data": [
+        {"id": "0000000000000002", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "TOOL", "name": "fetch", "startTime": "2026-01-05T08:00:03.000Z",
+         "endTime": "2026-01-05T08:00:04.000Z", "input": {"url": "http://x"}, "output": None,
+         "level": "ERROR", "statusMessage": "timeout",
+         "parentObservationId": "0000000000000003", "metadata": {}},
+        {"id": "0000000000000001", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "TOOL", "name": "search", "startTime": "2026-01-05T08:00:01.000Z",
+         "endTime": "2026-01-05T08:00:02.000Z", "input": {"q": "x"}, "output": ["a"],
+         "level": "DEFAULT", "statusMessage": None,
+         "parentObservationId": "0000000000000003", "metadata": {}},
+        {"id": "0000000000000003", "traceId": "5b8efff798038103d269b633813fc60f",
+         "type": "SPAN", "name": "plan", "startTime": "2026-01-05T08:00:00.000Z",
+         "endTime": "2026-01-05T08:00:05.000Z", "input": None, "output": None,
+         "level": "DEFAULT", "statusMessage": None, "parentObservationId": None,
+         "metadata": {}}], "meta": {"page": 1, "limit": 50, "totalItems": 3,
+                                    "totalPages": 1}}).encode()
+    for data in (otlp, page):
+        assert formats.detect(data).name == "otlp"
+        vcon, _, m = imported(data)
+        assert [(o.tool, o.outcome) for o in m.operations] == [
+            ("search", "completed"), ("fetch", "errored")], data[:40]
+        ev = vcon["events"]
+        assert ev[0]["time"] == "2026-01-05T08:00:01.000Z"
+        assert ev[0]["body"]["arguments"] == {"q": "x"} and ev[1]["body"] == ["a"]
+        assert ev[3]["body"]["message"] == "timeout"
+        assert errors(m) == []
+
+
+def test_any_agent_agno_real_trace_shows_the_arguments_the_model_asked_for() -> None:
+    """The real AGNO trace (mozilla-ai/any-agent tests/assets/AGNO_trace.json @ 0020b6a7…,
+    Apache-2.0; see tests/fixtures/SOURCES.md), read by hand: call_llm asks get_current_time
+    {"timezone": "America/New_York"} (call_npcc…), execute_tool get_current_time returns the
+    time JSON at 11:18:06.213-.217; call_llm asks write_file {"text": "2025"} (call_Qkpi…),
+    execute_tool write_file returns "None" at 11:18:07.082-.084. Neither tool span records
+    its arguments: they come from the model's request under the same call id."""
+    vcon, rep, m = imported((AGENTS / "any-agent__AGNO_trace.json").read_bytes())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("get_current_time", "completed"), ("write_file", "completed")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [e["body"]["arguments"] for e in inv] == [{"timezone": "America/New_York"},
+                                                     {"text": "2025"}]
+    assert [e["time"] for e in inv] == ["2025-05-21T11:18:06.213Z", "2025-05-21T11:18:07.082Z"]
+    assert rep.ignored == {"call_llm span": 3, "invoke_agent span": 1}
+    assert errors(m) == []
+
+
+def test_mastra_mcp_tool_call_spans_name_their_mcp_server() -> None:
+    """Mastra's OpenTelemetry exporter (mastra-ai/mastra observability/otel-exporter/src/
+    gen-ai-semantics.ts @ 087c72fa…) writes every tool call as execute_tool with
+    gen_ai.tool.name, gen_ai.tool.call.arguments / .result and mastra.span.type; an MCP tool
+    call has mastra.span.type 'mcp_tool_call' and its MCP server's name in server.address,
+    and no mcp.* attribute. Before, a reviewer saw the MCP call on '!host' ('a tool built into
+    the agent'), its server dropped. By hand: github/create_issue {title: t} -> {number: 7} on
+    the MCP server 'github'; a plain tool_call weather stays on !host."""
+    def span(sid: str, name: str, kind: str, **a: Any) -> dict[str, Any]:
+        base = 1767600000
+        return {"traceId": "5b8efff798038103d269b633813fc610", "spanId": sid,
+                "name": f"execute_tool {name}", "kind": 1,
+                "startTimeUnixNano": str((base + int(sid[-1])) * 10**9),
+                "endTimeUnixNano": str((base + int(sid[-1]) + 1) * 10**9),
+                "attributes": attrs({"gen_ai.operation.name": "execute_tool",
+                                     "mastra.span.type": kind, "gen_ai.tool.name": name,
+                                     **a}), "status": {}}
+    spans = [span("0000000000000001", "create_issue", "mcp_tool_call", **{
+                 "server.address": "github", "gen_ai.tool.call.id": "c1",
+                 "gen_ai.tool.call.arguments": '{"title": "t"}',
+                 "gen_ai.tool.call.result": '{"number": 7}'}),
+             span("0000000000000003", "weather", "tool_call", **{
+                 "gen_ai.tool.call.id": "c2", "gen_ai.tool.call.arguments": "{}",
+                 "gen_ai.tool.call.result": '"sunny"'})]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "mastra"})}, "scopeSpans": [{"scope": {"name": "mastra"},
+                                                     "spans": spans}]}]}).encode()
+    _, _, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("github", "create_issue", "completed"), ("!host", "weather", "completed")]
+    assert errors(m) == []

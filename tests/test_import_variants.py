@@ -151,13 +151,66 @@ def test_cursor_agent_stream_json_is_cursor_not_claude_code() -> None:
 
 def test_cursor_agent_stream_unknown_result_is_left_open_and_said() -> None:
     """A completion whose result is not one vcon-view reads is not guessed: the call stays
-    open and the import names the result kind."""
+    open and the import names the result kind. (This test used 'rejected', which is now
+    read: see test_cursor_agent_stream_rejected_call_did_not_run; 'stillRunning' says the
+    work goes on, so the call stays open.)"""
     rec = {"type": "tool_call", "subtype": "completed", "call_id": "c1", "session_id": "s",
            "tool_call": {"shellToolCall": {"args": {"command": "rm x"},
-                                           "result": {"rejected": {"reason": "no"}}}}}
+                                           "result": {"stillRunning": {}}}}}
     vcon, rep = cursor.convert(jl(rec))
-    assert any("'rejected'" in w for w in rep.warnings)
+    assert any("'stillRunning'" in w for w in rep.warnings)
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]
+
+
+def test_cursor_agent_stream_rejected_call_did_not_run() -> None:
+    """cursor-agent's stream-json writes a refused call as its completed line with result
+    {rejected: {command, workingDirectory, reason, isReadonly}} (shell) or {rejected: {reason,
+    isReadonly}} (MCP): the call did not run (several public adapters of cursor-agent read it
+    so, one from a captured run without --force: a headless run refuses what its permissions
+    do not allow, and the model goes on). Before, a reviewer saw 'rm old_auth.py' still
+    running, unterminated, and only a warning that 'rejected' was not read. By hand: op-0001
+    rm old_auth.py refused (a once decision, no invocation, what was asked kept as
+    requested); op-0002 read x.py completed; shell timeout timed out; edit fileNotFound
+    failed; mcp toolNotFound errored."""
+    def rec(sub: str, cid: str, kind: str, args: dict[str, Any], result: Any = None,
+            ms: int = 0) -> dict[str, Any]:
+        inner: dict[str, Any] = {"args": args}
+        if result is not None:
+            inner["result"] = result
+        return {"type": "tool_call", "subtype": sub, "call_id": cid, "timestamp_ms": ms,
+                "tool_call": {kind: inner}, "session_id": "s1"}
+    lines = [
+        {"type": "system", "subtype": "init", "session_id": "s1"},
+        rec("started", "c1", "shellToolCall", {"command": "rm old_auth.py"}, ms=1_000),
+        rec("completed", "c1", "shellToolCall", {"command": "rm old_auth.py"},
+            {"rejected": {"command": "rm old_auth.py", "workingDirectory": "/r",
+                          "reason": "", "isReadonly": False}}, ms=1_100),
+        rec("started", "c2", "readToolCall", {"path": "x.py"}, ms=2_000),
+        rec("completed", "c2", "readToolCall", {"path": "x.py"},
+            {"success": {"content": "ok"}}, ms=2_100),
+        rec("started", "c3", "shellToolCall", {"command": "sleep 999"}, ms=3_000),
+        rec("completed", "c3", "shellToolCall", {"command": "sleep 999"},
+            {"timeout": {"command": "sleep 999", "timeoutMs": 30000}}, ms=33_000),
+        rec("started", "c4", "editToolCall", {"path": "gone.py"}, ms=34_000),
+        rec("completed", "c4", "editToolCall", {"path": "gone.py"},
+            {"fileNotFound": {"path": "gone.py"}}, ms=34_100),
+        rec("started", "c5", "mcpToolCall", {"providerIdentifier": "gh", "toolName": "nope",
+                                              "args": {}}, ms=35_000),
+        rec("completed", "c5", "mcpToolCall", {"providerIdentifier": "gh", "toolName": "nope",
+                                                "args": {}},
+            {"toolNotFound": {"name": "nope"}}, ms=35_100),
+    ]
+    vcon, rep = cursor.convert(jl(*lines))
+    m = model_of(jl(*lines))
+    assert [(o.tool, o.outcome, o.decision) for o in m.operations] == [
+        ("shell", "disallowed", "disallowed"), ("read", "completed", None),
+        ("shell", "timed-out", None), ("edit", "failed", None), ("nope", "errored", None)]
+    refused = vcon["events"][0]
+    assert refused["type"] == "policy-decision" and refused["policy_life"] == "once"
+    assert refused["requested"]["arguments"] == {"command": "rm old_auth.py"}
+    assert "rejected" in refused["inferred"]
+    assert not any("not read" in w for w in rep.warnings)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
 
 
 def test_gemini_2025_shell_output_exit_code_and_signal() -> None:

@@ -82,7 +82,7 @@ NAMESPACES: Final = (
     "session.", "assistant.", "user.", "system.", "subagent.", "skill.", "hook.", "tool.",
     "permission.", "pending_messages.", "user_input.", "elicitation.", "sampling.", "mcp.",
     "external_tool.", "command.", "commands.", "auto_mode_switch.", "exit_plan_mode.",
-    "capabilities.", "canvas.", "extensions.", "factory_run.", "model_call.", "fusion.",
+    "capabilities.", "canvas.", "extensions.", "factory_run.", "model_call.", "model.", "fusion.",
     "session_limits_exhausted.", "ui.", "binary_asset", "custom_notification", "result",
 )
 #: MCP servers every Copilot CLI has: their tools are named "<server>-<tool>".

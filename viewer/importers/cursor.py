@@ -15,8 +15,9 @@ carry (each call takes the time of the turn before it), else they give the order
 
 Also read: the older text transcript (``agent-transcripts/*.txt``, ``convert_text``), and
 ``cursor-agent --print --output-format stream-json`` (``tool_call`` started/completed
-by ``call_id``, ``timestamp_ms``), which has Claude Code's stream-json shapes otherwise and is
-told apart by its own record types (``is_stream_record``).
+by ``call_id``, ``timestamp_ms``; a completion's ``result`` names how it ended, and ``rejected``
+means refused: a once decision, no invocation), which has Claude Code's stream-json shapes
+otherwise and is told apart by its own record types (``is_stream_record``).
 """
 
 from __future__ import annotations
@@ -126,10 +127,28 @@ def _target(name: str, inp: Any) -> tuple[str, str, Any]:
 #: resembles, has none of them): tool_call events, thinking events, model_call_id/timestamp_ms.
 STREAM_TYPES: Final = frozenset({"tool_call", "thinking"})
 #: How a completed tool_call's ``result`` says the call ended (cursor-agent's documented
-#: ``success``; ``failure``/``error`` as its community parsers read them). Any other key is not
-#: read: the call is left open and the import says so.
-RESULT_KINDS: Final = {"success": "tool-result", "failure": "tool-failure",
-                       "error": "tool-error"}
+#: ``success``; ``failure``/``error`` as its community parsers read them; the other oneof
+#: names its adapters list, e.g. AgentsServer's cursor_agent_client.py, whose fixtures were
+#: captured from the CLI: a timeout, the file-level errors of a tool that ran, and what kept
+#: the call from running at all). ``rejected`` is a refusal (``REJECTED``); any other key
+#: (``stillRunning``, ``async``, ``needsConfirmation``...) is not read: the call is left open
+#: and the import says so.
+RESULT_KINDS: Final = {
+    "success": "tool-result", "failure": "tool-failure", "error": "tool-error",
+    "timeout": "tool-timeout",
+    **dict.fromkeys(("fileNotFound", "invalidFile", "notFile", "fileBusy", "noSpace",
+                     "notFound", "permissionDenied", "readPermissionDenied",
+                     "writePermissionDenied"), "tool-failure"),
+    **dict.fromkeys(("spawnError", "sandboxUnsupported", "serverNotFound", "toolNotFound"),
+                    "tool-error"),
+}
+#: A completed tool_call refused before it ran: Cursor's permissions (a headless run refuses
+#: what they do not allow, without asking) or the person at the prompt.
+REJECTED: Final = "rejected"
+INFER_REJECTED: Final = ("cursor-agent's result for this call is rejected: it did not run "
+                         "(Cursor's permissions or the user refused it; the record does not "
+                         "say which, nor whether anyone was asked). The decision is placed "
+                         "where the call was asked")
 
 
 def is_stream_record(r: Any) -> bool:
@@ -178,6 +197,21 @@ def _stream_end(result: Any) -> tuple[str | None, str | None]:
     return etype, None
 
 
+def _refused(ev: Events, asked: dict[str, Any], op: str, said: Any) -> None:
+    """A call whose completion says ``rejected``: its tool-invocation, written when it was
+    asked, becomes the once decision that refused it (no invocation: it did not run); what
+    was asked is kept for the decision's ``requested``."""
+    body = asked.pop("body", None)
+    asked.pop("encoding", None)
+    asked.pop("mediatype", None)
+    reason = _s(said.get("reason")) if isinstance(said, dict) else None
+    asked["type"] = "policy-decision"
+    asked.update({"decision": "disallowed", "policy_life": "once",
+                  "operation": "tool-invocation", "reason": reason or "rejected",
+                  "inferred": INFER_REJECTED})
+    ev.asked(op, 1, body)
+
+
 def convert_stream(data: bytes, source_name: str, created: str | None,
                    ) -> tuple[dict[str, Any], Report]:
     """cursor-agent stream-json: tool_call started -> tool-invocation, completed -> its end
@@ -203,6 +237,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
     dialogs = Dialogs(parties)
     open_calls: dict[str, str] = {}
+    asked_ev: dict[str, dict[str, Any]] = {}  # call id -> its tool-invocation, as written
     ended: set[str] = set()
     unread: dict[str, int] = {}
     sessions: set[str] = set()
@@ -234,13 +269,18 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
             body = {"call_id": cid, "cursorTool": key, "arguments": args}
             kw = {} if sub == "started" else {
                 "inferred": "no started event: the invocation is taken from the completion"}
-            ev.add("tool-invocation", when, op, 1, where, body=body, server=server, tool=tool,
-                   **kw)
+            asked_ev[cid] = ev.add("tool-invocation", when, op, 1, where, body=body,
+                                   server=server, tool=tool, **kw)
         elif op is None or sub == "started":
             rep.ignore(f"tool_call {sub} repeated")
             continue
         rep.mapped += 1
         if sub != "completed":
+            continue
+        if isinstance(result, dict) and len(result) == 1 and REJECTED in result:
+            _refused(ev, asked_ev[cid], op, result[REJECTED])
+            open_calls.pop(cid, None)
+            ended.add(cid)
             continue
         etype, why = _stream_end(result)
         if etype is None:

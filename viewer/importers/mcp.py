@@ -33,6 +33,7 @@ id; if both sides have one open, a result shaped like a client's answer (``actio
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import json
 import re
@@ -110,10 +111,17 @@ class Transcript:
 
 
 def _is_jsonrpc(obj: Any) -> bool:
-    return isinstance(obj, dict) and (
-        "jsonrpc" in obj or isinstance(obj.get("method"), str)
-        or ("id" in obj and ("result" in obj or "error" in obj))
-    )
+    """A JSON-RPC message. Without ``jsonrpc`` or ``method``: an ``id`` with a ``result`` or
+    an ``error`` (a log may leave the rest out), unless it is an OpenAI Agents SDK trace
+    record (``object: trace.span`` with ``span_data``: an ``id`` and an ``error``, null or
+    ``{message, data}``, and not a response)."""
+    if not isinstance(obj, dict):
+        return False
+    if "jsonrpc" in obj or isinstance(obj.get("method"), str):
+        return True
+    if "span_data" in obj or obj.get("object") in ("trace", "trace.span"):
+        return False
+    return "id" in obj and ("result" in obj or "error" in obj)
 
 
 def direction_named(value: Any) -> str | None:
@@ -373,6 +381,12 @@ def _read_jsonl(data: bytes) -> Transcript:
                         "reply_to": obj.get("reply_to")}
             d = direction_named(obj.get("dir", obj.get("direction")))
             sink.add(_wrapped(obj), d, ts, where, **http)
+        elif _is_mcpspy(obj):
+            kinds.add("mcpspy")
+            ts, naive = parse_ts(obj.get("timestamp"))
+            if naive:
+                rep.warn("timestamps without a zone offset were read as UTC")
+            sink.add(_mcpspy_message(obj), None, ts, where)
         elif _is_inspector_entry(obj):
             kinds.add("mcp-inspector-history")
             _inspector_entry(sink, obj, where)
@@ -405,6 +419,36 @@ def _read_jsonl(data: bytes) -> Transcript:
     sink.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
+
+
+_SPY_TYPES: Final = frozenset({"request", "response", "notification"})
+_SPY_MEMBERS: Final = ("id", "method", "params", "result", "error")
+
+
+def _is_mcpspy(obj: Any) -> bool:
+    """A record of MCPSpy's JSONL output: the message's members flattened beside
+    ``timestamp``, ``transport_type``, ``<transport>_transport`` (pids, commands) and ``type``
+    (request | response | notification), and the message as sent in ``raw``."""
+    return isinstance(obj, dict) and isinstance(obj.get("transport_type"), str) \
+        and obj.get("type") in _SPY_TYPES and ("raw" in obj or any(
+            isinstance(k, str) and k.endswith("_transport") for k in obj))
+
+
+def _mcpspy_message(obj: dict[str, Any]) -> Any:
+    """The JSON-RPC message of an MCPSpy record: ``raw`` as sent when it parses as one;
+    else its flattened members, without the ``error: {}`` MCPSpy writes on every record
+    that has no error (read as an error, every response looked failed)."""
+    raw = obj.get("raw")
+    if isinstance(raw, str):
+        with contextlib.suppress(ValueError, RecursionError):
+            msg = json_loads(raw)
+            if _is_jsonrpc(msg) or (isinstance(msg, list) and msg):
+                return msg
+    msg = {k: obj[k] for k in _SPY_MEMBERS if k in obj}
+    if msg.get("error") in ({}, None):
+        msg.pop("error", None)
+    msg.setdefault("jsonrpc", "2.0")
+    return msg
 
 
 def _wrapped(obj: dict[str, Any]) -> Any:
@@ -1592,7 +1636,8 @@ def _sniff(smp: Sample) -> bool:
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
         return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head))
-    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r) or (
+    hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r)
+                              or _is_mcpspy(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)

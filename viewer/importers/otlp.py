@@ -6,13 +6,19 @@ one such document; SDK span dumps (a JSON array or JSONL of spans whose attribut
 object, ids hex or integers, times nanoseconds or ISO strings): the any-agent trace files
 (``{"spans": [...]}``) and the Python SDK ConsoleSpanExporter shape (``context.trace_id``,
 ``start_time``, ``status.status_code``). ``import otlp`` also reads concatenated pretty-printed
-objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write).
+objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write). Also read as spans:
+the OpenAI Agents SDK's own trace records (``{object: "trace.span", span_data, error}``), Arize
+Phoenix's REST span pages (``{data: [span], next_cursor}``, its Span model or OtlpSpan) and
+Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``). A span
+written more than once (same trace and span id) is read once, from its most complete copy.
 
 Spans (GenAI and MCP semantic conventions):
 
 * an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
-  (``mcp.method.name``), Claude Code's ``claude_code.tool`` span or an OpenInference TOOL span
-  is one operation: tool-invocation at its start (server: the MCP server from ``url.full`` /
+  (``mcp.method.name``), Claude Code's ``claude_code.tool`` span, an OpenInference TOOL span, a
+  Langfuse tool observation or an OpenAI Agents function span (Logfire's ``Function: {name}``)
+  is one operation (Google ADK's ``execute_tool (merged)`` is not: it only groups calls):
+  tool-invocation at its start (server: the MCP server from ``url.full`` /
   ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
   the call id and the span and trace ids), and at its end tool-result (status OK or unset),
   tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
@@ -367,15 +373,119 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
         rd.forms.add("span-dump")
         for i, s in enumerate(value["spans"]):
             _one(s, f"{where}/spans/{i}", {}, rd)
+    elif _is_observations(value):
+        rd.forms.add("langfuse-observations")
+        key = "data" if isinstance(value.get("data"), list) else "observations"
+        for i, s in enumerate(value[key]):
+            _one(_from_langfuse(s), f"{where}/{key}/{i}", {}, rd)
+    elif _is_span_page(value):
+        rd.forms.add("phoenix-spans")
+        for i, s in enumerate(value["data"]):
+            _one(_from_phoenix(s), f"{where}/data/{i}", {}, rd)
     elif isinstance(value, list) and depth < 2:
         for i, item in enumerate(value):
             _take(item, f"{where}[{i}]", rd, depth + 1)
+    elif _is_agents_record(value):
+        rd.forms.add("openai-agents")
+        if value.get("object") == "trace":
+            rd.records += 1
+            rep.ignore("OpenAI Agents trace record")
+        else:
+            _one(_from_agents(value), where, {}, rd)
     elif _is_span(value) or _is_log(value):
         rd.forms.add("sdk-json")
         _one(value, where, {}, rd)
     else:
         rd.records += 1
         rep.fail(where, "not a span, a log record or an OTLP export")
+
+
+def _is_observation(v: Any) -> bool:
+    """A Langfuse observation as its API gives it (``{id, traceId, type, name, startTime,
+    endTime, input, output, level, statusMessage, parentObservationId, metadata}``)."""
+    return isinstance(v, dict) and isinstance(v.get("traceId"), str) and isinstance(
+        v.get("type"), str) and "startTime" in v and "id" in v and "spanId" not in v
+
+
+def _is_observations(v: Any) -> bool:
+    """A Langfuse API page of observations (``{data: [...], meta}``) or a trace with its
+    observations (``{id, ..., observations: [...]}``)."""
+    if not isinstance(v, dict):
+        return False
+    items = v.get("data") if isinstance(v.get("data"), list) else v.get("observations")
+    return isinstance(items, list) and bool(items) and all(
+        _is_observation(x) for x in items[:16])
+
+
+def _from_langfuse(o: Any) -> Any:
+    """A Langfuse observation as a span with the attributes Langfuse's own SDK writes (its
+    OpenTelemetry attributes, when it kept them, under metadata.attributes)."""
+    if not isinstance(o, dict):
+        return o
+    meta = o.get("metadata") if isinstance(o.get("metadata"), dict) else {}
+    a = dict(meta["attributes"]) if isinstance(meta.get("attributes"), dict) else {}
+    a[_LF + "type"] = str(o.get("type", "")).lower()
+    for k, f in (("input", "input"), ("output", "output"), ("level", "level"),
+                 ("status_message", "statusMessage")):
+        if o.get(f) is not None:
+            a.setdefault(_LF + k, o[f])
+    return {"name": o.get("name") if isinstance(o.get("name"), str) else "",
+            "trace_id": o.get("traceId"), "span_id": o.get("id"),
+            "parent_id": o.get("parentObservationId"), "start_time": o.get("startTime"),
+            "end_time": o.get("endTime"), "attributes": a}
+
+
+def _is_span_page(v: Any) -> bool:
+    """A page of Arize Phoenix's REST API (``{data: [span, ...], next_cursor}``): its Span
+    model, or OtlpSpan in the protobuf field names (``.../spans/otlpv1``)."""
+    if not isinstance(v, dict) or not isinstance(v.get("data"), list) or not v["data"]:
+        return False
+    return all(_has_span_id(x) for x in v["data"][:16])
+
+
+def _from_phoenix(s: Any) -> Any:
+    """A Phoenix span as a span the reader knows: an OtlpSpan's field names in camelCase;
+    the Span model's span_kind back as the openinference.span.kind attribute (Phoenix pops
+    it), its status_code and status_message as the status."""
+    if not isinstance(s, dict):
+        return s
+    if "start_time_unix_nano" in s or isinstance(s.get("attributes"), list):
+        return _camel(s)
+    out = dict(s)
+    a = dict(s["attributes"]) if isinstance(s.get("attributes"), dict) else {}
+    if isinstance(s.get("span_kind"), str) and "openinference.span.kind" not in a:
+        a["openinference.span.kind"] = s["span_kind"]
+    out["attributes"] = a
+    if "status" not in s and "status_code" in s:
+        out["status"] = {"status_code": s.get("status_code"),
+                         "description": s.get("status_message")}
+    return out
+
+
+def _is_agents_record(v: Any) -> bool:
+    """The OpenAI Agents SDK's own trace records (``Trace.export()`` / ``Span.export()``):
+    ``{object: "trace", id, workflow_name}`` and ``{object: "trace.span", id, trace_id,
+    parent_id, started_at, ended_at, span_data: {type, ...}, error}``."""
+    return isinstance(v, dict) and (
+        (v.get("object") == "trace.span" and isinstance(v.get("span_data"), dict))
+        or (v.get("object") == "trace" and isinstance(v.get("id"), str)))
+
+
+def _from_agents(v: dict[str, Any]) -> dict[str, Any]:
+    """An OpenAI Agents SDK span record as an SDK span dump: named by its type, its
+    span_data (and error) as attributes under the names Logfire gives them."""
+    data = v["span_data"]
+    kind = str(data.get("type") or "span")
+    a = {k: x for k, x in data.items() if k != "type" and x is not None}
+    a["openai_agents.span_type"] = kind
+    err = v.get("error")
+    if err:
+        a["error"] = err
+    return {"name": _AGENTS_FUNCTION if kind == "function" else f"openai_agents.{kind}",
+            "trace_id": v.get("trace_id"), "span_id": v.get("id"),
+            "parent_id": v.get("parent_id"), "start_time": v.get("started_at"),
+            "end_time": v.get("ended_at"), "attributes": a,
+            "status": {"status_code": "ERROR"} if err else {}}
 
 
 def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False) -> None:
@@ -475,6 +585,38 @@ def _concatenated(text: str) -> list[Any] | None:
         out.append(value)
 
 
+def _dedupe(rd: Reading) -> None:
+    """One span per (trace id, span id): an exporter that prints a span when it starts and
+    again when it ends, or twice (Microsoft Agent Framework's samples), is one span. The most
+    complete copy is kept (an ended one, the last such), with the attributes and events only
+    another copy has; the others are counted as ignored."""
+    copies: dict[tuple[str, str], list[Span]] = {}
+    for s in rd.spans:
+        if s.trace_id and s.span_id:
+            copies.setdefault((s.trace_id, s.span_id), []).append(s)
+    dropped: set[int] = set()
+    for group in copies.values():
+        if len(group) < 2:
+            continue
+        ended = [s for s in group if s.end is not None]
+        keep = (ended or group)[-1]
+        for s in group:
+            if s is keep:
+                continue
+            keep.attrs = {**s.attrs, **keep.attrs}
+            if not keep.events:
+                keep.events = s.events
+            if keep.status == "unset" and s.status != "unset":
+                keep.status, keep.status_message = s.status, s.status_message
+            dropped.add(id(s))
+            rd.report.ignore("duplicate span copy (same trace and span id)")
+    if dropped:
+        rd.spans = [s for s in rd.spans if id(s) not in dropped]
+        rd.report.warn(f"{len(dropped)} span(s) recorded more than once (same trace and span "
+                       "id, as an exporter writes a span when it starts and again when it "
+                       "ends): each is read once, from its most complete copy")
+
+
 def read(data: bytes) -> Reading:
     """Every span and log record of the input; raises ImportInputError when there is none."""
     rd = Reading()
@@ -510,6 +652,7 @@ def read(data: bytes) -> Reading:
                 else:
                     rd.records += 1
                     rd.report.fail(f"line {n}", "not JSON")
+    _dedupe(rd)
     if not rd.spans and not rd.logs and not rd.report.ignored:
         raise ImportInputError(
             "no OpenTelemetry span or log record could be read (accepted: OTLP/JSON lines or "
@@ -581,8 +724,15 @@ def _attr(spans: list[Span], *keys: str) -> Any:
     return None
 
 
+#: Google ADK's span over parallel tool calls ("exists so the dev UI's event lookup
+#: resolves": each call has its own execute_tool span).
+_ADK_MERGED: Final = "execute_tool (merged)"
+
+
 def _is_tool_span(s: Span) -> bool:
     a = s.attrs
+    if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return False
     if a.get("gen_ai.operation.name") == "execute_tool" or a.get("mcp.method.name") == "tools/call":
         return True
     if s.name == "claude_code.tool" or a.get("span.type") == "tool":
@@ -591,12 +741,29 @@ def _is_tool_span(s: Span) -> bool:
         return True
     if a.get("traceloop.span.kind") == "tool":  # OpenLLMetry (Traceloop SDK) @tool spans
         return True
+    if str(a.get(_LF + "type", "")).lower() == "tool":  # Langfuse SDK v3 as_type="tool"
+        return True
     if a.get("ai.operationId") == "ai.toolCall" or (s.name == "ai.toolCall"
                                                     and "ai.toolCall.name" in a):
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
+    if _agents_function(s):
+        return True
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
+
+
+_AGENTS_FUNCTION: Final = "Function: {name}"
+#: Langfuse's observation attributes (its SDK v3 spans; its API's observations read as spans)
+_LF: Final = "langfuse.observation."
+
+
+def _agents_function(s: Span) -> bool:
+    """Logfire's span of an OpenAI Agents SDK function tool call (instrument_openai_agents):
+    named by its template 'Function: {name}', the SDK's FunctionSpanData as attributes (name,
+    input, output, mcp_data, and error when it failed), no gen_ai.operation.name."""
+    return (s.name == _AGENTS_FUNCTION or s.attrs.get("logfire.msg_template") == _AGENTS_FUNCTION) \
+        and isinstance(s.attrs.get("name"), str) and bool(s.attrs["name"])
 
 
 _HELPERS: Final = {"claude_code.tool.blocked_on_user": "blocked",
@@ -612,6 +779,8 @@ def _helper(s: Span) -> str | None:
 
 def _ignored_kind(s: Span) -> str:
     a = s.attrs
+    if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return f"{_ADK_MERGED} span"
     op = _str(a.get("gen_ai.operation.name")) or _str(a.get("mcp.method.name"))
     if op and len(op) <= 60:
         return f"{op} span"
@@ -624,6 +793,9 @@ def _ignored_kind(s: Span) -> str:
 
 
 def _tool_of(spans: list[Span]) -> str | None:
+    for s in spans:
+        if _agents_function(s):
+            return str(s.attrs["name"])
     name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
                  "ai.toolCall.name", "mcp.tool.name")
     if isinstance(name, str) and name:
@@ -632,6 +804,9 @@ def _tool_of(spans: list[Span]) -> str | None:
         for prefix in ("execute_tool ", "tools/call "):
             if s.name.startswith(prefix) and s.name[len(prefix):].strip():
                 return s.name[len(prefix):].strip()
+    for s in spans:  # Langfuse names a tool observation by the tool
+        if str(s.attrs.get(_LF + "type", "")).lower() == "tool" and s.name.strip():
+            return s.name.strip()
     return None
 
 
@@ -639,7 +814,10 @@ def _mcp_server(spans: list[Span]) -> str | None:
     """The MCP server of a tool call, or None when the spans do not show MCP."""
     url = _attr(spans, "url.full", "mcp.server.url")
     named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
-    mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs for s in spans)
+    mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs
+              # Mastra: an MCP tool call, its server's name in server.address
+              or str(s.attrs.get("mastra.span.type", "")).lower() == "mcp_tool_call"
+              for s in spans)
     if isinstance(named, str) and named:
         return named
     if not mcp:  # a function tool's own url.full or server.address is not a tool server
@@ -704,11 +882,19 @@ class Call:
     cancelled: bool = False
     #: why its invocation / its end is where it is, when the record does not say it directly
     inferred: dict[str, str] = field(default_factory=dict)
+    #: pydantic-ai's deferral of the call (ApprovalRequired, CallDeferred), if any
+    deferral: str | None = None
+    #: (time, content) of a tool-pending: the call was accepted, to be completed later
+    pending: tuple[datetime | None, Any] | None = None
 
 
 def _error_text(v: Any) -> str:
     return v if isinstance(v, str) else ""
 
+
+#: Google ADK's placeholders for what it did not record (a call id, a tool response).
+_ADK_UNSET: Final = "<not specified>"
+_ADK_NONE: Final = {"result": _ADK_UNSET}
 
 #: A span event saying the tool raised: OpenTelemetry's own, and the GenAI conventions' event
 #: for a tool execution.
@@ -720,11 +906,27 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     root = group[0]
     if root.end is None:
         return None, None
+    if _agents_function(root):
+        # the OpenAI Agents SDK: a tool that raised is the span's error {message, data}, with
+        # the message the model was given as the output; a cancelled one says so
+        out = _content(root.attrs.get("output"))
+        err = _json_or_text(root.attrs.get("error"))
+        if err not in (None, "", {}):
+            body = {"error": err, **({"result": out} if out is not None else {})}
+            msg = str(err.get("message", "")) if isinstance(err, dict) else str(err)
+            return ("tool-cancel" if msg.startswith("Tool execution cancelled")
+                    else "tool-failure"), body
+        if root.status != "error":
+            return "tool-result", out
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
                    "gen_ai.tool.output",  # the name before gen_ai.tool.call.result
                    "tool_response",  # Pydantic AI
                    "traceloop.entity.output",  # OpenLLMetry
-                   "ai.toolCall.result", "ai.toolCall.output")  # Vercel AI SDK
+                   "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
+                   "gcp.vertex.agent.tool_response",  # Google ADK
+                   _LF + "output")  # Langfuse
+    if _json_or_text(result) == _ADK_NONE:
+        result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
         # any-agent's name for the tool's output (genai.output before mid 2025)
         result = root.attrs.get("gen_ai.output", root.attrs.get("genai.output"))
@@ -738,11 +940,19 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                     result = eattrs["message"]  # Strands: the tool result's content
     if result is None:
         result = _attr(group, "tool.result")  # older Strands
+    if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
+        result = _own_message(root, "gen_ai.output.messages",
+                              _str(root.attrs.get("gen_ai.tool.call.id")))
     result = _content(result)
     err_type = _attr(group, "error.type")
     exc = [(n, a) for s in group for n, _t, a in s.events if n in _EXCEPTION_EVENTS]
     status_err = any(s.status == "error" for s in group)
     messages = [s.status_message for s in group if s.status_message]
+    if str(_attr(group, _LF + "level") or "").upper() == "ERROR":  # Langfuse's error level
+        status_err = True
+        said = _str(_attr(group, _LF + "status_message"))
+        if said:
+            messages.append(said)
     ex = helpers.get("execution")
     ex_fail = False
     if ex is not None:
@@ -835,22 +1045,32 @@ def _span_calls(rd: Reading) -> list[Call]:
             rep.warn("a tool span names no tool (no gen_ai.tool.name): recorded as "
                      "\"unknown-tool\"")
             tool = "unknown-tool"
-        server, tool = _target(tool, _mcp_server(group), rep)
+        mcp = _json_or_text(r.attrs.get("mcp_data")) if _agents_function(r) else None
+        named = _str(mcp.get("server")) if isinstance(mcp, dict) else None
+        server, tool = _target(tool, named or _mcp_server(group), rep)
         call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
                                   "tool.call.id", "ai.toolCall.id"))
+        if call.call_id == _ADK_UNSET:
+            call.call_id = None  # Google ADK's placeholder: no call id recorded
         call.prompt_id = _str(_attr(group, "prompt.id"))
         args = _attr(group, "gen_ai.tool.call.arguments", "gen_ai.tool.args",
                      "gen_ai.tool.input",  # the name before gen_ai.tool.call.arguments
                      "input.value",
                      "tool.parameters", "tool_input", "tool_arguments",  # Pydantic AI
                      "traceloop.entity.input",  # OpenLLMetry
-                     "ai.toolCall.args", "ai.toolCall.input")  # Vercel AI SDK
+                     "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
+                     "gcp.vertex.agent.tool_call_args",  # Google ADK
+                     _LF + "input")  # Langfuse
+        if args is None and _agents_function(r):
+            args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
             # Strands: the tool's input as the content of a gen_ai.tool.message event
             args = next((a["content"] for n, _t, a in r.events
                          if n == "gen_ai.tool.message" and "content" in a), None)
+        if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
+            args = _own_message(r, "gen_ai.input.messages", call.call_id)
         inv: dict[str, Any] = {}
         if args is not None:
             inv["arguments"] = _json_or_text(args)
@@ -876,6 +1096,37 @@ def _span_calls(rd: Reading) -> list[Call]:
         ex = hs.get("execution")
         if ex is not None and ex.start is not None:
             call.start = ex.start  # claude_code.tool also spans the permission wait
+        deferral = _str(_attr(group, _DEFERRAL))
+        stage = _str(_attr(group, "pydantic_ai.tool.failure_stage"))
+        if deferral:  # pydantic-ai: deferred, not executed: no result and no error
+            call.end_type, call.end_body = None, None
+            call.deferral = deferral
+            meta = _attr(group, "pydantic_ai.tool.deferral.metadata")
+            said = {"deferral": deferral,
+                    **({"metadata": _json_or_text(meta)} if meta is not None else {})}
+            if deferral == "ApprovalRequired":
+                call.ran = False  # it asked for approval; a run is a later span of the call
+                inv["deferral"] = said
+                call.decisions.append(Decision(
+                    time=r.end or r.start, vendor="pydantic_ai", source=None,
+                    decision=deferral, where=r.where, tool=tool, call_id=call.call_id,
+                    from_result=True, server=server))
+            elif r.end is not None:
+                call.pending = (r.end, said)
+                call.inferred["pending"] = (
+                    f"pydantic-ai deferred this call ({deferral}): it is to be completed "
+                    "later, outside the agent; its result is not in this trace")
+        elif stage and call.end_type is not None and call.end_type != "tool-result":
+            # the arguments were refused before the tool ran (pydantic-ai sets the stage only
+            # "for calls that failed before execution")
+            body = call.end_body
+            if isinstance(body, dict) and "result" in body:
+                body = body["result"]
+            call.end_type = "tool-error"
+            call.end_body = {"failure_stage": stage, "detail": body}
+            call.inferred["end"] = (
+                f"pydantic-ai failure_stage {stage}: the call was refused before the tool "
+                "ran; the detail is what the model was told (its retry prompt)")
         b = hs.get("blocked")
         if b is not None and (b.attrs.get("decision") or "").lower() in _REJECTS \
                 and ex is None:
@@ -886,7 +1137,31 @@ def _span_calls(rd: Reading) -> list[Call]:
                 decision=_str(b.attrs.get("decision")), where=b.where, tool=tool,
                 call_id=call.call_id, from_result=True, server=server))
         calls.append(call)
-    return calls
+    return _resumed(calls)
+
+
+#: pydantic-ai's mark of a tool call deferred rather than executed (ApprovalRequired,
+#: CallDeferred); ``pydantic_ai.tool.deferral.metadata`` is what the tool passed with it.
+_DEFERRAL: Final = "pydantic_ai.tool.deferral.name"
+
+
+def _resumed(calls: list[Call]) -> list[Call]:
+    """A call that asked for approval (pydantic-ai ApprovalRequired) and a later span of the
+    same call id that ran (the run resumed once approved) are one operation: the approval
+    request is that run's decision."""
+    asked = [c for c in calls if not c.ran and c.call_id and c.deferral]
+    if not asked:
+        return calls
+    ran = {c.call_id: c for c in calls if c.ran and c.call_id}
+    gone: set[int] = set()
+    for c in asked:
+        later = ran.get(c.call_id)
+        if later is not None and (later.start is None or c.start is None
+                                  or later.start >= c.start):
+            later.decisions = c.decisions + later.decisions
+            later.sources = c.sources + later.sources
+            gone.add(id(c))
+    return [c for c in calls if id(c) not in gone]
 
 
 #: A tool call the model asked for, in a model span's indexed attributes: OpenLLMetry's older
@@ -927,6 +1202,28 @@ def _asked_in(v: Any, out: list[tuple[str | None, str | None, Any]], depth: int 
     for k in ("parts", "message", "messages", "choices", "content"):
         if isinstance(v.get(k), (list, dict)):
             _asked_in(v[k], out, depth + 1)
+
+
+def _own_message(s: Span, key: str, call_id: str | None) -> Any:
+    """A tool span's own arguments (``gen_ai.input.messages``: its tool_call part) or result
+    (``gen_ai.output.messages``: its tool_call_response part), on the span or on one of its
+    events (Strands under the latest conventions: ``gen_ai.client.inference.operation.details``
+    events); the part of this call id when there are several."""
+    sources = [s.attrs.get(key)] + [a.get(key) for _n, _t, a in s.events]
+    for v in sources:
+        if v is None:
+            continue
+        if key == "gen_ai.input.messages":
+            asked: list[tuple[str | None, str | None, Any]] = []
+            _asked_in(v, asked)
+            hit = [a for i, _n, a in asked if call_id is None or i in (None, call_id)]
+        else:
+            answered: list[tuple[str, Any]] = []
+            _answered_in(v, answered)
+            hit = [r for i, r in answered if call_id is None or i == call_id]
+        if hit and hit[0] is not None:
+            return hit[0]
+    return None
 
 
 def _d(v: Any) -> dict[str, Any]:
@@ -1140,6 +1437,28 @@ def _answered_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) 
                  "(asked in one request, answered in a later one under the same call id), with "
                  "no tool span: each is shown from when it was asked to when its answer was "
                  "sent; when the tool itself ran, and whether it failed, are not recorded")
+
+
+def _asked_arguments(rd: Reading, calls: list[Call]) -> None:
+    """A tool span that records no arguments but a call id: the arguments the model asked
+    for under that id (any-agent's AGNO spans keep them only in the call_llm output), with
+    ``inferred`` saying where they come from."""
+    want = {c.call_id: c for c in calls if c.from_span and c.call_id
+            and "arguments" not in c.invocation}
+    if not want:
+        return
+    for cid, name, args, _t, _rec, kind in _asks(rd):
+        c = want.get(cid) if cid else None
+        if c is None or name not in (c.tool, f"mcp__{c.server}__{c.tool}"):
+            continue
+        del want[cid]
+        value = _json_or_text(args)
+        if value in (None, "", {}, []):
+            continue  # asked with no arguments: nothing the span does not already say
+        c.invocation = {"arguments": value, **c.invocation}
+        c.inferred.setdefault("invoke", f"the tool span records no arguments: these are the "
+                                        f"ones the model asked for under the same call id "
+                                        f"({kind})")
 
 
 def _unshown_asked(rd: Reading, calls: list[Call]) -> list[str]:
@@ -1366,6 +1685,12 @@ def _decide(d: Decision) -> Rule:
     rejected = dec in _REJECTS
     label = f"{d.vendor} decision {d.decision or '(none)'}" + (
         f" from source {d.source}" if d.source else "")
+    if d.vendor == "pydantic_ai":
+        return Rule(once="permission-required", runs=False,
+                    reason="the tool asked for approval (ApprovalRequired)",
+                    inferred="pydantic-ai deferred the call with ApprovalRequired: the tool "
+                             "asked for approval; a run after approval is a later span of the "
+                             "same call id")
     if d.vendor == "gemini_cli":
         if dec == "reject":
             return Rule(once="permission-required", runs=False, reason="rejected by the user",
@@ -1506,6 +1831,9 @@ def _plan(calls: list[Call], loose: list[Decision], rep: Report) -> list[_Ev]:
         if not runs:
             continue
         add(c.start, 1, "tool-invocation", c, c.sources[0] if c.sources else c.where)
+        if c.pending is not None:
+            add(c.pending[0], 2, "tool-pending", c, c.sources[-1] if c.sources else c.where,
+                body=c.pending[1])
         if cancel_at is not None:
             add(cancel_at, 2, "tool-cancel", c, c.where,
                 body={"reason": "user_abort: the user dismissed the permission prompt"})
@@ -1555,6 +1883,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     calls = _span_calls(rd)
     decisions = _log_calls(rd, times, calls)
     _answered_calls(rd, times, calls)
+    _asked_arguments(rd, calls)
     loose = _join(decisions, calls)
     if rd.naive:
         rep.warn("timestamps without a zone offset were read as UTC")
@@ -1587,6 +1916,8 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             mediatype = TEXT if isinstance(body, str) else "application/json"
             why = {"inferred": c.inferred["end"]} if "end" in c.inferred and \
                 e.etype == c.end_type else {}
+            if e.etype == "tool-pending" and "pending" in c.inferred:
+                why = {"inferred": c.inferred["pending"]}
             events.add(e.etype, e.time, c.op or "", 1, e.source, body=body,
                        mediatype=mediatype, **why)
     sessions = _sessions(rd)
@@ -1651,7 +1982,12 @@ _ID_KEYS: Final = ("spanId", "span_id", "traceId", "trace_id")
 
 def _has_span_id(r: Any) -> bool:
     """A span for sniffing: a name and a span or trace id (at the top or in ``context``);
-    a name and a start time alone could be anything."""
+    a name and a start time alone could be anything. The OpenAI Agents SDK's records, and a
+    batch of them in a list, count too."""
+    if isinstance(r, list) and r:
+        return all(_is_agents_record(x) for x in r[:16])
+    if _is_agents_record(r) or _is_observation(r):
+        return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
     ctx = r.get("context")
@@ -1663,6 +1999,13 @@ def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
     if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
+    elif smp.is_doc and _is_observations(doc):  # Langfuse's API
+        yield from (doc.get("data") or doc.get("observations"))[:64]
+    elif smp.is_doc and _is_span_page(doc):  # Arize Phoenix's REST API
+        yield from doc["data"][:64]
+    elif not smp.is_doc:  # JSONL: objects, and the OpenAI Agents SDK's batches (lists)
+        yield from (x for x in smp.lines if isinstance(x, dict) or (
+            isinstance(x, list) and _has_span_id(x)))
     else:
         yield from smp.records()
 
