@@ -1395,3 +1395,189 @@ def test_mastra_mcp_tool_call_spans_name_their_mcp_server() -> None:
     assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
         ("github", "create_issue", "completed"), ("!host", "weather", "completed")]
     assert errors(m) == []
+
+
+LANGSMITH = FIX / "agents" / "langsmith"
+TRACE_ID = "01a24a36-7a9a-7527-abae-7cabc7b73cc3"  # the chain run's id, as written
+
+
+def test_langsmith_runs_written_by_langchain_are_tool_operations() -> None:
+    """LangSmith runs (langchain-ai/langsmith-sdk python/langsmith/schemas.py Run: id, name,
+    run_type 'tool'|'llm'|'chain'..., inputs, outputs, error, start_time, end_time,
+    trace_id, parent_run_id, dotted_order, extra, events, status). The fixture is what
+    langchain-core 1.8.3's tracer records for a LangSmith run (see SOURCES.md), one run per
+    line. Before, it was read as spans with no tool call. By hand: chain 'agent' and llm
+    'GenericFakeChatModel' (which asks for get_weather call_w1 and delete_file call_d2) are
+    context; tool get_weather {city: Paris} (extra.tool_call_id call_w1) ->
+    'rainy in Paris' (its ToolMessage's content, status success) at 07:16:54.044050 to
+    .044351; tool delete_file {path: /etc/passwd} (call_d2) raised PermissionError: error
+    text 'PermissionError('refused: /etc/passwd')Traceback ...', outputs {}, ended
+    .045232: errored (no result)."""
+    data = (LANGSMITH / "langchain-core__tool_runs.jsonl").read_bytes()
+    assert formats.detect(data).name == "otlp"
+    vcon, rep, m = imported(data)
+    assert seen(m) == [("op-0001", "!host", "get_weather", "completed", None, []),
+                       ("op-0002", "!host", "delete_file", "errored", None, [])]
+    ev = vcon["events"]
+    assert [(e["type"], e["time"]) for e in ev] == [
+        ("tool-invocation", "2026-12-06T07:16:54.044Z"),
+        ("tool-result", "2026-12-06T07:16:54.044Z"),
+        ("tool-invocation", "2026-12-06T07:16:54.044Z"),
+        ("tool-error", "2026-12-06T07:16:54.045Z")]
+    assert ev[0]["body"]["arguments"] == {"city": "Paris"}
+    assert ev[0]["body"]["tool_call_id"] == "call_w1"
+    assert ev[0]["body"]["trace_id"] == TRACE_ID
+    assert ev[1]["body"] == "rainy in Paris"
+    assert ev[2]["body"]["arguments"] == {"path": "/etc/passwd"}
+    assert ev[2]["body"]["tool_call_id"] == "call_d2"
+    assert ev[3]["body"]["error_type"] == "PermissionError"
+    assert ev[3]["body"]["message"].startswith("PermissionError('refused: /etc/passwd')")
+    assert rep.ignored == {"chain run": 1, "llm run": 1}
+    assert rep.times == "recorded" and errors(m) == []
+
+
+def _ls_run(rid: str, name: str, run_type: str, start: str, end: str | None,
+            **kw: Any) -> dict[str, Any]:
+    """A run as LangSmith's API gives it (GET /runs/{id}, POST /runs/query): naive UTC
+    times, status, the ids as UUIDs."""
+    return {"id": rid, "name": name, "run_type": run_type, "start_time": start,
+            "end_time": end, "inputs": kw.pop("inputs", {}), "outputs": kw.pop("outputs", None),
+            "error": kw.pop("error", None), "extra": kw.pop("extra", {"metadata": {}}),
+            "events": [], "trace_id": "0b5d9575-bec3-4256-b43a-05893b8b8440",
+            "parent_run_id": kw.pop("parent", "0b5d9575-bec3-4256-b43a-05893b8b8440"),
+            "dotted_order": f"20250601T120000000000Z0b5d9575.{rid}",
+            "status": kw.pop("status", "success" if end else "pending"),
+            "session_id": "1ffd059c-17ea-40a8-8aef-70fd0307db82", "tags": [], **kw}
+
+
+LS_RUNS = [
+    _ls_run("0b5d9575-bec3-4256-b43a-05893b8b8440", "LangGraph", "chain",
+            "2025-06-01T12:00:00", "2025-06-01T12:00:09", parent=None,
+            inputs={"messages": [{"role": "user", "content": "go"}]}),
+    _ls_run("11111111-0000-4000-8000-000000000001", "ChatOpenAI", "llm",
+            "2025-06-01T12:00:00.100000", "2025-06-01T12:00:00.900000",
+            outputs={"generations": [[{"message": {"kwargs": {"tool_calls": [
+                {"id": "call_1", "name": "search", "args": {"q": "x"}}]}}}]]}),
+    # langchain-core before 0.3: inputs {"input": input_str}, the ToolMessage serialized
+    _ls_run("11111111-0000-4000-8000-000000000002", "search", "tool",
+            "2025-06-01T12:00:01", "2025-06-01T12:00:02",
+            inputs={"input": '{"q": "x"}'},
+            outputs={"output": {"lc": 1, "type": "constructor",
+                                "id": ["langchain", "schema", "messages", "ToolMessage"],
+                                "kwargs": {"content": '["a", "b"]', "type": "tool",
+                                           "tool_call_id": "call_1", "status": "success"}}},
+            extra={"metadata": {"langgraph_node": "tools"}, "tool_call_id": "call_1"}),
+    # the tool answered with an error ToolMessage (status error): it ran and failed
+    _ls_run("11111111-0000-4000-8000-000000000003", "fetch", "tool",
+            "2025-06-01T12:00:03", "2025-06-01T12:00:04", inputs={"url": "http://x"},
+            outputs={"output": {"content": "Error: 404", "type": "tool",
+                                "tool_call_id": "call_2", "status": "error"}}),
+    # raised TimeoutError: error text, no output
+    _ls_run("11111111-0000-4000-8000-000000000004", "slow", "tool",
+            "2025-06-01T12:00:05", "2025-06-01T12:00:06", inputs={"n": 1},
+            error="TimeoutError('took too long')\n\nTraceback (most recent call last): ...",
+            status="error"),
+    # an MCP tool (Claude-style name) still running: no end
+    _ls_run("11111111-0000-4000-8000-000000000005", "mcp__github__create_issue", "tool",
+            "2025-06-01T12:00:07", None, inputs={"title": "t"}),
+]
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "list", "page", "tree"])
+def test_langsmith_api_runs_in_every_shape(shape: str) -> None:
+    """LangSmith's runs as its API and SDK give them: client.list_runs written one run per
+    line or as a JSON list, POST /runs/query's page {runs: [...], cursors}, and a root run
+    with its child_runs (client.read_run(load_child_runs=True)). By hand: LangGraph (chain)
+    and ChatOpenAI (llm, asking for search call_1) are context; search {q: x} (its input
+    string, JSON) -> ['a', 'b'] at 12:00:01-02 completed; fetch answered an error
+    ToolMessage 'Error: 404': failed (it ran); slow raised TimeoutError: timed-out;
+    github/create_issue never ended: running, on the MCP server 'github'. Times have no zone
+    (LangSmith's API writes UTC): read as UTC, and said so."""
+    if shape == "jsonl":
+        data = "\n".join(json.dumps(r) for r in LS_RUNS).encode()
+    elif shape == "list":
+        data = json.dumps(LS_RUNS, indent=2).encode()
+    elif shape == "page":
+        data = json.dumps({"runs": LS_RUNS[::-1], "cursors": {"next": None}}).encode()
+    else:
+        data = json.dumps({**LS_RUNS[0], "child_runs": LS_RUNS[1:]}).encode()
+    assert formats.detect(data).name == "otlp"
+    vcon, rep, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("!host", "search", "completed"), ("!host", "fetch", "failed"),
+        ("!host", "slow", "timed-out"), ("github", "create_issue", "running")]
+    ev = vcon["events"]
+    assert ev[0]["time"] == "2025-06-01T12:00:01.000Z"
+    assert ev[0]["body"]["arguments"] == {"q": "x"}
+    assert ev[0]["body"]["tool_call_id"] == "call_1"
+    assert ev[1]["body"] == ["a", "b"]
+    assert ev[3]["type"] == "tool-failure" and ev[3]["body"] == "Error: 404"
+    assert ev[3]["time"] == "2025-06-01T12:00:04.000Z"
+    assert ev[2]["body"]["tool_call_id"] == "call_2"  # from its ToolMessage
+    assert ev[5]["type"] == "tool-timeout" and ev[5]["body"]["error_type"] == "TimeoutError"
+    assert ev[6]["type"] == "tool-invocation" and ev[6]["body"]["arguments"] == {"title": "t"}
+    assert len(ev) == 7
+    assert rep.ignored == {"chain run": 1, "llm run": 1}
+    assert any("read as UTC" in w for w in rep.warnings)
+    assert errors(m) == []
+
+
+def test_langsmith_lookalikes_are_not_runs() -> None:
+    """Only a run with its id, name, run_type and start time is read as a LangSmith run: a
+    JSON object with a run_type alone is not one (nor sniffed as OpenTelemetry)."""
+    data = json.dumps([{"run_type": "tool", "name": "x", "inputs": {}}] * 3).encode()
+    det = formats.detect(data)
+    assert det is None or det.name != "otlp"
+
+
+def test_langsmith_runs_with_json_text_fields_and_epoch_times() -> None:
+    """Runs whose inputs, outputs and extra are JSON text (a bulk export's Parquet rows
+    turned into JSONL keep them as strings) and whose times are epoch milliseconds (the JS
+    SDK's RunCreate, langsmith-sdk js/src/schemas.ts: start_time 'string | number'). By hand:
+    shell {cmd: ls} -> 'a.txt' (call c9) at 2025-06-01T12:00:01Z-02Z; shell {cmd: sleep
+    99} ended 12:00:04Z with error 'CancelledError()' and no output: a tool-cancel."""
+    runs = [
+        {"id": "r1", "name": "shell", "run_type": "tool", "start_time": 1748779201000,
+         "end_time": 1748779202000, "inputs": '{"cmd": "ls"}',
+         "outputs": '{"output": "a.txt"}', "extra": '{"metadata": {"tool_call_id": "c9"}}',
+         "error": None, "trace_id": "t1", "parent_run_id": None},
+        {"id": "r2", "name": "shell", "run_type": "tool", "start_time": 1748779203000,
+         "end_time": 1748779204000, "inputs": '{"cmd": "sleep 99"}', "outputs": None,
+         "extra": None, "error": "CancelledError()", "trace_id": "t1",
+         "parent_run_id": None}]
+    data = "\n".join(json.dumps(r) for r in runs).encode()
+    assert formats.detect(data).name == "otlp"
+    vcon, rep, m = imported(data)
+    ev = vcon["events"]
+    assert [(e["type"], e["time"]) for e in ev] == [
+        ("tool-invocation", "2025-06-01T12:00:01.000Z"),
+        ("tool-result", "2025-06-01T12:00:02.000Z"),
+        ("tool-invocation", "2025-06-01T12:00:03.000Z"),
+        ("tool-cancel", "2025-06-01T12:00:04.000Z")]
+    assert ev[0]["body"]["arguments"] == {"cmd": "ls"}
+    assert ev[0]["body"]["tool_call_id"] == "c9" and ev[1]["body"] == "a.txt"
+    assert ev[3]["body"]["error_type"] == "CancelledError"
+    assert not any("read as UTC" in w for w in rep.warnings)
+    assert errors(m) == []
+
+
+def test_langsmith_runs_are_claimed_by_otlp_alone() -> None:
+    """Every registered importer's sniffer is asked: only otlp claims LangSmith runs (the MCP
+    importer read a run's id and error as a JSON-RPC error response, and the file was
+    ambiguous); the neighbours keep theirs (a JSON-RPC error response, a Langfuse page, an
+    OpenAI Agents span record)."""
+    fixture = (LANGSMITH / "langchain-core__tool_runs.jsonl").read_bytes()
+    page = json.dumps({"runs": LS_RUNS, "cursors": {}}).encode()
+    for data in (fixture, page, json.dumps(LS_RUNS).encode()):
+        smp = formats.sample(data)
+        assert [f.name for f in formats.formats() if f.sniff(smp)] == ["otlp"]
+    rpc = b'{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x"}}\n' \
+        b'{"id": 1, "error": {"code": -32602, "message": "bad"}}\n'
+    assert formats.detect(rpc).name == "mcp"
+    agents = json.dumps({"object": "trace.span", "id": "span_1", "trace_id": "trace_1",
+                         "parent_id": None, "started_at": "2025-06-01T12:00:00Z",
+                         "ended_at": "2025-06-01T12:00:01Z", "error": None,
+                         "span_data": {"type": "function", "name": "f", "input": "{}",
+                                       "output": "1"}}).encode()
+    _, _, m = imported(agents)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("f", "completed")]

@@ -114,12 +114,13 @@ def _is_jsonrpc(obj: Any) -> bool:
     """A JSON-RPC message. Without ``jsonrpc`` or ``method``: an ``id`` with a ``result`` or
     an ``error`` (a log may leave the rest out), unless it is an OpenAI Agents SDK trace
     record (``object: trace.span`` with ``span_data``: an ``id`` and an ``error``, null or
-    ``{message, data}``, and not a response)."""
+    ``{message, data}``, and not a response) or a LangSmith run (``id``, ``error`` and
+    ``run_type``)."""
     if not isinstance(obj, dict):
         return False
     if "jsonrpc" in obj or isinstance(obj.get("method"), str):
         return True
-    if "span_data" in obj or obj.get("object") in ("trace", "trace.span"):
+    if "span_data" in obj or obj.get("object") in ("trace", "trace.span") or "run_type" in obj:
         return False
     return "id" in obj and ("result" in obj or "error" in obj)
 

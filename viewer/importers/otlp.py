@@ -9,16 +9,18 @@ object, ids hex or integers, times nanoseconds or ISO strings): the any-agent tr
 objects (what ConsoleSpanExporter and Gemini CLI's telemetry outfile write). Also read as spans:
 the OpenAI Agents SDK's own trace records (``{object: "trace.span", span_data, error}``), Arize
 Phoenix's REST span pages (``{data: [span], next_cursor}``, its Span model or OtlpSpan) and
-Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``). A span
-written more than once (same trace and span id) is read once, from its most complete copy.
+Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``), and
+LangSmith's runs (``{id, name, run_type, inputs, outputs, error, start_time, end_time, trace_id,
+parent_run_id, extra}`` one per line or in a list, a ``{runs: [...]}`` page, ``child_runs``).
+A span written more than once (same trace and span id) is read once, from its most complete copy.
 
 Spans (GenAI and MCP semantic conventions):
 
 * an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
   (``mcp.method.name``), Claude Code's ``claude_code.tool`` span, an OpenInference TOOL span, a
-  Langfuse tool observation or an OpenAI Agents function span (Logfire's ``Function: {name}``)
-  is one operation (Google ADK's ``execute_tool (merged)`` is not: it only groups calls):
-  tool-invocation at its start (server: the MCP server from ``url.full`` /
+  Langfuse tool observation, a LangSmith tool run or an OpenAI Agents function span (Logfire's
+  ``Function: {name}``) is one operation (Google ADK's ``execute_tool (merged)`` is not: it
+  only groups calls): tool-invocation at its start (server: the MCP server from ``url.full`` /
   ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
   the call id and the span and trace ids), and at its end tool-result (status OK or unset),
   tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
@@ -378,6 +380,13 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
         key = "data" if isinstance(value.get("data"), list) else "observations"
         for i, s in enumerate(value[key]):
             _one(_from_langfuse(s), f"{where}/{key}/{i}", {}, rd)
+    elif _is_ls_page(value):
+        rd.forms.add("langsmith-runs")
+        for i, r in enumerate(value["runs"]):
+            _ls_tree(r, f"{where}/runs/{i}", rd)
+    elif _is_ls_run(value):
+        rd.forms.add("langsmith-runs")
+        _ls_tree(value, where, rd)
     elif _is_span_page(value):
         rd.forms.add("phoenix-spans")
         for i, s in enumerate(value["data"]):
@@ -460,6 +469,103 @@ def _from_phoenix(s: Any) -> Any:
         out["status"] = {"status_code": s.get("status_code"),
                          "description": s.get("status_message")}
     return out
+
+
+#: A LangSmith run's fields as read (``langsmith.run_type`` and the tool's arguments, output,
+#: error and call id), as span attributes.
+_LSR: Final = "langsmith."
+
+
+def _is_ls_run(v: Any) -> bool:
+    """A LangSmith run (langsmith-sdk ``schemas.Run``: ``{id, name, run_type, start_time,
+    end_time, inputs, outputs, error, extra, events, trace_id, parent_run_id, dotted_order,
+    status}``), as ``client.list_runs`` / ``read_run`` and the REST API give it."""
+    return isinstance(v, dict) and isinstance(v.get("run_type"), str) and isinstance(
+        v.get("name"), str) and "id" in v and "start_time" in v and "span_id" not in v \
+        and "spanId" not in v
+
+
+def _is_ls_page(v: Any) -> bool:
+    """A page of LangSmith's REST API (POST /runs/query): ``{runs: [...], cursors}``."""
+    return isinstance(v, dict) and isinstance(v.get("runs"), list) and bool(v["runs"]) \
+        and all(_is_ls_run(x) for x in v["runs"][:16])
+
+
+def _ls_tree(run: Any, where: str, rd: Reading, depth: int = 0) -> None:
+    """A run, and the child runs it carries (``read_run(load_child_runs=True)``)."""
+    _one(_from_langsmith(run), where, {}, rd)
+    kids = run.get("child_runs") if isinstance(run, dict) else None
+    if isinstance(kids, list) and depth < _MAX_DEPTH:
+        for i, k in enumerate(kids):
+            _ls_tree(k, f"{where}/child_runs/{i}", rd, depth + 1)
+
+
+def _ls_message(v: Any) -> dict[str, Any] | None:
+    """A LangChain ToolMessage as a tool run's output holds it: its fields (``{content,
+    type: "tool", tool_call_id, status}``), or its serialized form (``{lc, type:
+    "constructor", id: [..., "ToolMessage"], kwargs}``); None when it is not one."""
+    if not isinstance(v, dict):
+        return None
+    if v.get("lc") == 1 and isinstance(v.get("id"), list) and v["id"][-1:] == ["ToolMessage"] \
+            and isinstance(v.get("kwargs"), dict):
+        return v["kwargs"]
+    return v if v.get("type") == "tool" and "content" in v else None
+
+
+#: The exception class an error text starts with (LangChain records ``repr(error)`` then
+#: the traceback: ``TimeoutError('...')Traceback ...``).
+_LS_EXC: Final = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Timeout|Cancelled|"
+                            r"Interrupt|Exit))\b")
+
+
+def _from_langsmith(run: Any) -> Any:
+    """A LangSmith run as a span: named by its name, its ids and times as recorded; a tool
+    run's arguments (``inputs``; LangChain's ``{input: text}`` before langchain-core 0.3 is
+    the text), its output (``outputs.output``, a ToolMessage's content), its error text and
+    its tool call id (``extra.tool_call_id``, ``extra.metadata``, the ToolMessage) as
+    attributes (inputs, outputs and extra written as JSON text decoded); an error (or status
+    ``error``) as status ERROR."""
+    if not isinstance(run, dict):
+        return run
+    # a bulk export's rows (Parquet) keep inputs, outputs and extra as JSON text
+    run = {**run, **{k: _json_or_text(run[k]) for k in ("inputs", "outputs", "extra")
+                     if isinstance(run.get(k), str)}}
+    kind = run.get("run_type")
+    a: dict[str, Any] = {_LSR + "run_type": kind}
+    err = run.get("error")
+    failed = bool(err) or run.get("status") == "error"
+    if kind == "tool":
+        inputs = run.get("inputs")
+        if isinstance(inputs, dict) and set(inputs) == {"input"}:
+            inputs = inputs["input"]
+        if inputs not in (None, {}, ""):
+            a[_LSR + "arguments"] = inputs
+        outputs = run.get("outputs")
+        out = outputs.get("output", outputs) if isinstance(outputs, dict) and set(
+            outputs) <= {"output"} else outputs
+        msg = _ls_message(out)
+        extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
+        meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
+        call_id = extra.get("tool_call_id") or meta.get("tool_call_id") or (
+            msg.get("tool_call_id") if msg else None)
+        if _str(call_id):
+            a["tool_call_id"] = call_id
+        if msg is not None:
+            if str(msg.get("status", "")).lower() == "error":
+                a[_LSR + "tool_status"] = "error"
+            out = msg.get("content")
+        if out not in (None, {}):
+            a[_LSR + "output"] = out
+        if isinstance(err, str) and err:
+            m = _LS_EXC.match(err)
+            if m:
+                a["error.type"] = m.group(1).rsplit(".", 1)[-1]
+    return {"name": run.get("name") if isinstance(run.get("name"), str) else "",
+            "trace_id": run.get("trace_id"), "span_id": run.get("id"),
+            "parent_id": run.get("parent_run_id"), "start_time": run.get("start_time"),
+            "end_time": run.get("end_time"), "attributes": a,
+            "status": {"status_code": "ERROR", "description": err if isinstance(err, str)
+                       else None} if failed else {}}
 
 
 def _is_agents_record(v: Any) -> bool:
@@ -746,7 +852,7 @@ def _is_tool_span(s: Span) -> bool:
     if a.get("ai.operationId") == "ai.toolCall" or (s.name == "ai.toolCall"
                                                     and "ai.toolCall.name" in a):
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
-    if _agents_function(s):
+    if _agents_function(s) or a.get(_LSR + "run_type") == "tool":  # a LangSmith tool run
         return True
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
@@ -789,6 +895,9 @@ def _ignored_kind(s: Span) -> str:
     kind = _str(a.get("openinference.span.kind"))
     if kind and len(kind) <= 30:
         return f"{kind.lower()} span"
+    kind = _str(a.get(_LSR + "run_type"))
+    if kind and len(kind) <= 30:
+        return f"{kind.lower()} run"  # LangSmith
     return "span (no GenAI or MCP operation)"
 
 
@@ -804,8 +913,9 @@ def _tool_of(spans: list[Span]) -> str | None:
         for prefix in ("execute_tool ", "tools/call "):
             if s.name.startswith(prefix) and s.name[len(prefix):].strip():
                 return s.name[len(prefix):].strip()
-    for s in spans:  # Langfuse names a tool observation by the tool
-        if str(s.attrs.get(_LF + "type", "")).lower() == "tool" and s.name.strip():
+    for s in spans:  # Langfuse and LangSmith name a tool observation / run by the tool
+        if (str(s.attrs.get(_LF + "type", "")).lower() == "tool"
+                or s.attrs.get(_LSR + "run_type") == "tool") and s.name.strip():
             return s.name.strip()
     return None
 
@@ -924,7 +1034,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "traceloop.entity.output",  # OpenLLMetry
                    "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
                    "gcp.vertex.agent.tool_response",  # Google ADK
-                   _LF + "output")  # Langfuse
+                   _LF + "output",  # Langfuse
+                   _LSR + "output")  # LangSmith
     if _json_or_text(result) == _ADK_NONE:
         result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -976,7 +1087,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         detail["exception"] = exc[0][1]
     # the tool result's own status (Strands: gen_ai.tool.status, older tool.status): the
     # tool ran and returned an error result, while the span itself may say OK
-    tool_status = _attr(group, "gen_ai.tool.status", "tool.status")
+    tool_status = _attr(group, "gen_ai.tool.status", "tool.status", _LSR + "tool_status")
     status_fail = isinstance(tool_status, str) and tool_status.lower() in ("error", "failed",
                                                                           "failure")
     if status_fail:
@@ -1062,7 +1173,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                      "traceloop.entity.input",  # OpenLLMetry
                      "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
                      "gcp.vertex.agent.tool_call_args",  # Google ADK
-                     _LF + "input")  # Langfuse
+                     _LF + "input",  # Langfuse
+                     _LSR + "arguments")  # LangSmith
         if args is None and _agents_function(r):
             args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -1983,10 +2095,10 @@ _ID_KEYS: Final = ("spanId", "span_id", "traceId", "trace_id")
 def _has_span_id(r: Any) -> bool:
     """A span for sniffing: a name and a span or trace id (at the top or in ``context``);
     a name and a start time alone could be anything. The OpenAI Agents SDK's records, and a
-    batch of them in a list, count too."""
+    batch of them in a list, Langfuse's observations and LangSmith's runs count too."""
     if isinstance(r, list) and r:
         return all(_is_agents_record(x) for x in r[:16])
-    if _is_agents_record(r) or _is_observation(r):
+    if _is_agents_record(r) or _is_observation(r) or _is_ls_run(r):
         return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
@@ -2001,6 +2113,8 @@ def _records(smp: Sample) -> Iterator[Any]:
         yield from doc["spans"][:64]
     elif smp.is_doc and _is_observations(doc):  # Langfuse's API
         yield from (doc.get("data") or doc.get("observations"))[:64]
+    elif smp.is_doc and _is_ls_page(doc):  # LangSmith's REST API
+        yield from doc["runs"][:64]
     elif smp.is_doc and _is_span_page(doc):  # Arize Phoenix's REST API
         yield from doc["data"][:64]
     elif not smp.is_doc:  # JSONL: objects, and the OpenAI Agents SDK's batches (lists)
@@ -2050,5 +2164,6 @@ FORMAT = Format(
     sniff=sniff,
     convert=convert,
     help="OpenTelemetry spans or logs: OTLP/JSON (collector file exporter), SDK span dumps, "
-         "Claude Code / Codex / Gemini CLI telemetry",
+         "Claude Code / Codex / Gemini CLI telemetry; LangSmith runs (list_runs JSON/JSONL, "
+         "/runs/query pages)",
 )
