@@ -1581,3 +1581,21 @@ def test_langsmith_runs_are_claimed_by_otlp_alone() -> None:
                                        "output": "1"}}).encode()
     _, _, m = imported(agents)
     assert [(o.tool, o.outcome) for o in m.operations] == [("f", "completed")]
+
+
+def test_langsmith_error_with_an_output_is_a_failure() -> None:
+    """A tool run with an error and an output recorded (a traceable tool that set both):
+    it ran and failed, a tool-failure carrying both; status 'error' alone (no error text)
+    with no output is a tool-error."""
+    runs = [_ls_run("22222222-0000-4000-8000-000000000001", "grep", "tool",
+                    "2025-06-01T12:00:01Z", "2025-06-01T12:00:02Z", inputs={"p": "x"},
+                    outputs={"output": "partial"}, error="ValueError('bad pattern')",
+                    status="error"),
+            _ls_run("22222222-0000-4000-8000-000000000002", "grep", "tool",
+                    "2025-06-01T12:00:03Z", "2025-06-01T12:00:04Z", status="error")]
+    vcon, _, m = imported("\n".join(json.dumps(r) for r in runs).encode())
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-failure", "tool-invocation", "tool-error"]
+    body = vcon["events"][1]["body"]
+    assert body["result"] == "partial" and body["error_type"] == "ValueError"
+    assert [o.outcome for o in m.operations] == ["failed", "errored"] and errors(m) == []
