@@ -1535,14 +1535,18 @@ def test_langsmith_runs_with_json_text_fields_and_epoch_times() -> None:
     turned into JSONL keep them as strings) and whose times are epoch milliseconds (the JS
     SDK's RunCreate, langsmith-sdk js/src/schemas.ts: start_time 'string | number'). By hand:
     shell {cmd: ls} -> 'a.txt' (call c9) at 2025-06-01T12:00:01Z-02Z; shell {cmd: sleep
-    99} ended 12:00:04Z with error 'CancelledError()' and no output: a tool-cancel."""
+    99} (its input a whole LangChain ToolCall {type: tool_call, id c10, name, args}, as a
+    traced function handed the call records it) ended 12:00:04Z with error
+    'CancelledError()' and no output: a tool-cancel."""
     runs = [
         {"id": "r1", "name": "shell", "run_type": "tool", "start_time": 1748779201000,
          "end_time": 1748779202000, "inputs": '{"cmd": "ls"}',
          "outputs": '{"output": "a.txt"}', "extra": '{"metadata": {"tool_call_id": "c9"}}',
          "error": None, "trace_id": "t1", "parent_run_id": None},
         {"id": "r2", "name": "shell", "run_type": "tool", "start_time": 1748779203000,
-         "end_time": 1748779204000, "inputs": '{"cmd": "sleep 99"}', "outputs": None,
+         "end_time": 1748779204000, "outputs": None,
+         "inputs": {"input": {"type": "tool_call", "id": "c10", "name": "shell",
+                              "args": {"cmd": "sleep 99"}}},
          "extra": None, "error": "CancelledError()", "trace_id": "t1",
          "parent_run_id": None}]
     data = "\n".join(json.dumps(r) for r in runs).encode()
@@ -1557,6 +1561,8 @@ def test_langsmith_runs_with_json_text_fields_and_epoch_times() -> None:
     assert ev[0]["body"]["arguments"] == {"cmd": "ls"}
     assert ev[0]["body"]["tool_call_id"] == "c9" and ev[1]["body"] == "a.txt"
     assert ev[3]["body"]["error_type"] == "CancelledError"
+    assert ev[2]["body"]["arguments"] == {"cmd": "sleep 99"}  # a ToolCall traced whole
+    assert ev[2]["body"]["tool_call_id"] == "c10"
     assert not any("read as UTC" in w for w in rep.warnings)
     assert errors(m) == []
 

@@ -522,7 +522,8 @@ def _from_langsmith(run: Any) -> Any:
     """A LangSmith run as a span: named by its name, its ids and times as recorded; a tool
     run's arguments (``inputs``; LangChain's ``{input: text}`` before langchain-core 0.3 is
     the text), its output (``outputs.output``, a ToolMessage's content), its error text and
-    its tool call id (``extra.tool_call_id``, ``extra.metadata``, the ToolMessage) as
+    its tool call id (``extra.tool_call_id``, ``extra.metadata``, a ToolCall input ``{type:
+    "tool_call", id, name, args}``, the ToolMessage) as
     attributes (inputs, outputs and extra written as JSON text decoded); an error (or status
     ``error``) as status ERROR."""
     if not isinstance(run, dict):
@@ -538,6 +539,9 @@ def _from_langsmith(run: Any) -> Any:
         inputs = run.get("inputs")
         if isinstance(inputs, dict) and set(inputs) == {"input"}:
             inputs = inputs["input"]
+        asked = None
+        if isinstance(inputs, dict) and inputs.get("type") == "tool_call" and "args" in inputs:
+            asked, inputs = inputs.get("id"), inputs["args"]  # a LangChain ToolCall traced whole
         if inputs not in (None, {}, ""):
             a[_LSR + "arguments"] = inputs
         outputs = run.get("outputs")
@@ -546,7 +550,7 @@ def _from_langsmith(run: Any) -> Any:
         msg = _ls_message(out)
         extra = run.get("extra") if isinstance(run.get("extra"), dict) else {}
         meta = extra.get("metadata") if isinstance(extra.get("metadata"), dict) else {}
-        call_id = extra.get("tool_call_id") or meta.get("tool_call_id") or (
+        call_id = extra.get("tool_call_id") or meta.get("tool_call_id") or asked or (
             msg.get("tool_call_id") if msg else None)
         if _str(call_id):
             a["tool_call_id"] = call_id
