@@ -635,7 +635,8 @@ class Mapper:
                          "the output says the user rejected it: Codex asked and the user "
                          "declined, so it did not run")
             return
-        if exit_code is None and HOOK_BLOCKED.match(head):
+        # Codex's own answer is plain text; content items or a CallToolResult are the tool's
+        if exit_code is None and isinstance(out, str) and HOOK_BLOCKED.match(head):
             self._refuse(c, when, where, "disallowed", text[:2000],
                          "the output says a PreToolUse hook blocked the call: Codex did not "
                          "run it")
