@@ -922,6 +922,23 @@ def test_a_span_printed_twice_is_one_call() -> None:
         assert errors(m) == []
 
 
+def test_two_different_spans_under_one_span_id_are_both_shown() -> None:
+    """The dedup above reads copies of one span as one. Two spans that share a trace and span
+    id but not their name and start (a buggy or hand-made exporter reusing an id) are two
+    recorded calls, not copies: neither may vanish. Reviewer: before, `rm` (start 19.50)
+    disappeared behind a later `ls` with the same ids, leaving one call and an info line."""
+    rm = _maf_span("execute_tool rm", "0x79f9c23f2223c786", "2026-03-01T20:47:19.503532Z",
+                   {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "rm"})
+    ls = {**_maf_span("execute_tool ls", "0x79f9c23f2223c786", "2026-03-01T20:47:29.503532Z",
+                      {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ls"}),
+          "start_time": "2026-03-01T20:47:29.403489Z"}
+    text = "\n\n".join(json.dumps(s, indent=4) for s in [rm, ls]) + "\n"
+    _, rep, m = imported(text.encode())
+    assert [(o.tool, o.outcome) for o in m.operations] == [("rm", "completed"),
+                                                          ("ls", "completed")]
+    assert "duplicate span copy (same trace and span id)" not in rep.ignored
+
+
 def _pyd_tool(deferral: str | None, *, v2: bool, span_id: int = 5, start: int = 4,
               end: int = 6, result: Any = None) -> dict[str, Any]:
     """A pydantic-ai tool span as its own tests snapshot it (pydantic/pydantic-ai

@@ -699,11 +699,12 @@ def _dedupe(rd: Reading) -> None:
     """One span per (trace id, span id): an exporter that prints a span when it starts and
     again when it ends, or twice (Microsoft Agent Framework's samples), is one span. The most
     complete copy is kept (an ended one, the last such), with the attributes and events only
-    another copy has; the others are counted as ignored."""
-    copies: dict[tuple[str, str], list[Span]] = {}
+    another copy has; the others are counted as ignored. Copies share their name and start
+    too: two spans that differ there are two spans reusing an id, and both are kept."""
+    copies: dict[tuple[str, str, str, datetime | None], list[Span]] = {}
     for s in rd.spans:
         if s.trace_id and s.span_id:
-            copies.setdefault((s.trace_id, s.span_id), []).append(s)
+            copies.setdefault((s.trace_id, s.span_id, s.name, s.start), []).append(s)
     dropped: set[int] = set()
     for group in copies.values():
         if len(group) < 2:
