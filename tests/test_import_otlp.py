@@ -1242,6 +1242,40 @@ def test_strands_latest_conventions_tool_span_events_give_arguments_and_result()
     assert errors(m) == []
 
 
+def test_a_tool_spans_own_messages_give_arguments_only_when_they_are_this_calls() -> None:
+    """The rule above takes a tool span's arguments / result from its own gen_ai.input /
+    output.messages, "the part of this call id when there are several". A span with no call id
+    whose messages hold several calls (rm then ls), or a span whose id matches none of several
+    id-less parts, does not say which is its own: none is shown, rather than the first
+    (before: the ls span showed rm's {path: /} as its arguments)."""
+    base = 1767600000
+
+    def span(sid: str, tid: str | None, msgs: Any) -> dict[str, Any]:
+        a = {"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "ls",
+             "gen_ai.input.messages": json.dumps(msgs)}
+        if tid:
+            a["gen_ai.tool.call.id"] = tid
+        return {"traceId": "5b8efff798038103d269b633813fc60e", "spanId": sid,
+                "name": "execute_tool ls", "kind": 1,
+                "startTimeUnixNano": str(base * 10**9),
+                "endTimeUnixNano": str((base + 1) * 10**9),
+                "attributes": attrs(a), "status": {}}
+
+    two = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "name": "rm", "id": "c1", "arguments": {"path": "/"}},
+        {"type": "tool_call", "name": "ls", "id": "c2", "arguments": {"path": "."}}]}]
+    anon = [{"role": "assistant", "parts": [
+        {"type": "tool_call", "name": "rm", "arguments": {"path": "/"}},
+        {"type": "tool_call", "name": "ls", "arguments": {"path": "."}}]}]
+    spans = [span("0000000000000001", None, two), span("0000000000000002", "c9", anon),
+             span("0000000000000003", "c2", two)]
+    data = json.dumps({"resourceSpans": [{"resource": {}, "scopeSpans": [
+        {"scope": {"name": "x"}, "spans": spans}]}]}).encode()
+    vcon, _, _m = imported(data)
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert [(e.get("body") or {}).get("arguments") for e in inv] == [None, None, {"path": "."}]
+
+
 def test_phoenix_rest_span_pages_are_read() -> None:
     """Arize Phoenix's REST API (Arize-ai/phoenix src/phoenix/server/api/routers/v1/spans.py
     @ 00a4d747…): GET /v1/projects/{p}/spans answers {data: [Span], next_cursor}, each Span

@@ -1325,19 +1325,25 @@ def _own_message(s: Span, key: str, call_id: str | None) -> Any:
     """A tool span's own arguments (``gen_ai.input.messages``: its tool_call part) or result
     (``gen_ai.output.messages``: its tool_call_response part), on the span or on one of its
     events (Strands under the latest conventions: ``gen_ai.client.inference.operation.details``
-    events); the part of this call id when there are several."""
+    events); the part of this call id, else the only part (several parts and no id match:
+    none, rather than another call's)."""
     sources = [s.attrs.get(key)] + [a.get(key) for _n, _t, a in s.events]
     for v in sources:
         if v is None:
             continue
+        parts: list[tuple[str | None, Any]]
         if key == "gen_ai.input.messages":
             asked: list[tuple[str | None, str | None, Any]] = []
             _asked_in(v, asked)
-            hit = [a for i, _n, a in asked if call_id is None or i in (None, call_id)]
+            parts = [(i, a) for i, _n, a in asked]
         else:
             answered: list[tuple[str, Any]] = []
             _answered_in(v, answered)
-            hit = [r for i, r in answered if call_id is None or i == call_id]
+            parts = [(i, r) for i, r in answered]
+        # this call id's part; else the only part, when nothing says it is another call's
+        hit = [x for i, x in parts if call_id is not None and i == call_id]
+        if not hit and len(parts) == 1 and (call_id is None or parts[0][0] is None):
+            hit = [parts[0][1]]
         if hit and hit[0] is not None:
             return hit[0]
     return None
