@@ -396,3 +396,18 @@ def test_otel_mcp_span_named_by_mcp_tool_name() -> None:
         {"key": "service.name", "value": {"stringValue": "weather-mcp"}}]},
         "scopeSpans": [{"scope": {"name": "x"}, "spans": [span]}]}]}
     assert [t for _, t, _, _ in outcomes(model_of(jl(doc)))] == ["get_weather"]
+
+
+def test_cursor_agent_stream_rejected_reason_is_bounded() -> None:
+    """A rejected call's reason is the recording's text: like every importer's refusal reason
+    (Claude Code's, Codex's: 2,000 characters) it is kept bounded, not copied whole into the
+    decision (a 1 MB reason made a 1 MB policy-decision reason)."""
+    lines = [{"type": "tool_call", "subtype": "started", "call_id": "c1", "timestamp_ms": 1,
+              "tool_call": {"shellToolCall": {"args": {"command": "rm x"}}}},
+             {"type": "tool_call", "subtype": "completed", "call_id": "c1", "timestamp_ms": 2,
+              "tool_call": {"shellToolCall": {"args": {"command": "rm x"}, "result": {
+                  "rejected": {"reason": "no " * 400_000}}}}}]
+    vcon, _rep = cursor.convert(jl(*lines))
+    refused = vcon["events"][0]
+    assert refused["type"] == "policy-decision"
+    assert refused["reason"].startswith("no no ") and len(refused["reason"]) <= 2000

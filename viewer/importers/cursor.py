@@ -207,7 +207,7 @@ def _refused(ev: Events, asked: dict[str, Any], op: str, said: Any) -> None:
     reason = _s(said.get("reason")) if isinstance(said, dict) else None
     asked["type"] = "policy-decision"
     asked.update({"decision": "disallowed", "policy_life": "once",
-                  "operation": "tool-invocation", "reason": reason or "rejected",
+                  "operation": "tool-invocation", "reason": (reason or "rejected")[:2000],
                   "inferred": INFER_REJECTED})
     ev.asked(op, 1, body)
 
