@@ -548,6 +548,26 @@ def test_hook_log_permission_notification_without_a_tool_name() -> None:
     assert rep.unmapped == 0
 
 
+def test_a_toolless_permission_notification_is_not_pinned_on_a_call_that_never_asks() -> None:
+    """The rule above takes the one open call as the one that asked. A Read never asks
+    (NEVER_ASKS): when the only open call is a Read (the prompted call's own PreToolUse not in
+    the log, e.g. a matcher that logs only some tools, or a sub-agent's read running beside
+    it), the prompt was for some other call. Reviewer: the Read is not shown asked (before: a
+    once permission-required at the notification, its start moved to it)."""
+    rd = {"file_path": "/w/a.py"}
+    _, _rep, m = conv([
+        hk(1, "PreToolUse", "toolu_1", tool_name="Read", tool_input=rd, permission_mode="default"),
+        hk(2, "Notification", message="Claude needs your permission",
+           notification_type="permission_prompt"),
+        hk(3, "PostToolUse", "toolu_1", tool_name="Read", tool_input=rd,
+           tool_response={"file": {}})])
+    no_errors(m)
+    assert [(o.tool, o.decision, o.decision_life) for o in m.operations] == [
+        ("Read", "allowed", "standing")]
+    inv = next(e.raw for e in m.events if e.type == "tool-invocation")
+    assert inv["time"] == _t(1)
+
+
 def test_tool_search_is_not_called_a_permission_prompt() -> None:
     """Claude Code 2.1.69 on loads deferred tools' schemas through its ToolSearch tool (a real
     2.1.96 session, pookNast/loopkit logs/chat.json: ToolSearch {query: "select:WebFetch"},

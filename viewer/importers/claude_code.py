@@ -1376,11 +1376,12 @@ class Mapper:
             return False
         name = m.group(1).strip() if m else ""
         mcp = re.fullmatch(r"(.+?) - .+ \(MCP\)", name)
-        # 2.1.x names no tool: the one open call of the log, if only one is open
+        # 2.1.x names no tool: the one open call of the log that can ask, if only one is open
         fits = {id(op): op for q in self.hook_open.values() for op in q
                 if not op.ended and not op.asked and not op.invoked
-                and (bare or (op.server == mcp.group(1) if mcp else
-                              op.server == HOST and op.tool == name))}
+                and (not (op.server == HOST and op.tool in NEVER_ASKS) if bare else
+                     (op.server == mcp.group(1) if mcp else
+                      op.server == HOST and op.tool == name))}
         if len(fits) != 1:
             return False
         op = next(iter(fits.values()))
