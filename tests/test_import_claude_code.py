@@ -152,8 +152,7 @@ SUBAGENT_MAIN = [
     ("op-0006", "!host", "WebSearch", "completed", None, set()),
     ("op-0007", "!host", "Read", "completed", None, set()),
     ("op-0008", "!host", "WebSearch", "completed", None, set()),
-    # answered: the user's once 'allowed', at the answer (the call waited for the user)
-    ("op-0009", "!host", "AskUserQuestion", "completed", "allowed", set()),
+    ("op-0009", "!host", "AskUserQuestion", "completed", None, set()),
     ("op-0010", "!host", "Task", "completed", None, set()),
 ]
 SUBAGENT_CHILD = [  # the Plan sub-agent (agentId afb92ff), run inside op-0010
@@ -192,11 +191,11 @@ def test_sample_subagent() -> None:
     assert sub["meta"]["launched_by"] == {"operation_id": "op-0010",
                                           "tool_use_id": "toolu_01Cz2Pnv7qNcnK1ZiocxWhQX"}
     # permissionMode default: the tools that ask are permission-required (ExitPlanMode asks
-    # the user to approve the plan, AskUserQuestion its questions), the read-only tier is
-    # allowed (Claude Code never asks about it), so only the Bash calls are inferred
+    # the user to approve the plan), the read-only tier is allowed (Claude Code never asks
+    # about it), so only the Bash calls are inferred
     assert {(s.tool, s.decision) for s in m.standing} == {
         ("Bash", PR), ("WebFetch", PR), ("WebSearch", PR), ("Write", PR),
-        ("AskUserQuestion", PR), ("ExitPlanMode", PR), ("Glob", ALLOWED),
+        ("AskUserQuestion", ALLOWED), ("ExitPlanMode", PR), ("Glob", ALLOWED),
         ("Read", ALLOWED), ("Task", ALLOWED)}
     assert {s.server for s in m.standing} == {"!host"}
     counted(rep, len([x for x in data.split(b"\n") if x.strip()]))

@@ -147,35 +147,27 @@ MODES: Final = {
 }
 #: Built-in tools Claude Code runs without asking in every mode (its documented read-only
 #: tier: reading and searching files, the to-do list, sub-agents, background-task output;
-#: ToolSearch loads deferred tools' schemas, Claude Code 2.1.69 on, and ListMcpResourcesTool
-#: lists MCP resources: no permission in Claude Code's tools reference; TaskCreate/TaskGet/
-#: TaskList/TaskUpdate are TodoWrite's replacement, the same to-do list). Not the tools that ask
-#: the user: see PLAN_TOOLS.
+#: AskUserQuestion is itself a question to the user; ToolSearch loads deferred tools' schemas,
+#: Claude Code 2.1.69 on, and ListMcpResourcesTool lists MCP resources: no permission in Claude
+#: Code's tools reference; TaskCreate/TaskGet/TaskList/TaskUpdate are TodoWrite's replacement,
+#: the same to-do list). Not the plan-mode tools: see PLAN_TOOLS.
 NEVER_ASKS: Final = frozenset({
     "Read", "Glob", "Grep", "LS", "NotebookRead", "TodoWrite", "TodoRead", "Task", "Agent",
     "BashOutput", "TaskOutput", "AgentOutputTool",
-    "KillBash", "KillShell", "TaskStop",
+    "KillBash", "KillShell", "TaskStop", "AskUserQuestion",
     "ToolSearch", "ListMcpResourcesTool", "TaskCreate", "TaskGet", "TaskList", "TaskUpdate",
 })
 #: The plan-mode tools ask the user: EnterPlanMode "REQUIRES user approval - they must consent
 #: to entering plan mode" (its description, Claude Code 2.0.51 on); ExitPlanMode asks the user
-#: to approve the plan (a PermissionRequest hook fires for it; see PLAN_APPROVED); and
-#: AskUserQuestion shows the user its questions through the same permission request (a
-#: PermissionRequest hook fires for it too; see QUESTIONS_ANSWERED).
+#: to approve the plan (a PermissionRequest hook fires for it; see PLAN_APPROVED).
 PLAN_TOOLS: Final = {
     "EnterPlanMode": "EnterPlanMode asks the user to consent to plan mode",
     "ExitPlanMode": "ExitPlanMode asks the user to approve the plan",
-    "AskUserQuestion": "AskUserQuestion asks the user its questions",
 }
 #: ExitPlanMode's answer when the user approved the plan (Claude Code's ExitPlanMode and
 #: ExitPlanModeV2 tools): the user's once grant, given when the answer was written.
 PLAN_APPROVED: Final = re.compile(r"User has approved (?:your plan|exiting plan mode)\b")
 PLAN_RULE: Final = "the user approved the plan (ExitPlanMode's answer)"
-#: AskUserQuestion's answer once the user answered (2.1.x "Your questions have been answered:",
-#: earlier "User has answered your questions:"): the user's once grant, given when answered.
-QUESTIONS_ANSWERED: Final = re.compile(
-    r"(?:Your questions have been answered|User has answered your questions?)\b")
-QUESTIONS_RULE: Final = "the user answered the questions (AskUserQuestion's answer)"
 #: Built-in tools that also run unasked in acceptEdits mode (file edits).
 EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
@@ -1045,11 +1037,6 @@ class Mapper:
             op.when = when
             self.decide(op, when, where, "allowed", text, PLAN_RULE)
             self.fired(PLAN_RULE)
-        if op.name == "AskUserQuestion" and not op.invoked and QUESTIONS_ANSWERED.match(head):
-            # the questions waited for the user: the call runs once they are answered
-            op.when = when
-            self.decide(op, when, where, "allowed", None, QUESTIONS_RULE)
-            self.fired(QUESTIONS_RULE)
         if op.is_task and isinstance(tur, dict) and _s(tur.get("agentId")):
             aid = tur["agentId"]
             self.agent_of_task[aid] = tid or ""
