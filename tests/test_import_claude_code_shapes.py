@@ -635,3 +635,25 @@ def test_auto_mode_reason_names_the_classifier_not_a_prompt() -> None:
                     result(2, "t1", "File created successfully at: /w/a")])
     why = next(s.reason or "" for s in m.standing if s.tool == "Write")
     assert "working directory run unasked" in why and "classifier" in why
+
+
+def test_ask_user_question_is_a_question_not_a_permission() -> None:
+    """AskUserQuestion puts a choice to the user: a directive request, which the draft keeps
+    apart from permission (PD-6, 'a clarifying choice put to a person'). Reviewer: the call runs
+    while the question is open and its result is the answer; its standing decision says it is
+    a question to the user, not that it is 'read-only'; the answer is no permission grant."""
+    q = {"questions": [{"question": "Which rig?", "options": [{"label": "spotter"}]}]}
+    vcon, _, m = conv([prompt(0, "set it up", "default"),
+                       asst(1, tool_use("toolu_q", "AskUserQuestion", q)),
+                       result(60, "toolu_q", 'User has answered your questions: "Which rig?"='
+                                             '"spotter".')])
+    no_errors(m)
+    op = m.operations[0]
+    assert (op.tool, op.outcome, op.decision_life) == ("AskUserQuestion", "completed", "standing")
+    assert not [e for e in vcon["events"] if e.get("policy_life") == "once"]
+    a = op.attempts[0]
+    assert a.start == m.events[a.steps[0].event].time and (a.end - a.start).total_seconds() > 58
+    standing = next(e for e in vcon["events"] if e.get("policy_life") == "standing"
+                    and e.get("tool") == "AskUserQuestion")
+    assert standing["decision"] == "allowed"
+    assert "question to the user" in standing["reason"] and "read-only" not in standing["reason"]

@@ -168,6 +168,9 @@ PLAN_TOOLS: Final = {
 #: ExitPlanModeV2 tools): the user's once grant, given when the answer was written.
 PLAN_APPROVED: Final = re.compile(r"User has approved (?:your plan|exiting plan mode)\b")
 PLAN_RULE: Final = "the user approved the plan (ExitPlanMode's answer)"
+#: Tools that put a choice to the user (a directive request: the draft keeps these apart from
+#: permission, and its result is the answer): run unasked, open while the question is.
+QUESTIONS: Final = frozenset({"AskUserQuestion"})
 #: Built-in tools that also run unasked in acceptEdits mode (file edits).
 EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 
@@ -177,6 +180,8 @@ def mode_decision(mode: str, tool: str) -> tuple[str, str]:
     decision = MODES.get(mode, "permission-required")
     if decision == "allowed":
         return decision, f"permissionMode {mode}"
+    if tool in QUESTIONS:  # a directive request, not a permission (the draft's PD-6)
+        return "allowed", f"permissionMode {mode}: {tool} is itself a question to the user"
     if tool in NEVER_ASKS:
         return "allowed", f"permissionMode {mode}: {tool} is read-only, never asked about"
     if mode == "acceptEdits" and tool in EDIT_TOOLS:
