@@ -1656,3 +1656,29 @@ def test_langsmith_error_with_an_output_is_a_failure() -> None:
     body = vcon["events"][1]["body"]
     assert body["result"] == "partial" and body["error_type"] == "ValueError"
     assert [o.outcome for o in m.operations] == ["failed", "errored"] and errors(m) == []
+
+
+@pytest.mark.parametrize(("records", "title", "article"), [
+    # langchain-core's tracer through the langsmith serializer (the fixture)
+    ((FIX / "agents" / "langsmith" / "langchain-core__tool_runs.jsonl").read_bytes(),
+     "LangSmith run export", "a"),
+    # Arize Phoenix's REST page of spans
+    (json.dumps({"data": [{
+        "name": "lookup", "context": {"trace_id": "a1" * 16, "span_id": "1a" * 8},
+        "span_kind": "TOOL", "parent_id": None, "start_time": "2025-06-01T12:00:01+00:00",
+        "end_time": "2025-06-01T12:00:02+00:00", "status_code": "OK", "status_message": "",
+        "attributes": {"tool.name": "lookup", "input.value": "{}", "output.value": "ok"},
+        "events": []}], "next_cursor": None}).encode(), "Arize Phoenix span export", "an"),
+])
+def test_a_tracing_products_own_export_is_named_as_such(records: bytes, title: str,
+                                                         article: str) -> None:
+    """A LangSmith or Phoenix export is no OTLP export: the header and the 'is ..., not a
+    vCon' line said 'an OpenTelemetry (OTLP) export'."""
+    loaded = open_bytes(records, name="export.json")
+    assert loaded.derivation is not None and loaded.derivation.title == title
+    first = next(d for d in loaded.diagnostics if d.code == "derived-events")
+    assert f"is {article} {title}, not a vCon" in first.message
+    # a real OTLP document keeps the format's title
+    otlp = open_bytes((FIX / "agents" / "otel-genai").glob("*.json").__next__().read_bytes(),
+                      name="trace.json")
+    assert otlp.derivation is not None and otlp.derivation.title == "OpenTelemetry (OTLP) export"

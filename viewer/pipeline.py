@@ -131,7 +131,8 @@ def import_bytes(data: bytes, *, name: str = "-", refusal: LoadError | None = No
         times=report.times)
     diags = [Diagnostic(
         "derived-events", "info", "",
-        f"{label} is {fmt.article} {title}, not a vCon: {n_ops} "
+        f"{label} is {report.article if report.title else fmt.article} {title}, not a vCon: "
+        f"{n_ops} "
         f"{'operation was' if n_ops == 1 else 'operations were'} derived from it by "
         f"vcon-view's {fmt.name} importer ({derivation.line()}); the file is unchanged "
         f"(vcon-view import {fmt.name} writes the vCon)")]

@@ -95,9 +95,9 @@ class Report:
     times: str = "recorded"  # recorded | partial | order-only
     #: What was read, when the format's ``title``/``unit`` would misname it (a Claude Code
     #: hook log is no transcript, and counts hook payloads, not lines): None, the format's.
-    #: A title here takes the format's article (it names the same product).
     title: str | None = None
     unit: str | None = None
+    article: str = "a"  # said before ``title`` (when there is one): "an Arize Phoenix ..."
 
     def ignore(self, kind: str) -> None:
         self.ignored[kind] = self.ignored.get(kind, 0) + 1

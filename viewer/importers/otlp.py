@@ -1997,6 +1997,15 @@ def _party_name(rd: Reading) -> str:
     return "AI agent (OpenTelemetry)"
 
 
+#: Reading.forms that are a tracing product's own export, not OTLP: (title, unit, article).
+_NOT_OTLP: Final = {
+    "langsmith-runs": ("LangSmith run export", "records", "a"),
+    "phoenix-spans": ("Arize Phoenix span export", "records", "an"),
+    "langfuse-observations": ("Langfuse observation export", "records", "a"),
+    "openai-agents": ("OpenAI Agents SDK trace", "records", "an"),
+}
+
+
 def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
             ) -> tuple[dict[str, Any], Report]:
     """An OpenTelemetry recording's bytes -> (a tool-invocation vCon, the import report)."""
@@ -2010,6 +2019,10 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     loose = _join(decisions, calls)
     if rd.naive:
         rep.warn("timestamps without a zone offset were read as UTC")
+    named = _NOT_OTLP.get(next(iter(rd.forms - {"concatenated"}))) \
+        if len(rd.forms - {"concatenated"}) == 1 else None
+    if named is not None:  # the export of a tracing product, not OTLP: say which
+        rep.title, rep.unit, rep.article = named
     events = Events(party=0)
     plan = _plan(calls, loose, rep)
     for e in plan:  # operation ids in order of first appearance
