@@ -1226,7 +1226,7 @@ class Mapper:
         by = _s(a.get("command")) or _s(a.get("hookName")) or "?"
         op.body = {**op.body, "updated_input": new, "updated_by": f"PreToolUse hook {by[:200]}"}
         op.rewritten = ("a PreToolUse hook replaced the input (hookSpecificOutput.updatedInput): "
-                        "the call ran with updated_input, not input")
+                        "the request sent to the tool was updated_input, not input")
         self.fired("PreToolUse hook updatedInput -> the hook's input replaced the model's")
 
     def hook_decision(self, op: _Op, a: dict[str, Any], when: datetime, where: str) -> bool:
