@@ -253,7 +253,7 @@ class Events(EventArray, Sequence[Any]):
             v = self._values[i] = loads(memoryview(self._slices[i]))
         return v
 
-    def read_values(self, indices: Iterable[int], batch: int = 1024) -> None:
+    def read_values(self, indices: Iterable[int], batch: int = 256) -> None:
         """Decode the values of the events at ``indices`` not decoded yet, ``batch`` events
         at a time (``jsonenc.loads_each``), and keep them, as ``self[i]`` would one by one.
         The events of a batch orjson refuses, and those with a long digit run, are left for
