@@ -11,11 +11,13 @@ import msgspec
 import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from msgspec import UnsetType
 
 from tests import strategies as S
 from tests.enginekit import mutate
 from tests.modelkit import once, standing, t, tool, vcon
+from viewer import jsonenc
 from viewer.load import load_bytes
 from viewer.model import spec
 from viewer.model.build import build_model
@@ -236,3 +238,76 @@ def test_a_vendor_member_needs_no_check() -> None:
     doc = vcon([ev, tool("tool-result", 1)])
     assert list(_flags(doc)) == [0, 0]
     assert _said(doc, 0) == []
+
+
+# --- many values decoded at once (``Events.read_values``, ``jsonenc.loads_each``) ---------------
+
+#: Event texts the batched read must read as the one-by-one read does: a clean event, numbers
+#: past 64 bits (left to the one-by-one read), a 19-digit run in a string, a key named twice,
+#: text orjson refuses and msgspec reads (a number past a double), nesting, a non-object.
+_TEXTS = [
+    orjson.dumps(tool("tool-invocation", 0, body={"q": [1, 2.5, None, True]}, encoding="json",
+                      mediatype="application/json")),
+    orjson.dumps(tool("tool-result", 1, body={"n": 0}, encoding="json",
+                      mediatype="application/json")).replace(b'"n":0', b'"n":18446744073709551617'),
+    orjson.dumps(tool("tool-progress", 2)).replace(b'"type"', b'"big":-9223372036854775809,"type"'),
+    b'{"type":"join","id":"1234567890123456789012"}',
+    b'{"type":"join","a":1,"a":[2],"b":{"c":1,"c":2}}',
+    b'{"type":"join","x":1e400}',
+    b'{"type":"join","d":' + b"[" * 200 + b"7" + b"]" * 200 + b"}",
+    b'{"type":"join","f":-0.0,"g":1E2,"h":"\\u00e9\\ud83d\\ude00"}',
+    b"7", b"null", b'"text"', b"[]",
+]
+
+
+def _one_by_one(events: Events, i: int) -> tuple[str, str]:
+    """What ``events[i]`` gives: its value's exact text, or the error it raises."""
+    try:
+        return "value", type(v := events[i]).__name__ + jsonenc.dumps_deep(v)
+    except Exception as exc:  # (the error is the answer)
+        return type(exc).__name__, str(exc)
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(picks=st.lists(st.integers(0, len(_TEXTS) - 1), max_size=12),
+       asked=st.lists(st.integers(-2, 14), max_size=20), batch=st.integers(1, 5))
+def test_values_read_at_once_are_those_read_one_by_one(picks: list[int], asked: list[int],
+                                                       batch: int) -> None:
+    raw = b"[" + b",".join(_TEXTS[p] for p in picks) + b"]"
+    alone = Events.decode(raw)
+    want = [_one_by_one(alone, i) for i in range(len(alone))]
+    at_once = Events.decode(raw)
+    at_once.read_values(asked, batch)
+    at_once.read_values(asked, batch)  # again: nothing left to read
+    assert [_one_by_one(at_once, i) for i in range(len(at_once))] == want
+    # what was read at once is kept (the same object at each read)
+    assert all(at_once[i] is at_once[i] for i in set(asked) if 0 <= i < len(picks)
+               and want[i][0] == "value")
+
+
+def test_a_batch_leaves_long_digit_runs_and_refused_text_to_the_one_by_one_read() -> None:
+    """A text with 19 digits in a row is read alone, where the reader would read it (msgspec's
+    depth counts the caller's stack); a batch orjson refuses is read text by text."""
+    todo = object()
+    texts = [b'{"a":1,"a":2}', b"12345678901234567890", b'"x"']
+    assert jsonenc.loads_each(texts, todo) == [{"a": 2}, todo, "x"]
+    assert jsonenc.loads_each([b"1", b'"\\ud800"'], todo) is None
+    assert jsonenc.loads_each([b"[" * 1024 + b"]" * 1024], todo) is None  # one level too deep
+    assert jsonenc.loads_each([], todo) == []
+
+
+def test_a_model_reads_the_values_a_report_quotes_at_once() -> None:
+    doc = vcon([once(0, "allowed"), tool("tool-invocation", 1, body={"q": 1},
+                                          encoding="json", mediatype="application/json"),
+                tool("tool-result", 2)])
+    model = build_model(load_bytes(orjson.dumps(doc)))
+    array = model.events[0].source
+    assert isinstance(array, Events)
+    model.read_raw([1, 2, 99, -1])
+    kept = [model.events[1].raw, model.events[2].raw]
+    assert kept == doc["events"][1:] and kept[0] is model.events[1].raw
+    assert [e.raw for e in model.events] == doc["events"]
+    hand = replace(model, events=tuple(e._replace(source=doc["events"][e.index])
+                                       for e in model.events))
+    hand.read_raw([0, 1])  # events built by hand: their values are given
+    assert [e.raw for e in hand.events] == doc["events"]

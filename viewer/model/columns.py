@@ -20,7 +20,7 @@ imported, built by hand) are encoded and take the same decode.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import repeat
 from operator import attrgetter
 from typing import Annotated, Any, Final, Literal, Union
@@ -28,7 +28,7 @@ from typing import Annotated, Any, Final, Literal, Union
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from viewer.jsonenc import loads, orjson_depth
+from viewer.jsonenc import loads, loads_each, orjson_depth
 from viewer.model import spec
 from viewer.model.types import EventArray
 
@@ -252,6 +252,26 @@ class Events(EventArray, Sequence[Any]):
                 self._slices = _SLICES.decode(self._raw)
             v = self._values[i] = loads(memoryview(self._slices[i]))
         return v
+
+    def read_values(self, indices: Iterable[int], batch: int = 256) -> None:
+        """Decode the values of the events at ``indices`` not decoded yet, ``batch`` events
+        at a time (``jsonenc.loads_each``), and keep them, as ``self[i]`` would one by one.
+        The events of a batch orjson refuses, and those with a long digit run, are left for
+        ``self[i]`` to read (and say what is wrong, or read exactly)."""
+        values = self._values
+        n = len(values)
+        todo = sorted({i for i in indices if 0 <= i < n and values[i] is _TODO})
+        if not todo:
+            return
+        if self._slices is None:
+            self._slices = _SLICES.decode(self._raw)
+        slices = self._slices
+        for at in range(0, len(todo), batch):
+            part = todo[at:at + batch]
+            got = loads_each([slices[i] for i in part], _TODO)
+            if got is not None:
+                for i, v in zip(part, got, strict=True):
+                    values[i] = v
 
     def __iter__(self) -> Iterator[Any]:
         values = self._values

@@ -45,6 +45,10 @@ class EventArray:
         """The distinct values (those that can be in a set) of member ``name``."""
         raise NotImplementedError
 
+    def read_values(self, indices: Iterable[int]) -> None:
+        """Decode at once the values of the events at ``indices`` that ``array[i]`` would
+        decode one at a time (the same values, kept)."""
+
 
 class Event(NamedTuple):
     """One Event Object, by its index in the top-level ``events`` array."""
@@ -304,6 +308,13 @@ class Model:
     def dialog(self) -> list[Any]:
         v = self.vcon.get("dialog")
         return v if isinstance(v, list) else []
+
+    def read_raw(self, indices: Iterable[int]) -> None:
+        """Decode at once what ``Event.raw`` reads of the events at ``indices`` (the same
+        values, kept): for a reader about to quote many of them."""
+        array = self.events[0][9] if self.events else None
+        if isinstance(array, EventArray):
+            array.read_values(indices)
 
     def time_span(self) -> tuple[datetime | None, datetime | None]:
         """The earliest and latest event times. Replay order sorts the parsed times, so these

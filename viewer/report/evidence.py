@@ -692,6 +692,19 @@ def operation_evidence(model: Model, op: Operation, position: int,
                              asked, decided)
 
 
+def _quoted(ops: Iterable[Operation]) -> Iterator[int]:
+    """The events whose values ``operation_evidence`` of ``ops`` may read (each attempt's
+    steps and decision, each operation's decisions)."""
+    for op in ops:
+        for a in op.attempts:
+            yield from map(_STEP_EVENT, a.steps)
+            if a.decision_event is not None:
+                yield a.decision_event
+        yield from op.once_decisions
+        if op.decision_event is not None:
+            yield op.decision_event
+
+
 def evidence(model: Model, opts: ReportOptions) -> Evidence:
     """Provenance and the per-operation evidence the options ask for."""
     ops = selected(model, opts.operations)
@@ -703,10 +716,11 @@ def evidence(model: Model, opts: ReportOptions) -> Evidence:
     turns: dict[int, Turn] = {}
     lead = lead_party(model)
     if opts.evidence != "none":
-        for pos, op in enumerate(ops, 1):
-            found = by_op.get(op.operation_id, ())
-            if found or opts.evidence == "all":
-                out.append(operation_evidence(model, op, pos, found, opts, turns, lead))
+        shown = [(pos, op, found) for pos, op in enumerate(ops, 1)
+                 if (found := by_op.get(op.operation_id, ())) or opts.evidence == "all"]
+        model.read_raw(_quoted(op for _, op, _ in shown))  # their values at once
+        for pos, op, found in shown:
+            out.append(operation_evidence(model, op, pos, found, opts, turns, lead))
     anchors = {e.operation.operation_id: e.position for e in out}
     return Evidence(provenance(model, opts), tuple(out), anchors)
 
