@@ -38,8 +38,10 @@ import heapq
 import json
 import re
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from itertools import islice
 from typing import Any, Final
 
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
@@ -500,19 +502,17 @@ def _log_line(text: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _head_lines(data: bytes) -> Iterator[str]:
+    """The first 256 non-blank lines of the input's head, decoded: what a log's sniffer reads."""
+    lines = (raw for raw in data[:HEAD_BYTES].split(b"\n") if raw.strip())
+    for raw in islice(lines, 256):
+        yield raw.decode("utf-8", errors="replace").rstrip("\r")
+
+
 def _looks_claude_log(data: bytes) -> bool:
     """Whether the first lines hold a Claude Desktop MCP log's ``Message from`` line."""
-    seen = 0
-    for raw in data[:HEAD_BYTES].split(b"\n"):
-        if not raw.strip():
-            continue
-        seen += 1
-        if seen > 256:
-            return False
-        got = _log_line(raw.decode("utf-8", errors="replace").rstrip("\r"))
-        if got is not None and _LOG_MESSAGE.match(got[2]):
-            return True
-    return False
+    return any((got := _log_line(text)) is not None and _LOG_MESSAGE.match(got[2])
+               for text in _head_lines(data))
 
 
 def _not_json(name: str) -> Any:
@@ -608,17 +608,8 @@ def _vscode_line(text: str) -> tuple[str, str, str] | None:
 
 def _looks_vscode_log(data: bytes) -> bool:
     """Whether the first lines hold a VS Code MCP output line that logs a JSON message."""
-    seen = 0
-    for raw in data[:HEAD_BYTES].split(b"\n"):
-        if not raw.strip():
-            continue
-        seen += 1
-        if seen > 256:
-            return False
-        got = _vscode_line(raw.decode("utf-8", errors="replace").rstrip("\r").lstrip("\ufeff"))
-        if got is not None and got[2].lstrip().startswith(("{", "[")):
-            return True
-    return False
+    return any((got := _vscode_line(text.lstrip("\ufeff"))) is not None
+               and got[2].lstrip().startswith(("{", "[")) for text in _head_lines(data))
 
 
 def _read_vscode_log(data: bytes) -> Transcript:
