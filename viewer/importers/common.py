@@ -109,6 +109,18 @@ class Report:
         if len(self.examples) < MAX_EXAMPLES:
             self.examples.append(f"{where}: {why}")
 
+    def tally(self, status: dict[int, tuple[str, str]]) -> None:
+        """Count each input line, in order, as mapped, ignored (``detail``: its kind) or
+        unmapped (``detail``: why): ``status`` is line number -> (what, detail)."""
+        for n in sorted(status):
+            what, detail = status[n]
+            if what == "mapped":
+                self.mapped += 1
+            elif what == "ignored":
+                self.ignore(detail)
+            else:
+                self.fail(f"line {n}", detail)
+
     def warn(self, message: str) -> None:
         if message not in self.warnings:
             self.warnings.append(message)

@@ -952,14 +952,7 @@ def convert(data: bytes, *, source_name: str = "-",
     writer = Writer(ses)
     writer.write()
     writer.conversation()
-    for n in sorted(ses.status):
-        what, detail = ses.status[n]
-        if what == "mapped":
-            report.mapped += 1
-        elif what == "ignored":
-            report.ignore(detail)
-        else:
-            report.fail(f"line {n}", detail)
+    report.tally(ses.status)
     if writer.ev.operations == 0:
         report.warn("the session has no tool execution: the vCon has no operations")
     info = ses.info

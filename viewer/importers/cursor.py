@@ -327,18 +327,6 @@ def _turn_times(stamps: list[datetime | None], rep: Report) -> list[datetime]:
     return times
 
 
-def _tally(status: dict[int, tuple[str, str]], rep: Report) -> None:
-    """Count each line, in order, as mapped, ignored (with its kind) or unmapped."""
-    for n in sorted(status):
-        what, detail = status[n]
-        if what == "mapped":
-            rep.mapped += 1
-        elif what == "ignored":
-            rep.ignore(detail)
-        else:
-            rep.fail(f"line {n}", detail)
-
-
 # --- the text transcript (agent-transcripts/*.txt) ------------------------------------------
 
 #: A turn of Cursor's text transcript opens with a line of its own: "user:", "assistant:"
@@ -507,7 +495,7 @@ def convert_text(data: bytes, source_name: str, created: str | None,
                 returned += 1
             else:
                 status[n] = ("unmapped", "a [Tool result] for no open call of that name")
-    _tally(status, rep)
+    rep.tally(status)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     else:
@@ -637,7 +625,7 @@ def convert(data: bytes, *, source_name: str = "-",
     if bad_blocks:
         rep.warn(f"{bad_blocks} tool block(s) without a tool name, or answering no recorded "
                  "call, were skipped")
-    _tally(status, rep)
+    rep.tally(status)
     if ev.operations == 0:
         rep.warn("the transcript has no tool call: the vCon has no operations")
     elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):
