@@ -502,6 +502,15 @@ def _log_line(text: str) -> tuple[str, str, str] | None:
     return None
 
 
+def _text_lines(data: bytes) -> Iterator[tuple[int, str]]:
+    """(line number, text) of each non-blank line of a text log, decoded (a bad byte as
+    U+FFFD), the first line without its byte order mark."""
+    for n, raw in enumerate(split_lines(data), 1):
+        if raw.strip():
+            text = raw.decode("utf-8", errors="replace")
+            yield n, text.lstrip("\ufeff") if n == 1 else text
+
+
 def _head_lines(data: bytes) -> Iterator[str]:
     """The first 256 non-blank lines of the input's head, decoded: what a log's sniffer reads."""
     lines = (raw for raw in data[:HEAD_BYTES].split(b"\n") if raw.strip())
@@ -530,12 +539,7 @@ def _read_claude_log(data: bytes) -> Transcript:
     # the host writes each message to mcp.log and to mcp-server-NAME.log with the same time:
     # both read together (``tail -F mcp*.log``, a ``cat``) hold every message twice
     seen: set[tuple[str, str, str, str]] = set()
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
-        text = raw.decode("utf-8", errors="replace")
-        if n == 1:
-            text = text.lstrip("\ufeff")
+    for n, text in _text_lines(data):
         got = _log_line(text)
         if got is None:
             rep.ignore("server output (not an MCP message)")
@@ -619,13 +623,8 @@ def _read_vscode_log(data: bytes) -> Transcript:
     t = Transcript([], "vscode-mcp-log")
     rep = t.report
     decoder = json.JSONDecoder(parse_constant=_not_json)
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
-        text = raw.decode("utf-8", errors="replace").rstrip("\r")
-        if n == 1:
-            text = text.lstrip("\ufeff")
-        got = _vscode_line(text)
+    for n, text in _text_lines(data):
+        got = _vscode_line(text.rstrip("\r"))
         if got is None:
             rep.ignore("log line (not an MCP message)")
             continue
