@@ -297,3 +297,62 @@ def test_a_reader_waits_while_another_thread_holds_the_recursion_limit(deep_stac
     assert got == [{"n": 2**70 + 1}]
     assert seen == [20_000]  # untouched while this thread held it
     assert sys.getrecursionlimit() == 20_000  # put back after the read
+
+
+# --- the duplicate-key count put off (the viewer's way: load_bytes(defer_key_check=True)) ------
+
+_NESTED_TWICE = st.sampled_from([
+    (b'"type":"tool-result"', b'"type":"x","type":"tool-result"'),  # in an event
+    (b'{"k":', b'{"k":1,"k":'),  # in a body
+    (b'"tool-invocation"', b'"tool-invocation","attempt":1'),  # an attempt named twice
+    (b"", b""),
+])
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow,
+                                                   HealthCheck.function_scoped_fixture],
+          deadline=None)
+@given(data=_documents(), nested=_NESTED_TWICE)
+def test_key_count_put_off_gives_the_model_every_command_builds(
+        one_pass: None, data: bytes, nested: tuple[bytes, bytes]) -> None:
+    """The viewer draws from the typed pass before counting keys named twice; once the checks
+    it put off are made, its model is the one ``summary`` and ``check`` build, whatever key is
+    named twice where (the vCon's, an event's, a body's) or spelt with an escape."""
+    from viewer.model.build import build_stages, complete_checks
+    from viewer.report.summary import to_json
+
+    data = data.replace(*nested, 1) if nested[0] else data
+    try:
+        full = build_model(load_bytes(data))
+    except LoadError as e:
+        with pytest.raises(LoadError) as again:
+            load_bytes(data, defer_key_check=True)
+        assert again.value.message == e.message
+        return
+    loaded = load_bytes(data, defer_key_check=True)
+    assert loaded.key_check is not None or "events" not in orjson.loads(
+        data.removeprefix(b"\xef\xbb\xbf"))  # the typed pass read it
+    *_, last = build_stages(loaded, first=1)
+    done = complete_checks(last)
+    assert done.unchecked is None and done.key_check is None
+    assert done.diagnostics == full.diagnostics
+    assert to_json(done) == to_json(full)
+
+
+def test_a_key_named_twice_is_found_when_the_checks_are_made() -> None:
+    doc = orjson.dumps(vcon([tool("tool-invocation", 0), tool("tool-result", 1)]))
+    data = doc.replace(b'"type":"tool-result"', b'"type":"tool-result","type":"tool-result"')
+    loaded = load_bytes(data, defer_key_check=True)
+    first = build_model(loaded, check_events=False)
+    assert first.key_check is not None
+    assert not [d for d in first.diagnostics if d.code == "duplicate-key"]  # not counted yet
+    from viewer.model.build import complete_checks
+
+    done = complete_checks(first)
+    assert [d.pointer for d in done.diagnostics if d.code == "duplicate-key"] == ["/events/1/type"]
+    assert build_model(loaded).diagnostics == done.diagnostics  # headless: counted at once
+    # a clean file: the count finds nothing, the model is completed in place
+    clean = load_bytes(doc, defer_key_check=True)
+    first = build_model(clean, check_events=False)
+    done = complete_checks(first)
+    assert done.vcon is first.vcon and done.operations is first.operations

@@ -174,3 +174,65 @@ async def test_filter_set_while_replaying_covers_every_operation(monkeypatch) ->
         await pilot.pause()
         want = [i for i, o in enumerate(full.operations) if len(o.attempts) > 1]
         assert want and list(app.shown) == want
+
+
+# --- the loader's count of keys named twice is made with the checks put off ----------------------
+def _named_twice(tmp_path: Path) -> Path:
+    """The tour with a tool-result whose ``type`` is named twice (the last one read)."""
+    data = TOUR.read_bytes().replace(b'"type": "tool-result"',
+                                     b'"type": "tool-result", "type": "tool-result"', 1)
+    assert data != TOUR.read_bytes()
+    path = tmp_path / "twice.vcon.json"
+    path.write_bytes(data)
+    return path
+
+
+async def test_a_key_named_twice_reaches_the_viewer_after_the_first_frame(
+        monkeypatch, tmp_path: Path) -> None:
+    path = _named_twice(tmp_path)
+    full = build.build_model(load_path(str(path)))
+    assert [d.code for d in full.diagnostics].count("duplicate-key") == 1
+    gate = gate_checks(monkeypatch)
+    app = make_app(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.pause()
+        first = app.model
+        assert first.key_check is not None  # drawn before the keys were counted
+        assert "duplicate-key" not in [d.code for d in first.diagnostics]
+        await pilot.press("f")  # a screen opened on the first reading
+        assert "duplicate-key" not in screen_text(app)
+        gate.set()
+        await wait_for(pilot, lambda: app.model.unchecked is None)
+        await pilot.pause()
+        assert app.model.diagnostics == full.diagnostics
+        assert app.model.operations == full.operations
+        assert app.matcher.model is app.model
+        assert isinstance(app.screen, FindingsScreen)  # rebuilt in place
+        assert "duplicate-key" in screen_text(app)
+        await pilot.press("escape")
+        text = screen_text(app)
+        assert "a key is named twice in one object" in text
+        assert f"diagnostics {len(full.diagnostics)}" in text
+
+
+async def test_export_from_a_file_naming_a_key_twice_counts_it(
+        monkeypatch, tmp_path: Path) -> None:
+    path = _named_twice(tmp_path)
+    full = build.build_model(load_path(str(path)))
+    gate = gate_checks(monkeypatch)
+    out = tmp_path / "out.json"
+    app = make_app(str(path))
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_for(pilot, lambda: isinstance(app.screen, TimelineScreen))
+        await pilot.press("e")
+        await pilot.press("j")
+        app.screen.query_one("#export-path").value = str(out)
+        await pilot.press("enter")
+        await pilot.pause()
+        gate.set()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+    data = json.loads(out.read_bytes())
+    assert len(data["diagnostics"]) == len(full.diagnostics)
+    assert "duplicate-key" in [d["code"] for d in data["diagnostics"]]

@@ -25,7 +25,8 @@ import sys
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 import msgspec
@@ -86,6 +87,29 @@ class Loaded:
     #: what it was, and (for the model's ``derived_from``) what the events came from.
     derivation: Derivation | None = None
     derived_from: tuple[str, ...] = ()
+    #: Set by ``load_bytes(..., defer_key_check=True)``: the count of keys named twice is
+    #: still to make (``KeyCheck.settle``); the model carries it with the event checks.
+    key_check: KeyCheck | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCheck:
+    """The duplicate-key count of a vCon read by its typed pass, put off so the viewer draws
+    first (README, *Performance*). The typed pass keeps a key's last value, as orjson does; a
+    key named twice, or a colon written as an escape, sends the input to the reading every
+    other command makes of it (orjson, then the exact scan that names each key twice)."""
+
+    raw: bytes  # the unsigned vCon's text
+    parsed: dict[str, Any]  # as the typed pass read it
+    again: Callable[[], Loaded]
+
+    def settle(self) -> Loaded | None:
+        """None when no key is named twice (nearly always: the count says so at C speed, else
+        the exact scan); else the input loaded anew, as ``load_bytes`` loads it without
+        putting the count off."""
+        if not _maybe_duplicate_keys(self.raw, self.parsed) or not duplicate_keys(self.raw):
+            return None
+        return self.again()
 
 
 def label_of(name: str) -> str:
@@ -141,14 +165,17 @@ def load_path(path: str, *, ignore_critical: bool = False, trust: TrustStore | N
 
 
 def load_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
-               trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
+               trust: TrustStore | None = None, at: datetime | None = None,
+               defer_key_check: bool = False) -> Loaded:
     """Load a vCon from ``data`` (the bytes as read); ``name`` is used in messages only.
 
     The signatures of a signed vCon are verified (``viewer.signatures``) against the anchors
-    of ``trust``, the certificates' dates at ``at`` (default: the time the vCon gives)."""
+    of ``trust``, the certificates' dates at ``at`` (default: the time the vCon gives).
+    ``defer_key_check``: an unsigned vCon read by the typed pass comes with its duplicate-key
+    count still to make (``Loaded.key_check``), for the viewer to make once it has drawn."""
     label = label_of(name)
     try:
-        return _load(data, name, label, ignore_critical, trust, at)
+        return _load(data, name, label, ignore_critical, trust, at, defer_key_check)
     except MemoryError:
         raise LoadError(f"{label}: too large for memory") from None
     except RecursionError:  # defensive: orjson limits depth itself
@@ -179,7 +206,8 @@ def _sha256(data: bytes) -> Callable[[], str]:
 
 
 def _load(data: bytes, name: str, label: str, ignore_critical: bool,
-          trust: TrustStore | None = None, at: datetime | None = None) -> Loaded:
+          trust: TrustStore | None = None, at: datetime | None = None,
+          defer_key_check: bool = False) -> Loaded:
     diags: list[Diagnostic] = []
     digest = _sha256(data)
     size = len(data)
@@ -191,10 +219,16 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool,
         body = gunzip(data, label, "")
         inflated = len(body)
         gz = True
-    obj = _parse(body, label, "", diags)
+    deferred: list[tuple[bytes, dict[str, Any]]] | None = [] if defer_key_check else None
+    obj = _parse(body, label, "", diags, deferred)
     del body
-    return _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated,
-                   trust, at)
+    loaded = _unwrap(obj, diags, name, label, digest, size, gz, ignore_critical, inflated,
+                     trust, at)
+    if deferred:
+        again = partial(load_bytes, data, name=name, ignore_critical=ignore_critical,
+                        trust=trust, at=at)
+        loaded = replace(loaded, key_check=KeyCheck(*deferred[0], again=again))
+    return loaded
 
 
 def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
@@ -339,10 +373,13 @@ def gunzip(data: bytes, label: str, where: str, *, limit: int | None = None,
 
 
 def _parse(
-    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic]
+    body: bytes | memoryview, label: str, where: str, diags: list[Diagnostic],
+    deferred: list[tuple[bytes, dict[str, Any]]] | None = None,
 ) -> dict[str, Any]:
     """The JSON object of ``body`` (BOM skipped with a warning): its ``events`` as read by
-    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted."""
+    ``_typed``, else all of it by orjson straight from the bytes; only an object is accepted.
+    With ``deferred`` (a list), an object read by ``_typed`` is returned unchecked for keys
+    named twice and (its bytes, itself) appended there, for ``KeyCheck``."""
     if body[:3] == _BOM:
         body = memoryview(body)[3:]
         if not any(d.code == "utf8-bom" for d in diags):
@@ -353,6 +390,9 @@ def _parse(
             )
     raw = body.obj if isinstance(body, memoryview) else body  # the BOM has no colon
     obj = _typed(body)
+    if obj is not None and deferred is not None:
+        deferred.append((raw, obj))  # type: ignore[arg-type]
+        return obj
     if obj is not None and not _maybe_duplicate_keys(raw, obj):  # type: ignore[arg-type]
         return obj
     try:

@@ -35,18 +35,25 @@ if TYPE_CHECKING:
 
 
 def open_path(path: str, *, ignore_critical: bool = False,
-              trust: TrustStore | None = None) -> Loaded:
+              trust: TrustStore | None = None, defer_key_check: bool = False) -> Loaded:
     """Read ``path`` (``"-"``: stdin) read-only and open it."""
-    return open_bytes(read_input(path), name=path, ignore_critical=ignore_critical, trust=trust)
+    return open_bytes(read_input(path), name=path, ignore_critical=ignore_critical, trust=trust,
+                      defer_key_check=defer_key_check)
 
 
 def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
-               trust: TrustStore | None = None) -> Loaded:
+               trust: TrustStore | None = None, defer_key_check: bool = False) -> Loaded:
     """A vCon as loaded (its signatures verified against ``trust``), or a recognised
     recording imported; else the loader's LoadError, or one line naming the formats that were
-    tried."""
+    tried. ``defer_key_check``: the viewer's way: a vCon's count of keys named twice is left
+    for ``build.complete_checks`` (``load_bytes``), unless the vCon is lifted."""
     try:
-        return lifted(load_bytes(data, name=name, ignore_critical=ignore_critical, trust=trust))
+        loaded = load_bytes(data, name=name, ignore_critical=ignore_critical, trust=trust,
+                            defer_key_check=defer_key_check)
+        if loaded.key_check is not None and not has_lifecycle_events(loaded.vcon):
+            # the lifter reads every value and adds its diagnostics after the loader's
+            loaded = loaded.key_check.settle() or replace(loaded, key_check=None)
+        return lifted(loaded)
     except LoadError as exc:
         if not exc.foreign:
             raise

@@ -301,6 +301,10 @@ def build_stages(loaded: Any, *, first: int, above: int = 0) -> Iterator[Model]:
 
 def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             ) -> Iterator[Model]:
+    key_check = getattr(loaded, "key_check", None)  # the loader's count of keys named twice
+    if key_check is not None and check_events:  # made now, as every check is here
+        loaded = key_check.settle() or loaded
+        key_check = None
     vcon, diagnostics = loaded.vcon, loaded.diagnostics
     # Imported and lifted vCons (viewer.pipeline) arrive with their derivation.
     derived_from = getattr(loaded, "derived_from", ())
@@ -383,6 +387,7 @@ def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             derived_from=derived_from,
             derivation=derivation,
             unchecked=None if check_events else (b.n_given, b.n_parsed),
+            key_check=key_check,
             pending_operations=len(ops) - len(operations),
         )
 
@@ -467,9 +472,15 @@ _ASCII_SUSPICIOUS = re.compile(
 def complete_checks(model: Model) -> Model:
     """``model`` with the event checks ``build_model(..., check_events=False)`` put off: the
     very model ``build_model`` builds, diagnostics in the same order (each event's check
-    before its time diagnostics, all before the vCon's and the operations')."""
+    before its time diagnostics, all before the vCon's and the operations'). The loader's
+    count of keys named twice, when put off too (``Model.key_check``), is made first: should
+    it find one, the model is that of the input read anew, as ``build_model`` reads it."""
     if model.unchecked is None:
         return model
+    if model.key_check is not None:
+        again = model.key_check.settle()
+        if again is not None:  # a key named twice: the model of the input read anew
+            return build_model(again)
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -492,7 +503,7 @@ def complete_checks(model: Model) -> Model:
         found.extend((int(d.pointer.split("/")[2]), 1, d) for d in diags[given:parsed])
         found.sort(key=lambda x: (x[0], x[1]))  # stable: each list keeps its order
         merged = (*diags[:given], *(d for _, _, d in found), *diags[parsed:])
-        return replace(model, diagnostics=merged, unchecked=None)
+        return replace(model, diagnostics=merged, unchecked=None, key_check=None)
     finally:
         if enabled:
             gc.enable()

@@ -279,6 +279,9 @@ class Model:
     #: ``check_events=False``): ``diagnostics`` then lacks them; ``build.complete_checks``
     #: adds them. (Where the event loop's diagnostics start and end in ``diagnostics``.)
     unchecked: tuple[int, int] | None = None
+    #: The loader's duplicate-key count, when it was put off with the event checks
+    #: (``viewer.load.KeyCheck``: the viewer's way in); ``build.complete_checks`` makes it.
+    key_check: Any = None
     #: Operations still to replay: set only in the first model of ``build.build_stages``,
     #: which holds the first operations (the viewer shows them while the rest replay).
     pending_operations: int = 0

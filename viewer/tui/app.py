@@ -160,10 +160,10 @@ class VconViewApp(App[int]):
             data, self._data = self._data, None
             if data is None:
                 loaded = open_path(self.path, ignore_critical=self.ignore_critical,
-                                   trust=self.trust)
+                                   trust=self.trust, defer_key_check=True)
             else:
                 loaded = open_bytes(data, name=self.path, ignore_critical=self.ignore_critical,
-                                    trust=self.trust)
+                                    trust=self.trust, defer_key_check=True)
                 del data
             if worker.is_cancelled:
                 return
@@ -262,20 +262,30 @@ class VconViewApp(App[int]):
         """Show a later stage of the model being shown: the rest of the operations replayed
         (the first ones unchanged), or the diagnostics complete. Anything else is ignored."""
         old = self.model
-        if old is None or new.vcon is not old.vcon:
+        if old is None:
+            return
+        # Read anew by the loader's put-off count of keys named twice (``Model.key_check``):
+        # the same operations (the typed pass keeps a key's last value, as orjson does) as new
+        # objects, and every diagnostic.
+        anew = (new.vcon is not old.vcon and old.key_check is not None
+                and new.unchecked is None and not new.pending_operations
+                and len(new.operations) == len(old.operations))
+        if new.vcon is not old.vcon and not anew:
             return
         grew = new.pending_operations < old.pending_operations
         if grew:
             if old.operations and new.operations[0] is not old.operations[0]:
                 return
-        elif not (old.unchecked is not None and new.unchecked is None
-                  and new.operations is old.operations):
+        elif not anew and not (old.unchecked is not None and new.unchecked is None
+                               and new.operations is old.operations):
             return
         self.model = new
         self._totals = None
-        if grew:
+        if anew:
+            self.set_note("a key is named twice in one object: see the diagnostics")
+        if grew or anew:
             self.matcher = Matcher(new)
-            if self.goto is not None:  # the id may be among the operations replayed last
+            if grew and self.goto is not None:  # the id may be among the operations replayed last
                 self.shown = range(len(new.operations))
                 self._apply_goto(final=not new.pending_operations)
             if self.filter.empty:
