@@ -390,3 +390,49 @@ def test_an_mcp_tools_own_words_are_not_a_hook_block() -> None:
            output(4, "c2", {"content": [{"type": "text", "text": said}], "isError": False}))
     m = model_of(d)
     assert [o[2] for o in ops(m)] == ["completed", "completed"]
+
+
+def test_the_automatic_reviewers_refusal_is_a_refusal_not_a_run() -> None:
+    """codex-rs core/src/tools/orchestrator.rs (reject_if_not_approved) and guardian/mod.rs
+    (openai/codex, Apache-2.0): when the automatic approval reviewer ("guardian", auto-review)
+    denies a request, the tool is not run and Codex answers the model "This action was rejected
+    due to unacceptable risk.\\nReason: <rationale>\\nThe agent must not attempt ..."; when the
+    review does not finish in time, "The automatic permission approval review did not finish
+    before its deadline. ..." (guardian_timeout_message). Newer rollouts do not persist the
+    guardian_assessment event (rollout/src/policy.rs), so this output is the only record; users
+    quote it as "the recorded rejection" (openai/codex#43639). Reviewer: c1 (an escalated
+    `curl -X DELETE`) refused by the automatic reviewer, its reason the rationale, never run;
+    c2 not run (the review timed out); c3, a command whose own output merely quotes the
+    sentence, ran and completed. Before: c1 and c2 'completed' under a permission-required
+    decision, as if the prompt had been approved and the DELETE had run."""
+    deny = ("This action was rejected due to unacceptable risk.\nReason: Deleting a "
+            "production database is destructive and was not requested by the user.\nThe "
+            "agent must not attempt to achieve the same outcome via workaround, indirect "
+            "execution, or policy circumvention. Proceed only with a materially safer "
+            "alternative, or if the user explicitly approves the action after being informed "
+            "of the risk. Otherwise, stop and request user input.")
+    late = ("The automatic permission approval review did not finish before its deadline. "
+            "Do not assume the action is unsafe based on the timeout alone. You may retry "
+            "once, or ask the user for guidance or explicit approval.")
+    esc = {"sandbox_permissions": "require_escalated", "justification": "clean up"}
+    d = jl(META,
+           line(0, "turn_context", {"cwd": "/w", "approval_policy": "on-request",
+                                    "sandbox_policy": {"type": "workspace-write"}}),
+           call(1, "c1", "exec_command", {"cmd": "curl -X DELETE https://x/prod", **esc}),
+           output(2, "c1", deny),
+           call(3, "c2", "exec_command", {"cmd": "git push origin main", **esc}),
+           output(4, "c2", late),
+           call(5, "c3", "exec_command", {"cmd": "cat notes.txt"}),
+           output(6, "c3", f"Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\n"
+                           f"Output:\n{deny}\n"))
+    _, rep = codex.convert(d)
+    assert rep.unmapped == 0, rep.examples
+    m = model_of(d)
+    assert ops(m) == [("!host", "exec_command", "disallowed", "disallowed"),
+                      ("!host", "exec_command", "disallowed", "disallowed"),
+                      ("!host", "exec_command", "completed", "permission-required")]
+    assert [o.attempts for o in m.operations][:2] == [(), ()]
+    once = [e.raw for e in m.events if e.type == "policy-decision"
+            and e.raw.get("policy_life") == "once"]
+    assert once[0]["reason"].startswith("Deleting a production database")
+    assert "automatic" in once[0]["inferred"] and "deadline" in once[1]["inferred"]

@@ -106,6 +106,14 @@ POLICY_REJECTED: Final = re.compile(
 #: tool's too).
 HOOK_BLOCKED: Final = re.compile(
     r"^(?:Command|Tool call) blocked by PreToolUse hook: ")
+#: Codex's answers when its automatic approval reviewer (guardian, auto-review) refused a request
+#: or did not finish in time (core/src/guardian: guardian_rejection_message,
+#: guardian_timeout_message): the tool was not run. Newer rollouts keep no guardian_assessment
+#: event, so this answer is the only record.
+GUARDIAN_REJECTED: Final = re.compile(
+    r"^This action was rejected due to unacceptable risk\.\s*(?:Reason: ([^\n]*))?")
+GUARDIAN_LATE: Final = re.compile(
+    r"^The automatic permission approval review did not finish before its deadline\.")
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
@@ -641,6 +649,9 @@ class Mapper:
                          "the output says a PreToolUse hook blocked the call: Codex did not "
                          "run it")
             return
+        if exit_code is None and isinstance(out, str) and self.guardian_answer(
+                c, head, text, when, where):
+            return
         # a refusal is Codex's own answer instead of a run: an output with an exit code is a
         # command that ran, and an MCP tool's output is the tool's words (its server may well
         # say "blocked by policy")
@@ -689,6 +700,25 @@ class Mapper:
             self.running[key] = c
             return
         self._end(c, "tool-result", when, where, body)
+
+    def guardian_answer(self, c: Call, head: str, text: str, when: datetime,
+                        where: str) -> bool:
+        """Codex's plain-text answer that its automatic reviewer refused the call, or did not
+        answer in time (as guardian_assessment denied / timed_out): a disallowed refusal, never
+        run. True when this decided it."""
+        m = GUARDIAN_REJECTED.match(text.lstrip()) if head.startswith("This action") else None
+        if m is not None:
+            self._refuse(c, when, where, "disallowed", (m.group(1) or "").strip()[:2000]
+                         or text[:2000],
+                         "the output says Codex's automatic approval reviewer rejected the "
+                         "request for unacceptable risk: Codex did not run it")
+            return True
+        if GUARDIAN_LATE.match(head):
+            self._refuse(c, when, where, "disallowed", text[:2000],
+                         "the output says Codex's automatic approval review did not finish "
+                         "before its deadline: Codex did not run it")
+            return True
+        return False
 
     def poll(self, c: Call, text: str, exit_code: int | None, body: Any, when: datetime,
              where: str) -> bool:
