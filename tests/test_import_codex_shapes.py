@@ -436,3 +436,57 @@ def test_the_automatic_reviewers_refusal_is_a_refusal_not_a_run() -> None:
             and e.raw.get("policy_life") == "once"]
     assert once[0]["reason"].startswith("Deleting a production database")
     assert "automatic" in once[0]["inferred"] and "deadline" in once[1]["inferred"]
+
+
+def test_an_mcp_call_codex_did_not_make_is_a_refusal_not_an_error() -> None:
+    """codex-rs core/src/mcp_tool_call.rs (openai/codex, Apache-2.0): when the user declines or
+    cancels Codex's approval question for an MCP tool, the app is disabled by configuration, or
+    the safety monitor stops the call, Codex does not call the server and writes
+    notify_mcp_tool_call_skip's mcp_tool_call_end {result: {Err: <its words>}} (persisted in
+    every rollout) and the same words as the output; a call the server failed says "tool call
+    error: ...". An analysis of real Codex sessions counted "user rejected MCP tool call" 150
+    times as refusals, and app-server clients see the item `failed` with error {message: "user
+    rejected MCP tool call"}. Reviewer: c1 declined and c2 cancelled at the prompt
+    (permission-required, not performed), c3 blocked by app configuration and c4 by the safety
+    monitor (disallowed, not run), c5 refused by the automatic reviewer (disallowed), c6 really
+    failed at the server (errored, it was called); the thread-item form (c7) reads the same.
+    Before: c1-c5 and c7 'errored', as if Codex had called the server and it had failed."""
+    def mcp(sec: int, cid: str, tool: str, err: Any) -> list[dict[str, Any]]:
+        inv = {"server": "github", "tool": tool, "arguments": {"x": 1}}
+        return [call(sec, cid, f"mcp__github__{tool}", {"x": 1}),
+                line(sec, "event_msg", {"type": "mcp_tool_call_end", "call_id": cid,
+                                        "invocation": inv,
+                                        "duration": {"secs": 0, "nanos": 0},
+                                        "result": {"Err": err}}),
+                output(sec, cid, err)]
+    guard = ("This action was rejected due to unacceptable risk.\nReason: deletes a repo.\n"
+             "The agent must not attempt to achieve the same outcome via workaround.")
+    d = jl(META,
+           line(0, "turn_context", {"cwd": "/w", "approval_policy": "on-request",
+                                    "sandbox_policy": {"type": "workspace-write"}}),
+           *mcp(1, "c1", "create_issue", "user rejected MCP tool call"),
+           *mcp(2, "c2", "delete_repo", "user cancelled MCP tool call"),
+           *mcp(3, "c3", "merge", "MCP tool call blocked by app configuration"),
+           *mcp(4, "c4", "push", "Tool call was cancelled because of safety risks: exfil"),
+           *mcp(5, "c5", "delete_repo", guard),
+           *mcp(6, "c6", "get_me", "tool call error: tool call failed for `github/get_me`"),
+           line(7, "event_msg", {"type": "item_completed", "item": {
+               "type": "McpToolCall", "id": "c7", "server": "github", "tool": "fork",
+               "arguments": {}, "status": "failed",
+               "error": {"message": "user rejected MCP tool call"}}}))
+    _, rep = codex.convert(d)
+    assert rep.unmapped == 0, rep.examples
+    m = model_of(d)
+    assert ops(m) == [("github", "create_issue", "not-performed", "permission-required"),
+                      ("github", "delete_repo", "not-performed", "permission-required"),
+                      ("github", "merge", "disallowed", "disallowed"),
+                      ("github", "push", "disallowed", "disallowed"),
+                      ("github", "delete_repo", "disallowed", "disallowed"),
+                      ("github", "get_me", "errored", None),
+                      ("github", "fork", "not-performed", "permission-required")]
+    assert [bool(o.attempts) for o in m.operations] == [False] * 5 + [True, False]
+    once = [e.raw for e in m.events if e.type == "policy-decision"
+            and e.raw.get("policy_life") == "once"]
+    assert once[0]["reason"] == "user rejected MCP tool call"
+    assert once[3]["reason"].startswith("Tool call was cancelled because of safety risks")
+    assert once[4]["reason"] == "deletes a repo."

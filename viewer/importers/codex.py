@@ -146,10 +146,20 @@ STILL_RUNNING: Final = re.compile(r"^(?:Process running with session ID|"
 #: The arguments of a call that reaches a running process or script (write_stdin, wait).
 POLL_KEYS: Final = (("session_id", "session"), ("cell_id", "cell"))
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
-#: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
-#: answer to the approval question Codex asks for some app tools.
-MCP_ERR: Final = re.compile(r'^(?:err: "?)?(?:tool call error: |user (rejected|cancelled|'
-                            r'canceled) MCP tool call)', re.I)
+#: error>`` (older), or the error text alone (newer): "tool call error: ...".
+MCP_ERR: Final = re.compile(r'^(?:err: "?)?tool call error: ', re.I)
+#: Codex's own words for an MCP call it did not make (mcp_tool_call.rs,
+#: notify_mcp_tool_call_skip: the mcp_tool_call_end's Err, and the output): (pattern, decision,
+#: why). A call Codex made and the server failed says "tool call error: ..." instead.
+MCP_SKIPS: Final = (
+    (re.compile(r'^(?:err: "?)?user (?:rejected|cancelled|canceled) MCP tool call', re.I),
+     "permission-required", "the user declined (or cancelled) Codex's approval question for "
+     "this MCP tool, so it did not run"),
+    (re.compile(r"^MCP tool call blocked by app configuration"), "disallowed",
+     "Codex's app configuration blocks this tool, so it did not run"),
+    (re.compile(r"^Tool call was cancelled because of safety risks"), "disallowed",
+     "Codex's safety monitor stopped the call before it ran"),
+)
 MCP_ERR_PREFIX: Final = "err: "
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
@@ -763,13 +773,9 @@ class Mapper:
         """An MCP call's outcome from its output item alone (no mcp_tool_call_end): Codex
         wrote the CallToolResult as JSON (older: ``{"content":[...],"isError":true}``) or the
         error of a call that got no result; True when this decided it."""
-        m = MCP_ERR.match(head)
-        if m is not None and m.group(1):
-            self._refuse(c, when, where, "permission-required", head.splitlines()[0],
-                         "the output says the user declined Codex's approval question for "
-                         "this MCP tool, so it did not run")
+        if self.mcp_skipped(c, head, when, where):
             return True
-        if m is not None or head.startswith(MCP_ERR_PREFIX):
+        if MCP_ERR.match(head) is not None or head.startswith(MCP_ERR_PREFIX):
             self._end(c, "tool-error", when, where, body,
                       "the output is Codex's error for an MCP call that got no result "
                       "(a failed request, or arguments that were not JSON)")
@@ -784,6 +790,19 @@ class Mapper:
                 and isinstance(j.get("isError"), bool):
             return False  # the result says isError false: a result
         c.mcp_unsure = True
+        return False
+
+    def mcp_skipped(self, c: Call, text: str, when: datetime, where: str) -> bool:
+        """Codex's own words for an MCP call it did not make (MCP_SKIPS; its automatic
+        reviewer's answer): a refusal, never run. True when this decided it."""
+        head = text.lstrip()[:400]
+        if self.guardian_answer(c, head, text, when, where):
+            return True
+        for pattern, decision, why in MCP_SKIPS:
+            if pattern.match(head):
+                self._refuse(c, when, where, decision, head.splitlines()[0],
+                             f"Codex's answer says it did not call the MCP server: {why}")
+                return True
         return False
 
     # -- events -----------------------------------------------------------------------------
@@ -972,6 +991,10 @@ class Mapper:
             return
         res = p.get("result")
         body = {k: p[k] for k in ("result", "duration") if k in p}
+        err = res.get("Err") if isinstance(res, dict) else None
+        said = err if isinstance(err, str) else _str(_d(err).get("message")) or ""
+        if said and self.mcp_skipped(c, said, when, where):
+            return
         if isinstance(res, dict) and "Err" in res:
             self._end(c, "tool-error", when, where, body,
                       "mcp_tool_call_end result Err: the MCP call did not complete")
