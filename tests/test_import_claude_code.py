@@ -399,6 +399,34 @@ def test_tool_denial_kind_user_rejected_is_still_the_decline_or_cancel_trap() ->
         ("cancel-requested", None), ("not-performed", PR), ("cancel-requested", ALLOWED)]
 
 
+def test_tool_denial_before_or_after_run_says_whether_it_ran() -> None:
+    """Claude Code 2.1.328 (its npm build) adds to the answer's user record
+    toolDenialBeforeRun / toolDenialAfterRun and, for a prompt the user declined,
+    permissionDecision {decision: "reject", source: "user_reject"}; its own transcript view
+    reads user-rejected with either of the first as 'refused, never ran' and a denial after the
+    run as a call that ran. Reviewer: t1 (a PreToolUse hook ran, then the user declined the
+    prompt: toolDenialBeforeRun) declined, not run, not the cancel rule 3 would guess; t2 the
+    same told by permissionDecision; t3 ran, then a hook refused its result
+    (toolDenialAfterRun): it ran and failed, not 'never ran'. Before: t1 and t2 cancelled,
+    t3 disallowed with no attempt."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "rm -rf build"}), hook(2, "t1"),
+        res(3, "t1", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected",
+            toolDenialBeforeRun=True),
+        use(4, "t2", "Bash", {"command": "rm -rf dist"}), hook(5, "t2"),
+        res(6, "t2", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected",
+            permissionDecision={"decision": "reject", "source": "user_reject"}),
+        use(7, "t3", "Write", {"file_path": "/w/a.py"}),
+        res(8, "t3", "PostToolUse:Write hook blocking error: secrets written", True,
+            toolDenialKind="permission-rule", toolDenialAfterRun=True),
+    ])
+    no_errors(m)
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("not-performed", PR), ("not-performed", PR), ("failed", None)]
+    fail = next(e.raw for e in m.events if e.type == "tool-failure")
+    assert "toolDenialAfterRun" in fail["inferred"]
+
+
 def test_tool_denial_kind_interrupted_or_cancelled_is_a_cancel() -> None:
     """toolDenialKind "interrupted" (Claude Code rewrites the open calls' results when the
     user interrupts or the session shuts down while they run) and "cancelled" (the call's abort

@@ -1005,9 +1005,20 @@ class Mapper:
             self.end(op, "tool-cancel", when, where, body, inferred=why)
             self.fired(why)
             return True
-        if kind is not None and not (decline and kind.lower() == DENIAL_TRAP):
+        if kind is not None and r.get("toolDenialAfterRun") is True:
+            why = (f"toolDenialAfterRun (toolDenialKind {kind[:40]}): the call ran, then Claude "
+                   "Code refused its result")
+            self.end(op, "tool-failure", when, where, body, inferred=why)
+            self.fired(why)
+            return True
+        pd = r.get("permissionDecision")
+        before = r.get("toolDenialBeforeRun") is True or (
+            isinstance(pd, dict) and pd.get("source") == "user_reject")
+        if kind is not None and not (decline and kind.lower() == DENIAL_TRAP and not before):
             declined = any(w in kind.lower() for w in ("user", "prompt", "reject", "ask"))
-            why = f"toolDenialKind {kind[:40]}"
+            why = f"toolDenialKind {kind[:40]}" + (
+                ", before the call ran (toolDenialBeforeRun / permissionDecision user_reject)"
+                if before else "")
             self.decide(op, when, where, "permission-required" if declined else "disallowed",
                         text or kind, why)
             op.ended = True
