@@ -590,6 +590,41 @@ def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
     }
 
 
+def test_a_subagent_that_ended_short_of_its_goal_says_so() -> None:
+    """agents/local-executor.ts and local-invocation.ts (google/gemini-cli-core 0.61.0 on npm,
+    Apache-2.0): a sub-agent that stopped at its time or turn limit, on an error or without
+    calling complete_task, and whose recovery turn did not finish, is answered "Subagent 'NAME'
+    finished.\nTermination Reason: TIMEOUT|MAX_TURNS|ERROR|ERROR_NO_COMPLETE_TASK_CALL|
+    ABORTED\nResult:\n..." with status success. A real session export shows "Subagent
+    'cli_help' finished.\nTermination Reason: TIMEOUT\nResult:\nAgent timed out after 3
+    minutes."; other real sessions call sub-agents through `invoke_agent` with
+    args.agent_name (its answer names the sub-agent, not invoke_agent). Reviewer: cli_help timed
+    out; generalist hit its turn limit (failed); codebase_investigator reached its GOAL
+    (completed); the invoke_agent call's sub-agent failed ("Subagent 'generalist' failed")
+    and its other invoke_agent call was aborted (cancelled). Before: all completed."""
+    def sub(cid: str, name: str, text: str, args: dict[str, Any] | None = None) -> Any:
+        c = tc(cid, name, "success", {"output": text})
+        if args is not None:
+            c["args"] = args
+        return c
+    m = model_of(session(
+        sub("a", "cli_help", "Subagent 'cli_help' finished.\nTermination Reason: TIMEOUT\n"
+                             "Result:\nAgent timed out after 3 minutes."),
+        sub("b", "generalist", "Subagent 'generalist' finished.\nTermination Reason: "
+                               "MAX_TURNS\nResult:\nAgent reached max turns limit (15)."),
+        sub("c", "codebase_investigator", "Subagent 'codebase_investigator' finished.\n"
+                                          "Termination Reason: GOAL\nResult:\n{}"),
+        sub("d", "invoke_agent", "Subagent 'generalist' failed. Error: quota exhausted",
+            {"prompt": "fix it", "agent_name": "generalist"}),
+        sub("e", "invoke_agent", "Subagent 'generalist' finished.\nTermination Reason: "
+                                 "ABORTED\nResult:\nAgent execution was terminated before "
+                                 "completion.", {"prompt": "go", "agent_name": "generalist"}),
+    ))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == [
+        "timed-out", "failed", "completed", "failed", "cancel-requested"]
+
+
 def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:
     """The sub-agent's failure line names the sub-agent (the call's own tool); read_file of a
     log holding that line, or an MCP tool quoting it, returned text. By hand: both completed,

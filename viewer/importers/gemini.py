@@ -93,6 +93,18 @@ OLD_SHELL_TAIL: Final = re.compile(
 #: error (so the session says status success) to show its progress display instead.
 #: It names the sub-agent, the call's own tool: another tool's output quoting it is that tool's.
 SUBAGENT_FAILED: Final = re.compile(r"^Subagent '([^'\n]{1,200})' failed(?: via [^.\n]*)?\. Error:")
+#: Its answer when the sub-agent ended (local-executor.ts AgentTerminateMode): GOAL is done; the
+#: others stopped short of it once its recovery turn did not finish (status still success).
+SUBAGENT_ENDED: Final = re.compile(
+    r"^Subagent '([^'\n]{1,200})' finished\.\nTermination Reason: ([A-Z_]{1,40})\n")
+SUBAGENT_SHORT: Final = {
+    "TIMEOUT": ("timeout", "the sub-agent stopped at its time limit"),
+    "MAX_TURNS": ("failure", "the sub-agent stopped at its turn limit"),
+    "ERROR": ("failure", "the sub-agent stopped on an error"),
+    "ERROR_NO_COMPLETE_TASK_CALL": ("failure", "the sub-agent stopped without calling "
+                                               "complete_task"),
+    "ABORTED": ("cancel", "the sub-agent was aborted"),
+}
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
 SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
@@ -730,12 +742,19 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
         # a copy of the session that wrote the answer's line breaks as the two characters \n
         out = out.replace("\\n", "\n")
     shown = _d(c.get("resultDisplay"))
+    # the sub-agent is the call's own tool, or the one an invoke_agent call names
+    names = (c.get("name"), c.get("displayName"), _d(c.get("args")).get("agent_name"))
     sub = SUBAGENT_FAILED.match(out)
-    if (sub is not None and sub.group(1) in (c.get("name"), c.get("displayName"))) or (
+    if (sub is not None and sub.group(1) in names) or (
             shown.get("isSubagentProgress") is True and shown.get("state") == "error"):
         return "failure", None, ("status success, but the sub-agent failed (its answer says "
                                  "\"Subagent ... failed. Error:\", its display state error): "
                                  "the tool ran and failed")
+    ended = SUBAGENT_ENDED.match(out)
+    if ended is not None and ended.group(1) in names and ended.group(2) in SUBAGENT_SHORT:
+        kind, what = SUBAGENT_SHORT[ended.group(2)]
+        return kind, None, (f"status success, but the answer says Termination Reason "
+                            f"{ended.group(2)}: {what}")
     if c.get("name") != "run_shell_command" and not out.startswith("Output: "):
         return "result", None, None
     if out.startswith(SHELL_TIMEOUT):
