@@ -625,6 +625,33 @@ def test_a_subagent_that_ended_short_of_its_goal_says_so() -> None:
         "timed-out", "failed", "completed", "failed", "cancel-requested"]
 
 
+def test_a_shell_answer_wrapped_as_untrusted_context_still_gives_the_exit_code() -> None:
+    """Gemini CLI (tools/shell.ts, utils/textUtils.ts wrapUntrusted; gemini-cli-core 0.61.0 on
+    npm, Apache-2.0) wraps run_shell_command's answer to the model in "<untrusted_context>\n
+    ... \n</untrusted_context>" (an inner closing tag is escaped), the status still success
+    for a command that exited non-zero. Real session records quoted by several public parsers
+    (2026): "<untrusted_context>\nOutput: make: *** No rule to make target 'lint'.  Stop.\nExit
+    Code: 2\nProcess Group PGID: 4242\n</untrusted_context>". Reviewer: make lint failed
+    (exit 2); git commit completed; the command stopped at its timeout timed out; the one the
+    user cancelled before it started was cancelled; a read_file whose file holds such a
+    wrapped text completed (it is the file's text). Before: all completed."""
+    def sh(cid: str, out: str, name: str = "run_shell_command") -> Any:
+        return tc(cid, name, "success", {"output": out})
+    w = "<untrusted_context>\n{}\n</untrusted_context>".format
+    m = model_of(session(
+        sh("a", w("Output: make: *** No rule to make target 'lint'.  Stop.\nExit Code: 2\n"
+                  "Process Group PGID: 4242")),
+        sh("b", w("Output: [main abc1234] fix bug")),
+        sh("c", w("Command was automatically cancelled because it exceeded the timeout of 5.0 "
+                  "minutes without output. There was no output before it was cancelled.")),
+        sh("d", w("Command was cancelled by user before it could start.")),
+        sh("e", w("Output: x\nExit Code: 1\nProcess Group PGID: 1"), name="read_file"),
+    ))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == [
+        "failed", "completed", "timed-out", "cancel-requested", "completed"]
+
+
 def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:
     """The sub-agent's failure line names the sub-agent (the call's own tool); read_file of a
     log holding that line, or an MCP tool quoting it, returned text. By hand: both completed,

@@ -106,7 +106,11 @@ SUBAGENT_SHORT: Final = {
     "ABORTED": ("cancel", "the sub-agent was aborted"),
 }
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
-SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
+SHELL_ABORTED: Final = ("Command was cancelled by user before it could complete",
+                        "Command was cancelled by user before it could start")
+#: Newer shell.ts wraps its whole answer to the model (utils/textUtils.ts wrapUntrusted, an
+#: inner closing tag escaped): the lines inside are read as the answer.
+UNTRUSTED: Final = re.compile(r"\A<untrusted_context>\n(.*)\n</untrusted_context>\s*\Z", re.S)
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
 MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
 #: Newer Gemini CLI (mcp-tool.ts MCP_TOOL_PREFIX, separator "_"): mcp_<server>_<tool>.
@@ -741,6 +745,8 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     if "\n" not in out and "\\nExit Code: " in out:
         # a copy of the session that wrote the answer's line breaks as the two characters \n
         out = out.replace("\\n", "\n")
+    if c.get("name") == "run_shell_command" and (inner := UNTRUSTED.match(out)) is not None:
+        out = inner.group(1)
     shown = _d(c.get("resultDisplay"))
     # the sub-agent is the call's own tool, or the one an invoke_agent call names
     names = (c.get("name"), c.get("displayName"), _d(c.get("args")).get("agent_name"))
