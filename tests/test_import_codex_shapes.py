@@ -490,3 +490,23 @@ def test_an_mcp_call_codex_did_not_make_is_a_refusal_not_an_error() -> None:
     assert once[0]["reason"] == "user rejected MCP tool call"
     assert once[3]["reason"].startswith("Tool call was cancelled because of safety risks")
     assert once[4]["reason"] == "deletes a repo."
+
+
+def test_exec_json_mcp_call_codex_did_not_make_is_a_refusal() -> None:
+    """`codex exec --json` prints the thread item of an MCP call; for one Codex did not make
+    (mcp_tool_call.rs notify_mcp_tool_call_skip) its error message is Codex's words, as in the
+    rollout's mcp_tool_call_end (app-server clients saw `"status": "failed", "error":
+    {"message": "user rejected MCP tool call"}`). Reviewer: i1 declined (permission-required,
+    not performed); i2 a server failure (errored). Before: both errored."""
+    d = jl({"type": "thread.started", "thread_id": "t"},
+           {"type": "item.started", "item": {"id": "i1", "type": "mcp_tool_call", "server": "gh",
+                                             "tool": "merge", "status": "in_progress"}},
+           {"type": "item.completed", "item": {
+               "id": "i1", "type": "mcp_tool_call", "server": "gh", "tool": "merge",
+               "status": "failed", "error": {"message": "user rejected MCP tool call"}}},
+           {"type": "item.completed", "item": {
+               "id": "i2", "type": "mcp_tool_call", "server": "gh", "tool": "issues",
+               "status": "failed", "error": {"message": "tool call error: timeout"}}})
+    m = model_of(d)
+    assert ops(m) == [("gh", "merge", "not-performed", "permission-required"),
+                      ("gh", "issues", "errored", None)]

@@ -991,8 +991,7 @@ class Mapper:
             return
         res = p.get("result")
         body = {k: p[k] for k in ("result", "duration") if k in p}
-        err = res.get("Err") if isinstance(res, dict) else None
-        said = err if isinstance(err, str) else _str(_d(err).get("message")) or ""
+        said = _err_text(res.get("Err") if isinstance(res, dict) else None)
         if said and self.mcp_skipped(c, said, when, where):
             return
         if isinstance(res, dict) and "Err" in res:
@@ -1127,7 +1126,9 @@ class Mapper:
                              "codex exec item status declined: no one can be asked in exec "
                              "mode, so the host refused it")
             elif it == "mcp_tool_call" and item.get("error") not in (None, ""):
-                self._end(c, "tool-error", when, where, res, "mcp_tool_call error")
+                said = _err_text(item["error"])
+                if not (said and self.mcp_skipped(c, said, when, where)):
+                    self._end(c, "tool-error", when, where, res, "mcp_tool_call error")
             elif status == "failed" or (type(item.get("exit_code")) is int
                                         and item["exit_code"] != 0):
                 self._end(c, "tool-failure", when, where, res,
@@ -1162,6 +1163,12 @@ class Mapper:
             self.rep.warn(f"the user rolled back {self.rolled_back} turn(s) "
                           "(thread_rolled_back): their calls ran and are shown; the model no "
                           "longer saw them")
+
+
+def _err_text(err: Any) -> str:
+    """The words of an MCP call's error: the Err string of mcp_tool_call_end, or the message
+    of a thread item's error object ('' when there are none)."""
+    return err if isinstance(err, str) else _str(_d(err).get("message")) or ""
 
 
 def _lower(v: Any) -> str | None:
