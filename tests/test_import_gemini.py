@@ -652,6 +652,25 @@ def test_a_shell_answer_wrapped_as_untrusted_context_still_gives_the_exit_code()
         "failed", "completed", "timed-out", "cancel-requested", "completed"]
 
 
+def test_telemetry_says_a_shell_commands_exit_code_in_its_metadata() -> None:
+    """telemetry/types.ts ToolCallEvent (gemini-cli-core 0.61.0, Apache-2.0): `success` is
+    the call's status, so a run_shell_command that exited non-zero is success true; its
+    response data ({exitCode, isError: true}, tools/shell.ts) is the record's `metadata`
+    attribute, a JSON text, when prompts are logged. Reviewer: `make lint` (exitCode 2) ran
+    and failed; `ls` completed; a write_file whose metadata holds only diff counts completed.
+    Before: all completed."""
+    meta = json.dumps({"exitCode": 2, "isError": True}, indent=2)
+    m = model_of(_tele(
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="run_shell_command",
+             function_args='{"command": "make lint"}', success=True, metadata=meta),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:03Z", function_name="run_shell_command",
+             function_args='{"command": "ls"}', success=True),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:04Z", function_name="write_file",
+             success=True, metadata=json.dumps({"model_added_lines": 3}))))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == ["failed", "completed", "completed"]
+
+
 def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:
     """The sub-agent's failure line names the sub-agent (the call's own tool); read_file of a
     log holding that line, or an MCP tool quoting it, returned text. By hand: both completed,

@@ -707,6 +707,10 @@ class Mapper:
         elif ok is not True and POLICY_NOT_RUN.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error: " + INFER_POLICY_NOT_RUN), body)
+        elif ok is True and (code := _meta_exit(a.get("metadata"))) not in (None, 0):
+            self.call(call, start, end, where, ("failure", None, f"success true, but the "
+                      f"record's metadata says exitCode {code}: the tool ran and the command "
+                      "failed"), {**body, "metadata": a.get("metadata")}, dec)
         elif ok is True:
             self.call(call, start, end, where, ("result", None, None), body, dec)
         elif ok is None and not err.strip():
@@ -722,6 +726,16 @@ class Mapper:
                       dec)
         else:
             self.call(call, start, end, where, ("failure", None, "success false"), body, dec)
+
+
+def _meta_exit(meta: Any) -> int | None:
+    """The ``exitCode`` of a tool_call record's ``metadata`` (the call's response data, a JSON
+    text, as a shell command's {exitCode, isError}); None: it records none."""
+    if isinstance(meta, str) and len(meta) < 100_000:
+        with contextlib.suppress(ValueError, RecursionError):
+            meta = json.loads(meta)
+    code = meta.get("exitCode") if isinstance(meta, dict) else None
+    return code if type(code) is int else None
 
 
 def _hr(v: Any) -> Any:
