@@ -671,6 +671,27 @@ def test_telemetry_says_a_shell_commands_exit_code_in_its_metadata() -> None:
     assert [v[2] for v in ops(m).values()] == ["failed", "completed", "completed"]
 
 
+def test_an_otlp_export_of_gemini_telemetry_reads_the_exit_code_alike() -> None:
+    """The same tool_call record exported as OTLP/JSON (the OTLP importer reads it): the rule
+    is the Gemini importer's. Reviewer: `make lint` (metadata exitCode 2) failed."""
+    def kv(k: str, v: Any) -> dict[str, Any]:
+        return {"key": k, "value": {"boolValue": v} if isinstance(v, bool) else
+                {"stringValue": v}}
+    rec = {"timeUnixNano": "1772442002000000000", "body": {"stringValue": "Tool call"},
+           "attributes": [kv("event.name", "gemini_cli.tool_call"),
+                          kv("event.timestamp", "2026-03-02T09:00:02.000Z"),
+                          kv("function_name", "run_shell_command"),
+                          kv("function_args", '{"command": "make lint"}'),
+                          kv("success", True),
+                          kv("metadata", json.dumps({"exitCode": 2, "isError": True}))]}
+    doc = {"resourceLogs": [{"resource": {"attributes": [kv("service.name", "gemini-cli")]},
+                             "scopeLogs": [{"scope": {"name": "gemini-cli"},
+                                            "logRecords": [rec]}]}]}
+    m = model_of(json.dumps(doc).encode())
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [("run_shell_command", "failed")]
+
+
 def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:
     """The sub-agent's failure line names the sub-agent (the call's own tool); read_file of a
     log holding that line, or an MCP tool quoting it, returned text. By hand: both completed,

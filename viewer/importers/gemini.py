@@ -707,7 +707,7 @@ class Mapper:
         elif ok is not True and POLICY_NOT_RUN.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error: " + INFER_POLICY_NOT_RUN), body)
-        elif ok is True and (code := _meta_exit(a.get("metadata"))) not in (None, 0):
+        elif ok is True and (code := meta_exit_code(a.get("metadata"))) not in (None, 0):
             self.call(call, start, end, where, ("failure", None, f"success true, but the "
                       f"record's metadata says exitCode {code}: the tool ran and the command "
                       "failed"), {**body, "metadata": a.get("metadata")}, dec)
@@ -728,7 +728,7 @@ class Mapper:
             self.call(call, start, end, where, ("failure", None, "success false"), body, dec)
 
 
-def _meta_exit(meta: Any) -> int | None:
+def meta_exit_code(meta: Any) -> int | None:
     """The ``exitCode`` of a tool_call record's ``metadata`` (the call's response data, a JSON
     text, as a shell command's {exitCode, isError}); None: it records none."""
     if isinstance(meta, str) and len(meta) < 100_000:
