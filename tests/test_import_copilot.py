@@ -909,3 +909,29 @@ def test_copilot_1_0_76_model_call_events_are_context_not_unmapped() -> None:
     assert rep.unmapped == 0
     assert rep.ignored.get("model.call_start") == 1
     assert [(o.tool, o.outcome) for o in m.operations] == [("skill", "completed")]
+
+
+def test_newer_copilot_event_namespaces_are_known_not_unmapped() -> None:
+    """github-copilot-sdk 1.0.27 (PyPI, MIT; generated/session_events.py SessionEventType)
+    lists event types in namespaces the importer did not know: ``agent.interrupted``
+    (metadata of work the user interrupted; the ``abort`` event still cancels the calls),
+    ``sandbox.decision`` (what the process sandbox was configured to do), ``tool.shell_output``,
+    ``human_response.recorded``, ``tool_search.activated``, ``mcp_app.tool_call_complete``
+    (ephemeral), ``workflow.*``, ``prompt_cache_break``. A real 2026-09 events.jsonl also ends
+    with a bare ``result`` line. They were counted 'not mapped: unknown event type', which
+    reads as lost data; they are Copilot's own, ignored by type. The call beside them is
+    unchanged: bash cancelled by the abort."""
+    _, rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        rec("agent.interrupted", {"activity": "tool_call", "elapsedMs": 900, "turn": 1,
+                                  "toolCallIds": ["c1"], "toolNames": ["bash"]}, ts(2)),
+        rec("abort", {"reason": "user_initiated"}, ts(2)),
+        rec("sandbox.decision", {"kind": "applied"}, ts(3)),
+        rec("human_response.recorded", {}, ts(3)),
+        rec("tool_search.activated", {}, ts(3)),
+        rec("prompt_cache_break", {}, ts(3)),
+        rec("workflow.run_started", {}, ts(3)))
+    assert rep.unmapped == 0, rep.examples
+    assert rep.ignored.get("agent.interrupted") == 1
+    assert [(o.tool, o.outcome) for o in m.operations] == [("bash", "cancel-requested")]

@@ -84,6 +84,10 @@ NAMESPACES: Final = (
     "external_tool.", "command.", "commands.", "auto_mode_switch.", "exit_plan_mode.",
     "capabilities.", "canvas.", "extensions.", "factory_run.", "model_call.", "model.", "fusion.",
     "session_limits_exhausted.", "ui.", "binary_asset", "custom_notification", "result",
+    # github-copilot-sdk 1.0.27's newer namespaces (``agent.interrupted`` is metadata of an
+    # interruption; the ``abort`` event still cancels the calls)
+    "agent.", "sandbox.", "human_response.", "tool_search.", "mcp_app.", "workflow.",
+    "prompt_cache_break",
 )
 #: MCP servers every Copilot CLI has: their tools are named "<server>-<tool>".
 BUILTIN_MCP: Final = ("github-mcp-server",)
