@@ -497,6 +497,32 @@ def test_stream_json_by_hand() -> None:
     assert (rep.mapped, rep.ignored, rep.unmapped) == (14, {"init": 1, "result": 1}, 1)
 
 
+def test_stream_json_shell_display_of_a_timeout_or_cancel() -> None:
+    """tools/shell.ts (gemini-cli-core 0.61.0, Apache-2.0): the display of a command stopped at
+    its timeout or cancelled by the user is "Command was automatically cancelled because it
+    exceeded the timeout of N minutes without output." or "Command cancelled by user.", followed
+    by "\n\nOutput before cancellation:\n..." when it printed something; stream-json's
+    tool_result carries that display with status success. Reviewer: t1 timed out, t2 (it had
+    printed) cancelled, t3 completed. Before: t1 and t2 completed."""
+    timeout = ("Command was automatically cancelled because it exceeded the timeout of 5.0 "
+               "minutes without output.")
+    lines = [
+        _sj(1, "tool_use", tool_name="run_shell_command", tool_id="t1",
+            parameters={"command": "sleep 999"}),
+        _sj(2, "tool_result", tool_id="t1", status="success", output=timeout),
+        _sj(3, "tool_use", tool_name="run_shell_command", tool_id="t2",
+            parameters={"command": "make"}),
+        _sj(4, "tool_result", tool_id="t2", status="success",
+            output="Command cancelled by user.\n\nOutput before cancellation:\ncc -c a.c"),
+        _sj(5, "tool_use", tool_name="run_shell_command", tool_id="t3",
+            parameters={"command": "ls"}),
+        _sj(6, "tool_result", tool_id="t3", status="success", output="a.py"),
+    ]
+    m = model_of("\n".join(json.dumps(x) for x in lines).encode() + b"\n")
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == ["timed-out", "cancel-requested", "completed"]
+
+
 def test_stream_json_is_not_claude_or_cursor_stream() -> None:
     claude = b'{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[]}\n'
     assert not gemini.sniff(sample(claude))

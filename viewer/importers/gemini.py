@@ -803,7 +803,10 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
 #: run_shell_command's display when the command printed nothing (shell.ts): the only place
 #: stream-json shows how a command ended (its output replaces it otherwise).
 STREAM_SHELL: Final = re.compile(r"^(?:Command exited with code: (-?\d+)|Command terminated by "
-                                 r"signal: (.+)|(Command cancelled by user\.))\s*$")
+                                 r"signal: (.+))\s*$")
+#: Its display of a command the user cancelled (then "\n\nOutput before cancellation:\n..."
+#: when it printed something); one stopped at its timeout starts with SHELL_TIMEOUT.
+DISPLAY_CANCELLED: Final = "Command cancelled by user."
 
 
 def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str | None]:
@@ -812,10 +815,13 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
     error's ``type`` (Gemini's ToolErrorType) and ``message``."""
     if r.get("status") == "success":
         out = r.get("output")
-        m = STREAM_SHELL.match(out) if name == "run_shell_command" and isinstance(out, str) \
-            else None
-        if m is not None and m.group(3):
+        shell = name == "run_shell_command" and isinstance(out, str)
+        if shell and out.startswith(SHELL_TIMEOUT):
+            return "timeout", None, ("run_shell_command's display says the command exceeded its "
+                                     "timeout")
+        if shell and out.startswith(DISPLAY_CANCELLED):
             return "cancel", None, "run_shell_command says the user cancelled the command"
+        m = STREAM_SHELL.match(out) if shell else None
         if m is not None and (m.group(2) or m.group(1) not in ("0", None)):
             return "failure", None, ("status success, but run_shell_command's display says the "
                                      "command " + ("exited with code " + m.group(1)
