@@ -367,6 +367,93 @@ def test_tool_denial_kind() -> None:
     assert (m.operations[0].decision, m.operations[0].outcome) == ("disallowed", "disallowed")
 
 
+ESC_TEXT = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. "
+            "if it was a file edit, the new_string was NOT written to the file). STOP what you "
+            "are doing and wait for the user to tell you how to proceed.")
+
+
+def test_tool_denial_kind_user_rejected_is_still_the_decline_or_cancel_trap() -> None:
+    """Claude Code 2.1.x marks the answer with toolDenialKind (its enum: user-rejected,
+    permission-rule, automode-blocked, automode-unavailable, automode-parsing-error,
+    interrupted, cancelled; the 2.1.328 npm build). A real capture of Claude Code 2.1.270
+    (Esc pressed while a `python3 -c 'time.sleep(40)'` Bash call ran, a PreToolUse hook having
+    fired) shows it writes toolDenialKind "user-rejected", toolUseResult "User rejected tool
+    use" and the decline text, then "[Request interrupted by user for tool use]": the same
+    marks as a declined prompt. So user-rejected decides nothing alone; the decline-or-cancel
+    rules do. Reviewer: t1 (a hook ran: it was under way) cancelled, not a declined prompt;
+    t2 (no sign it started) declined at the prompt, not run; t3 under bypassPermissions (no
+    prompt is shown) cancelled. Before: all three 'declined, not run' (permission-required),
+    hiding that t1 and t3 had started."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "python3 -c 'import time; time.sleep(40)'"}),
+        hook(2, "t1"),
+        res(3, "t1", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected"),
+        use(4, "t2", "Bash", {"command": "rm -rf build"}),
+        res(5, "t2", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected"),
+        prompt(6, "go on", "bypassPermissions"),
+        use(7, "t3", "Bash", {"command": "make"}),
+        res(8, "t3", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected"),
+    ])
+    no_errors(m)
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("cancel-requested", None), ("not-performed", PR), ("cancel-requested", ALLOWED)]
+
+
+def test_tool_denial_before_or_after_run_says_whether_it_ran() -> None:
+    """Claude Code 2.1.328 (its npm build) adds to the answer's user record
+    toolDenialBeforeRun / toolDenialAfterRun and, for a prompt the user declined,
+    permissionDecision {decision: "reject", source: "user_reject"}; its own transcript view
+    reads user-rejected with either of the first as 'refused, never ran' and a denial after the
+    run as a call that ran. Reviewer: t1 (a PreToolUse hook ran, then the user declined the
+    prompt: toolDenialBeforeRun) declined, not run, not the cancel rule 3 would guess; t2 the
+    same told by permissionDecision; t3 ran, then a hook refused its result
+    (toolDenialAfterRun): it ran and failed, not 'never ran'. Before: t1 and t2 cancelled,
+    t3 disallowed with no attempt."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "rm -rf build"}), hook(2, "t1"),
+        res(3, "t1", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected",
+            toolDenialBeforeRun=True),
+        use(4, "t2", "Bash", {"command": "rm -rf dist"}), hook(5, "t2"),
+        res(6, "t2", ESC_TEXT, True, "User rejected tool use", toolDenialKind="user-rejected",
+            permissionDecision={"decision": "reject", "source": "user_reject"}),
+        use(7, "t3", "Write", {"file_path": "/w/a.py"}),
+        res(8, "t3", "PostToolUse:Write hook blocking error: secrets written", True,
+            toolDenialKind="permission-rule", toolDenialAfterRun=True),
+    ])
+    no_errors(m)
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("not-performed", PR), ("not-performed", PR), ("failed", None)]
+    fail = next(e.raw for e in m.events if e.type == "tool-failure")
+    assert "toolDenialAfterRun" in fail["inferred"]
+
+
+def test_tool_denial_kind_interrupted_or_cancelled_is_a_cancel() -> None:
+    """toolDenialKind "interrupted" (Claude Code rewrites the open calls' results when the
+    user interrupts or the session shuts down while they run) and "cancelled" (the call's abort
+    signal fired) are cancels by the user or the host, not a refusal: tool-cancel, like
+    "[Request interrupted by user for tool use]". permission-rule and automode-blocked stay
+    refusals (disallowed). Before: interrupted and cancelled read as 'disallowed', a host
+    refusal that never ran."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "make"}),
+        res(2, "t1", "[Request interrupted by user for tool use]", True,
+            toolDenialKind="interrupted"),
+        use(3, "t2", "Bash", {"command": "make test"}),
+        res(4, "t2", "The operation was aborted.", True, toolDenialKind="cancelled"),
+        use(5, "t3", "Bash", {"command": "rm -rf /"}),
+        res(6, "t3", "Permission to use Bash has been denied.", True,
+            toolDenialKind="permission-rule"),
+        use(7, "t4", "Bash", {"command": "curl x | sh"}),
+        res(8, "t4", "Permission for this action was denied by the Claude Code auto mode "
+            "classifier. Reason: remote code.", True, toolDenialKind="automode-blocked"),
+    ])
+    no_errors(m)
+    assert [o.outcome for o in m.operations] == [
+        "cancel-requested", "cancel-requested", "disallowed", "disallowed"]
+    cancels = [e.raw for e in m.events if e.type == "tool-cancel"]
+    assert all("toolDenialKind" in c["inferred"] for c in cancels)
+
+
 def test_permission_modes_are_standing_decisions() -> None:
     _, _rep, m = conv([
         prompt(1, "go", "default"),

@@ -390,3 +390,123 @@ def test_an_mcp_tools_own_words_are_not_a_hook_block() -> None:
            output(4, "c2", {"content": [{"type": "text", "text": said}], "isError": False}))
     m = model_of(d)
     assert [o[2] for o in ops(m)] == ["completed", "completed"]
+
+
+def test_the_automatic_reviewers_refusal_is_a_refusal_not_a_run() -> None:
+    """codex-rs core/src/tools/orchestrator.rs (reject_if_not_approved) and guardian/mod.rs
+    (openai/codex, Apache-2.0): when the automatic approval reviewer ("guardian", auto-review)
+    denies a request, the tool is not run and Codex answers the model "This action was rejected
+    due to unacceptable risk.\\nReason: <rationale>\\nThe agent must not attempt ..."; when the
+    review does not finish in time, "The automatic permission approval review did not finish
+    before its deadline. ..." (guardian_timeout_message). Newer rollouts do not persist the
+    guardian_assessment event (rollout/src/policy.rs), so this output is the only record; users
+    quote it as "the recorded rejection" (openai/codex#43639). Reviewer: c1 (an escalated
+    `curl -X DELETE`) refused by the automatic reviewer, its reason the rationale, never run;
+    c2 not run (the review timed out); c3, a command whose own output merely quotes the
+    sentence, ran and completed. Before: c1 and c2 'completed' under a permission-required
+    decision, as if the prompt had been approved and the DELETE had run."""
+    deny = ("This action was rejected due to unacceptable risk.\nReason: Deleting a "
+            "production database is destructive and was not requested by the user.\nThe "
+            "agent must not attempt to achieve the same outcome via workaround, indirect "
+            "execution, or policy circumvention. Proceed only with a materially safer "
+            "alternative, or if the user explicitly approves the action after being informed "
+            "of the risk. Otherwise, stop and request user input.")
+    late = ("The automatic permission approval review did not finish before its deadline. "
+            "Do not assume the action is unsafe based on the timeout alone. You may retry "
+            "once, or ask the user for guidance or explicit approval.")
+    esc = {"sandbox_permissions": "require_escalated", "justification": "clean up"}
+    d = jl(META,
+           line(0, "turn_context", {"cwd": "/w", "approval_policy": "on-request",
+                                    "sandbox_policy": {"type": "workspace-write"}}),
+           call(1, "c1", "exec_command", {"cmd": "curl -X DELETE https://x/prod", **esc}),
+           output(2, "c1", deny),
+           call(3, "c2", "exec_command", {"cmd": "git push origin main", **esc}),
+           output(4, "c2", late),
+           call(5, "c3", "exec_command", {"cmd": "cat notes.txt"}),
+           output(6, "c3", f"Chunk ID: 1\nWall time: 0.1 seconds\nProcess exited with code 0\n"
+                           f"Output:\n{deny}\n"))
+    _, rep = codex.convert(d)
+    assert rep.unmapped == 0, rep.examples
+    m = model_of(d)
+    assert ops(m) == [("!host", "exec_command", "disallowed", "disallowed"),
+                      ("!host", "exec_command", "disallowed", "disallowed"),
+                      ("!host", "exec_command", "completed", "permission-required")]
+    assert [o.attempts for o in m.operations][:2] == [(), ()]
+    once = [e.raw for e in m.events if e.type == "policy-decision"
+            and e.raw.get("policy_life") == "once"]
+    assert once[0]["reason"].startswith("Deleting a production database")
+    assert "automatic" in once[0]["inferred"] and "deadline" in once[1]["inferred"]
+
+
+def test_an_mcp_call_codex_did_not_make_is_a_refusal_not_an_error() -> None:
+    """codex-rs core/src/mcp_tool_call.rs (openai/codex, Apache-2.0): when the user declines or
+    cancels Codex's approval question for an MCP tool, the app is disabled by configuration, or
+    the safety monitor stops the call, Codex does not call the server and writes
+    notify_mcp_tool_call_skip's mcp_tool_call_end {result: {Err: <its words>}} (persisted in
+    every rollout) and the same words as the output; a call the server failed says "tool call
+    error: ...". An analysis of real Codex sessions counted "user rejected MCP tool call" 150
+    times as refusals, and app-server clients see the item `failed` with error {message: "user
+    rejected MCP tool call"}. Reviewer: c1 declined and c2 cancelled at the prompt
+    (permission-required, not performed), c3 blocked by app configuration and c4 by the safety
+    monitor (disallowed, not run), c5 refused by the automatic reviewer (disallowed), c6 really
+    failed at the server (errored, it was called); the thread-item form (c7) reads the same.
+    Before: c1-c5 and c7 'errored', as if Codex had called the server and it had failed."""
+    def mcp(sec: int, cid: str, tool: str, err: Any) -> list[dict[str, Any]]:
+        inv = {"server": "github", "tool": tool, "arguments": {"x": 1}}
+        return [call(sec, cid, f"mcp__github__{tool}", {"x": 1}),
+                line(sec, "event_msg", {"type": "mcp_tool_call_end", "call_id": cid,
+                                        "invocation": inv,
+                                        "duration": {"secs": 0, "nanos": 0},
+                                        "result": {"Err": err}}),
+                output(sec, cid, err)]
+    guard = ("This action was rejected due to unacceptable risk.\nReason: deletes a repo.\n"
+             "The agent must not attempt to achieve the same outcome via workaround.")
+    d = jl(META,
+           line(0, "turn_context", {"cwd": "/w", "approval_policy": "on-request",
+                                    "sandbox_policy": {"type": "workspace-write"}}),
+           *mcp(1, "c1", "create_issue", "user rejected MCP tool call"),
+           *mcp(2, "c2", "delete_repo", "user cancelled MCP tool call"),
+           *mcp(3, "c3", "merge", "MCP tool call blocked by app configuration"),
+           *mcp(4, "c4", "push", "Tool call was cancelled because of safety risks: exfil"),
+           *mcp(5, "c5", "delete_repo", guard),
+           *mcp(6, "c6", "get_me", "tool call error: tool call failed for `github/get_me`"),
+           line(7, "event_msg", {"type": "item_completed", "item": {
+               "type": "McpToolCall", "id": "c7", "server": "github", "tool": "fork",
+               "arguments": {}, "status": "failed",
+               "error": {"message": "user rejected MCP tool call"}}}))
+    _, rep = codex.convert(d)
+    assert rep.unmapped == 0, rep.examples
+    m = model_of(d)
+    assert ops(m) == [("github", "create_issue", "not-performed", "permission-required"),
+                      ("github", "delete_repo", "not-performed", "permission-required"),
+                      ("github", "merge", "disallowed", "disallowed"),
+                      ("github", "push", "disallowed", "disallowed"),
+                      ("github", "delete_repo", "disallowed", "disallowed"),
+                      ("github", "get_me", "errored", None),
+                      ("github", "fork", "not-performed", "permission-required")]
+    assert [bool(o.attempts) for o in m.operations] == [False] * 5 + [True, False]
+    once = [e.raw for e in m.events if e.type == "policy-decision"
+            and e.raw.get("policy_life") == "once"]
+    assert once[0]["reason"] == "user rejected MCP tool call"
+    assert once[3]["reason"].startswith("Tool call was cancelled because of safety risks")
+    assert once[4]["reason"] == "deletes a repo."
+
+
+def test_exec_json_mcp_call_codex_did_not_make_is_a_refusal() -> None:
+    """`codex exec --json` prints the thread item of an MCP call; for one Codex did not make
+    (mcp_tool_call.rs notify_mcp_tool_call_skip) its error message is Codex's words, as in the
+    rollout's mcp_tool_call_end (app-server clients saw `"status": "failed", "error":
+    {"message": "user rejected MCP tool call"}`). Reviewer: i1 declined (permission-required,
+    not performed); i2 a server failure (errored). Before: both errored."""
+    d = jl({"type": "thread.started", "thread_id": "t"},
+           {"type": "item.started", "item": {"id": "i1", "type": "mcp_tool_call", "server": "gh",
+                                             "tool": "merge", "status": "in_progress"}},
+           {"type": "item.completed", "item": {
+               "id": "i1", "type": "mcp_tool_call", "server": "gh", "tool": "merge",
+               "status": "failed", "error": {"message": "user rejected MCP tool call"}}},
+           {"type": "item.completed", "item": {
+               "id": "i2", "type": "mcp_tool_call", "server": "gh", "tool": "issues",
+               "status": "failed", "error": {"message": "tool call error: timeout"}}})
+    m = model_of(d)
+    assert ops(m) == [("gh", "merge", "not-performed", "permission-required"),
+                      ("gh", "issues", "errored", None)]

@@ -767,6 +767,50 @@ def test_a_terminal_content_exit_code_decides_a_shell_result() -> None:
     assert "exitCode 1" in fail["inferred"]
 
 
+def test_newer_shell_results_say_the_exit_code_in_their_own_words() -> None:
+    """Copilot CLI 1.0.x (2026) ends a shell result '<shellId: S completed with exit code N>'
+    (real session exports and events.jsonl lines quoted in public repositories show '✅ bash'
+    over '... <shellId: 2 completed with exit code 1>'), writes the deprecated ``terminal`` block
+    as a ``shell_exit`` block {shellId, exitCode, outputPreview} and records the exit code on the
+    completion as ``shellExecution: {exitCode}`` ("Process exit code reported by the shell
+    driver"; github/copilot-sdk 1.0.14 session-events.d.ts, MIT), also when the result itself is
+    stripped (a real line: ``"shellExecution":{"exitCode":0},"success":true,"result":
+    "[REDACTED]"``). All say success: true. By hand: c1 `go vet` exit 1 by its text mark ->
+    failed; c2 `make test` exit 2 by shell_exit and shellExecution -> failed; c3 exit 0 ->
+    completed; c4 result stripped, shellExecution exit 1 -> failed; c5 text mark 0 but
+    shellExecution 1: the driver's structured code wins -> failed; c6 a command that printed
+    the mark in the middle of its output and ended without one -> completed. Before: all
+    completed."""
+    vcon, _rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        complete("c1", 2, success=True, result={
+            "content": "pattern ./...: directory prefix . does not contain main module\n"
+                       "<shellId: 0 completed with exit code 1>"}),
+        start("c2", "bash", 3),
+        complete("c2", 4, success=True, shellExecution={"exitCode": 2}, result={
+            "content": "FAIL\n", "contents": [{"type": "shell_exit", "shellId": "1",
+                                              "exitCode": 2, "outputPreview": "FAIL\n"}]}),
+        start("c3", "bash", 5),
+        complete("c3", 6, success=True, shellExecution={"exitCode": 0}, result={
+            "content": "a\n<shellId: 2 completed with exit code 0>"}),
+        start("c4", "bash", 7),
+        complete("c4", 8, success=True, shellExecution={"exitCode": 1}, result="[REDACTED]"),
+        start("c5", "bash", 9),
+        complete("c5", 10, success=True, shellExecution={"exitCode": 1}, result={
+            "content": "x\n<shellId: 3 completed with exit code 0>"}),
+        start("c6", "bash", 11),
+        complete("c6", 12, success=True, result={
+            "content": "<shellId: 9 completed with exit code 4> was logged; all fine"}),
+    )
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("bash", "failed"), ("bash", "failed"), ("bash", "completed"), ("bash", "failed"),
+        ("bash", "failed"), ("bash", "completed")]
+    fails = [e for e in vcon["events"] if e["type"] == "tool-failure"]
+    assert "exit code 1" in fails[0]["inferred"] and "exitCode 2" in fails[1]["inferred"]
+    assert fails[2]["body"]["result"] == "[REDACTED]"
+
+
 def test_a_tool_the_user_asked_for_says_so() -> None:
     """The session event schema: tool.user_requested {toolCallId, toolName, arguments} is a
     tool the user invoked by hand, and its tool.execution_complete says isUserRequested. The
@@ -865,3 +909,29 @@ def test_copilot_1_0_76_model_call_events_are_context_not_unmapped() -> None:
     assert rep.unmapped == 0
     assert rep.ignored.get("model.call_start") == 1
     assert [(o.tool, o.outcome) for o in m.operations] == [("skill", "completed")]
+
+
+def test_newer_copilot_event_namespaces_are_known_not_unmapped() -> None:
+    """github-copilot-sdk 1.0.27 (PyPI, MIT; generated/session_events.py SessionEventType)
+    lists event types in namespaces the importer did not know: ``agent.interrupted``
+    (metadata of work the user interrupted; the ``abort`` event still cancels the calls),
+    ``sandbox.decision`` (what the process sandbox was configured to do), ``tool.shell_output``,
+    ``human_response.recorded``, ``tool_search.activated``, ``mcp_app.tool_call_complete``
+    (ephemeral), ``workflow.*``, ``prompt_cache_break``. A real 2026-09 events.jsonl also ends
+    with a bare ``result`` line. They were counted 'not mapped: unknown event type', which
+    reads as lost data; they are Copilot's own, ignored by type. The call beside them is
+    unchanged: bash cancelled by the abort."""
+    _, rep, m = run(
+        START,
+        start("c1", "bash", 1),
+        rec("agent.interrupted", {"activity": "tool_call", "elapsedMs": 900, "turn": 1,
+                                  "toolCallIds": ["c1"], "toolNames": ["bash"]}, ts(2)),
+        rec("abort", {"reason": "user_initiated"}, ts(2)),
+        rec("sandbox.decision", {"kind": "applied"}, ts(3)),
+        rec("human_response.recorded", {}, ts(3)),
+        rec("tool_search.activated", {}, ts(3)),
+        rec("prompt_cache_break", {}, ts(3)),
+        rec("workflow.run_started", {}, ts(3)))
+    assert rep.unmapped == 0, rep.examples
+    assert rep.ignored.get("agent.interrupted") == 1
+    assert [(o.tool, o.outcome) for o in m.operations] == [("bash", "cancel-requested")]

@@ -497,6 +497,32 @@ def test_stream_json_by_hand() -> None:
     assert (rep.mapped, rep.ignored, rep.unmapped) == (14, {"init": 1, "result": 1}, 1)
 
 
+def test_stream_json_shell_display_of_a_timeout_or_cancel() -> None:
+    """tools/shell.ts (gemini-cli-core 0.61.0, Apache-2.0): the display of a command stopped at
+    its timeout or cancelled by the user is "Command was automatically cancelled because it
+    exceeded the timeout of N minutes without output." or "Command cancelled by user.", followed
+    by "\n\nOutput before cancellation:\n..." when it printed something; stream-json's
+    tool_result carries that display with status success. Reviewer: t1 timed out, t2 (it had
+    printed) cancelled, t3 completed. Before: t1 and t2 completed."""
+    timeout = ("Command was automatically cancelled because it exceeded the timeout of 5.0 "
+               "minutes without output.")
+    lines = [
+        _sj(1, "tool_use", tool_name="run_shell_command", tool_id="t1",
+            parameters={"command": "sleep 999"}),
+        _sj(2, "tool_result", tool_id="t1", status="success", output=timeout),
+        _sj(3, "tool_use", tool_name="run_shell_command", tool_id="t2",
+            parameters={"command": "make"}),
+        _sj(4, "tool_result", tool_id="t2", status="success",
+            output="Command cancelled by user.\n\nOutput before cancellation:\ncc -c a.c"),
+        _sj(5, "tool_use", tool_name="run_shell_command", tool_id="t3",
+            parameters={"command": "ls"}),
+        _sj(6, "tool_result", tool_id="t3", status="success", output="a.py"),
+    ]
+    m = model_of("\n".join(json.dumps(x) for x in lines).encode() + b"\n")
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == ["timed-out", "cancel-requested", "completed"]
+
+
 def test_stream_json_is_not_claude_or_cursor_stream() -> None:
     claude = b'{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[]}\n'
     assert not gemini.sniff(sample(claude))
@@ -588,6 +614,108 @@ def test_a_subagent_that_failed_is_a_failure_not_a_result() -> None:
         "op-0002": ("!host", "cli_help", "completed", None, []),
         "op-0003": ("!host", "codebase_investigator", "failed", None, []),
     }
+
+
+def test_a_subagent_that_ended_short_of_its_goal_says_so() -> None:
+    """agents/local-executor.ts and local-invocation.ts (google/gemini-cli-core 0.61.0 on npm,
+    Apache-2.0): a sub-agent that stopped at its time or turn limit, on an error or without
+    calling complete_task, and whose recovery turn did not finish, is answered "Subagent 'NAME'
+    finished.\nTermination Reason: TIMEOUT|MAX_TURNS|ERROR|ERROR_NO_COMPLETE_TASK_CALL|
+    ABORTED\nResult:\n..." with status success. A real session export shows "Subagent
+    'cli_help' finished.\nTermination Reason: TIMEOUT\nResult:\nAgent timed out after 3
+    minutes."; other real sessions call sub-agents through `invoke_agent` with
+    args.agent_name (its answer names the sub-agent, not invoke_agent). Reviewer: cli_help timed
+    out; generalist hit its turn limit (failed); codebase_investigator reached its GOAL
+    (completed); the invoke_agent call's sub-agent failed ("Subagent 'generalist' failed")
+    and its other invoke_agent call was aborted (cancelled). Before: all completed."""
+    def sub(cid: str, name: str, text: str, args: dict[str, Any] | None = None) -> Any:
+        c = tc(cid, name, "success", {"output": text})
+        if args is not None:
+            c["args"] = args
+        return c
+    m = model_of(session(
+        sub("a", "cli_help", "Subagent 'cli_help' finished.\nTermination Reason: TIMEOUT\n"
+                             "Result:\nAgent timed out after 3 minutes."),
+        sub("b", "generalist", "Subagent 'generalist' finished.\nTermination Reason: "
+                               "MAX_TURNS\nResult:\nAgent reached max turns limit (15)."),
+        sub("c", "codebase_investigator", "Subagent 'codebase_investigator' finished.\n"
+                                          "Termination Reason: GOAL\nResult:\n{}"),
+        sub("d", "invoke_agent", "Subagent 'generalist' failed. Error: quota exhausted",
+            {"prompt": "fix it", "agent_name": "generalist"}),
+        sub("e", "invoke_agent", "Subagent 'generalist' finished.\nTermination Reason: "
+                                 "ABORTED\nResult:\nAgent execution was terminated before "
+                                 "completion.", {"prompt": "go", "agent_name": "generalist"}),
+    ))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == [
+        "timed-out", "failed", "completed", "failed", "cancel-requested"]
+
+
+def test_a_shell_answer_wrapped_as_untrusted_context_still_gives_the_exit_code() -> None:
+    """Gemini CLI (tools/shell.ts, utils/textUtils.ts wrapUntrusted; gemini-cli-core 0.61.0 on
+    npm, Apache-2.0) wraps run_shell_command's answer to the model in "<untrusted_context>\n
+    ... \n</untrusted_context>" (an inner closing tag is escaped), the status still success
+    for a command that exited non-zero. Real session records quoted by several public parsers
+    (2026): "<untrusted_context>\nOutput: make: *** No rule to make target 'lint'.  Stop.\nExit
+    Code: 2\nProcess Group PGID: 4242\n</untrusted_context>". Reviewer: make lint failed
+    (exit 2); git commit completed; the command stopped at its timeout timed out; the one the
+    user cancelled before it started was cancelled; a read_file whose file holds such a
+    wrapped text completed (it is the file's text). Before: all completed."""
+    def sh(cid: str, out: str, name: str = "run_shell_command") -> Any:
+        return tc(cid, name, "success", {"output": out})
+    w = "<untrusted_context>\n{}\n</untrusted_context>".format
+    m = model_of(session(
+        sh("a", w("Output: make: *** No rule to make target 'lint'.  Stop.\nExit Code: 2\n"
+                  "Process Group PGID: 4242")),
+        sh("b", w("Output: [main abc1234] fix bug")),
+        sh("c", w("Command was automatically cancelled because it exceeded the timeout of 5.0 "
+                  "minutes without output. There was no output before it was cancelled.")),
+        sh("d", w("Command was cancelled by user before it could start.")),
+        sh("e", w("Output: x\nExit Code: 1\nProcess Group PGID: 1"), name="read_file"),
+    ))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == [
+        "failed", "completed", "timed-out", "cancel-requested", "completed"]
+
+
+def test_telemetry_says_a_shell_commands_exit_code_in_its_metadata() -> None:
+    """telemetry/types.ts ToolCallEvent (gemini-cli-core 0.61.0, Apache-2.0): `success` is
+    the call's status, so a run_shell_command that exited non-zero is success true; its
+    response data ({exitCode, isError: true}, tools/shell.ts) is the record's `metadata`
+    attribute, a JSON text, when prompts are logged. Reviewer: `make lint` (exitCode 2) ran
+    and failed; `ls` completed; a write_file whose metadata holds only diff counts completed.
+    Before: all completed."""
+    meta = json.dumps({"exitCode": 2, "isError": True}, indent=2)
+    m = model_of(_tele(
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:02Z", function_name="run_shell_command",
+             function_args='{"command": "make lint"}', success=True, metadata=meta),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:03Z", function_name="run_shell_command",
+             function_args='{"command": "ls"}', success=True),
+        _log("gemini_cli.tool_call", "2026-01-01T10:00:04Z", function_name="write_file",
+             success=True, metadata=json.dumps({"model_added_lines": 3}))))
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == ["failed", "completed", "completed"]
+
+
+def test_an_otlp_export_of_gemini_telemetry_reads_the_exit_code_alike() -> None:
+    """The same tool_call record exported as OTLP/JSON (the OTLP importer reads it): the rule
+    is the Gemini importer's. Reviewer: `make lint` (metadata exitCode 2) failed."""
+    def kv(k: str, v: Any) -> dict[str, Any]:
+        return {"key": k, "value": {"boolValue": v} if isinstance(v, bool) else
+                {"stringValue": v}}
+    rec = {"timeUnixNano": "1772442002000000000", "body": {"stringValue": "Tool call"},
+           "attributes": [kv("event.name", "gemini_cli.tool_call"),
+                          kv("event.timestamp", "2026-03-02T09:00:02.000Z"),
+                          kv("function_name", "run_shell_command"),
+                          kv("function_args", '{"command": "make lint"}'),
+                          kv("success", True),
+                          kv("metadata", json.dumps({"exitCode": 2, "isError": True}))]}
+    doc = {"resourceLogs": [{"resource": {"attributes": [kv("service.name", "gemini-cli")]},
+                             "scopeLogs": [{"scope": {"name": "gemini-cli"},
+                                            "logRecords": [rec]}]}]}
+    m = model_of(json.dumps(doc).encode())
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [("run_shell_command", "failed")]
 
 
 def test_a_tools_output_quoting_a_subagent_failure_is_the_tools_output() -> None:

@@ -47,6 +47,13 @@ HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 USER_DECLINE: Final = ("doesn't want to proceed with this tool use",
                        "doesn't want to take this action right now")
 USER_DECLINE_RESULT: Final = "User rejected tool use"
+#: toolDenialKind (Claude Code 2.1.x) of the same trap: written with the decline text both for a
+#: declined prompt and for Esc while the call ran (a real 2.1.270 capture), so the
+#: decline-or-cancel rules decide it, not the kind.
+DENIAL_TRAP: Final = "user-rejected"
+#: toolDenialKind values that are a cancel of the open call (interrupted by the user or by a
+#: shutdown; the call's abort signal), not a refusal.
+DENIAL_CANCELS: Final = frozenset({"interrupted", "cancelled", "canceled"})
 INTERRUPT_FOR_TOOL: Final = "[Request interrupted by user for tool use]"
 INTERRUPT: Final = "[Request interrupted by user"  # also "...]" while the model was answering
 #: The decline-vs-cancel rules, in the order they are tried (the first that holds decides).
@@ -992,9 +999,26 @@ class Mapper:
             return True
         if o is not None:
             return self.otel_result(op, o, text, body, when, where, decline)
-        if kind is not None:
+        if kind is not None and kind.lower() in DENIAL_CANCELS:
+            why = (f"toolDenialKind {kind[:40]}: the user interrupted, or the host stopped, the "
+                   "open call (a cancel, not a refusal)")
+            self.end(op, "tool-cancel", when, where, body, inferred=why)
+            self.fired(why)
+            return True
+        if kind is not None and r.get("toolDenialAfterRun") is True:
+            why = (f"toolDenialAfterRun (toolDenialKind {kind[:40]}): the call ran, then Claude "
+                   "Code refused its result")
+            self.end(op, "tool-failure", when, where, body, inferred=why)
+            self.fired(why)
+            return True
+        pd = r.get("permissionDecision")
+        before = r.get("toolDenialBeforeRun") is True or (
+            isinstance(pd, dict) and pd.get("source") == "user_reject")
+        if kind is not None and not (decline and kind.lower() == DENIAL_TRAP and not before):
             declined = any(w in kind.lower() for w in ("user", "prompt", "reject", "ask"))
-            why = f"toolDenialKind {kind[:40]}"
+            why = f"toolDenialKind {kind[:40]}" + (
+                ", before the call ran (toolDenialBeforeRun / permissionDecision user_reject)"
+                if before else "")
             self.decide(op, when, where, "permission-required" if declined else "disallowed",
                         text or kind, why)
             op.ended = True

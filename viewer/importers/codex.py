@@ -106,6 +106,14 @@ POLICY_REJECTED: Final = re.compile(
 #: tool's too).
 HOOK_BLOCKED: Final = re.compile(
     r"^(?:Command|Tool call) blocked by PreToolUse hook: ")
+#: Codex's answers when its automatic approval reviewer (guardian, auto-review) refused a request
+#: or did not finish in time (core/src/guardian: guardian_rejection_message,
+#: guardian_timeout_message): the tool was not run. Newer rollouts keep no guardian_assessment
+#: event, so this answer is the only record.
+GUARDIAN_REJECTED: Final = re.compile(
+    r"^This action was rejected due to unacceptable risk\.\s*(?:Reason: ([^\n]*))?")
+GUARDIAN_LATE: Final = re.compile(
+    r"^The automatic permission approval review did not finish before its deadline\.")
 CANNOT_RUN: Final = re.compile(
     r"^(?:failed to parse function arguments|unsupported call|unsupported custom tool call|"
     r"unknown tool|tool .{0,80} not found|invalid arguments|missing field|"
@@ -138,10 +146,20 @@ STILL_RUNNING: Final = re.compile(r"^(?:Process running with session ID|"
 #: The arguments of a call that reaches a running process or script (write_stdin, wait).
 POLL_KEYS: Final = (("session_id", "session"), ("cell_id", "cell"))
 #: An MCP call's output when the call got no result (mcp_tool_call.rs): ``err: <Debug of the
-#: error>`` (older), or the error text alone (newer): "tool call error: ...", or the user's
-#: answer to the approval question Codex asks for some app tools.
-MCP_ERR: Final = re.compile(r'^(?:err: "?)?(?:tool call error: |user (rejected|cancelled|'
-                            r'canceled) MCP tool call)', re.I)
+#: error>`` (older), or the error text alone (newer): "tool call error: ...".
+MCP_ERR: Final = re.compile(r'^(?:err: "?)?tool call error: ', re.I)
+#: Codex's own words for an MCP call it did not make (mcp_tool_call.rs,
+#: notify_mcp_tool_call_skip: the mcp_tool_call_end's Err, and the output): (pattern, decision,
+#: why). A call Codex made and the server failed says "tool call error: ..." instead.
+MCP_SKIPS: Final = (
+    (re.compile(r'^(?:err: "?)?user (?:rejected|cancelled|canceled) MCP tool call', re.I),
+     "permission-required", "the user declined (or cancelled) Codex's approval question for "
+     "this MCP tool, so it did not run"),
+    (re.compile(r"^MCP tool call blocked by app configuration"), "disallowed",
+     "Codex's app configuration blocks this tool, so it did not run"),
+    (re.compile(r"^Tool call was cancelled because of safety risks"), "disallowed",
+     "Codex's safety monitor stopped the call before it ran"),
+)
 MCP_ERR_PREFIX: Final = "err: "
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
@@ -641,6 +659,9 @@ class Mapper:
                          "the output says a PreToolUse hook blocked the call: Codex did not "
                          "run it")
             return
+        if exit_code is None and isinstance(out, str) and self.guardian_answer(
+                c, head, text, when, where):
+            return
         # a refusal is Codex's own answer instead of a run: an output with an exit code is a
         # command that ran, and an MCP tool's output is the tool's words (its server may well
         # say "blocked by policy")
@@ -690,6 +711,25 @@ class Mapper:
             return
         self._end(c, "tool-result", when, where, body)
 
+    def guardian_answer(self, c: Call, head: str, text: str, when: datetime,
+                        where: str) -> bool:
+        """Codex's plain-text answer that its automatic reviewer refused the call, or did not
+        answer in time (as guardian_assessment denied / timed_out): a disallowed refusal, never
+        run. True when this decided it."""
+        m = GUARDIAN_REJECTED.match(text.lstrip()) if head.startswith("This action") else None
+        if m is not None:
+            self._refuse(c, when, where, "disallowed", (m.group(1) or "").strip()[:2000]
+                         or text[:2000],
+                         "the output says Codex's automatic approval reviewer rejected the "
+                         "request for unacceptable risk: Codex did not run it")
+            return True
+        if GUARDIAN_LATE.match(head):
+            self._refuse(c, when, where, "disallowed", text[:2000],
+                         "the output says Codex's automatic approval review did not finish "
+                         "before its deadline: Codex did not run it")
+            return True
+        return False
+
     def poll(self, c: Call, text: str, exit_code: int | None, body: Any, when: datetime,
              where: str) -> bool:
         """A write_stdin / wait reaching a process or script that an earlier call left running:
@@ -733,13 +773,9 @@ class Mapper:
         """An MCP call's outcome from its output item alone (no mcp_tool_call_end): Codex
         wrote the CallToolResult as JSON (older: ``{"content":[...],"isError":true}``) or the
         error of a call that got no result; True when this decided it."""
-        m = MCP_ERR.match(head)
-        if m is not None and m.group(1):
-            self._refuse(c, when, where, "permission-required", head.splitlines()[0],
-                         "the output says the user declined Codex's approval question for "
-                         "this MCP tool, so it did not run")
+        if self.mcp_skipped(c, head, when, where):
             return True
-        if m is not None or head.startswith(MCP_ERR_PREFIX):
+        if MCP_ERR.match(head) is not None or head.startswith(MCP_ERR_PREFIX):
             self._end(c, "tool-error", when, where, body,
                       "the output is Codex's error for an MCP call that got no result "
                       "(a failed request, or arguments that were not JSON)")
@@ -754,6 +790,19 @@ class Mapper:
                 and isinstance(j.get("isError"), bool):
             return False  # the result says isError false: a result
         c.mcp_unsure = True
+        return False
+
+    def mcp_skipped(self, c: Call, text: str, when: datetime, where: str) -> bool:
+        """Codex's own words for an MCP call it did not make (MCP_SKIPS; its automatic
+        reviewer's answer): a refusal, never run. True when this decided it."""
+        head = text.lstrip()[:400]
+        if self.guardian_answer(c, head, text, when, where):
+            return True
+        for pattern, decision, why in MCP_SKIPS:
+            if pattern.match(head):
+                self._refuse(c, when, where, decision, head.splitlines()[0],
+                             f"Codex's answer says it did not call the MCP server: {why}")
+                return True
         return False
 
     # -- events -----------------------------------------------------------------------------
@@ -942,6 +991,9 @@ class Mapper:
             return
         res = p.get("result")
         body = {k: p[k] for k in ("result", "duration") if k in p}
+        said = _err_text(res.get("Err") if isinstance(res, dict) else None)
+        if said and self.mcp_skipped(c, said, when, where):
+            return
         if isinstance(res, dict) and "Err" in res:
             self._end(c, "tool-error", when, where, body,
                       "mcp_tool_call_end result Err: the MCP call did not complete")
@@ -1074,7 +1126,9 @@ class Mapper:
                              "codex exec item status declined: no one can be asked in exec "
                              "mode, so the host refused it")
             elif it == "mcp_tool_call" and item.get("error") not in (None, ""):
-                self._end(c, "tool-error", when, where, res, "mcp_tool_call error")
+                said = _err_text(item["error"])
+                if not (said and self.mcp_skipped(c, said, when, where)):
+                    self._end(c, "tool-error", when, where, res, "mcp_tool_call error")
             elif status == "failed" or (type(item.get("exit_code")) is int
                                         and item["exit_code"] != 0):
                 self._end(c, "tool-failure", when, where, res,
@@ -1109,6 +1163,12 @@ class Mapper:
             self.rep.warn(f"the user rolled back {self.rolled_back} turn(s) "
                           "(thread_rolled_back): their calls ran and are shown; the model no "
                           "longer saw them")
+
+
+def _err_text(err: Any) -> str:
+    """The words of an MCP call's error: the Err string of mcp_tool_call_end, or the message
+    of a thread item's error object ('' when there are none)."""
+    return err if isinstance(err, str) else _str(_d(err).get("message")) or ""
 
 
 def _lower(v: Any) -> str | None:

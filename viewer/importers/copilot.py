@@ -84,6 +84,10 @@ NAMESPACES: Final = (
     "external_tool.", "command.", "commands.", "auto_mode_switch.", "exit_plan_mode.",
     "capabilities.", "canvas.", "extensions.", "factory_run.", "model_call.", "model.", "fusion.",
     "session_limits_exhausted.", "ui.", "binary_asset", "custom_notification", "result",
+    # github-copilot-sdk 1.0.27's newer namespaces (``agent.interrupted`` is metadata of an
+    # interruption; the ``abort`` event still cancels the calls)
+    "agent.", "sandbox.", "human_response.", "tool_search.", "mcp_app.", "workflow.",
+    "prompt_cache_break",
 )
 #: MCP servers every Copilot CLI has: their tools are named "<server>-<tool>".
 BUILTIN_MCP: Final = ("github-mcp-server",)
@@ -357,33 +361,41 @@ def refusal(d: dict[str, Any]) -> tuple[str, str] | None:
     return None
 
 
-#: How Copilot's shell tools end the text of a command's result; the completion still says
+#: How Copilot's shell tools end the text of a command's result (``<exited with exit code N>``;
+#: 1.0.x of 2026: ``<shellId: S completed with exit code N>``); the completion still says
 #: ``success: true`` when the command exited non-zero (the tool ran; the command failed).
-EXIT_MARK: Final = re.compile(r"<exited with exit code (-?\d+)>\s*\Z")
-INFER_EXIT: Final = ("success true, but the command's result ends '<exited with exit code {code}>'"
+EXIT_MARK: Final = re.compile(
+    r"<(?:exited|shellId: [^<>\n]{0,40}? completed) with exit code (-?\d+)>\s*\Z")
+INFER_EXIT: Final = ("success true, but the command's result ends '<... with exit code {code}>'"
                      ": the tool ran and the command failed")
+INFER_EXIT_CODE: Final = ("success true, but the completion's {field} says exitCode {code}: the "
+                          "tool ran and the command failed")
+#: Result ``contents`` blocks that carry a shell command's ``exitCode`` (the session event
+#: schema: ``shell_exit``, and the deprecated ``terminal`` it replaces).
+EXIT_BLOCKS: Final = frozenset({"shell_exit", "terminal"})
 
 
-INFER_EXIT_CODE: Final = ("success true, but the result's terminal content says exitCode "
-                          "{code}: the tool ran and the command failed")
-
-
-def terminal_exit(d: dict[str, Any]) -> int | None:
-    """The ``exitCode`` of the last ``terminal`` block of a result's ``contents`` (the session
-    event schema's ToolExecutionCompleteContentTerminal); None: no such block says one."""
+def structured_exit(d: dict[str, Any]) -> tuple[int, str] | None:
+    """(exit code, where) that a completion records as a field: ``shellExecution.exitCode``
+    ("reported by the shell driver", kept when the result's contents are stripped), else the
+    last ``shell_exit`` / ``terminal`` block of the result's ``contents``; None: neither."""
+    ex = d.get("shellExecution")
+    if isinstance(ex, dict) and type(ex.get("exitCode")) is int:
+        return ex["exitCode"], "shellExecution"
     res = d.get("result")
     blocks = res.get("contents") if isinstance(res, dict) else None
-    codes = [b["exitCode"] for b in blocks if isinstance(b, dict) and b.get("type") == "terminal"
+    codes = [(b["exitCode"], f"{b['type']} content") for b in blocks
+             if isinstance(b, dict) and b.get("type") in EXIT_BLOCKS
              and type(b.get("exitCode")) is int] if isinstance(blocks, list) else []
     return codes[-1] if codes else None
 
 
 def exit_code(d: dict[str, Any]) -> int | None:
-    """The exit code a shell result records: its terminal content's ``exitCode``, else the
-    mark its text ends with (None: neither)."""
-    code = terminal_exit(d)
-    if code is not None:
-        return code
+    """The exit code a shell result records: its structured field, else the mark its text
+    ends with (None: neither)."""
+    found = structured_exit(d)
+    if found is not None:
+        return found[0]
     res = d.get("result")
     if not isinstance(res, dict):
         return None
@@ -569,8 +581,9 @@ class Walker:
             self.ses.act(r, Action("decision", call, denial=call.denial))
             return
         code = exit_code(d) if d.get("success") is True else None
-        why = (INFER_EXIT_CODE if terminal_exit(d) is not None else INFER_EXIT) \
-            .format(code=code) if code else None
+        found = structured_exit(d)
+        why = None if not code else INFER_EXIT.format(code=code) if found is None else \
+            INFER_EXIT_CODE.format(field=found[1], code=code)
         self.ses.act(r, Action("end", call, etype=end or "", body=_end_body(cid, d),
                                inferred=why))
 

@@ -93,8 +93,24 @@ OLD_SHELL_TAIL: Final = re.compile(
 #: error (so the session says status success) to show its progress display instead.
 #: It names the sub-agent, the call's own tool: another tool's output quoting it is that tool's.
 SUBAGENT_FAILED: Final = re.compile(r"^Subagent '([^'\n]{1,200})' failed(?: via [^.\n]*)?\. Error:")
+#: Its answer when the sub-agent ended (local-executor.ts AgentTerminateMode): GOAL is done; the
+#: others stopped short of it once its recovery turn did not finish (status still success).
+SUBAGENT_ENDED: Final = re.compile(
+    r"^Subagent '([^'\n]{1,200})' finished\.\nTermination Reason: ([A-Z_]{1,40})\n")
+SUBAGENT_SHORT: Final = {
+    "TIMEOUT": ("timeout", "the sub-agent stopped at its time limit"),
+    "MAX_TURNS": ("failure", "the sub-agent stopped at its turn limit"),
+    "ERROR": ("failure", "the sub-agent stopped on an error"),
+    "ERROR_NO_COMPLETE_TASK_CALL": ("failure", "the sub-agent stopped without calling "
+                                               "complete_task"),
+    "ABORTED": ("cancel", "the sub-agent was aborted"),
+}
 SHELL_TIMEOUT: Final = "Command was automatically cancelled because it exceeded the timeout"
-SHELL_ABORTED: Final = "Command was cancelled by user before it could complete"
+SHELL_ABORTED: Final = ("Command was cancelled by user before it could complete",
+                        "Command was cancelled by user before it could start")
+#: Newer shell.ts wraps its whole answer to the model (utils/textUtils.ts wrapUntrusted, an
+#: inner closing tag escaped): the lines inside are read as the answer.
+UNTRUSTED: Final = re.compile(r"\A<untrusted_context>\n(.*)\n</untrusted_context>\s*\Z", re.S)
 MCP_DISPLAY: Final = re.compile(r"^(.*) \((.+) MCP Server\)$")
 MCP_NAME: Final = re.compile(r"^(?:mcp__)?([^_].*?)__(.+)$")
 #: Newer Gemini CLI (mcp-tool.ts MCP_TOOL_PREFIX, separator "_"): mcp_<server>_<tool>.
@@ -691,6 +707,10 @@ class Mapper:
         elif ok is not True and POLICY_NOT_RUN.search(err):
             self.call(call, start, end, where, ("refuse-disallowed", _first(err.strip()),
                       "error: " + INFER_POLICY_NOT_RUN), body)
+        elif ok is True and (code := meta_exit_code(a.get("metadata"))) not in (None, 0):
+            self.call(call, start, end, where, ("failure", None, f"success true, but the "
+                      f"record's metadata says exitCode {code}: the tool ran and the command "
+                      "failed"), {**body, "metadata": a.get("metadata")}, dec)
         elif ok is True:
             self.call(call, start, end, where, ("result", None, None), body, dec)
         elif ok is None and not err.strip():
@@ -706,6 +726,16 @@ class Mapper:
                       dec)
         else:
             self.call(call, start, end, where, ("failure", None, "success false"), body, dec)
+
+
+def meta_exit_code(meta: Any) -> int | None:
+    """The ``exitCode`` of a tool_call record's ``metadata`` (the call's response data, a JSON
+    text, as a shell command's {exitCode, isError}); None: it records none."""
+    if isinstance(meta, str) and len(meta) < 100_000:
+        with contextlib.suppress(ValueError, RecursionError):
+            meta = json.loads(meta)
+    code = meta.get("exitCode") if isinstance(meta, dict) else None
+    return code if type(code) is int else None
 
 
 def _hr(v: Any) -> Any:
@@ -729,13 +759,22 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     if "\n" not in out and "\\nExit Code: " in out:
         # a copy of the session that wrote the answer's line breaks as the two characters \n
         out = out.replace("\\n", "\n")
+    if c.get("name") == "run_shell_command" and (inner := UNTRUSTED.match(out)) is not None:
+        out = inner.group(1)
     shown = _d(c.get("resultDisplay"))
+    # the sub-agent is the call's own tool, or the one an invoke_agent call names
+    names = (c.get("name"), c.get("displayName"), _d(c.get("args")).get("agent_name"))
     sub = SUBAGENT_FAILED.match(out)
-    if (sub is not None and sub.group(1) in (c.get("name"), c.get("displayName"))) or (
+    if (sub is not None and sub.group(1) in names) or (
             shown.get("isSubagentProgress") is True and shown.get("state") == "error"):
         return "failure", None, ("status success, but the sub-agent failed (its answer says "
                                  "\"Subagent ... failed. Error:\", its display state error): "
                                  "the tool ran and failed")
+    ended = SUBAGENT_ENDED.match(out)
+    if ended is not None and ended.group(1) in names and ended.group(2) in SUBAGENT_SHORT:
+        kind, what = SUBAGENT_SHORT[ended.group(2)]
+        return kind, None, (f"status success, but the answer says Termination Reason "
+                            f"{ended.group(2)}: {what}")
     if c.get("name") != "run_shell_command" and not out.startswith("Output: "):
         return "result", None, None
     if out.startswith(SHELL_TIMEOUT):
@@ -764,7 +803,10 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
 #: run_shell_command's display when the command printed nothing (shell.ts): the only place
 #: stream-json shows how a command ended (its output replaces it otherwise).
 STREAM_SHELL: Final = re.compile(r"^(?:Command exited with code: (-?\d+)|Command terminated by "
-                                 r"signal: (.+)|(Command cancelled by user\.))\s*$")
+                                 r"signal: (.+))\s*$")
+#: Its display of a command the user cancelled (then "\n\nOutput before cancellation:\n..."
+#: when it printed something); one stopped at its timeout starts with SHELL_TIMEOUT.
+DISPLAY_CANCELLED: Final = "Command cancelled by user."
 
 
 def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str | None]:
@@ -773,10 +815,13 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
     error's ``type`` (Gemini's ToolErrorType) and ``message``."""
     if r.get("status") == "success":
         out = r.get("output")
-        m = STREAM_SHELL.match(out) if name == "run_shell_command" and isinstance(out, str) \
-            else None
-        if m is not None and m.group(3):
+        shell = name == "run_shell_command" and isinstance(out, str)
+        if shell and out.startswith(SHELL_TIMEOUT):
+            return "timeout", None, ("run_shell_command's display says the command exceeded its "
+                                     "timeout")
+        if shell and out.startswith(DISPLAY_CANCELLED):
             return "cancel", None, "run_shell_command says the user cancelled the command"
+        m = STREAM_SHELL.match(out) if shell else None
         if m is not None and (m.group(2) or m.group(1) not in ("0", None)):
             return "failure", None, ("status success, but run_shell_command's display says the "
                                      "command " + ("exited with code " + m.group(1)

@@ -65,6 +65,7 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.gemini import meta_exit_code
 from viewer.model import spec
 
 HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
@@ -1719,6 +1720,10 @@ def _log_calls(rd: Reading, times: dict[int, datetime], calls: list[Call]) -> li
                 call.end_type = "tool-failure"
                 call.end_body = {**detail, **({"output": _json_or_text(output)}
                                               if output is not None else {})} or None
+            elif vendor == "gemini_cli" and meta_exit_code(a.get("metadata")) not in (None, 0):
+                # the Gemini importer's rule: success true, but the command exited non-zero
+                call.end_type = "tool-failure"
+                call.end_body = {**detail, "metadata": _json_or_text(a["metadata"])}
             else:
                 call.end_type = "tool-result"
                 if ok is None:
