@@ -26,3 +26,11 @@ def test_same_cells_as_per_key(rows: list[tuple[object, object, object]]) -> Non
 def test_unhashable_member() -> None:
     rows = [("allowed", "once", [1]), ("allowed", "once", 1)]
     assert decision_cells(rows, _make) == per_key(decision_keys(rows), _make)
+
+
+def test_a_bool_behind_an_equal_int_keeps_its_own_cell() -> None:
+    """(0, 0, False) equals (0, 0, 0) and hashes alike: its cell is still made of itself
+    (hypothesis found it; "event False" was written "event 0")."""
+    for rows in ([(0, 0, 0), (0, 0, False)], [("allowed", "once", 1), ("allowed", "once", 1.0)],
+                 [(None, "once", 1), (None, "once", True)]):
+        assert decision_cells(rows, _make) == per_key(decision_keys(rows), _make), rows

@@ -192,15 +192,17 @@ _DECISION_TYPES = frozenset({str, int, type(None)})
 def decision_cells(rows: Sequence[tuple[Any, Any, Any]],
                    make: Callable[[tuple[Any, Any, Any]], str]) -> list[str]:
     """``per_key(decision_keys(rows), make)``: each distinct (decision, life, event) made
-    once. When every member is a str, an int or None (no bool, no float: such rows are equal
-    only when written alike), the rows are their own keys, with no text made of each event
-    first; any other row set goes through ``decision_keys``."""
+    once. When every member of every row is a str, an int or None (no bool, no float: such
+    rows are equal only when written alike), the rows are their own keys, with no text made
+    of each event first; any other row set goes through ``decision_keys``. (The members of
+    every row are looked at, not only of the distinct ones: ``(0, 0, False)`` is equal to
+    ``(0, 0, 0)`` and would hide behind it.)"""
     try:
         distinct = dict.fromkeys(rows)
     except TypeError:  # unhashable: a model built by hand
         distinct = None
     if distinct is None or not _DECISION_TYPES.issuperset(
-            map(type, chain.from_iterable(distinct))):
+            map(type, chain.from_iterable(rows))):
         return per_key(decision_keys(rows), make)
     made = {key: make(key) for key in distinct}
     return list(map(made.__getitem__, rows))
