@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Final
 
@@ -316,9 +317,20 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     return vcon, rep
 
 
-def _turn_times(stamps: list[datetime | None], rep: Report) -> list[datetime]:
-    """Each item's time: a user turn's ``<timestamp>`` carried to the items after it (partial
-    times), else the order only."""
+def _turn_times(user_texts: Iterable[list[str]], rep: Report) -> list[datetime]:
+    """Each item's time, from its user texts (none for an item that is not a user turn): the
+    first ``<timestamp>`` they hold, carried to the items after it (partial times), else the
+    order only. Both transcript forms (JSONL and text) date their items so."""
+    stamps: list[datetime | None] = []
+    for texts in user_texts:
+        t = None
+        for text in texts:
+            t, naive = turn_time(text)
+            if t is not None:
+                if naive:
+                    rep.warn("timestamps without a zone offset were read as UTC")
+                break
+        stamps.append(t)
     times = carried_times(stamps)
     if times is None:
         rep.times = "order-only"
@@ -452,15 +464,9 @@ def convert_text(data: bytes, source_name: str, created: str | None,
         raise ImportInputError("no Cursor transcript turn could be read (expected turns opened "
                                "by 'user:' / 'assistant:' lines)")
 
-    stamps: list[datetime | None] = []
-    for it in items:
-        t = None
-        if it[0] == "turn" and it[2] == "user":
-            t, naive = turn_time("\n".join(x for _, x in it[3]))
-            if naive and t is not None:
-                rep.warn("timestamps without a zone offset were read as UTC")
-        stamps.append(t)
-    times = _turn_times(stamps, rep)
+    times = _turn_times(
+        (["\n".join(x for _, x in it[3])] if it[0] == "turn" and it[2] == "user" else []
+         for it in items), rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -552,18 +558,10 @@ def convert(data: bytes, *, source_name: str = "-",
         raise ImportInputError("no Cursor transcript message could be read (expected JSONL of "
                                "{role, message: {content: [...]}})")
 
-    # times: a user turn's <timestamp>, carried to the lines after it
-    stamps: list[datetime | None] = []
-    for _, obj in recs:
-        t = None
-        if obj["role"] == "user":
-            for b in _blocks(obj) or []:
-                if t is None and isinstance(b, dict) and isinstance(b.get("text"), str):
-                    t, naive = turn_time(b["text"])
-                    if naive and t is not None:
-                        rep.warn("timestamps without a zone offset were read as UTC")
-        stamps.append(t)
-    times = _turn_times(stamps, rep)
+    times = _turn_times(
+        ([b["text"] for b in _blocks(obj) or [] if isinstance(b, dict)
+          and isinstance(b.get("text"), str)] if obj["role"] == "user" else []
+         for _, obj in recs), rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
