@@ -300,19 +300,30 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
         rep.warn(f"the input holds {len(sessions)} cursor-agent sessions: all are in one vCon")
     if ev.operations == 0:
         rep.warn("the stream has no tool call: the vCon has no operations")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor-agent stream-json", "lines": len(lines)},
-        "mapping": "cursor-agent tool_call started/completed (by call_id) -> "
-                   "draft-petrie-vcon-tool-invocation (one call = one operation, attempt 1)",
-        **rep.as_dict(),
-    }
     if len(sessions) == 1:
         parties[0]["meta"] = {"cursor_session_id": next(iter(sessions))}
-    vcon = assemble(uid=vcon_uuid(data), subject=f"cursor-agent stream imported from "
-                    f"{source_name}", parties=parties, events=ev,
-                    start=next((t for t in stamps if t is not None), None), provenance=provenance,
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "cursor-agent stream",
+        start=next((t for t in stamps if t is not None), None),
+        source={"format": "cursor-agent stream-json", "lines": len(lines)},
+        mapping="cursor-agent tool_call started/completed (by call_id) -> "
+                "draft-petrie-vcon-tool-invocation (one call = one operation, attempt 1)")
+
+
+def _imported(data: bytes, source_name: str, created: str | None, rep: Report, ev: Events,
+              dialogs: Dialogs, what: str, *, start: datetime | None, source: dict[str, Any],
+              mapping: str) -> tuple[dict[str, Any], Report]:
+    """(the vCon, ``rep``) of any of Cursor's three forms: they differ only in ``what`` the
+    subject calls the input, the ``source`` fields after its file and hash (the form, its
+    lines), and the ``mapping`` the provenance names. ``rep`` is complete: it is copied in."""
+    provenance = {
+        "tool": "vcon-view import cursor",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(), **source},
+        "mapping": mapping,
+        **rep.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(data), subject=f"{what} imported from {source_name}",
+                    parties=dialogs.parties, events=ev, start=start, provenance=provenance,
                     created=created, dialogs=dialogs)
     return vcon, rep
 
@@ -507,19 +518,12 @@ def convert_text(data: bytes, source_name: str, created: str | None,
     else:
         rep.warn("Cursor's text transcript records the calls, not their outcomes: every "
                  f"operation stays Running ({returned} marked returned by a [Tool result])")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor agent transcript text", "lines": len(status)},
-        "mapping": "Cursor text transcript [Tool call] blocks -> draft-petrie-vcon-tool-invocation "
-                   "(one call = one operation, attempt 1; [Tool result] records no outcome)",
-        **rep.as_dict(),
-    }
-    vcon = assemble(uid=vcon_uuid(data), subject=f"Cursor agent transcript imported from "
-                    f"{source_name}", parties=parties, events=ev,
-                    start=times[0] if rep.times != "order-only" else None,
-                    provenance=provenance, created=created, dialogs=dialogs)
-    return vcon, rep
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "Cursor agent transcript",
+        start=times[0] if rep.times != "order-only" else None,
+        source={"format": "cursor agent transcript text", "lines": len(status)},
+        mapping="Cursor text transcript [Tool call] blocks -> draft-petrie-vcon-tool-invocation "
+                "(one call = one operation, attempt 1; [Tool result] records no outcome)")
 
 
 def convert(data: bytes, *, source_name: str = "-",
@@ -629,25 +633,12 @@ def convert(data: bytes, *, source_name: str = "-",
     elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):
         rep.warn("Cursor transcripts record the calls, not their results: operations with no "
                  "result stay Running")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor agent transcript jsonl", "lines": len(status)},
-        "mapping": "Cursor agent transcript tool_use blocks -> draft-petrie-vcon-tool-invocation "
-                   "(one tool_use = one operation, attempt 1)",
-        **rep.as_dict(),
-    }
-    vcon = assemble(
-        uid=vcon_uuid(data),
-        subject=f"Cursor agent transcript imported from {source_name}",
-        parties=parties,
-        events=ev,
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "Cursor agent transcript",
         start=times[0] if rep.times != "order-only" else None,
-        provenance=provenance,
-        created=created,
-        dialogs=dialogs,
-    )
-    return vcon, rep
+        source={"format": "cursor agent transcript jsonl", "lines": len(status)},
+        mapping="Cursor agent transcript tool_use blocks -> draft-petrie-vcon-tool-invocation "
+                "(one tool_use = one operation, attempt 1)")
 
 
 def _loads_or_none(raw: bytes) -> Any:
