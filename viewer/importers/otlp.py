@@ -1293,32 +1293,45 @@ _ASKED_ATTR: Final = re.compile(
 _MESSAGE_KEYS: Final = ("gen_ai.output.messages", "gen_ai.completion", "message", "body")
 
 
-def _asked_in(v: Any, out: list[tuple[str | None, str | None, Any]], depth: int = 0) -> None:
-    """Tool calls in a model message value, as (id, tool, arguments): parts ``{type:
-    tool_call, id, name, arguments}`` (the newer conventions) or ``tool_calls: [{id, function:
-    {name, arguments}} | {id, name, arguments}]`` (the older events)."""
+def _message_dicts(v: Any, into: tuple[str, ...], kinds: tuple[type, ...],
+                   depth: int = 0) -> Iterator[dict[str, Any]]:
+    """The objects of a model message value, each before those inside it: JSON text read,
+    lists walked, and the keys ``into`` followed where their value is one of ``kinds``; at most
+    six levels down (a recorded value is never trusted to end). Tool calls and tool answers
+    are found in messages by the same walk."""
     if depth > 6:
         return
     v = _json_or_text(v)
     if isinstance(v, list):
         for x in v:
-            _asked_in(x, out, depth + 1)
+            yield from _message_dicts(x, into, kinds, depth + 1)
         return
     if not isinstance(v, dict):
         return
-    if v.get("type") == "tool_call" and _str(v.get("name")):
-        out.append((_str(v.get("id")), v["name"], v.get("arguments")))
-    elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
-        out.append((_str(v.get("toolCallId")), v["toolName"], v.get("args", v.get("input"))))
-    for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
-        if isinstance(tc, dict):
-            fn = _d(tc.get("function"))
-            name = _str(tc.get("name")) or _str(fn.get("name"))
-            if name:
-                out.append((_str(tc.get("id")), name, tc.get("arguments", fn.get("arguments"))))
-    for k in ("parts", "message", "messages", "choices", "content"):
-        if isinstance(v.get(k), (list, dict)):
-            _asked_in(v[k], out, depth + 1)
+    yield v
+    for k in into:
+        if isinstance(v.get(k), kinds):
+            yield from _message_dicts(v[k], into, kinds, depth + 1)
+
+
+def _asked_in(msg: Any, out: list[tuple[str | None, str | None, Any]]) -> None:
+    """Tool calls in a model message value, as (id, tool, arguments): parts ``{type:
+    tool_call, id, name, arguments}`` (the newer conventions) or ``tool_calls: [{id, function:
+    {name, arguments}} | {id, name, arguments}]`` (the older events)."""
+    for v in _message_dicts(msg, ("parts", "message", "messages", "choices", "content"),
+                            (list, dict)):
+        if v.get("type") == "tool_call" and _str(v.get("name")):
+            out.append((_str(v.get("id")), v["name"], v.get("arguments")))
+        elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
+            out.append((_str(v.get("toolCallId")), v["toolName"],
+                        v.get("args", v.get("input"))))
+        for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
+            if isinstance(tc, dict):
+                fn = _d(tc.get("function"))
+                name = _str(tc.get("name")) or _str(fn.get("name"))
+                if name:
+                    out.append((_str(tc.get("id")), name,
+                                tc.get("arguments", fn.get("arguments"))))
 
 
 def _own_message(s: Span, key: str, call_id: str | None) -> Any:
@@ -1439,26 +1452,15 @@ _ANSWER_ATTR: Final = re.compile(
     r"(role|tool_call_id|content)$")
 
 
-def _answered_in(v: Any, out: list[tuple[str, Any]], depth: int = 0) -> None:
+def _answered_in(msg: Any, out: list[tuple[str, Any]]) -> None:
     """Tool answers in a model request's messages, as (call id, result): parts ``{type:
     tool_call_response, id, response}`` of the newer conventions, and the older ``{role: tool,
     tool_call_id | id, content}`` messages."""
-    if depth > 6:
-        return
-    v = _json_or_text(v)
-    if isinstance(v, list):
-        for x in v:
-            _answered_in(x, out, depth + 1)
-        return
-    if not isinstance(v, dict):
-        return
-    if v.get("type") == "tool_call_response" and _str(v.get("id")):
-        out.append((v["id"], v.get("response", v.get("result"))))
-    elif v.get("role") == "tool" and (_str(v.get("tool_call_id")) or _str(v.get("id"))):
-        out.append((_str(v.get("tool_call_id")) or v["id"], v.get("content")))
-    for k in ("parts", "messages"):
-        if isinstance(v.get(k), list):
-            _answered_in(v[k], out, depth + 1)
+    for v in _message_dicts(msg, ("parts", "messages"), (list,)):
+        if v.get("type") == "tool_call_response" and _str(v.get("id")):
+            out.append((v["id"], v.get("response", v.get("result"))))
+        elif v.get("role") == "tool" and (_str(v.get("tool_call_id")) or _str(v.get("id"))):
+            out.append((_str(v.get("tool_call_id")) or v["id"], v.get("content")))
 
 
 def _answers(rd: Reading) -> list[_Said]:
