@@ -37,6 +37,7 @@ from viewer.importers.common import (
     vcon_uuid,
     writable,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.cursor import is_stream_record as is_cursor_stream
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
@@ -260,10 +261,6 @@ def split_tool(name: str) -> tuple[str, str]:
         if sep and server and tool:
             return server, tool
     return HOST, name
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _text(content: Any) -> str:

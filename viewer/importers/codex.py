@@ -39,6 +39,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
 from viewer.model import spec
@@ -146,10 +147,6 @@ MCP_ERR_PREFIX: Final = "err: "
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
     r"permission denied", re.I)
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _d(v: Any) -> dict[str, Any]:

@@ -66,6 +66,12 @@ def carried_times(stamps: list[datetime | None]) -> list[datetime] | None:
     return times
 
 
+def nonempty_str(v: Any) -> str | None:
+    """``v`` when it is a non-empty string, else None: the test every importer puts to a
+    recorded name, id or kind before it uses one (an empty string names nothing)."""
+    return v if isinstance(v, str) and v else None
+
+
 def writable(v: Any) -> bool:
     """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels;
     ``jsonenc`` writes what else orjson refuses)."""

@@ -62,6 +62,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
 from viewer.model import spec
@@ -219,10 +220,6 @@ class Session:
 
 
 # --- reading ------------------------------------------------------------------------------------
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def read(data: bytes, report: Report) -> Session:

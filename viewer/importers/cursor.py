@@ -40,6 +40,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import (
     HEAD_BYTES,
     Format,
@@ -60,10 +61,6 @@ _HUMAN: Final = re.compile(
     r"\s*([AaPp][Mm])\s*\(\s*(?:UTC|GMT)\s*([+-]\d{1,2})?(?::?(\d{2}))?\s*\)\s*$")
 _MONTHS: Final = {m: i for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 _QUERY: Final = re.compile(r"<user_query>(.*?)</user_query>", re.S)

@@ -43,6 +43,7 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
 from viewer.model import spec
@@ -103,10 +104,6 @@ MCP_PREFIXED: Final = re.compile(r"^mcp_([^_]+)_(.+)$")
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
                 "auto_edit": "permission-required", "autoedit": "permission-required",
                 "plan": "permission-required"}
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _d(v: Any) -> dict[str, Any]:

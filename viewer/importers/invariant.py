@@ -46,6 +46,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
 from viewer.model import spec
@@ -65,10 +66,6 @@ _ADDRESS: Final = re.compile(
     r"messages(?:\[(\d{1,9})\]|\.(\d{1,9}))(?:\.tool_calls(?:\[(\d{1,9})\]|\.(\d{1,9})))?")
 #: How many messages of a trace the sniffer looks at.
 SNIFF_MESSAGES: Final = 20
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _id(v: Any) -> str | None:

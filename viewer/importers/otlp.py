@@ -64,6 +64,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.model import spec
 
@@ -218,10 +219,6 @@ def _time(v: Any) -> tuple[datetime | None, bool]:
     if isinstance(v, str):
         return parse_ts(v.strip())
     return None, False
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _kind(v: Any) -> str:
