@@ -39,6 +39,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
@@ -147,10 +148,6 @@ MCP_ERR_PREFIX: Final = "err: "
 SANDBOX_DENIED: Final = re.compile(
     r"failed in sandbox|sandbox denied|operation not permitted|read-only file system|"
     r"permission denied", re.I)
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
 
 
 def _loads(v: Any) -> Any:

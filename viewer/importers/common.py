@@ -72,6 +72,12 @@ def nonempty_str(v: Any) -> str | None:
     return v if isinstance(v, str) and v else None
 
 
+def dict_or_empty(v: Any) -> dict[str, Any]:
+    """``v`` when it is an object, else an empty one: a recorded field read as an object
+    whatever it holds, so that ``.get`` on it never fails."""
+    return v if isinstance(v, dict) else {}
+
+
 def writable(v: Any) -> bool:
     """Whether ``v`` can be written inside an event of a vCon (orjson stops at 255 levels;
     ``jsonenc`` writes what else orjson refuses)."""

@@ -43,6 +43,7 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
+from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
@@ -104,10 +105,6 @@ MCP_PREFIXED: Final = re.compile(r"^mcp_([^_]+)_(.+)$")
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
                 "auto_edit": "permission-required", "autoedit": "permission-required",
                 "plan": "permission-required"}
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
 
 
 @dataclass

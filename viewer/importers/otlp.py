@@ -64,6 +64,7 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.model import spec
@@ -1357,10 +1358,6 @@ def _own_message(s: Span, key: str, call_id: str | None) -> Any:
         if hit and hit[0] is not None:
             return hit[0]
     return None
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
 
 
 def _any_agent_asked(s: Span) -> list[tuple[str | None, str | None, Any]]:
