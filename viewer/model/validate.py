@@ -50,25 +50,21 @@ def _show(value: Any, limit: int = 60) -> str:
         text = safe(value[: limit + 1])
         text = f'"{text}"'
     elif isinstance(value, (dict, list)):
-        text = "an object" if isinstance(value, dict) else "an array"
+        text = _json_type(value)
     else:
         text = safe(value)
     return text if len(text) <= limit + 2 else text[:limit] + "…"
 
 
+#: A JSON value's type in a message's words, the first that holds (a bool is also an int).
+_JSON_TYPES: Final = ((bool, "a boolean"), (int, "an integer"), (float, "a number"),
+                      (str, "a string"), (list, "an array"), (dict, "an object"))
+
+
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
+    for kind, words in _JSON_TYPES:
+        if isinstance(value, kind):
+            return words
     return "null" if value is None else type(value).__name__
 
 
