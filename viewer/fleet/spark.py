@@ -50,9 +50,10 @@ from viewer.fleet.scan import (
     ScanError,
     Writer,
     _write_scan_json,
+    cannot_write,
     listing,
     make_chunk,
-    prepare_out,
+    open_out,
     scan_chunk,
 )
 from viewer.fleet.schema import TABLES, arrow_schema
@@ -313,11 +314,7 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
     items = listing(paths, out, stdin_lines)
-    prepare_out(out)
-    try:
-        writer = Writer(out, fmt, partition)
-    except OSError as exc:
-        raise ScanError(_cannot_write(out, exc)) from None
+    writer = open_out(out, fmt, partition)
     result = Result()
     try:
         reports: list[Any] = []
@@ -350,23 +347,13 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
             chunk = scan_chunk(missing, scan_time, fmt)
             driver.write(chunk)
             driver.publish()
-            result.bytes += chunk.bytes
-            result.refused.extend(chunk.refused)
-            result.kinds |= chunk.kinds
-            result.cpu += chunk.cpu
-            for name, n in chunk.rows.items():
-                result.rows[name] += n
+            result.add(chunk)
         result.files = len(seen) + len(missing)
         _collect_parts(writer)
-        writer.ensure_every_table()
-        writer.close()
-        scan_json = os.path.join(out, "_scan.json")
-        if os.path.lexists(scan_json):
-            os.unlink(scan_json)
-        writer.commit()
+        writer.finish()
     except OSError as exc:
         writer.abort()
-        raise ScanError(_cannot_write(out, exc)) from None
+        raise cannot_write(out, exc) from None
     except BaseException:
         writer.abort()
         raise
@@ -391,10 +378,6 @@ def _collect_parts(writer: Writer) -> None:
                     os.unlink(path)  # a failed attempt's, or a speculative loser's
                 else:
                     writer.parts[name].append(os.path.relpath(path, writer.tmp))
-
-
-def _cannot_write(out: str, exc: OSError) -> str:
-    return f"cannot write {_safe(out)}: {_safe(str(exc.strerror or exc))}"
 
 
 def _safe(text: str) -> str:
