@@ -255,6 +255,19 @@ class Writer:
         self.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> None:
+        """Any failure in the ``with`` block aborts (OUT keeps what it had); an OSError is
+        the scan's ``cannot write``. Both engines write their tables in such a block."""
+        if exc is None:
+            return
+        self.abort()
+        if isinstance(exc, OSError):
+            raise cannot_write(self.out, exc) from None
+
 
 def open_out(out: str, fmt: str, partition: str | None) -> Writer:
     """OUT made ready (``prepare_out``) and a writer of its parts; raises ScanError."""
@@ -376,19 +389,13 @@ def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parqu
     result = Result()
     total_bytes = sum(i.size or 0 for i in items)
     cpu0 = time.process_time()
-    try:
+    with writer:  # a failure removes the parts
         for chunk in _results(chunks(items, jobs), jobs, scan_time, fmt):
             writer.write(chunk)
             result.add(chunk)
             if progress is not None:
                 progress(result, len(items), total_bytes, time.perf_counter() - wall0)
         writer.finish()
-    except OSError as exc:
-        writer.abort()
-        raise cannot_write(out, exc) from None
-    except BaseException:
-        writer.abort()
-        raise
     if jobs > 1:
         result.cpu += time.process_time() - cpu0  # the parent's writing
     else:

@@ -50,7 +50,6 @@ from viewer.fleet.scan import (
     ScanError,
     Writer,
     _write_scan_json,
-    cannot_write,
     listing,
     make_chunk,
     open_out,
@@ -316,7 +315,7 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
     items = listing(paths, out, stdin_lines)
     writer = open_out(out, fmt, partition)
     result = Result()
-    try:
+    with writer:  # a failure removes the parts
         reports: list[Any] = []
         n_parts = 0
         present = [i for i in items if i.size]  # Spark reads no empty file
@@ -351,12 +350,6 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
         result.files = len(seen) + len(missing)
         _collect_parts(writer)
         writer.finish()
-    except OSError as exc:
-        writer.abort()
-        raise cannot_write(out, exc) from None
-    except BaseException:
-        writer.abort()
-        raise
     result.cpu += time.process_time() - cpu0  # the driver's Python; the JVMs are not counted
     result.refused.sort(key=lambda r: r["file"])
     _write_scan_json(out, paths, fmt, partition, _parallelism(spark),
