@@ -20,8 +20,11 @@ from typing import Any, Final
 import orjson
 
 from viewer.jsonenc import loads
-from viewer.model.spec import EXTENSION_NAME
+from viewer.model.spec import EXTENSION_NAME, HOST_SERVER
 from viewer.model.times import parse_time
+
+#: The draft's name for the agent's own host: the server of every built-in tool call.
+HOST: Final = HOST_SERVER
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 JSON: Final = "application/json"

@@ -55,6 +55,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -65,9 +66,7 @@ from viewer.importers.common import (
 from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: Record types that only Copilot writes (sniffing).
 COPILOT_TYPES: Final = frozenset({
     "session.start", "session.resume", "session.model_change", "session.info",

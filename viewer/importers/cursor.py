@@ -32,6 +32,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -49,9 +50,7 @@ from viewer.importers.formats import (
     split_lines,
 )
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLES: Final = frozenset({"user", "assistant"})
 #: Cursor's wrappers of an MCP call: the input key naming the server.
 WRAPPERS: Final = {"CallMcpTool": "server", "CallDynamicTool": "namespace"}

@@ -35,6 +35,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -47,9 +48,7 @@ from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: How many leading outfile records are looked at to recognise the outfile.
 SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",

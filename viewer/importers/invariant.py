@@ -37,6 +37,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -49,12 +50,10 @@ from viewer.importers.common import (
 from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
-from viewer.model import spec
 
 #: Characters of a trace's recorded index shown in its party's name.
 INDEX_SHOWN: Final = 40
 
-HOST: Final = spec.HOST_SERVER
 #: OpenAI chat roles (``function``: the legacy function-calling answer).
 ROLES: Final = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 #: Roles whose messages are instructions to the model, not the conversation.

@@ -56,6 +56,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     TEXT,
     Events,
     Report,
@@ -67,9 +68,7 @@ from viewer.importers.common import (
 from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 UNKNOWN_MCP: Final = "unknown-mcp-server"
 _EXPORT_KEYS: Final = ("resourceSpans", "resourceLogs", "resourceMetrics")
 _SPAN_KEYS: Final = frozenset({"context", "span_id", "spanId", "start_time", "startTimeUnixNano",
