@@ -42,7 +42,7 @@ from viewer.importers.common import (
 )
 from viewer.importers.common import dict_or_empty as _d
 from viewer.importers.common import nonempty_str as _str
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import Format, ImportInputError, Sample, json_lines
 from viewer.jsonenc import loads
 
 ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
@@ -203,15 +203,8 @@ def read(data: bytes, report: Report) -> tuple[list[Rec], str]:
         return recs, "ts-rollout"
     dialects: set[str] = set()
     naive = False
-    for n, line in enumerate(split_lines(data), 1):
-        if not line.strip():
-            continue
+    for n, line, obj in json_lines(data, report):
         where = f"line {n}"
-        try:
-            obj = loads(line)
-        except orjson.JSONDecodeError:
-            report.fail(where, "not JSON")
-            continue
         if not isinstance(obj, dict):
             report.fail(where, "not a JSON object")
             continue

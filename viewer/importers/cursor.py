@@ -47,6 +47,7 @@ from viewer.importers.formats import (
     Format,
     ImportInputError,
     Sample,
+    json_lines,
     split_lines,
 )
 from viewer.jsonenc import loads
@@ -214,14 +215,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     """cursor-agent stream-json: tool_call started -> tool-invocation, completed -> its end
     (by ``call_id``); times from ``timestamp_ms`` where a line has one."""
     rep = Report()
-    lines: list[tuple[int, Any]] = []
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
-        try:
-            lines.append((n, loads(raw)))
-        except orjson.JSONDecodeError:
-            rep.fail(f"line {n}", "not JSON")
+    lines = [(n, obj) for n, _, obj in json_lines(data, rep)]
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
               for _, o in lines]
     times = carried_times(stamps)

@@ -90,6 +90,21 @@ def json_records(data: bytes) -> Iterator[tuple[int, dict[str, Any] | None, str]
             yield n, None, "not a JSON object"
 
 
+def json_lines(data: bytes, rep: Report) -> Iterator[tuple[int, bytes, Any]]:
+    """Each non-blank JSONL line as (line number, its bytes, its JSON value), any value (unlike
+    ``json_records``); a line that is not JSON is counted in ``rep`` as failed, "not JSON",
+    when it is reached, and not yielded."""
+    for n, line in enumerate(split_lines(data), 1):
+        if not line.strip():
+            continue
+        try:
+            value = loads(line)
+        except orjson.JSONDecodeError:
+            rep.fail(f"line {n}", "not JSON")
+            continue
+        yield n, line, value
+
+
 def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:
     """The sample of ``data`` (pass ``doc`` when the caller already parsed it)."""
     if is_doc is None:

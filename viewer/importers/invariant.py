@@ -48,7 +48,7 @@ from viewer.importers.common import (
     vcon_uuid,
 )
 from viewer.importers.common import nonempty_str as _s
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.formats import Format, ImportInputError, Sample, json_lines
 from viewer.jsonenc import loads
 
 #: Characters of a trace's recorded index shown in its party's name.
@@ -185,19 +185,12 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
                                    "messages, a {messages: [...]} trace, or JSONL of them)")
     traces: list[_Trace] = []
     dataset: list[Any] = []
-    first = True
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
+    # the number of the first non-blank line (bytes.strip strips what lstrip does)
+    first = data[:len(data) - len(data.lstrip())].count(b"\n") + 1
+    for n, _, obj in json_lines(data, rep):
         where = f"line {n}"
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            rep.fail(where, "not JSON")
-            first = False
-            continue
         if is_metadata(obj):
-            rep.ignore("dataset metadata" if first else "metadata line")
+            rep.ignore("dataset metadata" if n == first else "metadata line")
             dataset.append(obj["metadata"])
         elif isinstance(obj, dict) and isinstance(obj.get("messages"), list):
             traces.append(_Trace(where, n, obj["messages"], obj))
@@ -207,7 +200,6 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
         else:
             rep.fail(where, "not an Invariant trace (a {messages: [...]} object or an array "
                      "of messages)")
-        first = False
     return traces, dataset
 
 
