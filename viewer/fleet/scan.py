@@ -241,9 +241,48 @@ class Writer:
             os.replace(os.path.join(self.tmp, name), dest)
         os.rmdir(self.tmp)
 
+    def finish(self) -> None:
+        """Close the parts and move them into OUT, every engine's last step: the old
+        ``_scan.json`` goes first, so no moment shows the old tables as finished."""
+        self.ensure_every_table()
+        self.close()
+        scan_json = os.path.join(self.out, SCAN_JSON)
+        if os.path.lexists(scan_json):
+            os.unlink(scan_json)
+        self.commit()
+
     def abort(self) -> None:
         self.close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> Writer:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: Any) -> None:
+        """Any failure in the ``with`` block aborts (OUT keeps what it had); an OSError is
+        the scan's ``cannot write``. Both engines write their tables in such a block."""
+        if exc is None:
+            return
+        self.abort()
+        if isinstance(exc, OSError):
+            raise cannot_write(self.out, exc) from None
+
+
+def open_out(out: str, fmt: str, partition: str | None) -> Writer:
+    """OUT made ready (``prepare_out``) and a writer of its parts; raises ScanError."""
+    prepare_out(out)
+    try:
+        return Writer(out, fmt, partition)
+    except OSError as exc:
+        raise cannot_write(out, exc) from None
+
+
+def cannot_write(out: str, exc: OSError) -> ScanError:
+    """The error of a scan whose OUT could not be written, whichever step failed."""
+    from viewer.textsafe import safe
+
+    return ScanError(f"cannot write {safe(out)}: {safe(exc.strerror or exc)}")
 
 
 def _empty(table: str, fmt: str) -> Any:
@@ -288,6 +327,16 @@ class Result:
     kinds: set[str] = field(default_factory=set)
     cpu: float = 0.0
 
+    def add(self, chunk: Chunk) -> None:
+        """Count a chunk's files, bytes, rows, refusals, kinds and CPU time in."""
+        self.files += chunk.files
+        self.bytes += chunk.bytes
+        self.refused.extend(chunk.refused)
+        self.kinds |= chunk.kinds
+        self.cpu += chunk.cpu
+        for name, n in chunk.rows.items():
+            self.rows[name] += n
+
 
 def chunks(items: Sequence[inputs.Input], jobs: int) -> list[list[str]]:
     """Runs of URIs: about eight per worker, at most ``MAX_CHUNK`` files each."""
@@ -307,7 +356,7 @@ def prepare_out(out: str) -> None:
         os.makedirs(out, exist_ok=True)
         entries = [e for e in os.listdir(out) if not e.startswith(".scan-")]
     except OSError as exc:
-        raise ScanError(f"cannot write {safe(out)}: {safe(exc.strerror or exc)}") from None
+        raise cannot_write(out, exc) from None
     if entries and SCAN_JSON not in entries:
         raise ScanError(f"{safe(out)}: is not empty and holds no {SCAN_JSON}; "
                         "scan writes into an empty folder or over a previous scan")
@@ -336,42 +385,17 @@ def run_scan(paths: Sequence[str], out: str, *, jobs: int = 1, fmt: str = "parqu
     scan_time = scan_time or started
     wall0 = time.perf_counter()
     items = listing(paths, out, stdin_lines)
-    prepare_out(out)
-    try:
-        writer = Writer(out, fmt, partition)
-    except OSError as exc:
-        from viewer.textsafe import safe
-
-        raise ScanError(f"cannot write {safe(out)}: {safe(exc.strerror or exc)}") from None
+    writer = open_out(out, fmt, partition)
     result = Result()
     total_bytes = sum(i.size or 0 for i in items)
     cpu0 = time.process_time()
-    try:
+    with writer:  # a failure removes the parts
         for chunk in _results(chunks(items, jobs), jobs, scan_time, fmt):
             writer.write(chunk)
-            result.files += chunk.files
-            result.bytes += chunk.bytes
-            result.refused.extend(chunk.refused)
-            result.kinds |= chunk.kinds
-            result.cpu += chunk.cpu
-            for name, n in chunk.rows.items():
-                result.rows[name] += n
+            result.add(chunk)
             if progress is not None:
                 progress(result, len(items), total_bytes, time.perf_counter() - wall0)
-        writer.ensure_every_table()
-        writer.close()
-        scan_json = os.path.join(out, SCAN_JSON)
-        if os.path.lexists(scan_json):
-            os.unlink(scan_json)  # the old tables go next: no moment shows them as finished
-        writer.commit()
-    except OSError as exc:
-        writer.abort()
-        from viewer.textsafe import safe
-
-        raise ScanError(f"cannot write {safe(out)}: {safe(exc.strerror or exc)}") from None
-    except BaseException:
-        writer.abort()
-        raise
+        writer.finish()
     if jobs > 1:
         result.cpu += time.process_time() - cpu0  # the parent's writing
     else:

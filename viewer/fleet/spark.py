@@ -52,7 +52,7 @@ from viewer.fleet.scan import (
     _write_scan_json,
     listing,
     make_chunk,
-    prepare_out,
+    open_out,
     scan_chunk,
 )
 from viewer.fleet.schema import TABLES, arrow_schema
@@ -313,13 +313,9 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
     wall0 = time.perf_counter()
     cpu0 = time.process_time()
     items = listing(paths, out, stdin_lines)
-    prepare_out(out)
-    try:
-        writer = Writer(out, fmt, partition)
-    except OSError as exc:
-        raise ScanError(_cannot_write(out, exc)) from None
+    writer = open_out(out, fmt, partition)
     result = Result()
-    try:
+    with writer:  # a failure removes the parts
         reports: list[Any] = []
         n_parts = 0
         present = [i for i in items if i.size]  # Spark reads no empty file
@@ -350,26 +346,10 @@ def run_spark_scan(spark: Any, paths: Sequence[str], out: str, *, fmt: str = "pa
             chunk = scan_chunk(missing, scan_time, fmt)
             driver.write(chunk)
             driver.publish()
-            result.bytes += chunk.bytes
-            result.refused.extend(chunk.refused)
-            result.kinds |= chunk.kinds
-            result.cpu += chunk.cpu
-            for name, n in chunk.rows.items():
-                result.rows[name] += n
+            result.add(chunk)
         result.files = len(seen) + len(missing)
         _collect_parts(writer)
-        writer.ensure_every_table()
-        writer.close()
-        scan_json = os.path.join(out, "_scan.json")
-        if os.path.lexists(scan_json):
-            os.unlink(scan_json)
-        writer.commit()
-    except OSError as exc:
-        writer.abort()
-        raise ScanError(_cannot_write(out, exc)) from None
-    except BaseException:
-        writer.abort()
-        raise
+        writer.finish()
     result.cpu += time.process_time() - cpu0  # the driver's Python; the JVMs are not counted
     result.refused.sort(key=lambda r: r["file"])
     _write_scan_json(out, paths, fmt, partition, _parallelism(spark),
@@ -391,10 +371,6 @@ def _collect_parts(writer: Writer) -> None:
                     os.unlink(path)  # a failed attempt's, or a speculative loser's
                 else:
                     writer.parts[name].append(os.path.relpath(path, writer.tmp))
-
-
-def _cannot_write(out: str, exc: OSError) -> str:
-    return f"cannot write {_safe(out)}: {_safe(str(exc.strerror or exc))}"
 
 
 def _safe(text: str) -> str:

@@ -29,6 +29,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -37,12 +38,11 @@ from viewer.importers.common import (
     vcon_uuid,
     writable,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.cursor import is_stream_record as is_cursor_stream
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: The host's words when the user declined a prompt OR pressed Esc while calls ran (the trap).
 USER_DECLINE: Final = ("doesn't want to proceed with this tool use",
                        "doesn't want to take this action right now")
@@ -267,10 +267,6 @@ def split_tool(name: str) -> tuple[str, str]:
         if sep and server and tool:
             return server, tool
     return HOST, name
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _text(content: Any) -> str:

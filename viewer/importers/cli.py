@@ -12,6 +12,7 @@ import importlib
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from viewer.importers.common import Report
 from viewer.textsafe import safe
@@ -72,6 +73,11 @@ def _read(path: str) -> bytes:
         return f.read()
 
 
+def _cannot_read(path: str, exc: OSError) -> int:
+    _err(f"{safe(path)}: cannot read ({safe(exc.strerror or exc)})")
+    return EX_USAGE
+
+
 def _same(status: int) -> int:
     return status
 
@@ -86,22 +92,15 @@ def main(argv: Sequence[str], finish: Callable[[int], int] = _same) -> int:
     try:
         data = _read(args.file)
     except OSError as exc:
-        _err(f"{safe(args.file)}: cannot read ({safe(exc.strerror or exc)})")
-        return EX_USAGE
+        return _cannot_read(args.file, exc)
     name = "stdin" if args.file == "-" else args.file.replace("\\", "/").rsplit("/", 1)[-1]
     if args.kind != "vcon":
-        from viewer.importers.formats import ImportInputError, by_name
+        from viewer.importers.formats import by_name
 
-        fmt = by_name(args.kind)
-        options = {k: getattr(args, k) for k in fmt.options}
-        try:
-            vcon, report = fmt.convert(data, source_name=name, **options)
-        except ImportInputError as exc:
-            _err(f"{safe(args.file)}: {safe(str(exc))}")
-            return EX_USAGE
-        except (MemoryError, RecursionError):
-            _err(f"{safe(args.file)}: too large or too deeply nested to import")
-            return EX_USAGE
+        converted = _imported(args, by_name(args.kind).convert, data, source_name=name)
+        if isinstance(converted, int):
+            return converted
+        vcon, report = converted
     else:
         from viewer.importers.lift import NothingToLift, convert_vcon
         from viewer.load import LoadError
@@ -125,7 +124,7 @@ def main(argv: Sequence[str], finish: Callable[[int], int] = _same) -> int:
 def _import_dir(args: argparse.Namespace, finish: Callable[[int], int]) -> int:
     """A directory: only a format whose module has ``convert_path`` (claude-code: a project
     directory of sessions) reads one; files go through the registry's ``convert``."""
-    from viewer.importers.formats import ImportInputError, by_name
+    from viewer.importers.formats import by_name
 
     fmt = by_name(args.kind)
     mod = importlib.import_module(fmt.convert.__module__)
@@ -139,19 +138,30 @@ def _import_dir(args: argparse.Namespace, finish: Callable[[int], int]) -> int:
         if any(os.path.realpath(f) == out for f in listed):
             _err(f"refusing to write {safe(args.output)}: it is one of the input files")
             return EX_USAGE
-    options = {k: getattr(args, k) for k in fmt.options}
     try:
-        vcon, report = convert_path(args.file, **options)
+        converted = _imported(args, convert_path, args.file)
+    except OSError as exc:
+        return _cannot_read(args.file, exc)
+    if isinstance(converted, int):
+        return converted
+    return finish(_write(*converted, args))
+
+
+def _imported(args: argparse.Namespace, convert: Callable[..., tuple[dict, Report]],
+              *source: Any, **named: Any) -> tuple[dict, Report] | int:
+    """``convert(*source, **named)`` with the format's own options, or the exit status once it
+    has said why not: input the format cannot read, or too large or too deeply nested, is a
+    usage error naming the file. A file and a directory are imported so."""
+    from viewer.importers.formats import ImportInputError, by_name
+
+    options = {k: getattr(args, k) for k in by_name(args.kind).options}
+    try:
+        return convert(*source, **named, **options)
     except ImportInputError as exc:
         _err(f"{safe(args.file)}: {safe(str(exc))}")
-        return EX_USAGE
-    except OSError as exc:
-        _err(f"{safe(args.file)}: cannot read ({safe(exc.strerror or exc)})")
-        return EX_USAGE
     except (MemoryError, RecursionError):
         _err(f"{safe(args.file)}: too large or too deeply nested to import")
-        return EX_USAGE
-    return finish(_write(vcon, report, args))
+    return EX_USAGE
 
 
 def _write(vcon: dict, report: Report, args: argparse.Namespace) -> int:

@@ -32,6 +32,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -39,11 +40,11 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.common import dict_or_empty as _d
+from viewer.importers.common import nonempty_str as _str
+from viewer.importers.formats import Format, ImportInputError, Sample, json_lines
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLLOUT_TYPES: Final = frozenset({"session_meta", "response_item", "event_msg", "turn_context",
                                   "compacted", "world_state", "token_usage_record"})
 EXEC_TYPES: Final = frozenset({"thread.started", "turn.started", "turn.completed",
@@ -166,14 +167,6 @@ SANDBOX_DENIED: Final = re.compile(
     r"permission denied", re.I)
 
 
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
-
-
 def _loads(v: Any) -> Any:
     """A JSON string's value (arguments are JSON text), else the value as it is."""
     if isinstance(v, str):
@@ -228,15 +221,8 @@ def read(data: bytes, report: Report) -> tuple[list[Rec], str]:
         return recs, "ts-rollout"
     dialects: set[str] = set()
     naive = False
-    for n, line in enumerate(split_lines(data), 1):
-        if not line.strip():
-            continue
+    for n, line, obj in json_lines(data, report):
         where = f"line {n}"
-        try:
-            obj = loads(line)
-        except orjson.JSONDecodeError:
-            report.fail(where, "not JSON")
-            continue
         if not isinstance(obj, dict):
             report.fail(where, "not a JSON object")
             continue

@@ -20,8 +20,11 @@ from typing import Any, Final
 import orjson
 
 from viewer.jsonenc import loads
-from viewer.model.spec import EXTENSION_NAME
+from viewer.model.spec import EXTENSION_NAME, HOST_SERVER
 from viewer.model.times import parse_time
+
+#: The draft's name for the agent's own host: the server of every built-in tool call.
+HOST: Final = HOST_SERVER
 
 EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 JSON: Final = "application/json"
@@ -64,6 +67,18 @@ def carried_times(stamps: list[datetime | None]) -> list[datetime] | None:
         prev = t or prev
         times.append(prev)
     return times
+
+
+def nonempty_str(v: Any) -> str | None:
+    """``v`` when it is a non-empty string, else None: the test every importer puts to a
+    recorded name, id or kind before it uses one (an empty string names nothing)."""
+    return v if isinstance(v, str) and v else None
+
+
+def dict_or_empty(v: Any) -> dict[str, Any]:
+    """``v`` when it is an object, else an empty one: a recorded field read as an object
+    whatever it holds, so that ``.get`` on it never fails."""
+    return v if isinstance(v, dict) else {}
 
 
 def writable(v: Any) -> bool:

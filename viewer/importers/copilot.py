@@ -55,6 +55,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -62,11 +63,10 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: Record types that only Copilot writes (sniffing).
 COPILOT_TYPES: Final = frozenset({
     "session.start", "session.resume", "session.model_change", "session.info",
@@ -223,10 +223,6 @@ class Session:
 
 
 # --- reading ------------------------------------------------------------------------------------
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def read(data: bytes, report: Report) -> Session:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any, Final
 
@@ -31,6 +32,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -39,17 +41,17 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import nonempty_str as _s
 from viewer.importers.formats import (
     HEAD_BYTES,
     Format,
     ImportInputError,
     Sample,
+    json_lines,
     split_lines,
 )
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 ROLES: Final = frozenset({"user", "assistant"})
 #: Cursor's wrappers of an MCP call: the input key naming the server.
 WRAPPERS: Final = {"CallMcpTool": "server", "CallDynamicTool": "namespace"}
@@ -59,10 +61,6 @@ _HUMAN: Final = re.compile(
     r"\s*([AaPp][Mm])\s*\(\s*(?:UTC|GMT)\s*([+-]\d{1,2})?(?::?(\d{2}))?\s*\)\s*$")
 _MONTHS: Final = {m: i for i, m in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1)}
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 _QUERY: Final = re.compile(r"<user_query>(.*?)</user_query>", re.S)
@@ -217,14 +215,7 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
     """cursor-agent stream-json: tool_call started -> tool-invocation, completed -> its end
     (by ``call_id``); times from ``timestamp_ms`` where a line has one."""
     rep = Report()
-    lines: list[tuple[int, Any]] = []
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
-        try:
-            lines.append((n, loads(raw)))
-        except orjson.JSONDecodeError:
-            rep.fail(f"line {n}", "not JSON")
+    lines = [(n, obj) for n, _, obj in json_lines(data, rep)]
     stamps = [parse_ts(o.get("timestamp_ms"))[0] if isinstance(o, dict) else None
               for _, o in lines]
     times = carried_times(stamps)
@@ -299,26 +290,48 @@ def convert_stream(data: bytes, source_name: str, created: str | None,
         rep.warn(f"the input holds {len(sessions)} cursor-agent sessions: all are in one vCon")
     if ev.operations == 0:
         rep.warn("the stream has no tool call: the vCon has no operations")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor-agent stream-json", "lines": len(lines)},
-        "mapping": "cursor-agent tool_call started/completed (by call_id) -> "
-                   "draft-petrie-vcon-tool-invocation (one call = one operation, attempt 1)",
-        **rep.as_dict(),
-    }
     if len(sessions) == 1:
         parties[0]["meta"] = {"cursor_session_id": next(iter(sessions))}
-    vcon = assemble(uid=vcon_uuid(data), subject=f"cursor-agent stream imported from "
-                    f"{source_name}", parties=parties, events=ev,
-                    start=next((t for t in stamps if t is not None), None), provenance=provenance,
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "cursor-agent stream",
+        start=next((t for t in stamps if t is not None), None),
+        source={"format": "cursor-agent stream-json", "lines": len(lines)},
+        mapping="cursor-agent tool_call started/completed (by call_id) -> "
+                "draft-petrie-vcon-tool-invocation (one call = one operation, attempt 1)")
+
+
+def _imported(data: bytes, source_name: str, created: str | None, rep: Report, ev: Events,
+              dialogs: Dialogs, what: str, *, start: datetime | None, source: dict[str, Any],
+              mapping: str) -> tuple[dict[str, Any], Report]:
+    """(the vCon, ``rep``) of any of Cursor's three forms: they differ only in ``what`` the
+    subject calls the input, the ``source`` fields after its file and hash (the form, its
+    lines), and the ``mapping`` the provenance names. ``rep`` is complete: it is copied in."""
+    provenance = {
+        "tool": "vcon-view import cursor",
+        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(), **source},
+        "mapping": mapping,
+        **rep.as_dict(),
+    }
+    vcon = assemble(uid=vcon_uuid(data), subject=f"{what} imported from {source_name}",
+                    parties=dialogs.parties, events=ev, start=start, provenance=provenance,
                     created=created, dialogs=dialogs)
     return vcon, rep
 
 
-def _turn_times(stamps: list[datetime | None], rep: Report) -> list[datetime]:
-    """Each item's time: a user turn's ``<timestamp>`` carried to the items after it (partial
-    times), else the order only."""
+def _turn_times(user_texts: Iterable[list[str]], rep: Report) -> list[datetime]:
+    """Each item's time, from its user texts (none for an item that is not a user turn): the
+    first ``<timestamp>`` they hold, carried to the items after it (partial times), else the
+    order only. Both transcript forms (JSONL and text) date their items so."""
+    stamps: list[datetime | None] = []
+    for texts in user_texts:
+        t = None
+        for text in texts:
+            t, naive = turn_time(text)
+            if t is not None:
+                if naive:
+                    rep.warn("timestamps without a zone offset were read as UTC")
+                break
+        stamps.append(t)
     times = carried_times(stamps)
     if times is None:
         rep.times = "order-only"
@@ -452,15 +465,9 @@ def convert_text(data: bytes, source_name: str, created: str | None,
         raise ImportInputError("no Cursor transcript turn could be read (expected turns opened "
                                "by 'user:' / 'assistant:' lines)")
 
-    stamps: list[datetime | None] = []
-    for it in items:
-        t = None
-        if it[0] == "turn" and it[2] == "user":
-            t, naive = turn_time("\n".join(x for _, x in it[3]))
-            if naive and t is not None:
-                rep.warn("timestamps without a zone offset were read as UTC")
-        stamps.append(t)
-    times = _turn_times(stamps, rep)
+    times = _turn_times(
+        (["\n".join(x for _, x in it[3])] if it[0] == "turn" and it[2] == "user" else []
+         for it in items), rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -501,19 +508,12 @@ def convert_text(data: bytes, source_name: str, created: str | None,
     else:
         rep.warn("Cursor's text transcript records the calls, not their outcomes: every "
                  f"operation stays Running ({returned} marked returned by a [Tool result])")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor agent transcript text", "lines": len(status)},
-        "mapping": "Cursor text transcript [Tool call] blocks -> draft-petrie-vcon-tool-invocation "
-                   "(one call = one operation, attempt 1; [Tool result] records no outcome)",
-        **rep.as_dict(),
-    }
-    vcon = assemble(uid=vcon_uuid(data), subject=f"Cursor agent transcript imported from "
-                    f"{source_name}", parties=parties, events=ev,
-                    start=times[0] if rep.times != "order-only" else None,
-                    provenance=provenance, created=created, dialogs=dialogs)
-    return vcon, rep
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "Cursor agent transcript",
+        start=times[0] if rep.times != "order-only" else None,
+        source={"format": "cursor agent transcript text", "lines": len(status)},
+        mapping="Cursor text transcript [Tool call] blocks -> draft-petrie-vcon-tool-invocation "
+                "(one call = one operation, attempt 1; [Tool result] records no outcome)")
 
 
 def convert(data: bytes, *, source_name: str = "-",
@@ -552,18 +552,10 @@ def convert(data: bytes, *, source_name: str = "-",
         raise ImportInputError("no Cursor transcript message could be read (expected JSONL of "
                                "{role, message: {content: [...]}})")
 
-    # times: a user turn's <timestamp>, carried to the lines after it
-    stamps: list[datetime | None] = []
-    for _, obj in recs:
-        t = None
-        if obj["role"] == "user":
-            for b in _blocks(obj) or []:
-                if t is None and isinstance(b, dict) and isinstance(b.get("text"), str):
-                    t, naive = turn_time(b["text"])
-                    if naive and t is not None:
-                        rep.warn("timestamps without a zone offset were read as UTC")
-        stamps.append(t)
-    times = _turn_times(stamps, rep)
+    times = _turn_times(
+        ([b["text"] for b in _blocks(obj) or [] if isinstance(b, dict)
+          and isinstance(b.get("text"), str)] if obj["role"] == "user" else []
+         for _, obj in recs), rep)
 
     ev = Events(party=0)
     parties: list[dict[str, Any]] = [{"name": "Cursor agent", "role": "agent"}]
@@ -631,25 +623,12 @@ def convert(data: bytes, *, source_name: str = "-",
     elif len(calls) or idless or not any(e["type"] != "tool-invocation" for e in ev.events):
         rep.warn("Cursor transcripts record the calls, not their results: operations with no "
                  "result stay Running")
-    provenance = {
-        "tool": "vcon-view import cursor",
-        "source": {"file": source_name, "sha256": hashlib.sha256(data).hexdigest(),
-                   "format": "cursor agent transcript jsonl", "lines": len(status)},
-        "mapping": "Cursor agent transcript tool_use blocks -> draft-petrie-vcon-tool-invocation "
-                   "(one tool_use = one operation, attempt 1)",
-        **rep.as_dict(),
-    }
-    vcon = assemble(
-        uid=vcon_uuid(data),
-        subject=f"Cursor agent transcript imported from {source_name}",
-        parties=parties,
-        events=ev,
+    return _imported(
+        data, source_name, created, rep, ev, dialogs, "Cursor agent transcript",
         start=times[0] if rep.times != "order-only" else None,
-        provenance=provenance,
-        created=created,
-        dialogs=dialogs,
-    )
-    return vcon, rep
+        source={"format": "cursor agent transcript jsonl", "lines": len(status)},
+        mapping="Cursor agent transcript tool_use blocks -> draft-petrie-vcon-tool-invocation "
+                "(one tool_use = one operation, attempt 1)")
 
 
 def _loads_or_none(raw: bytes) -> Any:

@@ -70,24 +70,46 @@ def split_lines(data: bytes) -> list[bytes]:
     return [ln[:-1] if ln.endswith(b"\r") else ln for ln in data.split(b"\n")]
 
 
+#: ``_values``' value of a line that is not JSON.
+_NOT_JSON: Final = object()
+
+
+def _values(data: bytes) -> Iterator[tuple[int, bytes, Any]]:
+    """Each non-blank JSONL line as (line number, its bytes, its JSON value or ``_NOT_JSON``):
+    what ``json_records`` and ``json_lines`` both read."""
+    for n, line in enumerate(split_lines(data), 1):
+        if not line.strip():
+            continue
+        try:
+            yield n, line, loads(line)
+        except orjson.JSONDecodeError:
+            yield n, line, _NOT_JSON
+
+
 def json_records(data: bytes) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """Each non-blank JSONL line as (line number, its object, ""), or (line number, None, why)
     when it is not JSON or not a JSON object: the importers count those as not mapped. A byte
     order mark before the first line is skipped."""
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
-    for n, line in enumerate(split_lines(data), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = loads(line)
-        except orjson.JSONDecodeError:
+    for n, _, obj in _values(data):
+        if obj is _NOT_JSON:
             yield n, None, "not JSON"
-            continue
-        if isinstance(obj, dict):
+        elif isinstance(obj, dict):
             yield n, obj, ""
         else:
             yield n, None, "not a JSON object"
+
+
+def json_lines(data: bytes, rep: Report) -> Iterator[tuple[int, bytes, Any]]:
+    """Each non-blank JSONL line as (line number, its bytes, its JSON value), any value (unlike
+    ``json_records``); a line that is not JSON is counted in ``rep`` as failed, "not JSON",
+    when it is reached, and not yielded."""
+    for n, line, value in _values(data):
+        if value is _NOT_JSON:
+            rep.fail(f"line {n}", "not JSON")
+        else:
+            yield n, line, value
 
 
 def sample(data: bytes, doc: Any = None, is_doc: bool | None = None) -> Sample:

@@ -35,6 +35,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -43,11 +44,11 @@ from viewer.importers.common import (
     rfc3339,
     vcon_uuid,
 )
+from viewer.importers.common import dict_or_empty as _d
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, json_records
 from viewer.jsonenc import loads
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 #: How many leading outfile records are looked at to recognise the outfile.
 SCAN: Final = 64
 DENIED_BY_POLICY: Final = re.compile(r"denied by policy|policy_violation|blocked by policy",
@@ -78,6 +79,45 @@ TIMED_OUT: Final = re.compile(r"timed out|timeout exceeded|execution_timeout", r
 #: The scheduler's reason for the calls still queued when the user cancels at a confirmation
 #: (cancelAllQueued): they were never sent to the tool.
 BATCH_CANCELLED: Final = re.compile(r"\[Operation Cancelled\] Reason: User cancelled operation\b")
+#: One rule of ``STATUS_RULES``: (the pattern of the result text, None for any; the outcome;
+#: what it quotes: "match" the words matched, "first" the text's first line, None nothing; why).
+_Rule = tuple[re.Pattern[str] | None, str, str | None, str]
+#: The outcome of a call that ended in error, by its error text, the session's and the
+#: stream-json's alike: the first rule that matches decides; when none does, the tool ran and
+#: failed. (An MCP tool's own error is read before these: its words are the tool's.)
+ERROR_RULES: Final[tuple[_Rule, ...]] = (
+    (HOOK_BLOCKED, "refuse-disallowed", "match", "status error: " + INFER_HOOK),
+    (DENIED_BY_POLICY, "refuse-disallowed", "first",
+     "status error, 'denied by policy': Gemini's policy engine refused the call; it did not "
+     "run"),
+    (POLICY_NOT_RUN, "refuse-disallowed", "first", "status error: " + INFER_POLICY_NOT_RUN),
+    (USER_DECLINED, "refuse-declined", "first",
+     "the user declined the confirmation; it did not run"),
+    (CANNOT_RUN, "error", None,
+     "status error: the call could not run (unknown tool or invalid parameters)"),
+    (TIMED_OUT, "timeout", None, "status error, 'timed out': the host stopped the tool"),
+)
+#: A session call's outcome by its status (error, cancelled, awaiting_approval) and its result
+#: text: the first rule that matches decides.
+STATUS_RULES: Final[dict[str, tuple[_Rule, ...]]] = {
+    "error": (*ERROR_RULES, (None, "failure", None,
+                             "status error with a tool result: the tool ran and reported "
+                             "failure")),
+    "cancelled": (
+        (USER_DECLINED, "refuse-declined", "first",
+         "status cancelled, 'did not allow': the user declined the confirmation; it did not "
+         "run"),
+        (BATCH_CANCELLED, "refuse-declined", "first",
+         "status cancelled, 'User cancelled operation': Gemini cancels the calls still queued "
+         "when the user declines one of the batch at its confirmation; it did not run"),
+        (None, "cancel", None, "status cancelled"),
+    ),
+    "awaiting_approval": (
+        (None, "refuse-declined", None,
+         "status awaiting_approval when the session was saved: the confirmation was never "
+         "answered"),
+    ),
+}
 #: run_shell_command's answer to the model ends with these lines (shell.ts): a command that
 #: exited non-zero or was killed by a signal is still status "success" in the session.
 SHELL_TAIL: Final = re.compile(
@@ -119,14 +159,6 @@ MCP_PREFIXED: Final = re.compile(r"^mcp_([^_]+)_(.+)$")
 MODES: Final = {"yolo": "allowed", "default": "permission-required",
                 "auto_edit": "permission-required", "autoedit": "permission-required",
                 "plan": "permission-required"}
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
 
 
 @dataclass
@@ -440,47 +472,8 @@ class Mapper:
             self.call(c, start, end, where, ("failure", None,
                       "status error, an MCP tool error (mcp-tool.ts: the tool's result had "
                       "isError): the tool ran and reported failure"), body)
-        elif status == "error":
-            if (hook := HOOK_BLOCKED.search(text)) is not None:
-                self.call(c, start, end, where, ("refuse-disallowed", hook.group(0)[:400],
-                          "status error: " + INFER_HOOK), body)
-            elif DENIED_BY_POLICY.search(text):
-                self.call(c, start, end, where, ("refuse-disallowed", _first(text),
-                          "status error, 'denied by policy': Gemini's policy engine refused "
-                          "the call; it did not run"), body)
-            elif POLICY_NOT_RUN.search(text):
-                self.call(c, start, end, where, ("refuse-disallowed", _first(text),
-                          "status error: " + INFER_POLICY_NOT_RUN), body)
-            elif USER_DECLINED.search(text):
-                self.call(c, start, end, where, ("refuse-declined", _first(text),
-                          "the user declined the confirmation; it did not run"), body)
-            elif CANNOT_RUN.search(text):
-                self.call(c, start, end, where, ("error", None,
-                          "status error: the call could not run (unknown tool or invalid "
-                          "parameters)"), body)
-            elif TIMED_OUT.search(text):
-                self.call(c, start, end, where, ("timeout", None,
-                          "status error, 'timed out': the host stopped the tool"), body)
-            else:
-                self.call(c, start, end, where, ("failure", None,
-                          "status error with a tool result: the tool ran and reported "
-                          "failure"), body)
-        elif status == "cancelled":
-            if USER_DECLINED.search(text):
-                self.call(c, start, end, where, ("refuse-declined", _first(text),
-                          "status cancelled, 'did not allow': the user declined the "
-                          "confirmation; it did not run"), body)
-            elif BATCH_CANCELLED.search(text):
-                self.call(c, start, end, where, ("refuse-declined", _first(text),
-                          "status cancelled, 'User cancelled operation': Gemini cancels the "
-                          "calls still queued when the user declines one of the batch at its "
-                          "confirmation; it did not run"), body)
-            else:
-                self.call(c, start, end, where, ("cancel", None, "status cancelled"), body)
-        elif status == "awaiting_approval":
-            self.call(c, start, end, where, ("refuse-declined", None,
-                      "status awaiting_approval when the session was saved: the "
-                      "confirmation was never answered"), body)
+        elif isinstance(status, str) and status in STATUS_RULES:
+            self.call(c, start, end, where, _by_rules(STATUS_RULES[status], text), body)
         else:
             self.call(c, start, end, where, ("open", None, None), body)
             if status is None:
@@ -748,6 +741,17 @@ def _first(text: str) -> str:
     return text.strip().splitlines()[0][:400] if text.strip() else ""
 
 
+def _by_rules(rules: tuple[_Rule, ...], text: str) -> tuple[str, str | None, str]:
+    """(outcome, the words quoted, why) of the first of ``rules`` the result text matches."""
+    for pattern, outcome, quote, why in rules:
+        m = pattern.search(text) if pattern is not None else None
+        if pattern is None or m is not None:
+            said = (m.group(0)[:400] if quote == "match" and m is not None
+                    else _first(text) if quote == "first" else None)
+            return outcome, said, why
+    raise AssertionError("every rule list ends with a rule for any text")
+
+
 def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
     """The outcome of a status-success call: a shell command's own answer can say it failed
     (``Exit Code: N``, ``Signal: S``), timed out or was cancelled; anything else is a result."""
@@ -834,22 +838,8 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
         return "open", None, None
     if err.get("type") == "mcp_tool_error" or MCP_TOOL_ERROR.search(text):
         return "failure", None, "error type mcp_tool_error: the MCP tool ran and reported failure"
-    if (hook := HOOK_BLOCKED.search(text)) is not None:
-        return "refuse-disallowed", hook.group(0)[:400], "status error: " + INFER_HOOK
-    if DENIED_BY_POLICY.search(text):
-        return "refuse-disallowed", _first(text), ("status error, 'denied by policy': Gemini's "
-                                                   "policy engine refused the call; it did not "
-                                                   "run")
-    if POLICY_NOT_RUN.search(text):
-        return "refuse-disallowed", _first(text), "status error: " + INFER_POLICY_NOT_RUN
-    if USER_DECLINED.search(text):
-        return "refuse-declined", _first(text), "the user declined the confirmation; it did not run"
-    if CANNOT_RUN.search(text):
-        return "error", None, ("status error: the call could not run (unknown tool or invalid "
-                               "parameters)")
-    if TIMED_OUT.search(text):
-        return "timeout", None, "status error, 'timed out': the host stopped the tool"
-    return "failure", None, "status error: the tool ran and reported failure"
+    return _by_rules((*ERROR_RULES, (None, "failure", None,
+                                     "status error: the tool ran and reported failure")), text)
 
 
 def _result_text(c: dict[str, Any]) -> str:

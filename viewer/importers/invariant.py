@@ -37,6 +37,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     Dialogs,
     Events,
     Report,
@@ -46,14 +47,13 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
-from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
+from viewer.importers.common import nonempty_str as _s
+from viewer.importers.formats import Format, ImportInputError, Sample, json_lines
 from viewer.jsonenc import loads
-from viewer.model import spec
 
 #: Characters of a trace's recorded index shown in its party's name.
 INDEX_SHOWN: Final = 40
 
-HOST: Final = spec.HOST_SERVER
 #: OpenAI chat roles (``function``: the legacy function-calling answer).
 ROLES: Final = frozenset({"system", "developer", "user", "assistant", "tool", "function"})
 #: Roles whose messages are instructions to the model, not the conversation.
@@ -65,10 +65,6 @@ _ADDRESS: Final = re.compile(
     r"messages(?:\[(\d{1,9})\]|\.(\d{1,9}))(?:\.tool_calls(?:\[(\d{1,9})\]|\.(\d{1,9})))?")
 #: How many messages of a trace the sniffer looks at.
 SNIFF_MESSAGES: Final = 20
-
-
-def _s(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _id(v: Any) -> str | None:
@@ -189,19 +185,12 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
                                    "messages, a {messages: [...]} trace, or JSONL of them)")
     traces: list[_Trace] = []
     dataset: list[Any] = []
-    first = True
-    for n, raw in enumerate(split_lines(data), 1):
-        if not raw.strip():
-            continue
+    # the number of the first non-blank line (bytes.strip strips what lstrip does)
+    first = data[:len(data) - len(data.lstrip())].count(b"\n") + 1
+    for n, _, obj in json_lines(data, rep):
         where = f"line {n}"
-        try:
-            obj = loads(raw)
-        except orjson.JSONDecodeError:
-            rep.fail(where, "not JSON")
-            first = False
-            continue
         if is_metadata(obj):
-            rep.ignore("dataset metadata" if first else "metadata line")
+            rep.ignore("dataset metadata" if n == first else "metadata line")
             dataset.append(obj["metadata"])
         elif isinstance(obj, dict) and isinstance(obj.get("messages"), list):
             traces.append(_Trace(where, n, obj["messages"], obj))
@@ -211,7 +200,6 @@ def _read(data: bytes, rep: Report) -> tuple[list[_Trace], list[Any]]:
         else:
             rep.fail(where, "not an Invariant trace (a {messages: [...]} object or an array "
                      "of messages)")
-        first = False
     return traces, dataset
 
 

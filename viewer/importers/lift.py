@@ -22,7 +22,7 @@ import base64
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Any, Final, TypeGuard
 
 from viewer.importers.common import (
     EPOCH,
@@ -83,6 +83,12 @@ def _list(vcon: dict[str, Any], key: str) -> list[Any]:
 def _meta(obj: Any) -> dict[str, Any]:
     m = obj.get("meta") if isinstance(obj, dict) else None
     return m if isinstance(m, dict) else {}
+
+
+def _names_server(v: Any) -> TypeGuard[str]:
+    """``v`` can be a server's name: a non-empty string, not one of the draft's reserved
+    ``!`` names (``!host`` is the agent's own host)."""
+    return isinstance(v, str) and bool(v) and not v.startswith("!")
 
 
 def _role(party: Any) -> str:
@@ -269,13 +275,13 @@ class _Lifter:
                 continue
             m = _meta(p)
             for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
-                if isinstance(v, str) and v and not v.startswith("!"):
+                if _names_server(v):
                     return v
         for msg in msgs:
             r = msg.msg.get("result") if msg.msg else None
             if isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):
                 n = r["serverInfo"].get("name")
-                if isinstance(n, str) and n and not n.startswith("!"):
+                if _names_server(n):
                     return n
         self.rep.warn("the MCP server is not named in the vCon: recorded as "
                       "\"unknown-mcp-server\"")
@@ -373,19 +379,19 @@ class _Lifter:
             p = self.parties[to]
             url = _meta(p).get("server_url")
             name = url if isinstance(url, str) and url else p.get("name")
-            if isinstance(name, str) and name and not name.startswith("!"):
+            if _names_server(name):
                 return name
         for s in _arr(body.get("servers")):
             if isinstance(s, dict) and tool in _arr(s.get("tools")):
                 for v in (s.get("url"), s.get("server_url"), s.get("name")):
-                    if isinstance(v, str) and v and not v.startswith("!"):
+                    if _names_server(v):
                         return v
         for p in self.parties:
             m = _meta(p)
             if _role(p) in _SERVER_ROLES and tool in _arr(m.get("tools_provided")):
                 url = m.get("server_url")
                 name = url if isinstance(url, str) and url else p.get("name")
-                if isinstance(name, str) and name and not name.startswith("!"):
+                if _names_server(name):
                     return name
         self.rep.warn("a tool's server is not named in the mcp_session: recorded as "
                       "\"unknown-mcp-server\"")

@@ -45,6 +45,7 @@ from itertools import islice
 from typing import Any, Final
 
 from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import HEAD_BYTES, Format, ImportInputError, Sample, split_lines
 
 #: How a 2026-07-28 retry carrying ``inputResponses`` is recorded (the draft's TODO).
@@ -841,10 +842,6 @@ def _stamped_at_answer(interactions: Any) -> bool:
             return False
         prev = ts
     return True
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 # --- times and server -------------------------------------------------------------------------

@@ -56,6 +56,7 @@ import orjson
 
 from viewer.importers.common import (
     EPOCH,
+    HOST,
     TEXT,
     Events,
     Report,
@@ -64,11 +65,11 @@ from viewer.importers.common import (
     parse_ts,
     vcon_uuid,
 )
+from viewer.importers.common import dict_or_empty as _d
+from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import Format, ImportInputError, Sample, split_lines
 from viewer.importers.gemini import meta_exit_code
-from viewer.model import spec
 
-HOST: Final = spec.HOST_SERVER  # the draft's name for the agent's own host
 UNKNOWN_MCP: Final = "unknown-mcp-server"
 _EXPORT_KEYS: Final = ("resourceSpans", "resourceLogs", "resourceMetrics")
 _SPAN_KEYS: Final = frozenset({"context", "span_id", "spanId", "start_time", "startTimeUnixNano",
@@ -219,10 +220,6 @@ def _time(v: Any) -> tuple[datetime | None, bool]:
     if isinstance(v, str):
         return parse_ts(v.strip())
     return None, False
-
-
-def _str(v: Any) -> str | None:
-    return v if isinstance(v, str) and v else None
 
 
 def _kind(v: Any) -> str:
@@ -1294,32 +1291,45 @@ _ASKED_ATTR: Final = re.compile(
 _MESSAGE_KEYS: Final = ("gen_ai.output.messages", "gen_ai.completion", "message", "body")
 
 
-def _asked_in(v: Any, out: list[tuple[str | None, str | None, Any]], depth: int = 0) -> None:
-    """Tool calls in a model message value, as (id, tool, arguments): parts ``{type:
-    tool_call, id, name, arguments}`` (the newer conventions) or ``tool_calls: [{id, function:
-    {name, arguments}} | {id, name, arguments}]`` (the older events)."""
+def _message_dicts(v: Any, into: tuple[str, ...], kinds: tuple[type, ...],
+                   depth: int = 0) -> Iterator[dict[str, Any]]:
+    """The objects of a model message value, each before those inside it: JSON text read,
+    lists walked, and the keys ``into`` followed where their value is one of ``kinds``; at most
+    six levels down (a recorded value is never trusted to end). Tool calls and tool answers
+    are found in messages by the same walk."""
     if depth > 6:
         return
     v = _json_or_text(v)
     if isinstance(v, list):
         for x in v:
-            _asked_in(x, out, depth + 1)
+            yield from _message_dicts(x, into, kinds, depth + 1)
         return
     if not isinstance(v, dict):
         return
-    if v.get("type") == "tool_call" and _str(v.get("name")):
-        out.append((_str(v.get("id")), v["name"], v.get("arguments")))
-    elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
-        out.append((_str(v.get("toolCallId")), v["toolName"], v.get("args", v.get("input"))))
-    for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
-        if isinstance(tc, dict):
-            fn = _d(tc.get("function"))
-            name = _str(tc.get("name")) or _str(fn.get("name"))
-            if name:
-                out.append((_str(tc.get("id")), name, tc.get("arguments", fn.get("arguments"))))
-    for k in ("parts", "message", "messages", "choices", "content"):
-        if isinstance(v.get(k), (list, dict)):
-            _asked_in(v[k], out, depth + 1)
+    yield v
+    for k in into:
+        if isinstance(v.get(k), kinds):
+            yield from _message_dicts(v[k], into, kinds, depth + 1)
+
+
+def _asked_in(msg: Any, out: list[tuple[str | None, str | None, Any]]) -> None:
+    """Tool calls in a model message value, as (id, tool, arguments): parts ``{type:
+    tool_call, id, name, arguments}`` (the newer conventions) or ``tool_calls: [{id, function:
+    {name, arguments}} | {id, name, arguments}]`` (the older events)."""
+    for v in _message_dicts(msg, ("parts", "message", "messages", "choices", "content"),
+                            (list, dict)):
+        if v.get("type") == "tool_call" and _str(v.get("name")):
+            out.append((_str(v.get("id")), v["name"], v.get("arguments")))
+        elif _str(v.get("toolName")):  # Vercel AI SDK ai.response.toolCalls
+            out.append((_str(v.get("toolCallId")), v["toolName"],
+                        v.get("args", v.get("input"))))
+        for tc in v.get("tool_calls") or [] if isinstance(v.get("tool_calls"), list) else []:
+            if isinstance(tc, dict):
+                fn = _d(tc.get("function"))
+                name = _str(tc.get("name")) or _str(fn.get("name"))
+                if name:
+                    out.append((_str(tc.get("id")), name,
+                                tc.get("arguments", fn.get("arguments"))))
 
 
 def _own_message(s: Span, key: str, call_id: str | None) -> Any:
@@ -1348,10 +1358,6 @@ def _own_message(s: Span, key: str, call_id: str | None) -> Any:
         if hit and hit[0] is not None:
             return hit[0]
     return None
-
-
-def _d(v: Any) -> dict[str, Any]:
-    return v if isinstance(v, dict) else {}
 
 
 def _any_agent_asked(s: Span) -> list[tuple[str | None, str | None, Any]]:
@@ -1440,26 +1446,15 @@ _ANSWER_ATTR: Final = re.compile(
     r"(role|tool_call_id|content)$")
 
 
-def _answered_in(v: Any, out: list[tuple[str, Any]], depth: int = 0) -> None:
+def _answered_in(msg: Any, out: list[tuple[str, Any]]) -> None:
     """Tool answers in a model request's messages, as (call id, result): parts ``{type:
     tool_call_response, id, response}`` of the newer conventions, and the older ``{role: tool,
     tool_call_id | id, content}`` messages."""
-    if depth > 6:
-        return
-    v = _json_or_text(v)
-    if isinstance(v, list):
-        for x in v:
-            _answered_in(x, out, depth + 1)
-        return
-    if not isinstance(v, dict):
-        return
-    if v.get("type") == "tool_call_response" and _str(v.get("id")):
-        out.append((v["id"], v.get("response", v.get("result"))))
-    elif v.get("role") == "tool" and (_str(v.get("tool_call_id")) or _str(v.get("id"))):
-        out.append((_str(v.get("tool_call_id")) or v["id"], v.get("content")))
-    for k in ("parts", "messages"):
-        if isinstance(v.get(k), list):
-            _answered_in(v[k], out, depth + 1)
+    for v in _message_dicts(msg, ("parts", "messages"), (list,)):
+        if v.get("type") == "tool_call_response" and _str(v.get("id")):
+            out.append((v["id"], v.get("response", v.get("result"))))
+        elif v.get("role") == "tool" and (_str(v.get("tool_call_id")) or _str(v.get("id"))):
+            out.append((_str(v.get("tool_call_id")) or v["id"], v.get("content")))
 
 
 def _answers(rd: Reading) -> list[_Said]:

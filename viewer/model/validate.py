@@ -50,25 +50,21 @@ def _show(value: Any, limit: int = 60) -> str:
         text = safe(value[: limit + 1])
         text = f'"{text}"'
     elif isinstance(value, (dict, list)):
-        text = "an object" if isinstance(value, dict) else "an array"
+        text = _json_type(value)
     else:
         text = safe(value)
     return text if len(text) <= limit + 2 else text[:limit] + "…"
 
 
+#: A JSON value's type in a message's words, the first that holds (a bool is also an int).
+_JSON_TYPES: Final = ((bool, "a boolean"), (int, "an integer"), (float, "a number"),
+                      (str, "a string"), (list, "an array"), (dict, "an object"))
+
+
 def _json_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "an object"
+    for kind, words in _JSON_TYPES:
+        if isinstance(value, kind):
+            return words
     return "null" if value is None else type(value).__name__
 
 
@@ -306,6 +302,20 @@ def _check_plan(
             _VALUE_CHECKS[k](index, ev[k], t, ctx, out)
 
 
+def _absent(index: int, plan: _Plan, cell: spec.Cell, ctx: Ctx, out: list[Diagnostic], must: str,
+            should: str) -> None:
+    """A parameter group absent from an event, against its ``cell``: under M an error naming it
+    ``must``, under S a warning naming it ``should`` (none in a redacted vCon, which may leave
+    anything out). Sessions and content are checked so; the single parameters by the plan's
+    sets (``_check_plan``)."""
+    if cell == "M":
+        _diag(out, "missing-required", "error", f"/events/{index}",
+              f"{plan.type}: {must} MUST be present ({plan.section})")
+    elif cell == "S" and not ctx.redacted:
+        _diag(out, "missing-recommended", "warning", f"/events/{index}",
+              f"{plan.type}: {should} SHOULD be present ({plan.section})")
+
+
 def _check_sessions_cell(
     index: int, ev: dict[str, Any], plan: _Plan, ctx: Ctx, out: list[Diagnostic]
 ) -> None:
@@ -318,24 +328,17 @@ def _check_sessions_cell(
                           f"{t}: {p} MUST NOT be present ({plan.section})")
         else:
             _check_sessions(index, ev, ctx, out)
-    elif plan.sessions == "M":
-        _diag(out, "missing-required", "error", f"/events/{index}",
-              f"{t}: sessions (or the core's session) MUST be present ({plan.section})")
-    elif plan.sessions == "S" and not ctx.redacted:
-        _diag(out, "missing-recommended", "warning", f"/events/{index}",
-              f"{t}: sessions SHOULD be present ({plan.section})")
+    else:
+        _absent(index, plan, plan.sessions, ctx, out, "sessions (or the core's session)",
+                "sessions")
 
 
 def _check_content_cell(index: int, ev: dict[str, Any], keys: Any, plan: _Plan, ctx: Ctx,
                   out: list[Diagnostic]) -> None:
     t = plan.type
     if _CONTENT_KEYS.isdisjoint(keys):
-        if plan.content == "M":
-            _diag(out, "missing-required", "error", f"/events/{index}",
-                  f"{t}: content (body or url) MUST be present ({plan.section})")
-        elif plan.content == "S" and not ctx.redacted:
-            _diag(out, "missing-recommended", "warning", f"/events/{index}",
-                  f"{t}: content (body or url) SHOULD be present ({plan.section})")
+        _absent(index, plan, plan.content, ctx, out, "content (body or url)",
+                "content (body or url)")
     elif plan.content == "X":
         for p in spec.CONTENT_PARAMS:
             if p in ev:

@@ -17,7 +17,7 @@ import base64
 import hashlib
 import math
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from html import escape
 
@@ -237,42 +237,48 @@ def _ref(ev: Evidence, op_id: str | None, text: str) -> str:
     return f'<a href="#op-{pos}">{text}</a>' if pos is not None else text
 
 
+def _table(sid: str, title: str, heads: Sequence[str], rows: Iterable[str] | None, *,
+           notes: Sequence[str] = (), none: str = "None.") -> list[str]:
+    """A section of one table: its heading, ``notes``, the header row ``heads``, then ``rows``
+    (each a whole ``<tr>``, its text escaped); ``none`` in place of all but the heading when
+    ``rows`` is None (nothing to list). Findings, diagnostics, operations and standing
+    decisions are each framed so."""
+    out = [f'<section id="{sid}"><h2>{title}</h2>']
+    if rows is None:
+        return [*out, f"<p>{none}</p></section>"]
+    out += notes
+    out.append("<table><tr>" + "".join(f"<th>{x}</th>" for x in heads) + "</tr>")
+    out += rows
+    out.append("</table></section>")
+    return out
+
+
 def _findings(e: Callable[[object], str], findings: Sequence[Finding], ev: Evidence,
               messages: dict[int, str]) -> list[str]:
     """``messages``: each finding's message through ``h``, by the finding's ``id``."""
-    out = ['<section id="findings"><h2>Findings</h2>']
-    if not findings:
-        return [*out, "<p>None.</p></section>"]
-    out.append("<table><tr><th>Severity</th><th>Kind</th><th>Operation</th><th>Attempt</th>"
-               "<th>Events</th><th>Message</th></tr>")
-    # ids and messages are nearly all distinct: escaped column by column, not memoised
-    ids = h_column([f.operation_id for f in findings], e)
-    for sev in spec.SEVERITIES:
-        for f, op_id in zip(findings, ids, strict=True):
-            if f.severity != sev:
-                continue
-            op = op_id if f.operation_id is not None else "(the file)"
-            out.append(
-                f"<tr><td>{_sev(e, f.severity)}</td><td>{e(f.kind)}</td>"
-                f'<td class="mono">{_ref(ev, f.operation_id, op)}</td>'
-                f"<td>{'' if f.attempt is None else f.attempt}</td>"
-                f"<td>{', '.join(map(str, f.events))}</td><td>{messages[id(f)]}</td></tr>")
-    out.append("</table></section>")
-    return out
+    rows: list[str] | None = None
+    if findings:
+        # ids and messages are nearly all distinct: escaped column by column, not memoised
+        ids = h_column([f.operation_id for f in findings], e)
+        rows = [
+            f"<tr><td>{_sev(e, f.severity)}</td><td>{e(f.kind)}</td>"
+            f'<td class="mono">'
+            f"{_ref(ev, f.operation_id, op_id if f.operation_id is not None else '(the file)')}"
+            f"</td><td>{'' if f.attempt is None else f.attempt}</td>"
+            f"<td>{', '.join(map(str, f.events))}</td><td>{messages[id(f)]}</td></tr>"
+            for sev in spec.SEVERITIES for f, op_id in zip(findings, ids, strict=True)
+            if f.severity == sev]
+    return _table("findings", "Findings",
+                  ("Severity", "Kind", "Operation", "Attempt", "Events", "Message"), rows)
 
 
 def _diagnostics(e: Callable[[object], str], model: Model) -> list[str]:
-    out = ['<section id="diagnostics"><h2>Diagnostics</h2>']
-    if not model.diagnostics:
-        return [*out, "<p>None.</p></section>"]
-    out.append("<table><tr><th>Severity</th><th>Code</th><th>Pointer</th><th>Message</th></tr>")
-    for sev in spec.SEVERITIES:
-        out += [f"<tr><td>{_sev(e, d.severity)}</td><td>{e(d.code)}</td>"
-                f'<td class="mono">{e(d.pointer) or "(document)"}</td>'
-                f"<td>{h(d.message, MESSAGE_CHARS)}</td>"
-                "</tr>" for d in model.diagnostics if d.severity == sev]
-    out.append("</table></section>")
-    return out
+    rows = [f"<tr><td>{_sev(e, d.severity)}</td><td>{e(d.code)}</td>"
+            f'<td class="mono">{e(d.pointer) or "(document)"}</td>'
+            f"<td>{h(d.message, MESSAGE_CHARS)}</td>"
+            "</tr>" for sev in spec.SEVERITIES for d in model.diagnostics if d.severity == sev]
+    return _table("diagnostics", "Diagnostics", ("Severity", "Code", "Pointer", "Message"),
+                  rows if model.diagnostics else None)
 
 
 def _decision(e: Callable[[object], str], value: str | None, life: str | None,
@@ -303,29 +309,29 @@ def _final(e: Callable[[object], str], key: tuple[str | None]) -> str:
 
 def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operation],
                 ev: Evidence) -> list[str]:
-    out = ['<section id="operations"><h2>Operations</h2>']
+    heads = ("#", "Operation ID", "Target", "Decision", "Attempts", "Outcome", "Flags")
     if not ops:
-        return [*out, "<p>No operations.</p></section>"]
+        return _table("operations", "Operations", heads, None, none="No operations.")
+    notes = []
     lead = lead_party(model)
     marks = [delegated_mark(model, op, lead) for op in ops]
     if any(marks):
-        out.append(f'<p class="note">{PARTY_GLYPH} name: an operation run by another party '
-                   "than the lead agent (a sub-agent).</p>")
+        notes.append(f'<p class="note">{PARTY_GLYPH} name: an operation run by another party '
+                     "than the lead agent (a sub-agent).</p>")
     if any(op.server == spec.HOST_SERVER for op in ops):
-        out.append(f'<p class="note">{escape(HOST_NOTE)}</p>')
-    out.append("<table><tr><th>#</th><th>Operation ID</th><th>Target</th><th>Decision</th>"
-               "<th>Attempts</th><th>Outcome</th><th>Flags</th></tr>")
+        notes.append(f'<p class="note">{escape(HOST_NOTE)}</p>')
     ids = h_column([op.operation_id for op in ops], e)  # distinct: in bulk, not memoised
     decisions = _decisions(e, list(map(DECISION, ops)))
     flags = per_key([op.flags for op in ops], lambda f: e(" ".join(sorted(f))))
     finals = iter(per_key([(a.final_state,) for op in ops for a in op.attempts],
                           lambda k: _final(e, k)))
     anchors = ev.anchors
+    rows = []
     for i, (op, mark, op_id, decision, flag) in enumerate(
             zip(ops, marks, ids, decisions, flags, strict=True), 1):
         attempts = "; ".join([f"{a.number}: {next(finals)}" for a in op.attempts]) or "none"
         pos = anchors.get(op.operation_id)  # (``_ref``)
-        out.append(
+        rows.append(
             (f'<tr><td><a href="#op-{pos}">{i}</a></td>' if pos is not None
              else f"<tr><td>{i}</td>")
             + f'<td class="mono">{op_id}'
@@ -334,25 +340,21 @@ def _operations(e: Callable[[object], str], model: Model, ops: Sequence[Operatio
             f"<td>{decision}</td>"
             f"<td>{attempts}</td><td>{e(op.outcome)}</td>"
             f"<td>{flag}</td></tr>")
-    out.append("</table></section>")
-    return out
+    return _table("operations", "Operations", heads, rows, notes=notes)
 
 
 def _standing(e: Callable[[object], str], model: Model) -> list[str]:
-    out = ['<section id="standing"><h2>Standing decisions</h2>']
+    heads = ("Event", "Time", "Server", "Tool", "Decision", "Reason", "Replaced by")
     if not model.standing:
-        return [*out, "<p>None.</p></section>"]
-    out.append("<table><tr><th>Event</th><th>Time</th><th>Server</th><th>Tool</th>"
-               "<th>Decision</th><th>Reason</th><th>Replaced by</th></tr>")
+        return _table("standing", "Standing decisions", heads, None)
     when = time_texts(model, [d.time for d in model.standing])  # steps when order-only
-    out += [f"<tr><td>{d.event}</td><td>{e(w)}</td><td>{e(d.server)}</td>"
-            f"<td>{e(d.tool) or '(all tools)'}</td>"
-            f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
-            f"<td>{h(standing_reason(model, d), MESSAGE_CHARS)}</td>"
-            f"<td>{'' if d.replaced_by is None else d.replaced_by}</td>"
-            "</tr>" for d, w in zip(model.standing, when, strict=True)]
-    out.append("</table></section>")
-    return out
+    return _table("standing", "Standing decisions", heads, [
+        f"<tr><td>{d.event}</td><td>{e(w)}</td><td>{e(d.server)}</td>"
+        f"<td>{e(d.tool) or '(all tools)'}</td>"
+        f"<td>{DECISION_GLYPH.get(d.decision, '?')} {e(d.decision)}</td>"
+        f"<td>{h(standing_reason(model, d), MESSAGE_CHARS)}</td>"
+        f"<td>{'' if d.replaced_by is None else d.replaced_by}</td>"
+        "</tr>" for d, w in zip(model.standing, when, strict=True)])
 
 
 # --- evidence ----------------------------------------------------------------------------------

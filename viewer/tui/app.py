@@ -84,6 +84,11 @@ class VconViewApp(App[int]):
         goto: str | None = None,
         trust: TrustStore | None = None,
     ) -> None:
+        """``user_config`` (the CLI) reads the saved theme and user theme files from the config
+        dir and remembers a theme switch there; without it (tests) only the bundled themes are
+        used. ``data``: the bytes of ``path`` when already read (stdin). ``trust``: ``--trust``'s
+        anchors. ``goto``: the operation to select first (an operation_id, or the start of one).
+        """
         super().__init__()
         from viewer.tui import themes
         from viewer.tui.commands import VconCommands
@@ -581,28 +586,9 @@ class VconViewApp(App[int]):
         return how
 
 
-def make_app(
-    path: str,
-    *,
-    ignore_critical: bool = False,
-    theme: str | None = None,
-    model: Model | None = None,
-    builder: Builder | None = None,
-    user_config: bool = False,
-    data: bytes | None = None,
-    goto: str | None = None,
-    trust: TrustStore | None = None,
-) -> VconViewApp:
-    """The one factory for the CLI and the tests.
-
-    ``user_config`` (the CLI) reads the saved theme and user theme files from the config dir and
-    remembers a theme switch there; without it (tests) only the bundled themes are used.
-    ``data``: the bytes of ``path`` when already read (stdin). ``trust``: ``--trust``'s anchors.
-    ``goto``: the operation to select first (an operation_id, or the start of one).
-    """
-    return VconViewApp(path, ignore_critical=ignore_critical, theme=theme, model=model,
-                       builder=builder, user_config=user_config, data=data, trust=trust,
-                       goto=goto)
+#: The one factory for the CLI and the tests (posting's pattern): the App's own class, so its
+#: keywords are written once, in ``VconViewApp.__init__``.
+make_app = VconViewApp
 
 
 def run(path: str, *, ignore_critical: bool = False, theme: str | None = None,
