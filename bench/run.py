@@ -136,8 +136,8 @@ class Result:
 def commands(path: Path, trees: dict[str, Path], proto: bool = False
              ) -> dict[str, tuple[list[str], dict | None]]:
     """name -> (argv, environment). ``trees``: label -> a checkout whose ``viewer`` to run too.
-    ``proto``: only the bare parse, ``summary --format json`` and the column-engine prototype
-    (``bench/proto_columns.py``, the same bytes), for issue 16's question."""
+    ``proto``: only the bare parse, ``summary --format json``, ``check`` and the column-engine
+    prototype (``bench/proto_columns.py``: the same bytes, the same text), for issue 16."""
     f = str(path)
     if proto:
         return {
@@ -145,6 +145,11 @@ def commands(path: Path, trees: dict[str, Path], proto: bool = False
             "bare parse": ([PY, "-c", BARE, f], None),
             "summary --format json": ([*VCON_VIEW, "summary", f, "--format", "json"], None),
             "proto_columns.py (same bytes)": ([PY, str(BENCH / "proto_columns.py"), f], None),
+            "proto_columns.py --templates": (
+                [PY, str(BENCH / "proto_columns.py"), f, "--templates"], None),
+            "check": ([*VCON_VIEW, "check", f], None),
+            "proto_columns.py --check (same text)": (
+                [PY, str(BENCH / "proto_columns.py"), f, "--check"], None),
         }
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
@@ -293,7 +298,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="also run the viewer package of checkout DIR (e.g. one with proposed "
                         "patches applied), labelled LABEL")
     p.add_argument("--proto", action="store_true",
-                   help="only the bare parse, summary --format json and bench/proto_columns.py")
+                   help="only the bare parse, summary --format json, check and "
+                        "bench/proto_columns.py (issue 16's column engine, measured)")
     p.add_argument("--timeout", type=float, default=900,
                    help="kill a command after this many seconds (default 900)")
     args = p.parse_args(argv)
