@@ -220,8 +220,10 @@ def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
                 no_attempt.append(at)
         except ValueError:
             pass
-    # (By runs of one id with itertools.groupby, as the generated files hold each operation's
-    # events together: slower, 79-83 against 54-62 ms on gen-88000; not kept)
+    # Measured and not kept (gen-88000, where each operation's events are together): by runs
+    # of one id, with itertools.groupby (79-83 against 54-62 ms) or found in C with
+    # map(ne)/compress and one step per run (78-80 ms); each key a slice of one byte per event
+    # (17 ms to make the bytes, about as much saved)
     ops: dict[Any, list[int]] = {}
     get = ops.get
     for i, oid in enumerate(oids):
