@@ -133,9 +133,24 @@ class Result:
         return {s.status for s in self.samples}
 
 
-def commands(path: Path, trees: dict[str, Path]) -> dict[str, tuple[list[str], dict | None]]:
-    """name -> (argv, environment). ``trees``: label -> a checkout whose ``viewer`` to run too."""
+def commands(path: Path, trees: dict[str, Path], proto: bool = False
+             ) -> dict[str, tuple[list[str], dict | None]]:
+    """name -> (argv, environment). ``trees``: label -> a checkout whose ``viewer`` to run too.
+    ``proto``: only the bare parse, ``summary --format json``, ``check`` and the column-engine
+    prototype (``bench/proto_columns.py``: the same bytes, the same text), for issue 16."""
     f = str(path)
+    if proto:
+        return {
+            "python -c pass": ([PY, "-c", NOOP], None),
+            "bare parse": ([PY, "-c", BARE, f], None),
+            "summary --format json": ([*VCON_VIEW, "summary", f, "--format", "json"], None),
+            "proto_columns.py (same bytes)": ([PY, str(BENCH / "proto_columns.py"), f], None),
+            "proto_columns.py --templates": (
+                [PY, str(BENCH / "proto_columns.py"), f, "--templates"], None),
+            "check": ([*VCON_VIEW, "check", f], None),
+            "proto_columns.py --check (same text)": (
+                [PY, str(BENCH / "proto_columns.py"), f, "--check"], None),
+        }
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
         "bare parse": ([PY, "-c", BARE, f], None),
@@ -162,9 +177,9 @@ def commands(path: Path, trees: dict[str, Path]) -> dict[str, tuple[list[str], d
 
 
 def bench_file(path: Path, repeat: int, trees: dict[str, Path],
-               timeout: float | None) -> dict[str, Result]:
+               timeout: float | None, proto: bool = False) -> dict[str, Result]:
     """Interleave the commands (round-robin) so drift hits them all alike."""
-    cmds = commands(path, trees)
+    cmds = commands(path, trees, proto)
     results = {name: Result(name, []) for name in cmds}
     for argv, env in cmds.values():  # warm the page cache and .pyc files once
         measure(argv, timeout, env)
@@ -282,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR",
                    help="also run the viewer package of checkout DIR (e.g. one with proposed "
                         "patches applied), labelled LABEL")
+    p.add_argument("--proto", action="store_true",
+                   help="only the bare parse, summary --format json, check and "
+                        "bench/proto_columns.py (issue 16's column engine, measured)")
     p.add_argument("--timeout", type=float, default=900,
                    help="kill a command after this many seconds (default 900)")
     args = p.parse_args(argv)
@@ -302,7 +320,8 @@ def main(argv: list[str] | None = None) -> int:
         size, events = describe(path)
         print(f"measuring {label} ({path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
               f", {size / 1e6:.1f} MB, {events:,} events) x{repeat} ...", file=sys.stderr)
-        rows.append((label, size, events, bench_file(path, repeat, trees, args.timeout)))
+        rows.append((label, size, events, bench_file(path, repeat, trees, args.timeout,
+                                                     args.proto)))
     load_after = os.getloadavg()[0]
 
     print(f"\n### vcon-view headless benchmark ({platform.python_implementation()} "
