@@ -255,6 +255,40 @@ def test_otel_vercel_ai_sdk_tool_spans_are_operations() -> None:
     assert any("('book')" in w for w in rep.warnings)
 
 
+def test_otel_livekit_function_tool_spans_are_operations() -> None:
+    """LiveKit Agents (livekit/agents voice/generation.py, `function_tool` span;
+    telemetry/trace_types.py) records each tool it runs as a span `function_tool` with
+    lk.function_tool.name / .arguments / .output / .is_error; 1.0-1.2 write nothing else, so
+    the calls were dropped and a reviewer saw an agent that called nothing. By hand:
+    lookup_weather {location: Tokyo} -> "sunny with a temperature of 70 degrees." at
+    12:00:01.1-1.9, completed; book_table {party: 4} raised (is_error, the model told "An
+    internal error occurred") at 12:00:02.0-2.5, failed. The newest versions add
+    execute_tool / gen_ai.tool.call.id (error.type tool_error when is_error) but keep the
+    arguments and output in lk.pii.function_tool.* only (gen_ai content capture is opt-in):
+    the same calls with their call ids, arguments and outputs."""
+    data = (FIX / "otel_livekit_function_tool_spans.otlp.json").read_bytes()
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "lookup_weather", "completed", None),
+                           ("!host", "book_table", "failed", None)]
+    ev = [(e["type"], e["time"], e.get("body")) for e in m.vcon["events"]]
+    assert [(t, when[11:23]) for t, when, _ in ev] == [
+        ("tool-invocation", "12:00:01.100"), ("tool-result", "12:00:01.900"),
+        ("tool-invocation", "12:00:02.000"), ("tool-failure", "12:00:02.500")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"}
+    assert ev[1][2] == "sunny with a temperature of 70 degrees."
+    assert ev[2][2]["arguments"] == {"party": 4}
+    assert "An internal error occurred" in json.dumps(ev[3][2])
+    data = (FIX / "otel_livekit_gen_ai_function_tool_spans.otlp.json").read_bytes()
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "lookup_weather", "completed", None),
+                           ("!host", "book_table", "failed", None)]
+    ev = [(e["type"], e.get("body")) for e in m.vcon["events"]]
+    assert ev[0][1]["arguments"] == {"location": "Tokyo"} and ev[0][1]["tool_call_id"] == "call_abc"
+    assert ev[1] == ("tool-result", "sunny")
+    assert ev[2][1]["arguments"] == {"party": 4}
+    assert ev[3][0] == "tool-failure" and "no table for 4 tonight" in json.dumps(ev[3][1])
+
+
 def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
     """The GenAI events as log records (the older gen_ai.choice with tool_calls, the newer
     gen_ai.client.inference.operation.details with gen_ai.output.messages) say what the model

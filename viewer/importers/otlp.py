@@ -18,14 +18,15 @@ Spans (GenAI and MCP semantic conventions):
 
 * an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
   (``mcp.method.name``), Claude Code's ``claude_code.tool`` span, an OpenInference TOOL span, a
-  Langfuse tool observation, a LangSmith tool run or an OpenAI Agents function span (Logfire's
-  ``Function: {name}``) is one operation (Google ADK's ``execute_tool (merged)`` is not: it
-  only groups calls): tool-invocation at its start (server: the MCP server from ``url.full`` /
-  ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
-  the call id and the span and trace ids), and at its end tool-result (status OK or unset),
-  tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
-  recorded), tool-timeout / tool-cancel (``error.type`` says so) or tool-error (status ERROR,
-  ``error.type`` or an ``exception`` event, no result). No end time: no end event (running).
+  Langfuse tool observation, a LangSmith tool run, an OpenAI Agents function span (Logfire's
+  ``Function: {name}``) or a LiveKit ``function_tool`` span is one operation (Google ADK's
+  ``execute_tool (merged)`` is not: it only groups calls): tool-invocation at its start (server:
+  the MCP server from ``url.full`` / ``server.address``, else ``!host``; tool
+  ``gen_ai.tool.name``; content the arguments with the call id and the span and trace ids), and at
+  its end tool-result (status OK or unset), tool-failure (``error.type`` ``tool_error``, an
+  ``isError`` result, or an error with a result recorded), tool-timeout / tool-cancel
+  (``error.type`` says so) or tool-error (status ERROR, ``error.type`` or an ``exception`` event,
+  no result). No end time: no end event (running).
 * a tool span whose parent is a tool span of the same tool (an MCP client span and the server
   span it caused, same ``jsonrpc.request.id``; an execute_tool span around an MCP client span)
   is the same operation, not another one.
@@ -859,6 +860,8 @@ def _is_tool_span(s: Span) -> bool:
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
     if _agents_function(s) or a.get(_LSR + "run_type") == "tool":  # a LangSmith tool run
         return True
+    if s.name == "function_tool" and _LK + "name" in a:
+        return True  # LiveKit Agents' tool span (1.0-1.2 write no gen_ai attribute on it)
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
@@ -867,6 +870,9 @@ def _is_tool_span(s: Span) -> bool:
 _AGENTS_FUNCTION: Final = "Function: {name}"
 #: Langfuse's observation attributes (its SDK v3 spans; its API's observations read as spans)
 _LF: Final = "langfuse.observation."
+#: LiveKit Agents' tool span attributes (``lk.function_tool.name``, ``.id``, ``.is_error``;
+#: the arguments and output also under ``lk.pii.``, the newer versions' only names for them).
+_LK: Final = "lk.function_tool."
 
 
 def _agents_function(s: Span) -> bool:
@@ -911,7 +917,7 @@ def _tool_of(spans: list[Span]) -> str | None:
         if _agents_function(s):
             return str(s.attrs["name"])
     name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
-                 "ai.toolCall.name", "mcp.tool.name")
+                 "ai.toolCall.name", "mcp.tool.name", _LK + "name")
     if isinstance(name, str) and name:
         return name
     for s in spans:
@@ -1040,7 +1046,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
                    "gcp.vertex.agent.tool_response",  # Google ADK
                    _LF + "output",  # Langfuse
-                   _LSR + "output")  # LangSmith
+                   _LSR + "output",  # LangSmith
+                   "lk.pii.function_tool.output", _LK + "output")  # LiveKit
     if _json_or_text(result) == _ADK_NONE:
         result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -1082,7 +1089,10 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     claude_err = _str(root.attrs.get("error")) if root.name == "claude_code.tool" else None
     if claude_err:
         messages.append(claude_err)
-    is_error_result = isinstance(result, dict) and result.get("isError") is True
+    # an MCP result's isError, LiveKit's is_error (the tool raised or reported an error; the
+    # output is what the model was told)
+    is_error_result = (isinstance(result, dict) and result.get("isError") is True) \
+        or _bool(_attr(group, _LK + "is_error")) is True
     detail: dict[str, Any] = {}
     if err_type is not None:
         detail["error_type"] = err_type
@@ -1167,7 +1177,7 @@ def _span_calls(rd: Reading) -> list[Call]:
         call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
-                                  "tool.call.id", "ai.toolCall.id"))
+                                  "tool.call.id", "ai.toolCall.id", _LK + "id"))
         if call.call_id == _ADK_UNSET:
             call.call_id = None  # Google ADK's placeholder: no call id recorded
         call.prompt_id = _str(_attr(group, "prompt.id"))
@@ -1179,7 +1189,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                      "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
                      "gcp.vertex.agent.tool_call_args",  # Google ADK
                      _LF + "input",  # Langfuse
-                     _LSR + "arguments")  # LangSmith
+                     _LSR + "arguments",  # LangSmith
+                     "lk.pii.function_tool.arguments", _LK + "arguments")  # LiveKit
         if args is None and _agents_function(r):
             args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
