@@ -289,6 +289,50 @@ def test_otel_livekit_function_tool_spans_are_operations() -> None:
     assert ev[3][0] == "tool-failure" and "no table for 4 tonight" in json.dumps(ev[3][1])
 
 
+def test_otel_jaeger_and_zipkin_exports_of_genai_spans_are_read() -> None:
+    """A trace saved from Jaeger (its query API / UI JSON: {data: [{traceID, spans,
+    processes}]}, spans with operationName, references, startTime/duration in microseconds,
+    tags and logs as [{key, type, value}]; jaegertracing/jaeger
+    model/converter/json/fixtures/ui_01.json) was refused as no known format, and Zipkin v2
+    JSON (opentelemetry-exporter-zipkin's v2 encoder: tags a plain object of strings,
+    otel.status_code / error for the status, an event as an annotation {"name": {attrs}})
+    was read as spans without attributes or times: 'No operations', times order only. By hand,
+    both record, from 12:00:00 (2026-01-01 UTC): get_weather {location: Tokyo} 01.1-01.9 ->
+    "sunny, 21C", completed; book_table {party: 4} 02.0-02.5, status ERROR, ValueError "no
+    table for 4" and no result: errored; the Zipkin file also an MCP tools/call lookup on
+    docs.example.com:443, 03.0-03.3, completed. The agent and chat spans are context."""
+    m = model_of((FIX / "otel_jaeger_api_trace.json").read_bytes(), name="trace.json")
+    assert outcomes(m) == [("!host", "get_weather", "completed", None),
+                           ("!host", "book_table", "errored", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
+                                   ("tool-result", "12:00:01.900"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-error", "12:00:02.500")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"
+    assert ev[3][2]["message"] == "no table for 4"
+    assert ev[3][2]["exception"]["exception.type"] == "ValueError"
+    trace = json.loads((FIX / "otel_jaeger_api_trace.json").read_bytes())["data"][0]
+    assert outcomes(model_of(json.dumps(trace).encode())) == outcomes(m)  # one bare trace
+    m = model_of((FIX / "otel_zipkin_v2_spans.json").read_bytes(), name="spans.json")
+    assert outcomes(m) == [("!host", "get_weather", "completed", None),
+                           ("!host", "book_table", "errored", None),
+                           ("docs.example.com:443", "lookup", "completed", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
+                                   ("tool-result", "12:00:01.900"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-error", "12:00:02.500"),
+                                   ("tool-invocation", "12:00:03.000"),
+                                   ("tool-result", "12:00:03.300")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"
+    assert ev[3][2]["message"] == "no table for 4"
+    assert ev[3][2]["exception"]["exception.type"] == "ValueError"
+    loaded = open_bytes((FIX / "otel_zipkin_v2_spans.json").read_bytes(), name="spans.json")
+    assert loaded.derivation is not None and loaded.derivation.title == "Zipkin span export"
+    assert detect((FIX / "otel_jaeger_api_trace.json").read_bytes()).name == "otlp"
+
+
 def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
     """The GenAI events as log records (the older gen_ai.choice with tool_calls, the newer
     gen_ai.client.inference.operation.details with gen_ai.output.messages) say what the model

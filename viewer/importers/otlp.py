@@ -12,7 +12,9 @@ Phoenix's REST span pages (``{data: [span], next_cursor}``, its Span model or Ot
 Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``), and
 LangSmith's runs (``{id, name, run_type, inputs, outputs, error, start_time, end_time, trace_id,
 parent_run_id, extra}`` one per line or in a list, a ``{runs: [...]}`` page, ``child_runs``).
-A span written more than once (same trace and span id) is read once, from its most complete copy.
+Jaeger's JSON (``{data: [{traceID, spans, processes}]}``) and Zipkin v2 JSON are read as the spans
+they were translated from. A span written more than once (same trace and span id) is read once,
+from its most complete copy.
 
 Spans (GenAI and MCP semantic conventions):
 
@@ -372,6 +374,13 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     elif _is_export(value):
         rd.forms.add("otlp-json")
         _export(value, where, rd)
+    elif (traces := _jaeger_traces(value)) is not None:
+        rd.forms.add("jaeger")
+        for w, trace in traces:
+            procs = trace.get("processes")
+            for i, s in enumerate(trace["spans"]):
+                _one(_from_jaeger(s, procs if isinstance(procs, dict) else {}),
+                     f"{where}{w}/spans/{i}", {}, rd)
     elif isinstance(value, dict) and isinstance(value.get("spans"), list):
         rd.forms.add("span-dump")
         for i, s in enumerate(value["spans"]):
@@ -402,6 +411,9 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
             rep.ignore("OpenAI Agents trace record")
         else:
             _one(_from_agents(value), where, {}, rd)
+    elif _is_zipkin(value):
+        rd.forms.add("zipkin")
+        _one(_from_zipkin(value), where, {}, rd)
     elif _is_span(value) or _is_log(value):
         rd.forms.add("sdk-json")
         _one(value, where, {}, rd)
@@ -571,6 +583,146 @@ def _from_langsmith(run: Any) -> Any:
             "end_time": run.get("end_time"), "attributes": a,
             "status": {"status_code": "ERROR", "description": err if isinstance(err, str)
                        else None} if failed else {}}
+
+
+def _is_jaeger_trace(v: Any) -> bool:
+    """A trace as Jaeger's query API and UI give it (``{traceID, spans, processes}``)."""
+    return isinstance(v, dict) and isinstance(v.get("traceID"), str) \
+        and isinstance(v.get("spans"), list)
+
+
+def _jaeger_traces(v: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """The traces of a Jaeger JSON export (the UI's download and ``/api/traces``: ``{data:
+    [trace, ...]}``, or one trace), each with where it is; None when it is not one."""
+    if _is_jaeger_trace(v):
+        return [("", v)]
+    data = v.get("data") if isinstance(v, dict) else None
+    if isinstance(data, list) and data and all(_is_jaeger_trace(t) for t in data):
+        return [(f"/data/{i}", t) for i, t in enumerate(data)]
+    return None
+
+
+def _is_jaeger_span(v: Any) -> bool:
+    return isinstance(v, dict) and isinstance(v.get("operationName"), str) \
+        and ("spanID" in v or "traceID" in v)
+
+
+#: Tags an OTLP -> Jaeger / Zipkin translation adds for what OTLP keeps outside attributes.
+_TRANSLATED: Final = frozenset({"span.kind", "otel.status_code", "otel.status_description"})
+
+
+def _micros(v: Any) -> int | None:
+    """Jaeger's and Zipkin's microseconds (a number, or its digits as text) as nanoseconds."""
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v.strip())
+    return v * 1000 if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _translated_status(tags: dict[str, Any]) -> dict[str, Any]:
+    """OTLP's status as Jaeger / Zipkin carry it: ``otel.status_code`` and
+    ``otel.status_description``, or the older ``error`` tag (true in Jaeger; in Zipkin its
+    presence, its value the message)."""
+    code, _ = _status({"code": tags.get("otel.status_code")})  # "ERROR", or 2 (older SDKs)
+    err = tags.get("error")
+    said = _str(tags.get("otel.status_description")) or (
+        _str(err) if _bool(err) is None else None)
+    failed = code == "error" or err is True or (isinstance(err, str) and _bool(err) is not False)
+    return {"status_code": "ERROR" if failed else code.upper(), "description": said}
+
+
+def _plain_tags(tags: dict[str, Any]) -> dict[str, Any]:
+    return {k: x for k, x in tags.items() if k not in _TRANSLATED and k != "error"}
+
+
+def _from_jaeger(s: Any, processes: dict[str, Any]) -> Any:
+    """A Jaeger span (``operationName``, ``references``, ``startTime`` / ``duration`` in
+    microseconds, ``tags`` and ``logs`` as ``[{key, type, value}]``, its process by
+    ``processID``) as an SDK span dump; a span event is a log whose ``event`` field names it."""
+    if not _is_jaeger_span(s):
+        return s
+    tags = _kv(s.get("tags"))
+    refs = s.get("references")
+    refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+    parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"
+                   and r.get("traceID") in (None, s.get("traceID"))), None)
+    parent = parent or s.get("parentSpanID") or next((r.get("spanID") for r in refs), None)
+    start = _micros(s.get("startTime"))
+    dur = _micros(s.get("duration"))
+    events = []
+    logs = s.get("logs")
+    for log in logs if isinstance(logs, list) else []:
+        if isinstance(log, dict):
+            fields = _kv(log.get("fields"))
+            name = fields.pop("event", None)
+            events.append({"name": name if isinstance(name, str) else "log",
+                           "timestamp": _micros(log.get("timestamp")), "attributes": fields})
+    proc, pid = s.get("process"), s.get("processID")
+    if not isinstance(proc, dict) and isinstance(pid, str):
+        proc = processes.get(pid)
+    resource: dict[str, Any] = {}
+    if isinstance(proc, dict):
+        resource = dict(_kv(proc.get("tags")))
+        if isinstance(proc.get("serviceName"), str):
+            resource["service.name"] = proc["serviceName"]
+    return {"name": s["operationName"], "trace_id": s.get("traceID"), "span_id": s.get("spanID"),
+            "parent_id": parent, "kind": tags.get("span.kind"), "start_time": start,
+            "end_time": start + dur if start is not None and dur is not None else None,
+            "attributes": _plain_tags(tags), "status": _translated_status(tags),
+            "events": events, "resource": resource}
+
+
+def _is_zipkin(v: Any) -> bool:
+    """A Zipkin v2 span (``{traceId, id, parentId, name, kind, timestamp, duration,
+    localEndpoint, tags, annotations}``: tags a plain object of strings, times microseconds)."""
+    if not (isinstance(v, dict) and isinstance(v.get("traceId"), str)
+            and isinstance(v.get("id"), str)):
+        return False
+    if any(k in v for k in ("spanId", "startTime", "attributes", "startTimeUnixNano")):
+        return False  # OTLP, or a Langfuse observation
+    return isinstance(v.get("tags"), dict) or any(
+        k in v for k in ("localEndpoint", "remoteEndpoint", "annotations", "timestamp"))
+
+
+def _zipkin_event(a: Any) -> dict[str, Any] | None:
+    """A Zipkin annotation as a span event: its value is the event's name, or as OTLP
+    translators write an event with attributes, ``name|{json}|dropped`` (the collector) or
+    ``{"name": {attributes}}`` (the Python exporter)."""
+    if not isinstance(a, dict) or not isinstance(a.get("value"), str):
+        return None
+    value, name, attrs = a["value"], a["value"], {}
+    try:
+        if value.startswith("{"):
+            d = json.loads(value)
+            if isinstance(d, dict) and len(d) == 1:
+                name, attrs = next(iter(d.items()))
+        elif value.count("|") >= 2:
+            head, rest = value.split("|", 1)
+            body = rest.rsplit("|", 1)[0]
+            d = json.loads(body)
+            if isinstance(d, dict):
+                name, attrs = head, d
+    except (ValueError, RecursionError):
+        pass
+    return {"name": name, "timestamp": _micros(a.get("timestamp")),
+            "attributes": attrs if isinstance(attrs, dict) else {}}
+
+
+def _from_zipkin(s: dict[str, Any]) -> dict[str, Any]:
+    """A Zipkin v2 span as an SDK span dump."""
+    tags = s.get("tags") if isinstance(s.get("tags"), dict) else {}
+    start = _micros(s.get("timestamp"))
+    dur = _micros(s.get("duration"))
+    local = s.get("localEndpoint")
+    svc = local.get("serviceName") if isinstance(local, dict) else None
+    anns = s.get("annotations")
+    return {"name": s.get("name") if isinstance(s.get("name"), str) else "",
+            "trace_id": s.get("traceId"), "span_id": s.get("id"), "parent_id": s.get("parentId"),
+            "kind": s.get("kind"), "start_time": start,
+            "end_time": start + dur if start is not None and dur is not None else None,
+            "attributes": _plain_tags(tags), "status": _translated_status(tags),
+            "events": [e for e in map(_zipkin_event, anns if isinstance(anns, list) else [])
+                       if e is not None],
+            "resource": {"service.name": svc} if isinstance(svc, str) else {}}
 
 
 def _is_agents_record(v: Any) -> bool:
@@ -2014,6 +2166,8 @@ _NOT_OTLP: Final = {
     "phoenix-spans": ("Arize Phoenix span export", "records", "an"),
     "langfuse-observations": ("Langfuse observation export", "records", "a"),
     "openai-agents": ("OpenAI Agents SDK trace", "records", "an"),
+    "jaeger": ("Jaeger trace export", "spans", "a"),
+    "zipkin": ("Zipkin span export", "spans", "a"),
 }
 
 
@@ -2133,7 +2287,8 @@ def _has_span_id(r: Any) -> bool:
     batch of them in a list, Langfuse's observations and LangSmith's runs count too."""
     if isinstance(r, list) and r:
         return all(_is_agents_record(x) for x in r[:16])
-    if _is_agents_record(r) or _is_observation(r) or _is_ls_run(r):
+    if _is_agents_record(r) or _is_observation(r) or _is_ls_run(r) or _is_jaeger_span(r) \
+            or _is_zipkin(r):
         return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
@@ -2144,7 +2299,10 @@ def _has_span_id(r: Any) -> bool:
 
 def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
-    if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
+    traces = _jaeger_traces(doc) if smp.is_doc else None
+    if traces:  # Jaeger's JSON
+        yield from (s for _w, t in traces[:8] for s in t["spans"][:64])
+    elif smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
     elif smp.is_doc and _is_observations(doc):  # Langfuse's API
         yield from (doc.get("data") or doc.get("observations"))[:64]
@@ -2200,5 +2358,5 @@ FORMAT = Format(
     convert=convert,
     help="OpenTelemetry spans or logs: OTLP/JSON (collector file exporter), SDK span dumps, "
          "Claude Code / Codex / Gemini CLI telemetry; LangSmith runs (list_runs JSON/JSONL, "
-         "/runs/query pages)",
+         "/runs/query pages); Jaeger and Zipkin JSON",
 )
