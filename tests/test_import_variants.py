@@ -333,6 +333,37 @@ def test_otel_jaeger_and_zipkin_exports_of_genai_spans_are_read() -> None:
     assert detect((FIX / "otel_jaeger_api_trace.json").read_bytes()).name == "otlp"
 
 
+def test_otel_openllmetry_mcp_client_and_server_spans_are_one_mcp_call_each() -> None:
+    """OpenLLMetry's MCP instrumentation (traceloop/openllmetry
+    opentelemetry-instrumentation-mcp instrumentation.py, fastmcp_instrumentation.py; scope
+    opentelemetry.instrumentation.mcp) writes a client span '{tool}.tool' (traceloop tool
+    span, input {tool_name, arguments}, output {result, is_error}; status ERROR and an
+    error.type named after an HTTP status found in the text when the result isError) and, in
+    a FastMCP server, 'mcp.server' (workflow '{server}.mcp') around a second '{tool}.tool'.
+    With both in one trace a reviewer saw get_forecast twice, both calls as the host's own
+    tools, the arguments inside the request's {tool_name, arguments}, and get_alerts, whose
+    tool answered isError "Upstream returned 504 Gateway Timeout...", as a timeout with its
+    answer dropped. By hand: get_forecast on the MCP server weather {latitude: 37.7,
+    longitude: -122.4} 12:00:01.0-1.5 -> "Tonight: clear, 12C", completed, once; get_alerts
+    {state: XX} (no server span, the server unnamed) 12:00:02.0-2.2, failed with the tool's
+    answer."""
+    data = (FIX / "otel_openllmetry_mcp_client_server.otlp.json").read_bytes()
+    vcon, _ = otlp.convert(data)
+    m = model_of(data)
+    assert outcomes(m) == [("weather", "get_forecast", "completed", None),
+                           (otlp.UNKNOWN_MCP, "get_alerts", "failed", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.000"),
+                                   ("tool-result", "12:00:01.500"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-failure", "12:00:02.200")]
+    assert ev[0][2]["arguments"] == {"latitude": 37.7, "longitude": -122.4}
+    assert ev[0][2]["merged_span_ids"] == ["5000000000000002"]
+    assert ev[1][2] == {"result": "Tonight: clear, 12C"}
+    assert ev[2][2]["arguments"] == {"state": "XX"}
+    assert "504 Gateway Timeout" in json.dumps(ev[3][2])
+
+
 def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
     """The GenAI events as log records (the older gen_ai.choice with tool_calls, the newer
     gen_ai.client.inference.operation.details with gen_ai.output.messages) say what the model

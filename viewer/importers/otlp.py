@@ -111,6 +111,8 @@ class Span:
     attrs: dict[str, Any]
     events: list[tuple[str, datetime | None, dict[str, Any]]]
     resource: dict[str, Any]
+    #: the instrumentation scope's name (which library wrote the span), "" when not recorded
+    scope: str = ""
 
 
 @dataclass
@@ -248,7 +250,7 @@ def _status(v: Any) -> tuple[str, str | None]:
 
 
 def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
-          rd: Reading) -> Span:
+          rd: Reading, scope: str = "") -> Span:
     """One span in either dialect (OTLP/JSON, or an SDK dump)."""
     ctx = obj.get("context") if isinstance(obj.get("context"), dict) else {}
     parent = obj.get("parent")
@@ -279,7 +281,7 @@ def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
                                                                  ctx.get("spanId")))), 16),
         parent_id=parent_id, kind=_kind(obj.get("kind")), start=start, end=end,
         status=status, status_message=msg, attrs=dict(_kv(obj.get("attributes"))),
-        events=events, resource=resource)
+        events=events, resource=resource, scope=scope)
 
 
 def _log_name(attrs: dict[str, Any], body: Any, explicit: Any) -> str | None:
@@ -751,7 +753,8 @@ def _from_agents(v: dict[str, Any]) -> dict[str, Any]:
             "status": {"status_code": "ERROR"} if err else {}}
 
 
-def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False) -> None:
+def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False,
+         scope: str = "") -> None:
     rd.records += 1
     if not isinstance(obj, dict):
         rd.report.fail(where, "not an object")
@@ -760,7 +763,7 @@ def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool 
         if log or _is_log(obj):
             rd.logs.append(_log(obj, where, rd.records, resource, rd))
         elif isinstance(obj.get("name"), str) or _SPAN_KEYS.intersection(obj):
-            rd.spans.append(_span(obj, where, rd.records, resource, rd))
+            rd.spans.append(_span(obj, where, rd.records, resource, rd, scope))
         else:
             rd.report.fail(where, "neither a span nor a log record")
     except _BAD:
@@ -791,13 +794,16 @@ def _export(doc: dict[str, Any], where: str, rd: Reading) -> None:
                                                "instrumentationLibraryLogs"))
             for j, ss in enumerate(scopes if isinstance(scopes, list) else []):
                 items = ss.get(items_key) if isinstance(ss, dict) else None
+                sc = ss.get("scope", ss.get("instrumentationLibrary")) \
+                    if isinstance(ss, dict) else None
+                scope = _str(sc.get("name")) if isinstance(sc, dict) else None
                 if not isinstance(items, list):
                     rd.records += 1
                     rep.fail(f"{w}/{scopes_key}/{j}", f"no {items_key} list")
                     continue
                 for k, obj in enumerate(items):
                     _one(obj, f"{w}/{scopes_key}/{j}/{items_key}/{k}", resource, rd,
-                         log=items_key == "logRecords")
+                         log=items_key == "logRecords", scope=scope or "")
     metrics = doc.get("resourceMetrics")
     if isinstance(metrics, list):
         for rm in metrics:
@@ -1083,13 +1089,28 @@ def _tool_of(spans: list[Span]) -> str | None:
     return None
 
 
+#: OpenLLMetry's MCP instrumentation: its ``{tool}.tool`` spans are tools/call (client side, and
+#: a FastMCP server's under an ``mcp.server`` span whose workflow is ``{server}.mcp``).
+_OPENLLMETRY_MCP: Final = "opentelemetry.instrumentation.mcp"
+
+
+def _openllmetry_mcp_server(s: Span) -> bool:
+    """OpenLLMetry's FastMCP span around the server's own tool span (no tool call itself)."""
+    return s.scope == _OPENLLMETRY_MCP and s.attrs.get("traceloop.span.kind") == "server"
+
+
 def _mcp_server(spans: list[Span]) -> str | None:
     """The MCP server of a tool call, or None when the spans do not show MCP."""
     url = _attr(spans, "url.full", "mcp.server.url")
     named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
+    flow = _str(_attr(spans, "traceloop.workflow.name"))
+    if named is None and flow and flow.endswith(".mcp") and flow[:-4] \
+            and any(s.scope == _OPENLLMETRY_MCP for s in spans):
+        named = flow[:-4]  # OpenLLMetry names a FastMCP server's workflow '{server}.mcp'
     mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs
               # Mastra: an MCP tool call, its server's name in server.address
               or str(s.attrs.get("mastra.span.type", "")).lower() == "mcp_tool_call"
+              or s.scope == _OPENLLMETRY_MCP
               for s in spans)
     if isinstance(named, str) and named:
         return named
@@ -1174,6 +1195,14 @@ _ADK_NONE: Final = {"result": _ADK_UNSET}
 _EXCEPTION_EVENTS: Final = frozenset({"exception", "gen_ai.execute_tool.exception"})
 
 
+def _openllmetry_is_error(result: Any) -> bool:
+    """OpenLLMetry's MCP client output, ``{result: <first content text>, is_error: true}``,
+    for a tools/call answered with isError (its error.type is then an HTTP status name found in
+    that text, GATEWAY_TIMEOUT for '504', which says nothing of how the call ended)."""
+    return isinstance(result, dict) and result.get("is_error") is True \
+        and set(result) <= {"result", "is_error"}
+
+
 def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
     """(end event type or None while running, its content) for a group of spans."""
     root = group[0]
@@ -1244,7 +1273,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     # an MCP result's isError, LiveKit's is_error (the tool raised or reported an error; the
     # output is what the model was told)
     is_error_result = (isinstance(result, dict) and result.get("isError") is True) \
-        or _bool(_attr(group, _LK + "is_error")) is True
+        or _bool(_attr(group, _LK + "is_error")) is True or _openllmetry_is_error(result)
     detail: dict[str, Any] = {}
     if err_type is not None:
         detail["error_type"] = err_type
@@ -1276,6 +1305,16 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     return "tool-error", detail or None
 
 
+def _mcp_params_arguments(args: Any, tool: str, group: list[Span]) -> Any:
+    """The arguments of an OpenLLMetry MCP tool span, whose input is the request's params as
+    ``{tool_name, arguments}``; any other input as it is."""
+    if isinstance(args, dict) and "arguments" in args and set(args) <= {"tool_name", "arguments"} \
+            and args.get("tool_name", tool) == tool \
+            and any(s.scope == _OPENLLMETRY_MCP for s in group):
+        return args["arguments"]
+    return args
+
+
 def _span_calls(rd: Reading) -> list[Call]:
     rep = rd.report
     by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
@@ -1284,10 +1323,16 @@ def _span_calls(rd: Reading) -> list[Call]:
     helpers: dict[int, dict[str, Span]] = {}
     root_of: dict[int, Span] = {}
 
+    def parent(s: Span) -> Span | None:
+        p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+        if p is not None and _openllmetry_mcp_server(p):  # the server side of the call above
+            p = by_id.get((p.trace_id, p.parent_id)) if p.parent_id else None
+        return p
+
     def root(s: Span) -> Span:
         seen = 0
         while True:
-            p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+            p = parent(s)
             if p is None or id(p) not in tool_ids or seen > 64:
                 return s
             ta, tb = _tool_of([s]), _tool_of([p])
@@ -1353,7 +1398,7 @@ def _span_calls(rd: Reading) -> list[Call]:
             args = _own_message(r, "gen_ai.input.messages", call.call_id)
         inv: dict[str, Any] = {}
         if args is not None:
-            inv["arguments"] = _json_or_text(args)
+            inv["arguments"] = _mcp_params_arguments(_json_or_text(args), tool, group)
         if r.name == "claude_code.tool":  # what Claude Code's span says of the arguments
             params = {k: r.attrs[k] for k in ("file_path", "full_command", "skill_name",
                                               "subagent_type") if _str(r.attrs.get(k))}
