@@ -520,3 +520,26 @@ def test_cursor_agent_stream_rejected_reason_is_bounded() -> None:
     refused = vcon["events"][0]
     assert refused["type"] == "policy-decision"
     assert refused["reason"].startswith("no no ") and len(refused["reason"]) <= 2000
+
+
+def test_otel_jaeger_export_keeps_the_instrumentation_scope_of_its_spans() -> None:
+    """Jaeger and Zipkin carry a span's instrumentation scope as the tags otel.scope.name (or
+    the older otel.library.name) that the OTLP translation adds: an OpenLLMetry MCP client
+    span exported through Jaeger was a call of the host's own tool, read from an OTLP file the
+    same span is an MCP call. By hand: get_alerts {state: XX} on an MCP server the trace does
+    not name."""
+    def t(k: str, v: Any) -> dict[str, Any]:
+        return {"key": k, "type": "string", "value": v}
+    span = {"traceID": "ab" * 16, "spanID": "cd" * 8, "operationName": "get_alerts.tool",
+            "references": [], "startTime": 1767268802000000, "duration": 200000,
+            "tags": [t("traceloop.span.kind", "tool"), t("traceloop.entity.name", "get_alerts"),
+                     t("traceloop.entity.input",
+                       json.dumps({"tool_name": "get_alerts", "arguments": {"state": "XX"}})),
+                     t("otel.scope.name", "opentelemetry.instrumentation.mcp")],
+            "logs": [], "processID": "p1"}
+    data = json.dumps({"data": [{"traceID": "ab" * 16, "spans": [span], "processes": {
+        "p1": {"serviceName": "agent", "tags": []}}}]}).encode()
+    m = model_of(data, name="trace.json")
+    assert outcomes(m) == [(otlp.UNKNOWN_MCP, "get_alerts", "completed", None)]
+    inv = next(e for e in m.vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"]["arguments"] == {"state": "XX"}

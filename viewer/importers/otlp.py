@@ -273,6 +273,9 @@ def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
     if isinstance(res, dict) and not resource:
         resource = _kv(res.get("attributes", res))
     name = obj.get("name")
+    attrs = dict(_kv(obj.get("attributes")))
+    if not scope:  # Jaeger's and Zipkin's tags for it (the OTLP translation writes them)
+        scope = _str(attrs.get("otel.scope.name")) or _str(attrs.get("otel.library.name")) or ""
     return Span(
         where=where, order=order, name=name if isinstance(name, str) else "",
         trace_id=_id(obj.get("traceId", obj.get("trace_id", ctx.get("trace_id",
@@ -280,8 +283,8 @@ def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
         span_id=_id(obj.get("spanId", obj.get("span_id", ctx.get("span_id",
                                                                  ctx.get("spanId")))), 16),
         parent_id=parent_id, kind=_kind(obj.get("kind")), start=start, end=end,
-        status=status, status_message=msg, attrs=dict(_kv(obj.get("attributes"))),
-        events=events, resource=resource, scope=scope)
+        status=status, status_message=msg, attrs=attrs, events=events, resource=resource,
+        scope=scope)
 
 
 def _log_name(attrs: dict[str, Any], body: Any, explicit: Any) -> str | None:
