@@ -1424,3 +1424,26 @@ def test_gh_aw_mcp_gateway_rpc_messages_are_read_per_server() -> None:
     assert [(o.server, o.tool, o.outcome) for o in model_of(vcon).operations] == [
         ("github", "list_issues", "completed")]
     assert rep.ignored.get("gateway DIFC_FILTERED record") == 2
+
+
+def test_gh_aw_mcp_gateway_error_only_response_ends_the_open_call() -> None:
+    """The gateway logs its own failure to reach a server (connection.go: LogRPCResponse with
+    the error and no payload) right after the request it relayed, whether or not that request
+    carries an id: a tools/call with id 3 then `error: "backend connection failed"`, payload
+    null, was left Running and the error counted as not mapped. By hand: github issue_read,
+    errored, the error's message the gateway's."""
+    recs = [
+        {"timestamp": "2026-08-15T23:48:42.233Z", "event": "rpc_request",
+         "_schema": "rpc-message/v2", "direction": "OUT", "server_id": "github",
+         "method": "tools/call", "payload": {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                             "params": {"name": "issue_read",
+                                                        "arguments": {"number": 1}}}},
+        {"timestamp": "2026-08-15T23:48:47.233Z", "event": "rpc_response",
+         "_schema": "rpc-message/v2", "direction": "IN", "server_id": "github",
+         "error": "backend connection failed", "payload": None}]
+    vcon, rep = convert(b"\n".join(json.dumps(r).encode() for r in recs) + b"\n",
+                        source_name="rpc-messages.jsonl", created=CREATED)
+    assert [(o.tool, o.outcome) for o in model_of(vcon).operations] == [("issue_read", "errored")]
+    assert rep.unmapped == 0
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert "backend connection failed" in json.dumps(err)

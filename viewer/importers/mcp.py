@@ -783,16 +783,16 @@ class _GatewayLog:
     to the server, ``IN`` comes from it (turned round for ``server_id`` ``client``, the
     agent's side). A request an older gateway logged without its id (it marshals only jsonrpc,
     method and params) is answered by that server's next response that answers no request of
-    its own id: by order, said in the response's ``inferred`` when several were open. A
-    response that is only the gateway's ``error`` (payload null) is a JSON-RPC error with that
-    message. Other records (``DIFC_FILTERED``: items the integrity policy withheld from a
-    response) are no messages: counted as ignored, and said in a warning."""
+    its own id; a response that is only the gateway's ``error`` (payload null: it could not
+    reach the server) answers that server's oldest open request: both by order, said in the
+    response's ``inferred`` when several were open. Other records (``DIFC_FILTERED``: items the
+    integrity policy withheld from a response) are no messages: counted as ignored, and said
+    in a warning."""
 
     def __init__(self, report: Report) -> None:
         self.report = report
-        self.open: dict[str, deque[dict[str, int]]] = {}  # id-less requests, per server
-        self.ids: dict[str, set[str]] = {}  # the ids of the requests seen, per server
-        self.by_order: set[str] = set()
+        #: per server, its open requests in order: (the id the message carries, id-less)
+        self.pending: dict[str, list[tuple[Any, bool]]] = {}
         self.n = 0
         self.filtered = 0
 
@@ -812,39 +812,48 @@ class _GatewayLog:
         if server == "client" and way is not None:  # the agent's side: IN is the client's
             way = S2C if way == C2S else C2S
         msg, w = rec.get("payload"), f"{where}/payload"
+        pend = self.pending.setdefault(server, [])
         if kind == "request":
             if isinstance(msg, dict) and isinstance(msg.get("method"), str):
                 if "id" in msg:
-                    self.ids.setdefault(server, set()).add(request_key(msg["id"]))
+                    pend.append((msg["id"], False))
                 elif not msg["method"].startswith("notifications/"):
                     self.n += 1
                     rid = {"gateway-request": self.n}  # never equal to a JSON-RPC id
-                    queue = self.open.setdefault(server, deque())
-                    queue.append(rid)
-                    if len(queue) > 1:
-                        self.by_order.add(server)
+                    pend.append((rid, True))
                     msg = {**msg, "id": rid}
             sink.add(msg, way, ts, w, conn=server)
             return
         err = _str(rec.get("error"))
-        answered = isinstance(msg, dict) and "id" in msg \
-            and request_key(msg["id"]) in self.ids.get(server, ())
-        queue = self.open.get(server)
+        own = request_key(msg["id"]) if isinstance(msg, dict) and "id" in msg else None
+        hit = next((k for k, (i, idless) in enumerate(pend)
+                    if not idless and request_key(i) == own), None) if own else None
         inferred = None
-        if not answered and queue:
-            if server in self.by_order:
-                inferred = ("paired by order with the oldest open request of this server: the "
-                            "gateway logged the requests without their JSON-RPC id")
-            rid = queue.popleft()
-            if not queue:
-                self.by_order.discard(server)
-            if isinstance(msg, dict) and ("result" in msg or "error" in msg):
-                msg = {**msg, "id": rid}
-            elif err is not None:
-                msg = {"jsonrpc": "2.0", "id": rid, "error": {"message": err}}
-        elif msg is None and err is not None:
-            self.report.fail(w, f"a gateway error with no open request: {clip(err, 200)}")
-            return
+        if hit is not None:
+            pend.pop(hit)
+        else:
+            # a payload with an id no open request has answers an id-less request; the
+            # gateway's bare error, any open one
+            answer = (isinstance(msg, dict) and ("result" in msg or "error" in msg)) or (
+                msg is None and err is not None)
+            cands = [k for k, (_, idless) in enumerate(pend) if idless or msg is None]
+            if cands and answer:
+                rid = pend.pop(cands[0])[0]
+                if len(cands) > 1:
+                    inferred = ("paired by order with the oldest open request of this server: "
+                                "the gateway logged " + ("its error without a response"
+                                                         if msg is None else
+                                                         "the request without its JSON-RPC id"))
+                    self.report.warn("the MCP gateway's log pairs some responses only by order "
+                                     "(requests logged without their id, or its own errors): "
+                                     "where several were open, each is marked inferred")
+                if isinstance(msg, dict) and ("result" in msg or "error" in msg):
+                    msg = {**msg, "id": rid}
+                elif msg is None and err is not None:
+                    msg = {"jsonrpc": "2.0", "id": rid, "error": {"message": err}}
+            elif msg is None and err is not None:
+                self.report.fail(w, f"a gateway error with no open request: {clip(err, 200)}")
+                return
         sink.add(msg, way, ts, w, conn=server, inferred=inferred)
 
     def close(self) -> None:
