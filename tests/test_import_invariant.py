@@ -489,3 +489,36 @@ def test_tool_message_naming_an_id_no_call_has_answers_an_open_call() -> None:
     assert ends == [("op-0001", "planner:0"), ("op-0003", "0")]
     assert rep.unmapped == 3
     assert any("names no call of its trace" in w for w in rep.warnings)
+
+
+def test_mcp_gateway_traces_listing_blocked_calls_and_server() -> None:
+    """Invariant's MCP gateway (invariantlabs-ai/invariant-gateway gateway/mcp/
+    mcp_transport_base.py) pushes each tools/call as an assistant tool call (id
+    call_<JSON-RPC id>) and its answer as a tool message; a tools/list as a tool call named
+    "tools/list" answered by the list; the server's serverInfo name as the trace metadata's
+    mcp_server; and a call a blocking guardrail stops (never sent to the server: the client
+    gets an error, no tool message is pushed) with its guardrail errors as annotations whose
+    extra_metadata says the action ("guardrail-action": "block" in
+    gateway/integrations/explorer.py of 2025, {"guardrail": {..., "action"}} later). A
+    reviewer saw a call of a tool "tools/list", every call on !host, and each blocked call as
+    still Running. By hand: trace 0, on weather: get_forecast {latitude 37.7, longitude
+    -122.4} completed; get_alerts {state: CA} refused by the guardrail ("get_alerts may not be
+    called for CA"), not run; trace 1: get_forecast completed (its log-only annotation changes
+    nothing); get_alerts {state: NY} refused ("alerts are blocked")."""
+    path = ROOT / "tests" / "fixtures" / "variants" / "invariant_mcp_gateway_traces.jsonl"
+    m = model_of(path.read_bytes())
+    assert [(o.server, o.tool, o.outcome, o.decision) for o in m.operations] == [
+        ("weather", "get_forecast", "completed", None),
+        ("weather", "get_alerts", "disallowed", "disallowed"),
+        ("weather", "get_forecast", "completed", None),
+        ("weather", "get_alerts", "disallowed", "disallowed")]
+    vcon, rep = convert(path.read_bytes())
+    refused = [e for e in vcon["events"] if e["type"] == "policy-decision"]
+    assert [e["reason"] for e in refused] == [
+        "Invariant guardrail (block): get_alerts may not be called for CA",
+        "Invariant guardrail (block): alerts are blocked"]
+    assert refused[0]["requested"]["arguments"] == {"state": "CA"}
+    assert not any(e["type"] == "tool-invocation" and e["tool"] == "get_alerts"
+                   for e in vcon["events"])
+    assert rep.ignored.get("MCP tools/list (the Invariant MCP gateway's listing)") == 2
+    assert not any("stay Running" in w for w in rep.warnings)

@@ -702,3 +702,24 @@ def test_proxy_dialog_without_its_body_says_why_it_is_not_read() -> None:
     assert prov.report.examples == [
         "/dialog/5: dialog has no inline body (redacted, or kept at its url, which is never "
         "fetched): not read"]
+
+
+def test_proxy_vcon_of_the_newer_mapper_names_its_server_from_its_tags() -> None:
+    """vcon-mcp-proxy's newer mapper (vcon-dev/vcon-mcp-proxy @ 992cfb99 src/vcon/mcp-mapper.ts,
+    mapSessionToVcon) writes parties [client (role "user"), server (role "agent")], each
+    dialog with only its sender in `parties` (a response on the server's party, everything
+    else, a server's elicitation/create too, on the client's), and the server's name in the
+    tags attachment (purpose "tags", "server_name:github") and the subject. No request shows
+    which party is the server, so a reviewer saw both calls on "unknown-mcp-server". By hand:
+    create_repo {name: x} on github, asked the user (elicitation) and failed (isError
+    "permission denied"); list_repos {} on github, completed with a resource_link and
+    structuredContent."""
+    path = FIX / "variants" / "vcon_mcp_proxy_0_4_single_party_dialogs.vcon.json"
+    m = build_model(open_bytes(path.read_bytes(), name=path.name))
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("github", "create_repo", "failed"), ("github", "list_repos", "completed")]
+    vcon, rep = convert_vcon(path.read_bytes())
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-input", "tool-input-response", "tool-failure",
+        "tool-invocation", "tool-result"]
+    assert not any("not named" in w for w in rep.warnings)

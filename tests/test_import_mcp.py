@@ -1387,3 +1387,63 @@ def test_mcpspy_records_read_by_their_raw_message() -> None:
     assert ev[0]["time"] == "2025-07-28T15:59:14.012Z"
     assert rep.unmapped == 0
     no_errors(m)
+
+
+def test_gh_aw_mcp_gateway_rpc_messages_are_read_per_server() -> None:
+    """GitHub Agentic Workflows' MCP gateway (github/gh-aw-mcpg internal/logger
+    jsonl_logger.go, rpc_logger.go) logs every message it relays to
+    /tmp/gh-aw/mcp-logs/rpc-messages.jsonl: {timestamp, type REQUEST|RESPONSE (schema v2:
+    event rpc_request|rpc_response, _schema), direction OUT (to the server) | IN, server_id,
+    error (the gateway's own, the payload then null), payload (the JSON-RPC message)}, and
+    DIFC_FILTERED records (items its integrity policy withheld). The file was refused as no
+    known format. Each server numbers its own requests (github's and safeoutputs' ids are both
+    1), and older gateways log a request without its id (connection.go marshals only jsonrpc,
+    method and params). By hand, v2 (2026-08-15 23:48): github list_issues {owner, repo}
+    40.100-40.350 completed; safeoutputs add_comment {body} 41.000-41.040 failed (isError
+    "denied"); github issue_read {number: 1} 42.233, no answer but the gateway's "backend
+    connection failed" at 47.233: errored; github get_me 48.000-48.300 completed (its answer
+    carries the gateway's id 7, not the request's). The DIFC records are no calls. v1 (the
+    gh-aw test's own lines): github list_issues 10:00:01.0-01.2 completed."""
+    vcon, rep = imported(FIX / "variants" / "gh_aw_mcpg_rpc_messages_v2.jsonl")
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("github", "list_issues", "completed"), ("safeoutputs", "add_comment", "failed"),
+        ("github", "issue_read", "errored"), ("github", "get_me", "completed")]
+    ev = [(e["type"], e["time"][11:23]) for e in vcon["events"]]
+    assert ev == [("tool-invocation", "23:48:40.100"), ("tool-result", "23:48:40.350"),
+                  ("tool-invocation", "23:48:41.000"), ("tool-failure", "23:48:41.040"),
+                  ("tool-invocation", "23:48:42.233"), ("tool-error", "23:48:47.233"),
+                  ("tool-invocation", "23:48:48.000"), ("tool-result", "23:48:48.300")]
+    inv = [e for e in vcon["events"] if e["type"] == "tool-invocation"]
+    assert inv[0]["body"] == {"owner": "github", "repo": "gh-aw"}
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert "backend connection failed" in json.dumps(err)
+    assert rep.unmapped == 0 and rep.ignored.get("gateway DIFC_FILTERED record") == 1
+    assert any("DIFC" in w for w in rep.warnings)
+    vcon, rep = imported(FIX / "variants" / "gh_aw_mcpg_rpc_messages_v1.jsonl")
+    assert [(o.server, o.tool, o.outcome) for o in model_of(vcon).operations] == [
+        ("github", "list_issues", "completed")]
+    assert rep.ignored.get("gateway DIFC_FILTERED record") == 2
+
+
+def test_gh_aw_mcp_gateway_error_only_response_ends_the_open_call() -> None:
+    """The gateway logs its own failure to reach a server (connection.go: LogRPCResponse with
+    the error and no payload) right after the request it relayed, whether or not that request
+    carries an id: a tools/call with id 3 then `error: "backend connection failed"`, payload
+    null, was left Running and the error counted as not mapped. By hand: github issue_read,
+    errored, the error's message the gateway's."""
+    recs = [
+        {"timestamp": "2026-08-15T23:48:42.233Z", "event": "rpc_request",
+         "_schema": "rpc-message/v2", "direction": "OUT", "server_id": "github",
+         "method": "tools/call", "payload": {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                                             "params": {"name": "issue_read",
+                                                        "arguments": {"number": 1}}}},
+        {"timestamp": "2026-08-15T23:48:47.233Z", "event": "rpc_response",
+         "_schema": "rpc-message/v2", "direction": "IN", "server_id": "github",
+         "error": "backend connection failed", "payload": None}]
+    vcon, rep = convert(b"\n".join(json.dumps(r).encode() for r in recs) + b"\n",
+                        source_name="rpc-messages.jsonl", created=CREATED)
+    assert [(o.tool, o.outcome) for o in model_of(vcon).operations] == [("issue_read", "errored")]
+    assert rep.unmapped == 0
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert "backend connection failed" in json.dumps(err)

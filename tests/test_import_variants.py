@@ -255,6 +255,115 @@ def test_otel_vercel_ai_sdk_tool_spans_are_operations() -> None:
     assert any("('book')" in w for w in rep.warnings)
 
 
+def test_otel_livekit_function_tool_spans_are_operations() -> None:
+    """LiveKit Agents (livekit/agents voice/generation.py, `function_tool` span;
+    telemetry/trace_types.py) records each tool it runs as a span `function_tool` with
+    lk.function_tool.name / .arguments / .output / .is_error; 1.0-1.2 write nothing else, so
+    the calls were dropped and a reviewer saw an agent that called nothing. By hand:
+    lookup_weather {location: Tokyo} -> "sunny with a temperature of 70 degrees." at
+    12:00:01.1-1.9, completed; book_table {party: 4} raised (is_error, the model told "An
+    internal error occurred") at 12:00:02.0-2.5, failed. The newest versions add
+    execute_tool / gen_ai.tool.call.id (error.type tool_error when is_error) but keep the
+    arguments and output in lk.pii.function_tool.* only (gen_ai content capture is opt-in):
+    the same calls with their call ids, arguments and outputs."""
+    data = (FIX / "otel_livekit_function_tool_spans.otlp.json").read_bytes()
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "lookup_weather", "completed", None),
+                           ("!host", "book_table", "failed", None)]
+    ev = [(e["type"], e["time"], e.get("body")) for e in m.vcon["events"]]
+    assert [(t, when[11:23]) for t, when, _ in ev] == [
+        ("tool-invocation", "12:00:01.100"), ("tool-result", "12:00:01.900"),
+        ("tool-invocation", "12:00:02.000"), ("tool-failure", "12:00:02.500")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"}
+    assert ev[1][2] == "sunny with a temperature of 70 degrees."
+    assert ev[2][2]["arguments"] == {"party": 4}
+    assert "An internal error occurred" in json.dumps(ev[3][2])
+    data = (FIX / "otel_livekit_gen_ai_function_tool_spans.otlp.json").read_bytes()
+    m = model_of(data)
+    assert outcomes(m) == [("!host", "lookup_weather", "completed", None),
+                           ("!host", "book_table", "failed", None)]
+    ev = [(e["type"], e.get("body")) for e in m.vcon["events"]]
+    assert ev[0][1]["arguments"] == {"location": "Tokyo"} and ev[0][1]["tool_call_id"] == "call_abc"
+    assert ev[1] == ("tool-result", "sunny")
+    assert ev[2][1]["arguments"] == {"party": 4}
+    assert ev[3][0] == "tool-failure" and "no table for 4 tonight" in json.dumps(ev[3][1])
+
+
+def test_otel_jaeger_and_zipkin_exports_of_genai_spans_are_read() -> None:
+    """A trace saved from Jaeger (its query API / UI JSON: {data: [{traceID, spans,
+    processes}]}, spans with operationName, references, startTime/duration in microseconds,
+    tags and logs as [{key, type, value}]; jaegertracing/jaeger
+    model/converter/json/fixtures/ui_01.json) was refused as no known format, and Zipkin v2
+    JSON (opentelemetry-exporter-zipkin's v2 encoder: tags a plain object of strings,
+    otel.status_code / error for the status, an event as an annotation {"name": {attrs}})
+    was read as spans without attributes or times: 'No operations', times order only. By hand,
+    both record, from 12:00:00 (2026-01-01 UTC): get_weather {location: Tokyo} 01.1-01.9 ->
+    "sunny, 21C", completed; book_table {party: 4} 02.0-02.5, status ERROR, ValueError "no
+    table for 4" and no result: errored; the Zipkin file also an MCP tools/call lookup on
+    docs.example.com:443, 03.0-03.3, completed. The agent and chat spans are context."""
+    m = model_of((FIX / "otel_jaeger_api_trace.json").read_bytes(), name="trace.json")
+    assert outcomes(m) == [("!host", "get_weather", "completed", None),
+                           ("!host", "book_table", "errored", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
+                                   ("tool-result", "12:00:01.900"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-error", "12:00:02.500")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"
+    assert ev[3][2]["message"] == "no table for 4"
+    assert ev[3][2]["exception"]["exception.type"] == "ValueError"
+    trace = json.loads((FIX / "otel_jaeger_api_trace.json").read_bytes())["data"][0]
+    assert outcomes(model_of(json.dumps(trace).encode())) == outcomes(m)  # one bare trace
+    m = model_of((FIX / "otel_zipkin_v2_spans.json").read_bytes(), name="spans.json")
+    assert outcomes(m) == [("!host", "get_weather", "completed", None),
+                           ("!host", "book_table", "errored", None),
+                           ("docs.example.com:443", "lookup", "completed", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
+                                   ("tool-result", "12:00:01.900"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-error", "12:00:02.500"),
+                                   ("tool-invocation", "12:00:03.000"),
+                                   ("tool-result", "12:00:03.300")]
+    assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"
+    assert ev[3][2]["message"] == "no table for 4"
+    assert ev[3][2]["exception"]["exception.type"] == "ValueError"
+    loaded = open_bytes((FIX / "otel_zipkin_v2_spans.json").read_bytes(), name="spans.json")
+    assert loaded.derivation is not None and loaded.derivation.title == "Zipkin span export"
+    assert detect((FIX / "otel_jaeger_api_trace.json").read_bytes()).name == "otlp"
+
+
+def test_otel_openllmetry_mcp_client_and_server_spans_are_one_mcp_call_each() -> None:
+    """OpenLLMetry's MCP instrumentation (traceloop/openllmetry
+    opentelemetry-instrumentation-mcp instrumentation.py, fastmcp_instrumentation.py; scope
+    opentelemetry.instrumentation.mcp) writes a client span '{tool}.tool' (traceloop tool
+    span, input {tool_name, arguments}, output {result, is_error}; status ERROR and an
+    error.type named after an HTTP status found in the text when the result isError) and, in
+    a FastMCP server, 'mcp.server' (workflow '{server}.mcp') around a second '{tool}.tool'.
+    With both in one trace a reviewer saw get_forecast twice, both calls as the host's own
+    tools, the arguments inside the request's {tool_name, arguments}, and get_alerts, whose
+    tool answered isError "Upstream returned 504 Gateway Timeout...", as a timeout with its
+    answer dropped. By hand: get_forecast on the MCP server weather {latitude: 37.7,
+    longitude: -122.4} 12:00:01.0-1.5 -> "Tonight: clear, 12C", completed, once; get_alerts
+    {state: XX} (no server span, the server unnamed) 12:00:02.0-2.2, failed with the tool's
+    answer."""
+    data = (FIX / "otel_openllmetry_mcp_client_server.otlp.json").read_bytes()
+    vcon, _ = otlp.convert(data)
+    m = model_of(data)
+    assert outcomes(m) == [("weather", "get_forecast", "completed", None),
+                           (otlp.UNKNOWN_MCP, "get_alerts", "failed", None)]
+    ev = [(e["type"], e["time"][11:23], e.get("body")) for e in vcon["events"]]
+    assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.000"),
+                                   ("tool-result", "12:00:01.500"),
+                                   ("tool-invocation", "12:00:02.000"),
+                                   ("tool-failure", "12:00:02.200")]
+    assert ev[0][2]["arguments"] == {"latitude": 37.7, "longitude": -122.4}
+    assert ev[0][2]["merged_span_ids"] == ["5000000000000002"]
+    assert ev[1][2] == {"result": "Tonight: clear, 12C"}
+    assert ev[2][2]["arguments"] == {"state": "XX"}
+    assert "504 Gateway Timeout" in json.dumps(ev[3][2])
+
+
 def test_otel_genai_event_logs_tool_calls_are_reported() -> None:
     """The GenAI events as log records (the older gen_ai.choice with tool_calls, the newer
     gen_ai.client.inference.operation.details with gen_ai.output.messages) say what the model
@@ -411,3 +520,26 @@ def test_cursor_agent_stream_rejected_reason_is_bounded() -> None:
     refused = vcon["events"][0]
     assert refused["type"] == "policy-decision"
     assert refused["reason"].startswith("no no ") and len(refused["reason"]) <= 2000
+
+
+def test_otel_jaeger_export_keeps_the_instrumentation_scope_of_its_spans() -> None:
+    """Jaeger and Zipkin carry a span's instrumentation scope as the tags otel.scope.name (or
+    the older otel.library.name) that the OTLP translation adds: an OpenLLMetry MCP client
+    span exported through Jaeger was a call of the host's own tool, read from an OTLP file the
+    same span is an MCP call. By hand: get_alerts {state: XX} on an MCP server the trace does
+    not name."""
+    def t(k: str, v: Any) -> dict[str, Any]:
+        return {"key": k, "type": "string", "value": v}
+    span = {"traceID": "ab" * 16, "spanID": "cd" * 8, "operationName": "get_alerts.tool",
+            "references": [], "startTime": 1767268802000000, "duration": 200000,
+            "tags": [t("traceloop.span.kind", "tool"), t("traceloop.entity.name", "get_alerts"),
+                     t("traceloop.entity.input",
+                       json.dumps({"tool_name": "get_alerts", "arguments": {"state": "XX"}})),
+                     t("otel.scope.name", "opentelemetry.instrumentation.mcp")],
+            "logs": [], "processID": "p1"}
+    data = json.dumps({"data": [{"traceID": "ab" * 16, "spans": [span], "processes": {
+        "p1": {"serviceName": "agent", "tags": []}}}]}).encode()
+    m = model_of(data, name="trace.json")
+    assert outcomes(m) == [(otlp.UNKNOWN_MCP, "get_alerts", "completed", None)]
+    inv = next(e for e in m.vcon["events"] if e["type"] == "tool-invocation")
+    assert inv["body"]["arguments"] == {"state": "XX"}

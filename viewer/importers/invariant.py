@@ -245,6 +245,9 @@ class _Importer:
         self.bad_calls = 0
         self.inferred = 0
         self.unanswered = 0  # calls no tool message answered, in the traces read
+        self.server = HOST  # the trace's MCP server (Invariant's MCP gateway names it)
+        self.listings: set[str] = set()  # call ids of the trace's tools/list listings
+        self.blocked = 0  # calls a blocking guardrail stopped
 
     def end_trace(self) -> None:
         """Call ids are a trace's own: what is still open stays Running, and is counted."""
@@ -252,6 +255,51 @@ class _Importer:
         self.open.clear()
         self.unnamed.clear()
         self.ids.clear()
+        self.listings.clear()
+
+    def refuse_blocked(self, t: _Trace) -> None:
+        """A call a blocking guardrail stopped: Invariant's gateways push the call with the
+        guardrail's errors as annotations (action ``block``) and, as it never reached the
+        tool, no tool message. Such a call, still open at the trace's end, is the once
+        decision that refused it, its reason the guardrail's message; what was asked is kept
+        for the decision's ``requested``."""
+        notes = t.annotations if isinstance(t.annotations, list) else []
+        for a in notes:
+            if not _blocks(a):
+                continue
+            m = _ADDRESS.match(a["address"]) if isinstance(a.get("address"), str) else None
+            if m is None:
+                continue
+            i, j = int(m.group(1) or m.group(2)), m.group(3) or m.group(4)
+            hits = [e for (ci, cj), e in t.calls.items()
+                    if ci == i and (j is None or cj == int(j))]
+            for e in hits:
+                ev = self.ev.events[e]
+                op = ev["operation_id"]
+                if ev["type"] != "tool-invocation" or not self._close(op):
+                    continue
+                body = ev.pop("body", None)
+                ev.pop("encoding", None)
+                ev.pop("mediatype", None)
+                said = _s(a.get("content")) or "blocked"
+                ev.update({"type": "policy-decision", "decision": "disallowed",
+                           "policy_life": "once", "operation": "tool-invocation",
+                           "reason": f"Invariant guardrail (block): {said}"[:2000],
+                           "inferred": INFER_BLOCKED})
+                self.ev.asked(op, 1, body)
+                self.blocked += 1
+
+    def _close(self, op: str) -> bool:
+        """Take ``op`` off the open calls; False if it was answered."""
+        for ops in self.open.values():
+            if op in ops:
+                ops.remove(op)
+                return True
+        hit = next((k for k, (_, o) in enumerate(self.unnamed) if o == op), None)
+        if hit is None:
+            return False
+        self.unnamed.pop(hit)
+        return True
 
     def party(self, t: _Trace) -> int:
         meta = t.meta if isinstance(t.meta, dict) else {}
@@ -312,7 +360,8 @@ class _Importer:
         if j is not None:
             t.calls[(i, j)] = len(self.ev.events)
         self.ev.add("tool-invocation", when, op, 1, src if j is None else
-                    f"{src}.tool_calls[{j}]", body=body, server=HOST, tool=name, party=party)
+                    f"{src}.tool_calls[{j}]", body=body, server=self.server, tool=name,
+                    party=party)
         if cid is not None:
             self.open.setdefault(cid, []).append(op)
             self.ids.add(cid)
@@ -404,10 +453,21 @@ class _Importer:
             calls = msg.get("tool_calls")
             if isinstance(calls, list):
                 for j, c in enumerate(calls):
+                    if _call_name(c) == LISTING:  # not a tool call: the client's listing
+                        self.listings.add(_id(c.get("id")) or "")
+                        continue
                     used = self.invoke(t, i, j, c, party, when, src) or used
+                if not used and calls and all(_call_name(c) == LISTING for c in calls):
+                    self.rep.ignore(LISTED)
+                    return
             if isinstance(msg.get("function_call"), dict):
                 used = self.invoke(t, i, None, msg["function_call"], party, when, src) or used
         elif role in ("tool", "function"):
+            if role == "tool" and (_id(msg.get("tool_call_id")) or "") in self.listings \
+                    and self.listings:
+                self.listings.discard(_id(msg.get("tool_call_id")) or "")
+                self.rep.ignore(LISTED)
+                return
             if self.answer(t, i, msg, party, when, src):
                 used = True
             else:
@@ -423,6 +483,40 @@ class _Importer:
             self.rep.ignore(f"{role} message without text or tool call")
         else:
             self.rep.ignore(f"{clip(role, 30)} message")
+
+
+#: The tool call Invariant's MCP gateway pushes for a tools/list request (no function may be
+#: named so: OpenAI function names allow no "/").
+LISTING: Final = "tools/list"
+LISTED: Final = "MCP tools/list (the Invariant MCP gateway's listing)"
+INFER_BLOCKED: Final = (
+    "a guardrail of Invariant's gateway in block mode flagged this call (its annotation) "
+    "and no tool message answers it: the gateway stopped it before the tool")
+
+
+def _call_name(call: Any) -> str | None:
+    fn = call.get("function") if isinstance(call, dict) else None
+    return _s(fn.get("name")) if isinstance(fn, dict) else None
+
+
+def _blocks(a: Any) -> bool:
+    """An annotation of a blocking guardrail's error: ``extra_metadata`` ``source``
+    ``guardrails-error`` with ``guardrail-action`` ``block`` (the gateway of 2025), or a
+    ``guardrail`` whose ``action`` is ``block`` (later)."""
+    meta = a.get("extra_metadata") if isinstance(a, dict) else None
+    if not isinstance(meta, dict) or meta.get("source") != "guardrails-error":
+        return False
+    g = meta.get("guardrail")
+    return meta.get("guardrail-action") == "block" or (
+        isinstance(g, dict) and g.get("action") == "block")
+
+
+def _mcp_server(t: _Trace) -> str:
+    """The trace's MCP server: its metadata's ``mcp_server`` (the serverInfo name Invariant's
+    MCP gateway records), else the agent's own host."""
+    meta = t.meta if isinstance(t.meta, dict) else {}
+    name = _s(meta.get("mcp_server"))
+    return name if name is not None and not name.startswith("!") else HOST
 
 
 def _annotation(t: _Trace, a: Any, n: int) -> dict[str, Any]:
@@ -482,9 +576,11 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
                 rep.ignore("trace without messages")
             continue
         party = imp.party(t)
+        imp.server = _mcp_server(t)
         for i, msg in enumerate(t.messages):
             imp.message(t, i, msg, party, times[k])
             k += 1
+        imp.refuse_blocked(t)
         imp.end_trace()
         d: dict[str, Any] = {"party": party, "trace": t.where or "document",
                              "messages": len(t.messages)}
@@ -500,6 +596,10 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     elif unanswered:
         rep.warn(f"{unanswered} tool call(s) have no recorded result (no tool message answers "
                  "them): they stay Running")
+    if imp.blocked:
+        rep.warn(f"{imp.blocked} tool call(s) flagged by a blocking guardrail and answered by "
+                 "no tool message are shown as refused by it (a once disallowed decision, not "
+                 "run)")
     if imp.bad_calls:
         rep.warn(f"{imp.bad_calls} tool call(s) without a function name were skipped")
     if imp.bad_args:

@@ -103,6 +103,19 @@ def _role(party: Any) -> str:
     return str(party.get("role") or "").lower()
 
 
+def _tagged(vcon: dict[str, Any], key: str) -> str | None:
+    """A ``key:value`` entry of the vCon's tags attachment (purpose ``tags``, its body a list
+    of such strings, as vcon-lib's add_tag and vcon-mcp-proxy write it)."""
+    for att in _list(vcon, "attachments"):
+        if not isinstance(att, dict) or att.get("purpose", att.get("type")) != "tags":
+            continue
+        body = _decode(att)
+        for entry in body if isinstance(body, list) else []:
+            if isinstance(entry, str) and entry.startswith(key + ":") and entry[len(key) + 1:]:
+                return entry[len(key) + 1:]
+    return None
+
+
 def _arr(v: Any) -> list[Any]:
     return v if isinstance(v, list) else []
 
@@ -268,7 +281,8 @@ class _Lifter:
 
     def _proxy_server(self, msgs: list[Msg], learned: int | None) -> str:
         """The server's URL or name: from the party the messages show as the server, else a
-        party whose role says server, else the serverInfo of an initialize result."""
+        party whose role says server, else the proxy's ``server_name`` tag, else the
+        serverInfo of an initialize result."""
         roled = (p for p in self.parties if _role(p) in _SERVER_ROLES)
         for p in ([self.parties[learned]] if learned is not None else roled):
             if not isinstance(p, dict):
@@ -277,6 +291,9 @@ class _Lifter:
             for v in (m.get("server_url"), p.get("url"), m.get("url"), p.get("name")):
                 if _names_server(v):
                     return v
+        tagged = _tagged(self.vcon, "server_name")
+        if tagged and not tagged.startswith("!"):
+            return tagged
         for msg in msgs:
             r = msg.msg.get("result") if msg.msg else None
             if isinstance(r, dict) and isinstance(r.get("serverInfo"), dict):

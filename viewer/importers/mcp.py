@@ -44,7 +44,16 @@ from datetime import datetime, timedelta
 from itertools import islice
 from typing import Any, Final
 
-from viewer.importers.common import EPOCH, JSON, TEXT, Events, Report, json_loads, parse_ts
+from viewer.importers.common import (
+    EPOCH,
+    JSON,
+    TEXT,
+    Events,
+    Report,
+    clip,
+    json_loads,
+    parse_ts,
+)
 from viewer.importers.common import nonempty_str as _str
 from viewer.importers.formats import HEAD_BYTES, Format, ImportInputError, Sample, split_lines
 
@@ -344,6 +353,7 @@ def _read_jsonl(data: bytes) -> Transcript:
     rep = t.report
     sink = _Sink(t.messages, rep)
     pairs = _DebugPairs(rep)
+    gateway = _GatewayLog(rep)
     kinds: set[str] = set()
     for n, raw in enumerate(split_lines(data), 1):
         if not raw.strip():
@@ -365,6 +375,9 @@ def _read_jsonl(data: bytes) -> Transcript:
             if naive:
                 rep.warn("timestamps without a zone offset were read as UTC")
             pairs.add(sink, obj, ts, where)
+        elif _is_gateway_record(obj):
+            kinds.add("gh-aw-mcp-gateway")
+            gateway.add(sink, obj, where)
         elif _is_debug_header(obj):
             kinds.add("mcp-debug-record")
             rep.ignore("recording header")
@@ -421,6 +434,7 @@ def _read_jsonl(data: bytes) -> Transcript:
         else:
             rep.fail(where, "neither a JSON-RPC message nor {ts, dir, msg}")
     sink.close()
+    gateway.close()
     t.format = "+".join(sorted(kinds)) or "jsonl"
     return t
 
@@ -742,6 +756,113 @@ class _DebugPairs:
             self.by_order.discard(key)
         sink.add({"jsonrpc": "2.0", "id": rid, "result": msg}, S2C, ts, w, server=server,
                  inferred=inferred)
+
+
+#: A gh-aw MCP gateway record's kind: ``type`` (``REQUEST``...), or schema v2's ``event``.
+_GATEWAY_KINDS: Final = {"REQUEST": "request", "rpc_request": "request",
+                         "RESPONSE": "response", "rpc_response": "response"}
+
+
+def _is_gateway_record(obj: Any) -> bool:
+    """A record of the GitHub Agentic Workflows MCP gateway's rpc-messages.jsonl (gh-aw-mcpg
+    internal/logger/jsonl_logger.go): ``{timestamp, type | event, _schema?, direction IN|OUT,
+    server_id, method?, error?, payload}``, or one of its other events (``DIFC_FILTERED``,
+    ``_schema`` ``difc-filtered/v2``...)."""
+    if not isinstance(obj, dict):
+        return False
+    schema = obj.get("_schema")
+    if isinstance(schema, str) and schema.startswith(("rpc-message/", "difc-")):
+        return True
+    kind = _str(obj.get("type"))
+    return isinstance(obj.get("server_id"), str) and kind is not None and (
+        (kind in _GATEWAY_KINDS and "payload" in obj) or kind == "DIFC_FILTERED")
+
+
+class _GatewayLog:
+    """The gh-aw MCP gateway's log of the messages it relays to each backend server: each
+    ``server_id`` is a connection of its own (each numbers its requests from 1). ``OUT`` goes
+    to the server, ``IN`` comes from it (turned round for ``server_id`` ``client``, the
+    agent's side). A request an older gateway logged without its id (it marshals only jsonrpc,
+    method and params) is answered by that server's next response that answers no request of
+    its own id; a response that is only the gateway's ``error`` (payload null: it could not
+    reach the server) answers that server's oldest open request: both by order, said in the
+    response's ``inferred`` when several were open. Other records (``DIFC_FILTERED``: items the
+    integrity policy withheld from a response) are no messages: counted as ignored, and said
+    in a warning."""
+
+    def __init__(self, report: Report) -> None:
+        self.report = report
+        #: per server, its open requests in order: (the id the message carries, id-less)
+        self.pending: dict[str, list[tuple[Any, bool]]] = {}
+        self.n = 0
+        self.filtered = 0
+
+    def add(self, sink: _Sink, rec: dict[str, Any], where: str) -> None:
+        what = _str(rec.get("type")) or _str(rec.get("event")) or "record"
+        kind = _GATEWAY_KINDS.get(what)
+        server = _str(rec.get("server_id"))
+        if kind is None or server is None:
+            if what.upper() == "DIFC_FILTERED":
+                self.filtered += 1
+            self.report.ignore(f"gateway {what.upper() if len(what) <= 40 else 'event'} record")
+            return
+        ts, naive = parse_ts(rec.get("timestamp"))
+        if naive:
+            self.report.warn("timestamps without a zone offset were read as UTC")
+        way = direction_named(rec.get("direction"))
+        if server == "client" and way is not None:  # the agent's side: IN is the client's
+            way = S2C if way == C2S else C2S
+        msg, w = rec.get("payload"), f"{where}/payload"
+        pend = self.pending.setdefault(server, [])
+        if kind == "request":
+            if isinstance(msg, dict) and isinstance(msg.get("method"), str):
+                if "id" in msg:
+                    pend.append((msg["id"], False))
+                elif not msg["method"].startswith("notifications/"):
+                    self.n += 1
+                    rid = {"gateway-request": self.n}  # never equal to a JSON-RPC id
+                    pend.append((rid, True))
+                    msg = {**msg, "id": rid}
+            sink.add(msg, way, ts, w, conn=server)
+            return
+        err = _str(rec.get("error"))
+        own = request_key(msg["id"]) if isinstance(msg, dict) and "id" in msg else None
+        hit = next((k for k, (i, idless) in enumerate(pend)
+                    if not idless and request_key(i) == own), None) if own else None
+        inferred = None
+        if hit is not None:
+            pend.pop(hit)
+        else:
+            # a payload with an id no open request has answers an id-less request; the
+            # gateway's bare error, any open one
+            answer = (isinstance(msg, dict) and ("result" in msg or "error" in msg)) or (
+                msg is None and err is not None)
+            cands = [k for k, (_, idless) in enumerate(pend) if idless or msg is None]
+            if cands and answer:
+                rid = pend.pop(cands[0])[0]
+                if len(cands) > 1:
+                    inferred = ("paired by order with the oldest open request of this server: "
+                                "the gateway logged " + ("its error without a response"
+                                                         if msg is None else
+                                                         "the request without its JSON-RPC id"))
+                    self.report.warn("the MCP gateway's log pairs some responses only by order "
+                                     "(requests logged without their id, or its own errors): "
+                                     "where several were open, each is marked inferred")
+                if isinstance(msg, dict) and ("result" in msg or "error" in msg):
+                    msg = {**msg, "id": rid}
+                elif msg is None and err is not None:
+                    msg = {"jsonrpc": "2.0", "id": rid, "error": {"message": err}}
+            elif msg is None and err is not None:
+                self.report.fail(w, f"a gateway error with no open request: {clip(err, 200)}")
+                return
+        sink.add(msg, way, ts, w, conn=server, inferred=inferred)
+
+    def close(self) -> None:
+        if self.filtered:
+            self.report.warn(
+                f"the MCP gateway's integrity policy withheld {self.filtered} item(s) "
+                "(DIFC_FILTERED records: items removed from what a server returned, or calls "
+                "it blocked); they are not shown as operations or decisions")
 
 
 def _read_mcp_recorder(doc: dict[str, Any]) -> Transcript:
@@ -1625,7 +1746,7 @@ def _sniff(smp: Sample) -> bool:
     if not recs and not batches:
         return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head))
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r)
-                              or _is_mcpspy(r) or (
+                              or _is_mcpspy(r) or _is_gateway_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
                                               or _is_batch(m))))
     return hits * 2 > len(recs) + len(batches)

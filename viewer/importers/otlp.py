@@ -12,20 +12,23 @@ Phoenix's REST span pages (``{data: [span], next_cursor}``, its Span model or Ot
 Langfuse's observations (``{data: [observation], meta}`` or a trace's ``observations``), and
 LangSmith's runs (``{id, name, run_type, inputs, outputs, error, start_time, end_time, trace_id,
 parent_run_id, extra}`` one per line or in a list, a ``{runs: [...]}`` page, ``child_runs``).
-A span written more than once (same trace and span id) is read once, from its most complete copy.
+Jaeger's JSON (``{data: [{traceID, spans, processes}]}``) and Zipkin v2 JSON are read as the spans
+they were translated from. A span written more than once (same trace and span id) is read once,
+from its most complete copy.
 
 Spans (GenAI and MCP semantic conventions):
 
 * an ``execute_tool`` span (``gen_ai.operation.name``), an MCP ``tools/call`` span
   (``mcp.method.name``), Claude Code's ``claude_code.tool`` span, an OpenInference TOOL span, a
-  Langfuse tool observation, a LangSmith tool run or an OpenAI Agents function span (Logfire's
-  ``Function: {name}``) is one operation (Google ADK's ``execute_tool (merged)`` is not: it
-  only groups calls): tool-invocation at its start (server: the MCP server from ``url.full`` /
-  ``server.address``, else ``!host``; tool ``gen_ai.tool.name``; content the arguments with
-  the call id and the span and trace ids), and at its end tool-result (status OK or unset),
-  tool-failure (``error.type`` ``tool_error``, an ``isError`` result, or an error with a result
-  recorded), tool-timeout / tool-cancel (``error.type`` says so) or tool-error (status ERROR,
-  ``error.type`` or an ``exception`` event, no result). No end time: no end event (running).
+  Langfuse tool observation, a LangSmith tool run, an OpenAI Agents function span (Logfire's
+  ``Function: {name}``) or a LiveKit ``function_tool`` span is one operation (Google ADK's
+  ``execute_tool (merged)`` is not: it only groups calls): tool-invocation at its start (server:
+  the MCP server from ``url.full`` / ``server.address``, else ``!host``; tool
+  ``gen_ai.tool.name``; content the arguments with the call id and the span and trace ids), and at
+  its end tool-result (status OK or unset), tool-failure (``error.type`` ``tool_error``, an
+  ``isError`` result, or an error with a result recorded), tool-timeout / tool-cancel
+  (``error.type`` says so) or tool-error (status ERROR, ``error.type`` or an ``exception`` event,
+  no result). No end time: no end event (running).
 * a tool span whose parent is a tool span of the same tool (an MCP client span and the server
   span it caused, same ``jsonrpc.request.id``; an execute_tool span around an MCP client span)
   is the same operation, not another one.
@@ -110,6 +113,8 @@ class Span:
     attrs: dict[str, Any]
     events: list[tuple[str, datetime | None, dict[str, Any]]]
     resource: dict[str, Any]
+    #: the instrumentation scope's name (which library wrote the span), "" when not recorded
+    scope: str = ""
 
 
 @dataclass
@@ -243,7 +248,7 @@ def _status(v: Any) -> tuple[str, str | None]:
 
 
 def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
-          rd: Reading) -> Span:
+          rd: Reading, scope: str = "") -> Span:
     """One span in either dialect (OTLP/JSON, or an SDK dump)."""
     ctx = obj.get("context") if isinstance(obj.get("context"), dict) else {}
     parent = obj.get("parent")
@@ -266,6 +271,9 @@ def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
     if isinstance(res, dict) and not resource:
         resource = _kv(res.get("attributes", res))
     name = obj.get("name")
+    attrs = dict(_kv(obj.get("attributes")))
+    if not scope:  # Jaeger's and Zipkin's tags for it (the OTLP translation writes them)
+        scope = _str(attrs.get("otel.scope.name")) or _str(attrs.get("otel.library.name")) or ""
     return Span(
         where=where, order=order, name=name if isinstance(name, str) else "",
         trace_id=_id(obj.get("traceId", obj.get("trace_id", ctx.get("trace_id",
@@ -273,8 +281,8 @@ def _span(obj: dict[str, Any], where: str, order: int, resource: dict[str, Any],
         span_id=_id(obj.get("spanId", obj.get("span_id", ctx.get("span_id",
                                                                  ctx.get("spanId")))), 16),
         parent_id=parent_id, kind=_kind(obj.get("kind")), start=start, end=end,
-        status=status, status_message=msg, attrs=dict(_kv(obj.get("attributes"))),
-        events=events, resource=resource)
+        status=status, status_message=msg, attrs=attrs, events=events, resource=resource,
+        scope=scope)
 
 
 def _log_name(attrs: dict[str, Any], body: Any, explicit: Any) -> str | None:
@@ -369,6 +377,13 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
     elif _is_export(value):
         rd.forms.add("otlp-json")
         _export(value, where, rd)
+    elif (traces := _jaeger_traces(value)) is not None:
+        rd.forms.add("jaeger")
+        for w, trace in traces:
+            procs = trace.get("processes")
+            for i, s in enumerate(trace["spans"]):
+                _one(_from_jaeger(s, procs if isinstance(procs, dict) else {}),
+                     f"{where}{w}/spans/{i}", {}, rd)
     elif isinstance(value, dict) and isinstance(value.get("spans"), list):
         rd.forms.add("span-dump")
         for i, s in enumerate(value["spans"]):
@@ -399,6 +414,9 @@ def _take(value: Any, where: str, rd: Reading, depth: int = 0) -> None:
             rep.ignore("OpenAI Agents trace record")
         else:
             _one(_from_agents(value), where, {}, rd)
+    elif _is_zipkin(value):
+        rd.forms.add("zipkin")
+        _one(_from_zipkin(value), where, {}, rd)
     elif _is_span(value) or _is_log(value):
         rd.forms.add("sdk-json")
         _one(value, where, {}, rd)
@@ -570,6 +588,146 @@ def _from_langsmith(run: Any) -> Any:
                        else None} if failed else {}}
 
 
+def _is_jaeger_trace(v: Any) -> bool:
+    """A trace as Jaeger's query API and UI give it (``{traceID, spans, processes}``)."""
+    return isinstance(v, dict) and isinstance(v.get("traceID"), str) \
+        and isinstance(v.get("spans"), list)
+
+
+def _jaeger_traces(v: Any) -> list[tuple[str, dict[str, Any]]] | None:
+    """The traces of a Jaeger JSON export (the UI's download and ``/api/traces``: ``{data:
+    [trace, ...]}``, or one trace), each with where it is; None when it is not one."""
+    if _is_jaeger_trace(v):
+        return [("", v)]
+    data = v.get("data") if isinstance(v, dict) else None
+    if isinstance(data, list) and data and all(_is_jaeger_trace(t) for t in data):
+        return [(f"/data/{i}", t) for i, t in enumerate(data)]
+    return None
+
+
+def _is_jaeger_span(v: Any) -> bool:
+    return isinstance(v, dict) and isinstance(v.get("operationName"), str) \
+        and ("spanID" in v or "traceID" in v)
+
+
+#: Tags an OTLP -> Jaeger / Zipkin translation adds for what OTLP keeps outside attributes.
+_TRANSLATED: Final = frozenset({"span.kind", "otel.status_code", "otel.status_description"})
+
+
+def _micros(v: Any) -> int | None:
+    """Jaeger's and Zipkin's microseconds (a number, or its digits as text) as nanoseconds."""
+    if isinstance(v, str) and v.strip().isdigit():
+        v = int(v.strip())
+    return v * 1000 if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _translated_status(tags: dict[str, Any]) -> dict[str, Any]:
+    """OTLP's status as Jaeger / Zipkin carry it: ``otel.status_code`` and
+    ``otel.status_description``, or the older ``error`` tag (true in Jaeger; in Zipkin its
+    presence, its value the message)."""
+    code, _ = _status({"code": tags.get("otel.status_code")})  # "ERROR", or 2 (older SDKs)
+    err = tags.get("error")
+    said = _str(tags.get("otel.status_description")) or (
+        _str(err) if _bool(err) is None else None)
+    failed = code == "error" or err is True or (isinstance(err, str) and _bool(err) is not False)
+    return {"status_code": "ERROR" if failed else code.upper(), "description": said}
+
+
+def _plain_tags(tags: dict[str, Any]) -> dict[str, Any]:
+    return {k: x for k, x in tags.items() if k not in _TRANSLATED and k != "error"}
+
+
+def _from_jaeger(s: Any, processes: dict[str, Any]) -> Any:
+    """A Jaeger span (``operationName``, ``references``, ``startTime`` / ``duration`` in
+    microseconds, ``tags`` and ``logs`` as ``[{key, type, value}]``, its process by
+    ``processID``) as an SDK span dump; a span event is a log whose ``event`` field names it."""
+    if not _is_jaeger_span(s):
+        return s
+    tags = _kv(s.get("tags"))
+    refs = s.get("references")
+    refs = [r for r in refs if isinstance(r, dict)] if isinstance(refs, list) else []
+    parent = next((r.get("spanID") for r in refs if r.get("refType") == "CHILD_OF"
+                   and r.get("traceID") in (None, s.get("traceID"))), None)
+    parent = parent or s.get("parentSpanID") or next((r.get("spanID") for r in refs), None)
+    start = _micros(s.get("startTime"))
+    dur = _micros(s.get("duration"))
+    events = []
+    logs = s.get("logs")
+    for log in logs if isinstance(logs, list) else []:
+        if isinstance(log, dict):
+            fields = _kv(log.get("fields"))
+            name = fields.pop("event", None)
+            events.append({"name": name if isinstance(name, str) else "log",
+                           "timestamp": _micros(log.get("timestamp")), "attributes": fields})
+    proc, pid = s.get("process"), s.get("processID")
+    if not isinstance(proc, dict) and isinstance(pid, str):
+        proc = processes.get(pid)
+    resource: dict[str, Any] = {}
+    if isinstance(proc, dict):
+        resource = dict(_kv(proc.get("tags")))
+        if isinstance(proc.get("serviceName"), str):
+            resource["service.name"] = proc["serviceName"]
+    return {"name": s["operationName"], "trace_id": s.get("traceID"), "span_id": s.get("spanID"),
+            "parent_id": parent, "kind": tags.get("span.kind"), "start_time": start,
+            "end_time": start + dur if start is not None and dur is not None else None,
+            "attributes": _plain_tags(tags), "status": _translated_status(tags),
+            "events": events, "resource": resource}
+
+
+def _is_zipkin(v: Any) -> bool:
+    """A Zipkin v2 span (``{traceId, id, parentId, name, kind, timestamp, duration,
+    localEndpoint, tags, annotations}``: tags a plain object of strings, times microseconds)."""
+    if not (isinstance(v, dict) and isinstance(v.get("traceId"), str)
+            and isinstance(v.get("id"), str)):
+        return False
+    if any(k in v for k in ("spanId", "startTime", "attributes", "startTimeUnixNano")):
+        return False  # OTLP, or a Langfuse observation
+    return isinstance(v.get("tags"), dict) or any(
+        k in v for k in ("localEndpoint", "remoteEndpoint", "annotations", "timestamp"))
+
+
+def _zipkin_event(a: Any) -> dict[str, Any] | None:
+    """A Zipkin annotation as a span event: its value is the event's name, or as OTLP
+    translators write an event with attributes, ``name|{json}|dropped`` (the collector) or
+    ``{"name": {attributes}}`` (the Python exporter)."""
+    if not isinstance(a, dict) or not isinstance(a.get("value"), str):
+        return None
+    value, name, attrs = a["value"], a["value"], {}
+    try:
+        if value.startswith("{"):
+            d = json.loads(value)
+            if isinstance(d, dict) and len(d) == 1:
+                name, attrs = next(iter(d.items()))
+        elif value.count("|") >= 2:
+            head, rest = value.split("|", 1)
+            body = rest.rsplit("|", 1)[0]
+            d = json.loads(body)
+            if isinstance(d, dict):
+                name, attrs = head, d
+    except (ValueError, RecursionError):
+        pass
+    return {"name": name, "timestamp": _micros(a.get("timestamp")),
+            "attributes": attrs if isinstance(attrs, dict) else {}}
+
+
+def _from_zipkin(s: dict[str, Any]) -> dict[str, Any]:
+    """A Zipkin v2 span as an SDK span dump."""
+    tags = s.get("tags") if isinstance(s.get("tags"), dict) else {}
+    start = _micros(s.get("timestamp"))
+    dur = _micros(s.get("duration"))
+    local = s.get("localEndpoint")
+    svc = local.get("serviceName") if isinstance(local, dict) else None
+    anns = s.get("annotations")
+    return {"name": s.get("name") if isinstance(s.get("name"), str) else "",
+            "trace_id": s.get("traceId"), "span_id": s.get("id"), "parent_id": s.get("parentId"),
+            "kind": s.get("kind"), "start_time": start,
+            "end_time": start + dur if start is not None and dur is not None else None,
+            "attributes": _plain_tags(tags), "status": _translated_status(tags),
+            "events": [e for e in map(_zipkin_event, anns if isinstance(anns, list) else [])
+                       if e is not None],
+            "resource": {"service.name": svc} if isinstance(svc, str) else {}}
+
+
 def _is_agents_record(v: Any) -> bool:
     """The OpenAI Agents SDK's own trace records (``Trace.export()`` / ``Span.export()``):
     ``{object: "trace", id, workflow_name}`` and ``{object: "trace.span", id, trace_id,
@@ -596,7 +754,8 @@ def _from_agents(v: dict[str, Any]) -> dict[str, Any]:
             "status": {"status_code": "ERROR"} if err else {}}
 
 
-def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False) -> None:
+def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool = False,
+         scope: str = "") -> None:
     rd.records += 1
     if not isinstance(obj, dict):
         rd.report.fail(where, "not an object")
@@ -605,7 +764,7 @@ def _one(obj: Any, where: str, resource: dict[str, Any], rd: Reading, log: bool 
         if log or _is_log(obj):
             rd.logs.append(_log(obj, where, rd.records, resource, rd))
         elif isinstance(obj.get("name"), str) or _SPAN_KEYS.intersection(obj):
-            rd.spans.append(_span(obj, where, rd.records, resource, rd))
+            rd.spans.append(_span(obj, where, rd.records, resource, rd, scope))
         else:
             rd.report.fail(where, "neither a span nor a log record")
     except _BAD:
@@ -636,13 +795,16 @@ def _export(doc: dict[str, Any], where: str, rd: Reading) -> None:
                                                "instrumentationLibraryLogs"))
             for j, ss in enumerate(scopes if isinstance(scopes, list) else []):
                 items = ss.get(items_key) if isinstance(ss, dict) else None
+                sc = ss.get("scope", ss.get("instrumentationLibrary")) \
+                    if isinstance(ss, dict) else None
+                scope = _str(sc.get("name")) if isinstance(sc, dict) else None
                 if not isinstance(items, list):
                     rd.records += 1
                     rep.fail(f"{w}/{scopes_key}/{j}", f"no {items_key} list")
                     continue
                 for k, obj in enumerate(items):
                     _one(obj, f"{w}/{scopes_key}/{j}/{items_key}/{k}", resource, rd,
-                         log=items_key == "logRecords")
+                         log=items_key == "logRecords", scope=scope or "")
     metrics = doc.get("resourceMetrics")
     if isinstance(metrics, list):
         for rm in metrics:
@@ -857,6 +1019,8 @@ def _is_tool_span(s: Span) -> bool:
         return True  # the Vercel AI SDK's tool span (before it wrote execute_tool)
     if _agents_function(s) or a.get(_LSR + "run_type") == "tool":  # a LangSmith tool run
         return True
+    if s.name == "function_tool" and _LK + "name" in a:
+        return True  # LiveKit Agents' tool span (1.0-1.2 write no gen_ai attribute on it)
     # Pydantic AI names its tool span "running tool" (instrumentation version 1)
     return (s.name.startswith("execute_tool ") or s.name == "running tool") \
         and "gen_ai.tool.name" in a
@@ -865,6 +1029,9 @@ def _is_tool_span(s: Span) -> bool:
 _AGENTS_FUNCTION: Final = "Function: {name}"
 #: Langfuse's observation attributes (its SDK v3 spans; its API's observations read as spans)
 _LF: Final = "langfuse.observation."
+#: LiveKit Agents' tool span attributes (``lk.function_tool.name``, ``.id``, ``.is_error``;
+#: the arguments and output also under ``lk.pii.``, the newer versions' only names for them).
+_LK: Final = "lk.function_tool."
 
 
 def _agents_function(s: Span) -> bool:
@@ -909,7 +1076,7 @@ def _tool_of(spans: list[Span]) -> str | None:
         if _agents_function(s):
             return str(s.attrs["name"])
     name = _attr(spans, "gen_ai.tool.name", "tool.name", "tool_name", "traceloop.entity.name",
-                 "ai.toolCall.name", "mcp.tool.name")
+                 "ai.toolCall.name", "mcp.tool.name", _LK + "name")
     if isinstance(name, str) and name:
         return name
     for s in spans:
@@ -923,13 +1090,28 @@ def _tool_of(spans: list[Span]) -> str | None:
     return None
 
 
+#: OpenLLMetry's MCP instrumentation: its ``{tool}.tool`` spans are tools/call (client side, and
+#: a FastMCP server's under an ``mcp.server`` span whose workflow is ``{server}.mcp``).
+_OPENLLMETRY_MCP: Final = "opentelemetry.instrumentation.mcp"
+
+
+def _openllmetry_mcp_server(s: Span) -> bool:
+    """OpenLLMetry's FastMCP span around the server's own tool span (no tool call itself)."""
+    return s.scope == _OPENLLMETRY_MCP and s.attrs.get("traceloop.span.kind") == "server"
+
+
 def _mcp_server(spans: list[Span]) -> str | None:
     """The MCP server of a tool call, or None when the spans do not show MCP."""
     url = _attr(spans, "url.full", "mcp.server.url")
     named = _attr(spans, "mcp.server.name", "mcp_server_name", "gen_ai.tool.server.name")
+    flow = _str(_attr(spans, "traceloop.workflow.name"))
+    if named is None and flow and flow.endswith(".mcp") and flow[:-4] \
+            and any(s.scope == _OPENLLMETRY_MCP for s in spans):
+        named = flow[:-4]  # OpenLLMetry names a FastMCP server's workflow '{server}.mcp'
     mcp = any("mcp.method.name" in s.attrs or "mcp.session.id" in s.attrs
               # Mastra: an MCP tool call, its server's name in server.address
               or str(s.attrs.get("mastra.span.type", "")).lower() == "mcp_tool_call"
+              or s.scope == _OPENLLMETRY_MCP
               for s in spans)
     if isinstance(named, str) and named:
         return named
@@ -1014,6 +1196,14 @@ _ADK_NONE: Final = {"result": _ADK_UNSET}
 _EXCEPTION_EVENTS: Final = frozenset({"exception", "gen_ai.execute_tool.exception"})
 
 
+def _openllmetry_is_error(result: Any) -> bool:
+    """OpenLLMetry's MCP client output, ``{result: <first content text>, is_error: true}``,
+    for a tools/call answered with isError (its error.type is then an HTTP status name found in
+    that text, GATEWAY_TIMEOUT for '504', which says nothing of how the call ended)."""
+    return isinstance(result, dict) and result.get("is_error") is True \
+        and set(result) <= {"result", "is_error"}
+
+
 def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
     """(end event type or None while running, its content) for a group of spans."""
     root = group[0]
@@ -1038,7 +1228,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
                    "ai.toolCall.result", "ai.toolCall.output",  # Vercel AI SDK
                    "gcp.vertex.agent.tool_response",  # Google ADK
                    _LF + "output",  # Langfuse
-                   _LSR + "output")  # LangSmith
+                   _LSR + "output",  # LangSmith
+                   "lk.pii.function_tool.output", _LK + "output")  # LiveKit
     if _json_or_text(result) == _ADK_NONE:
         result = None  # ADK: no response event was recorded
     if result is None and root.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -1080,7 +1271,10 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     claude_err = _str(root.attrs.get("error")) if root.name == "claude_code.tool" else None
     if claude_err:
         messages.append(claude_err)
-    is_error_result = isinstance(result, dict) and result.get("isError") is True
+    # an MCP result's isError, LiveKit's is_error (the tool raised or reported an error; the
+    # output is what the model was told)
+    is_error_result = (isinstance(result, dict) and result.get("isError") is True) \
+        or _bool(_attr(group, _LK + "is_error")) is True or _openllmetry_is_error(result)
     detail: dict[str, Any] = {}
     if err_type is not None:
         detail["error_type"] = err_type
@@ -1112,6 +1306,16 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
     return "tool-error", detail or None
 
 
+def _mcp_params_arguments(args: Any, tool: str, group: list[Span]) -> Any:
+    """The arguments of an OpenLLMetry MCP tool span, whose input is the request's params as
+    ``{tool_name, arguments}``; any other input as it is."""
+    if isinstance(args, dict) and "arguments" in args and set(args) <= {"tool_name", "arguments"} \
+            and args.get("tool_name", tool) == tool \
+            and any(s.scope == _OPENLLMETRY_MCP for s in group):
+        return args["arguments"]
+    return args
+
+
 def _span_calls(rd: Reading) -> list[Call]:
     rep = rd.report
     by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
@@ -1120,10 +1324,16 @@ def _span_calls(rd: Reading) -> list[Call]:
     helpers: dict[int, dict[str, Span]] = {}
     root_of: dict[int, Span] = {}
 
+    def parent(s: Span) -> Span | None:
+        p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+        if p is not None and _openllmetry_mcp_server(p):  # the server side of the call above
+            p = by_id.get((p.trace_id, p.parent_id)) if p.parent_id else None
+        return p
+
     def root(s: Span) -> Span:
         seen = 0
         while True:
-            p = by_id.get((s.trace_id, s.parent_id)) if s.parent_id else None
+            p = parent(s)
             if p is None or id(p) not in tool_ids or seen > 64:
                 return s
             ta, tb = _tool_of([s]), _tool_of([p])
@@ -1165,7 +1375,7 @@ def _span_calls(rd: Reading) -> list[Call]:
         call = Call(tool=tool, server=server, where=r.where, from_span=True, ran=True,
                     start=r.start, end=r.end)
         call.call_id = _str(_attr(group, "gen_ai.tool.call.id", "tool_use_id", "tool_call_id",
-                                  "tool.call.id", "ai.toolCall.id"))
+                                  "tool.call.id", "ai.toolCall.id", _LK + "id"))
         if call.call_id == _ADK_UNSET:
             call.call_id = None  # Google ADK's placeholder: no call id recorded
         call.prompt_id = _str(_attr(group, "prompt.id"))
@@ -1177,7 +1387,8 @@ def _span_calls(rd: Reading) -> list[Call]:
                      "ai.toolCall.args", "ai.toolCall.input",  # Vercel AI SDK
                      "gcp.vertex.agent.tool_call_args",  # Google ADK
                      _LF + "input",  # Langfuse
-                     _LSR + "arguments")  # LangSmith
+                     _LSR + "arguments",  # LangSmith
+                     "lk.pii.function_tool.arguments", _LK + "arguments")  # LiveKit
         if args is None and _agents_function(r):
             args = r.attrs.get("input")
         if args is None and r.attrs.get("gen_ai.operation.name") == "execute_tool":
@@ -1188,7 +1399,7 @@ def _span_calls(rd: Reading) -> list[Call]:
             args = _own_message(r, "gen_ai.input.messages", call.call_id)
         inv: dict[str, Any] = {}
         if args is not None:
-            inv["arguments"] = _json_or_text(args)
+            inv["arguments"] = _mcp_params_arguments(_json_or_text(args), tool, group)
         if r.name == "claude_code.tool":  # what Claude Code's span says of the arguments
             params = {k: r.attrs[k] for k in ("file_path", "full_command", "skill_name",
                                               "subagent_type") if _str(r.attrs.get(k))}
@@ -2003,6 +2214,8 @@ _NOT_OTLP: Final = {
     "phoenix-spans": ("Arize Phoenix span export", "records", "an"),
     "langfuse-observations": ("Langfuse observation export", "records", "a"),
     "openai-agents": ("OpenAI Agents SDK trace", "records", "an"),
+    "jaeger": ("Jaeger trace export", "spans", "a"),
+    "zipkin": ("Zipkin span export", "spans", "a"),
 }
 
 
@@ -2122,7 +2335,8 @@ def _has_span_id(r: Any) -> bool:
     batch of them in a list, Langfuse's observations and LangSmith's runs count too."""
     if isinstance(r, list) and r:
         return all(_is_agents_record(x) for x in r[:16])
-    if _is_agents_record(r) or _is_observation(r) or _is_ls_run(r):
+    if _is_agents_record(r) or _is_observation(r) or _is_ls_run(r) or _is_jaeger_span(r) \
+            or _is_zipkin(r):
         return True
     if not isinstance(r, dict) or not isinstance(r.get("name"), str):
         return False
@@ -2133,7 +2347,10 @@ def _has_span_id(r: Any) -> bool:
 
 def _records(smp: Sample) -> Iterator[Any]:
     doc = smp.doc
-    if smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
+    traces = _jaeger_traces(doc) if smp.is_doc else None
+    if traces:  # Jaeger's JSON
+        yield from (s for _w, t in traces[:8] for s in t["spans"][:64])
+    elif smp.is_doc and isinstance(doc, dict) and isinstance(doc.get("spans"), list):
         yield from doc["spans"][:64]
     elif smp.is_doc and _is_observations(doc):  # Langfuse's API
         yield from (doc.get("data") or doc.get("observations"))[:64]
@@ -2189,5 +2406,5 @@ FORMAT = Format(
     convert=convert,
     help="OpenTelemetry spans or logs: OTLP/JSON (collector file exporter), SDK span dumps, "
          "Claude Code / Codex / Gemini CLI telemetry; LangSmith runs (list_runs JSON/JSONL, "
-         "/runs/query pages)",
+         "/runs/query pages); Jaeger and Zipkin JSON",
 )
