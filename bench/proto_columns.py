@@ -57,8 +57,8 @@ import os
 import re
 import sys
 import time
-from itertools import chain, islice, pairwise
-from operator import attrgetter, le
+from itertools import chain, islice, pairwise, repeat
+from operator import attrgetter, itemgetter, le
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -141,12 +141,13 @@ def _not_canonical(texts: list[str], canonical: Any) -> set[int]:
 
 def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
                    stream: bool = True, templates: bool = False,
-                   check: bool = False) -> list[bytes]:
+                   check: bool = False, csv: bool = False) -> list[bytes]:
     """The bytes of ``summary --format json`` of ``path``, in pieces. ``marks``: (stage, CPU
     at its end) appended as it goes; ``stream`` false: every dict made before the dump (for
     the stage breakdown), else 512 at a time as ``iter_json`` does. ``templates``: the
     operations of the plan path written as text (``_template``), not dicts dumped.
-    ``check``: the text of ``vcon-view check FILE`` instead (no dicts, no dump)."""
+    ``check``: the text of ``vcon-view check FILE`` instead (no dicts, no dump); ``csv``: the
+    bytes of ``summary --format csv`` instead (``_csv_pieces``)."""
     import msgspec
 
     from viewer.model import build, findings, spec
@@ -620,6 +621,10 @@ def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
         text = check_text(model, CheckOutcome(status))
         mark("check text")
         return [text.encode("utf-8", "replace")]
+    if csv:  # `summary --format csv`'s bytes from the same records
+        _KEEP.append((loaded, structs, texts, times, classes, oids, atts, pairs, ops,
+                      model_ops, found_all, shapes, extra, standing))
+        return _csv_pieces(vcon, model_ops, texts, times, structs, shim, mark)
 
     # -- dicts --------------------------------------------------------------------------------
     # The times not written as recorded (``summary._CANONICAL``), found in one pass of the
@@ -754,6 +759,163 @@ def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
     del lists
     every.clear()  # the CLI frees its dicts batch by batch, as it dumps them: paid here
     mark("free dicts")
+    return pieces
+
+
+def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: list[str],
+                times: list[Any], structs: list[Any], shim: Any, mark: Any) -> list[bytes]:
+    """The bytes of ``summary --format csv`` from the per-operation records: one row per
+    attempt (one for an operation without any), in ``viewer/report/csv.py``'s columns. Every
+    cell is escaped and quoted by the viewer's own ``csv._written`` (``cell``, then the csv
+    module's quoting), which is value by value (a cell does not depend on its column): the
+    cells that change from row to row (ids, times, event lists) a column at a time, those a
+    plan, a target or a party has in common once per distinct value. The operations of the
+    plan path are written a plan at a time, each column made in C (``map`` over the
+    operations' event lists); the others row by row. Rows joined, pieces cut by
+    ``csv._pieces``."""
+    from viewer.content import _find_provenance
+    from viewer.parties import party_name
+    from viewer.report import csv as C
+    from viewer.report.summary import _CANONICAL, rfc3339
+    from viewer.signatures import overall
+
+    prov = _find_provenance(SimpleNamespace(attachments=vcon.get("attachments") or []))
+    if prov is not None and prov[1].get("times") == "order-only":  # (content.order_only)
+        raise NotFast("an import's times may be steps")
+    bad = _not_canonical(texts, _CANONICAL)  # times not written as recorded (rfc3339)
+    mark("csv: times")
+    written = C._written
+
+    def one(value: Any) -> str:
+        return written([value])[0]
+
+    shared: dict[tuple[Any, ...], str] = {}  # values (and their types) -> their cells
+
+    def joined(*values: Any) -> str:
+        """The cells of ``values`` (a plan's, a target's, an attempt's), made once each."""
+        key = (values, tuple(map(type, values)))  # (True and 1 are equal, written otherwise)
+        got = shared.get(key)
+        if got is None:
+            got = shared[key] = ",".join([one(v) for v in values])
+        return got
+
+    def states_text(states: list[str | None]) -> str:  # csv._columns' "states" column
+        return " > ".join([s or "" for s in states])
+
+    shown = texts.copy()  # each event's time as the reports write it
+    for i in bad:
+        shown[i] = rfc3339(times[i])
+
+    def time_cells(idx: list[int]) -> list[str]:
+        """The times of events ``idx``, escaped."""
+        return written(list(map(shown.__getitem__, idx)))
+
+    def ints_cells(lists: Any, positions: tuple[int, ...], whole: bool = False) -> Any:
+        """Each operation's events at ``positions`` of its list, as "3 4 5", escaped."""
+        if whole:
+            return written(list(map(" ".join, map(map, repeat(str), lists))))
+        if not positions:
+            return repeat("")
+        if len(positions) == 1:
+            return written(list(map(str, map(itemgetter(positions[0]), lists))))
+        return written(list(map(" ".join, map(map, repeat(str), map(itemgetter(*positions),
+                                                                        lists)))))
+
+    provenance = ",".join(C._quoted_column(C.cells([
+        True if shim.source.critical_override else None,
+        overall(shim.source) or "unsigned"])))
+    tails: dict[Any, str] = {}  # party -> its cell and the provenance
+
+    def tail(party: Any) -> str:
+        got = tails.get(party)
+        if got is None:
+            got = tails[party] = one(party_name(shim, party)) + "," + provenance
+        return got
+
+    lines: list[Any] = [None] * len(model_ops)  # each operation's row(s)
+    groups: dict[int, tuple[Any, list[int]]] = {}
+    general: list[int] = []
+    for k, rec in enumerate(model_ops):
+        if len(rec) == 5:
+            group = groups.get(id(rec[2]))
+            if group is None:
+                group = groups[id(rec[2])] = (rec[2], [])
+            group[1].append(k)
+        else:
+            general.append(k)
+    party_of = list(map(attrgetter("party"), structs))  # (one pass, in the Structs' order)
+    mark("csv: grouping")
+
+    for plan, ks in groups.values():  # the plan path: a plan's operations at a time
+        # (each operation's record read once, in C; the parties from their event's Struct)
+        oids, lists, _, servers, tools = zip(*map(model_ops.__getitem__, ks), strict=True)
+        op = plan[3]
+        ids = written(oids)
+        # the target's cells a column at a time (cheaper than a key per operation), then
+        # what the plan's operations share
+        heads = list(map(",".join, zip(
+            repeat(joined("tool-invocation")), written(servers), written(tools),
+            repeat(joined(op["decision"], op["decision_life"], op["decision_event"],
+                          op["outcome"])))))
+        parties = list(map(party_of.__getitem__, map(itemgetter(plan[4]), lists)))
+        rests = list(map({p: tail(p) for p in dict.fromkeys(parties)}.__getitem__, parties))
+        per_attempt = []
+        for t, first_pos, end_pos, whole, steps, late_p, oom_p in plan[2]:
+            per_attempt.append(list(map(",".join, zip(
+                ids, heads, repeat(one(t["attempt"])),
+                time_cells(list(map(itemgetter(first_pos), lists))),
+                repeat("") if end_pos is None else
+                time_cells(list(map(itemgetter(end_pos), lists))),
+                repeat(joined(t["final_state"], states_text(t["states"]))),
+                ints_cells(lists, steps, whole), ints_cells(lists, late_p),
+                ints_cells(lists, oom_p),
+                repeat(joined(t["decision"], t["decision_life"], t["decision_event"],
+                              t["escalated"], " ".join(t["flags"]))),
+                rests))))
+        op_lines = per_attempt[0] if len(per_attempt) == 1 else \
+            list(map("\r\n".join, zip(*per_attempt, strict=True)))
+        any(map(lines.__setitem__, ks, op_lines))  # (None each: all set, in C)
+    mark("csv: plan path")
+
+    # the general path: row by row, raw values, each column escaped at the end (as
+    # ``csv._columns`` does)
+    cols: list[list[Any]] = [[] for _ in range(22)]
+    row_op: list[int] = []
+    add = [c.append for c in cols]
+    for k in general:
+        (oid, tool, shp, kind, server, tool_name, decision, life, dec_event, outcome,
+         govs, aflags, op_flags, _once, _unassigned, _first, party) = model_ops[k]
+        head = (oid, kind, server, tool_name, decision, life, dec_event, outcome)
+        plans = shp[1]
+        if not plans:  # one row, its attempt's cells empty, the operation's flags
+            for put, v in zip(add, (*head, None, None, None, None, "", "", "", "", None, None,
+                                    None, None, " ".join(op_flags), party_name(shim, party)),
+                              strict=True):
+                put(v)
+            row_op.append(k)
+            continue
+        for (number, first_pos, end_pos, _inv, _static, _kinds, _ks, states, final, steps,
+             whole, late_p, oom_p, esc), gov, flags in zip(plans, govs, aflags, strict=True):
+            for put, v in zip(add, (
+                    *head, number, shown[tool[first_pos]],
+                    None if end_pos is None else shown[tool[end_pos]], final,
+                    states_text(states),
+                    " ".join(map(str, tool)) if whole else " ".join([str(tool[p]) for p in steps]),
+                    " ".join([str(tool[p]) for p in late_p]) if late_p else "",
+                    " ".join([str(tool[p]) for p in oom_p]) if oom_p else "",
+                    gov.decision, gov.life, gov.event, esc, " ".join(flags),
+                    party_name(shim, party)), strict=True):
+                put(v)
+            row_op.append(k)
+    if row_op:
+        cells = [written(c) for c in cols]
+        for k, line in zip(row_op, map(",".join, zip(*cells, repeat(provenance))),
+                           strict=True):
+            lines[k] = line if lines[k] is None else lines[k] + "\r\n" + line
+    mark("csv: general path")
+    pieces = list(C._pieces(C._header(), lines))
+    mark("csv: pieces")
+    _KEEP.append((lines, groups, cols))
     return pieces
 
 
@@ -909,6 +1071,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="make every dict before the dump and print CPU per stage to stderr")
     p.add_argument("--check", action="store_true",
                    help="write what `vcon-view check FILE` writes instead (the 2x question)")
+    p.add_argument("--csv", action="store_true",
+                   help="write what `summary FILE --format csv` writes instead (the 3x question)")
     p.add_argument("--templates", action="store_true",
                    help="write the plan path's operations as text from a template per plan "
                         "(an experiment: what writing without dicts would save)")
@@ -918,7 +1082,8 @@ def main(argv: list[str] | None = None) -> int:
     marks: list[tuple[str, float]] = [("start", t0)]
     try:
         pieces = summary_pieces(args.file, marks, stream=not args.stages,
-                                templates=args.templates, check=args.check)
+                                templates=args.templates, check=args.check,
+                                csv=args.csv)
     except NotFast as exc:
         print(f"{args.file}: not the fast case ({exc})", file=sys.stderr)
         os._exit(3)
