@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/proto_columns.py FILE -o OUT   # = `summary FILE --format json -o OUT`
     .venv/bin/python bench/proto_columns.py FILE --stages # + CPU per stage, ms (stderr)
+    .venv/bin/python bench/proto_columns.py FILE --csv    # = `summary FILE --format csv`
 
 A measurement, not a second engine: nothing in ``viewer/`` calls it, and it answers only for
 the fast case (every event passes its column Struct, the events are in time order, every time
@@ -39,6 +40,11 @@ event, nor ``Step``, ``Attempt`` or ``Operation`` objects:
   ``build._may_be_suspicious``);
 - dump: the real ``summary.dumps`` and ``summary._spliced`` (operations and findings 512 at a
   time), as ``iter_json`` does.
+
+``--csv``: the bytes of ``vcon-view summary FILE --format csv`` instead, from the same
+per-operation records (``_csv_pieces``: every cell through the viewer's own ``csv._written``).
+``bench/md_stages.py`` measures the Markdown report's writer the same way (its parts, and
+what a column engine could not save of it).
 
 ``--templates`` (an experiment, the same bytes): the plan path's operations written as text,
 each plan's operation laid out once by orjson with holes, filled per operation, in place of
@@ -782,8 +788,6 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
     prov = _find_provenance(SimpleNamespace(attachments=vcon.get("attachments") or []))
     if prov is not None and prov[1].get("times") == "order-only":  # (content.order_only)
         raise NotFast("an import's times may be steps")
-    bad = _not_canonical(texts, _CANONICAL)  # times not written as recorded (rfc3339)
-    mark("csv: times")
     written = C._written
 
     def one(value: Any) -> str:
@@ -802,13 +806,18 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
     def states_text(states: list[str | None]) -> str:  # csv._columns' "states" column
         return " > ".join([s or "" for s in states])
 
-    shown = texts.copy()  # each event's time as the reports write it
-    for i in bad:
-        shown[i] = rfc3339(times[i])
+    def time_texts(idx: list[int]) -> list[str]:
+        """The times of events ``idx`` as the reports write them: as recorded where
+        ``summary._CANONICAL`` matches (one pass over them joined), else ``rfc3339``. (Only
+        the attempts' starts and ends: not every event's.)"""
+        got = list(map(texts.__getitem__, idx))
+        for p in _not_canonical(got, _CANONICAL) if got else ():
+            got[p] = rfc3339(times[idx[p]])
+        return got
 
     def time_cells(idx: list[int]) -> list[str]:
         """The times of events ``idx``, escaped."""
-        return written(list(map(shown.__getitem__, idx)))
+        return written(time_texts(idx))
 
     def ints_cells(lists: Any, positions: tuple[int, ...], whole: bool = False) -> Any:
         """Each operation's events at ``positions`` of its list, as "3 4 5", escaped."""
@@ -889,7 +898,7 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
         plans = shp[1]
         if not plans:  # one row, its attempt's cells empty, the operation's flags
             for put, v in zip(add, (*head, None, None, None, None, "", "", "", "", None, None,
-                                    None, None, " ".join(op_flags), party_name(shim, party)),
+                                    None, None, " ".join(op_flags), party),
                               strict=True):
                 put(v)
             row_op.append(k)
@@ -897,17 +906,24 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
         for (number, first_pos, end_pos, _inv, _static, _kinds, _ks, states, final, steps,
              whole, late_p, oom_p, esc), gov, flags in zip(plans, govs, aflags, strict=True):
             for put, v in zip(add, (
-                    *head, number, shown[tool[first_pos]],
-                    None if end_pos is None else shown[tool[end_pos]], final,
+                    *head, number, tool[first_pos],
+                    None if end_pos is None else tool[end_pos], final,
                     states_text(states),
-                    " ".join(map(str, tool)) if whole else " ".join([str(tool[p]) for p in steps]),
+                    " ".join(map(str, tool)) if whole else
+                    " ".join([str(tool[p]) for p in steps]),
                     " ".join([str(tool[p]) for p in late_p]) if late_p else "",
                     " ".join([str(tool[p]) for p in oom_p]) if oom_p else "",
-                    gov.decision, gov.life, gov.event, esc, " ".join(flags),
-                    party_name(shim, party)), strict=True):
+                    gov.decision, gov.life, gov.event, esc, " ".join(flags), party),
+                    strict=True):
                 put(v)
             row_op.append(k)
-    if row_op:
+    if row_op:  # (times held as event indices so far, parties as parties)
+        for at in (9, 10):
+            idx = cols[at]
+            got = iter(time_texts([i for i in idx if i is not None]))
+            cols[at] = [None if i is None else next(got) for i in idx]
+        names = {p: party_name(shim, p) for p in dict.fromkeys(cols[21])}
+        cols[21] = list(map(names.__getitem__, cols[21]))
         cells = [written(c) for c in cols]
         for k, line in zip(row_op, map(",".join, zip(*cells, repeat(provenance))),
                            strict=True):

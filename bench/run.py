@@ -134,7 +134,7 @@ class Result:
 
 
 #: ``--proto``'s groups: each the CLI's command and the column-engine prototype's run of it.
-PROTO_GROUPS = ("json", "templates", "check", "csv")
+PROTO_GROUPS = ("json", "templates", "check", "csv", "md")
 
 
 def commands(path: Path, trees: dict[str, Path], proto: list[str] | None = None
@@ -165,6 +165,9 @@ def commands(path: Path, trees: dict[str, Path], proto: list[str] | None = None
             cmds["summary --format csv"] = ([*VCON_VIEW, "summary", f, "--format", "csv"],
                                             REPORT_ENV)
             cmds["proto_columns.py --csv (same bytes)"] = ([*proto_py, "--csv"], REPORT_ENV)
+        if "md" in groups:  # (no column-engine Markdown: bench/md_stages.py says why)
+            cmds["summary --format md"] = ([*VCON_VIEW, "summary", f, "--format", "md"],
+                                           REPORT_ENV)
         return cmds
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
@@ -313,9 +316,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="also run the viewer package of checkout DIR (e.g. one with proposed "
                         "patches applied), labelled LABEL")
     p.add_argument("--proto", nargs="*", choices=PROTO_GROUPS, metavar="GROUP",
-                   help="only the bare parse and, per group (json, templates, check, csv; "
+                   help="only the bare parse and, per group (json, templates, check, csv, md; "
                         "none named: all), the CLI's command and bench/proto_columns.py's "
-                        "(issue 16's column engine, measured)")
+                        "(issue 16's column engine, measured; md: the CLI's only)")
     p.add_argument("--timeout", type=float, default=900,
                    help="kill a command after this many seconds (default 900)")
     args = p.parse_args(argv)
