@@ -856,7 +856,9 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
     mark("csv: grouping")
 
     for plan, ks in groups.values():  # the plan path: a plan's operations at a time
-        # (each operation's record read once, in C; the parties from their event's Struct)
+        # (each operation's record read once, in C. Measured and not kept: the grouping loop
+        # appending ids, event lists and targets to the plan's columns, with no transposing
+        # here: +30 ms of grouping for 5-30 ms less here, gen-88000)
         oids, lists, _, servers, tools = zip(*map(model_ops.__getitem__, ks), strict=True)
         op = plan[3]
         ids = written(oids)
