@@ -152,15 +152,17 @@ def main(argv: list[str] | None = None) -> int:
              for d, w in zip(model.standing, when, strict=True)))
     else:
         out.append("None.")
+    mark("tables: standing decisions")
     out += ["", "## Findings", ""]
     out += M._grouped(findings, M._finding_lines(m, findings, ev.anchors))
+    mark("findings' lines")
     out += ["", "## Diagnostics", ""]
     out += M._grouped(
         model.diagnostics,
         [f"- **{m(d.code)}** at {m(d.pointer) or '(document)'}: {m(d.message)}"
          for d in model.diagnostics])
     out += ["", "## Evidence", ""]
-    mark("tables: standing decisions, findings, diagnostics")
+    mark("diagnostics' lines")
 
     # -- _evidence, step by step (Cells.of's columns one at a time) -----------------------------
     limit = opts.max_chars
