@@ -3,6 +3,7 @@
     .venv/bin/python bench/proto_columns.py FILE -o OUT   # = `summary FILE --format json -o OUT`
     .venv/bin/python bench/proto_columns.py FILE --stages # + CPU per stage, ms (stderr)
     .venv/bin/python bench/proto_columns.py FILE --csv    # = `summary FILE --format csv`
+    .venv/bin/python bench/proto_columns.py FILE --md-floor  # < `summary FILE --format md`
 
 A measurement, not a second engine: nothing in ``viewer/`` calls it, and it answers only for
 the fast case (every event passes its column Struct, the events are in time order, every time
@@ -43,8 +44,10 @@ event, nor ``Step``, ``Attempt`` or ``Operation`` objects:
 
 ``--csv``: the bytes of ``vcon-view summary FILE --format csv`` instead, from the same
 per-operation records (``_csv_pieces``: every cell through the viewer's own ``csv._written``).
-``bench/md_stages.py`` measures the Markdown report's writer the same way (its parts, and
-what a column engine could not save of it).
+``--md-floor``: not a report, a lower bound of ``summary --format md`` on this engine as a
+whole process (``_md_floor_pieces``: the quotes, the big tables' varying cells, the findings'
+lines, by the viewer's own functions); ``bench/md_stages.py`` measures the real Markdown
+writer's parts in one process.
 
 ``--templates`` (an experiment, the same bytes): the plan path's operations written as text,
 each plan's operation laid out once by orjson with holes, filled per operation, in place of
@@ -147,13 +150,15 @@ def _not_canonical(texts: list[str], canonical: Any) -> set[int]:
 
 def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
                    stream: bool = True, templates: bool = False,
-                   check: bool = False, csv: bool = False) -> list[bytes]:
+                   check: bool = False, csv: bool = False,
+                   md_floor: bool = False) -> list[bytes]:
     """The bytes of ``summary --format json`` of ``path``, in pieces. ``marks``: (stage, CPU
     at its end) appended as it goes; ``stream`` false: every dict made before the dump (for
     the stage breakdown), else 512 at a time as ``iter_json`` does. ``templates``: the
     operations of the plan path written as text (``_template``), not dicts dumped.
     ``check``: the text of ``vcon-view check FILE`` instead (no dicts, no dump); ``csv``: the
-    bytes of ``summary --format csv`` instead (``_csv_pieces``)."""
+    bytes of ``summary --format csv`` instead (``_csv_pieces``); ``md_floor``: a lower bound
+    of ``summary --format md`` (``_md_floor_pieces``: not the report's bytes)."""
     import msgspec
 
     from viewer.model import build, findings, spec
@@ -631,6 +636,10 @@ def summary_pieces(path: str, marks: list[tuple[str, float]] | None = None,
         _KEEP.append((loaded, structs, texts, times, classes, oids, atts, pairs, ops,
                       model_ops, found_all, shapes, extra, standing))
         return _csv_pieces(vcon, model_ops, texts, times, structs, shim, mark)
+    if md_floor:  # what `summary --format md` cannot do without, from the same records
+        _KEEP.append((loaded, structs, texts, times, classes, oids, atts, pairs, ops,
+                      model_ops, found_all, shapes, extra, standing))
+        return _md_floor_pieces(model_ops, found_all, texts, structs, classes, mark)
 
     # -- dicts --------------------------------------------------------------------------------
     # The times not written as recorded (``summary._CANONICAL``), found in one pass of the
@@ -937,6 +946,135 @@ def _csv_pieces(vcon: dict[str, Any], model_ops: list[tuple[Any, ...]], texts: l
     return pieces
 
 
+def _md_floor_pieces(model_ops: list[tuple[Any, ...]], found_all: list[dict[str, Any]],
+                     texts: list[str], structs: list[Any], classes: list[Any],
+                     mark: Any) -> list[bytes]:
+    """A lower bound of ``summary --format md`` on the column engine, as a whole process:
+    not the report, but the parts of it no engine can skip, each by the viewer's own
+    functions, joined and encoded as ``line_pieces`` does:
+    - each quote of the operations with a finding (each attempt's first invocation and last
+      result, failure, error or denial, as ``operation_evidence`` picks them), its content
+      read from the event's Struct (decoded by the load), ``decode_text``, ``Quote`` (no
+      notes: the bench files' quoted events have none), ``markdown._quote_lines``;
+    - the operations and attempts tables: ids, outcomes, starts and ends (``md_column``),
+      each attempt's events, laid out by ``_column_table``; the targets, decisions, attempts,
+      states and flags a column of one shared string each (not made: a lower bound);
+    - the findings' lines (``_finding_lines``, ``_grouped``) from ``Finding`` Structs.
+    Left out (so the report costs more): the provenance block, the turns, gaps, notes and
+    the evidence sections around the quotes."""
+    import msgspec
+
+    from viewer.content import decode_text
+    from viewer.model.columns import TAGS
+    from viewer.model.types import Finding
+    from viewer.report.evidence import FINAL_TYPES, Quote, each_once
+    from viewer.report.formats import line_pieces
+    from viewer.report.markdown import (
+        _column_table,
+        _finding_lines,
+        _grouped,
+        _quote_lines,
+        md,
+        md_column,
+    )
+
+    unset = msgspec.UNSET
+    m = each_once(md)
+    limit = 2000  # formats.EVIDENCE_CHARS, the CLI's default --max-chars
+    with_finding = {f["operation_id"] for f in found_all}
+    anchors: dict[str, int] = {}
+    quoted: list[tuple[int, bool]] = []  # (event, late) of each quote, in report order
+    ids: list[str] = []
+    outcomes: list[Any] = []
+    att_ids: list[str] = []
+    starts: list[int] = []
+    ends: list[int | None] = []
+    events: list[str] = []
+    def picked(rows: list[int], att: list[tuple[Any, ...]]) -> list[tuple[int, bool]]:
+        """(position, late) of each quote of an operation: per attempt its first invocation
+        and its last final event (as ``operation_evidence`` picks them)."""
+        out = []
+        for steps, _first, _end, late, _whole in att:
+            kinds = [TAGS[classes[rows[p]]] for p in steps]
+            inv = next((p for p, k in zip(steps, kinds, strict=True)
+                        if k == "tool-invocation"), None)
+            fin = next((p for p, k in zip(reversed(steps), reversed(kinds), strict=True)
+                        if k in FINAL_TYPES), None)
+            if inv is not None:
+                out.append((inv, False))
+            if fin is not None:
+                out.append((fin, fin in late))
+        return out
+
+    per_plan: dict[int, tuple[Any, ...]] = {}  # what a plan's operations share
+    for pos, rec in enumerate(model_ops, 1):
+        oid, rows = rec[0], rec[1]
+        if len(rec) == 5:
+            plan = rec[2]
+            got = per_plan.get(id(plan))
+            if got is None:
+                got = per_plan[id(plan)] = (
+                    plan[3]["outcome"],
+                    [(steps, first, end, late, whole)
+                     for _t, first, end, whole, steps, late, _o in plan[2]], None)
+            outcome, att, picks = got
+        else:
+            outcome, picks = rec[9], None
+            att = [(p[9], p[1], p[2], p[11], p[10]) for p in rec[2][1]]
+        ids.append(oid)
+        outcomes.append(outcome)
+        for steps, first, end, _late, whole in att:
+            att_ids.append(oid)
+            starts.append(rows[first])
+            ends.append(None if end is None else rows[end])
+            events.append(", ".join(map(str, rows)) if whole else
+                          ", ".join([str(rows[p]) for p in steps]))
+        if oid in with_finding:
+            anchors[oid] = pos
+            if picks is None:
+                picks = picked(rows, att)  # (positions: the same for a plan's operations)
+                if len(rec) == 5:
+                    per_plan[id(rec[2])] = (outcome, att, picks)
+            quoted += [(rows[p], late) for p, late in picks]
+    mark("md floor: columns, quoted events")
+    contents = []
+    for i, _late in quoted:
+        st = structs[i]
+        contents.append({k: v for k in _CONTENT if (v := getattr(st, k, unset)) is not unset})
+    quotes = [Quote(i, TAGS[classes[i]], d, late)
+              for (i, late), d in zip(quoted, map(decode_text, contents), strict=True)]
+    lines = _quote_lines(quotes, limit)
+    mark("md floor: quotes")
+    op_ids = md_column(ids, m)
+    by_id = dict(zip(ids, op_ids, strict=True))
+    n, k = len(ids), len(att_ids)
+    shared = ["x"] * n
+    lines += _column_table(["#", "Operation ID", "Target", "Decision", "Attempts", "Outcome",
+                            "Flags"],
+                           [[str(i) for i in range(1, n + 1)], op_ids, shared, shared,
+                            shared, md_column(outcomes, m), shared])
+    shared = ["x"] * k
+    lines += _column_table(["Operation ID", "Attempt", "Start", "End", "States", "Events",
+                            "Decision", "Late", "Out of model", "Flags"],
+                           [list(map(by_id.__getitem__, att_ids)), shared,
+                            md_column(list(map(texts.__getitem__, starts)), m),
+                            md_column([None if i is None else texts[i] for i in ends], m),
+                            shared, events, shared, [""] * k, [""] * k, shared])
+    mark("md floor: tables")
+    findings = [Finding(f["kind"], f["severity"], f["operation_id"], f["attempt"],
+                        tuple(f["events"]), f["message"]) for f in found_all]
+    lines += _grouped(findings, _finding_lines(m, findings, anchors))
+    mark("md floor: findings")
+    pieces = list(line_pieces(lines))
+    mark("md floor: joined, encoded")
+    _KEEP.append((quoted, contents, quotes, lines, findings, pieces))
+    return pieces
+
+
+#: The members of an event ``content.decode_text`` reads.
+_CONTENT = ("mediatype", "url", "body", "encoding", "content_hash")
+
+
 _HOLE = "\x00{}\x00"  # a string hole's value: orjson writes it "\u0000...\u0000"
 _INT = 9_000_000_000_000_000  # an integer hole's value: the k-th is _INT + k (16 digits)
 
@@ -1091,6 +1229,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="write what `vcon-view check FILE` writes instead (the 2x question)")
     p.add_argument("--csv", action="store_true",
                    help="write what `summary FILE --format csv` writes instead (the 3x question)")
+    p.add_argument("--md-floor", action="store_true",
+                   help="a lower bound of `summary FILE --format md` (not its bytes): the "
+                        "quotes, the big tables' varying cells, the findings' lines")
     p.add_argument("--templates", action="store_true",
                    help="write the plan path's operations as text from a template per plan "
                         "(an experiment: what writing without dicts would save)")
@@ -1101,7 +1242,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         pieces = summary_pieces(args.file, marks, stream=not args.stages,
                                 templates=args.templates, check=args.check,
-                                csv=args.csv)
+                                csv=args.csv, md_floor=args.md_floor)
     except NotFast as exc:
         print(f"{args.file}: not the fast case ({exc})", file=sys.stderr)
         os._exit(3)

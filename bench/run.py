@@ -165,9 +165,11 @@ def commands(path: Path, trees: dict[str, Path], proto: list[str] | None = None
             cmds["summary --format csv"] = ([*VCON_VIEW, "summary", f, "--format", "csv"],
                                             REPORT_ENV)
             cmds["proto_columns.py --csv (same bytes)"] = ([*proto_py, "--csv"], REPORT_ENV)
-        if "md" in groups:  # (no column-engine Markdown: bench/md_stages.py says why)
+        if "md" in groups:  # (no column-engine Markdown: a lower bound of it; md_stages.py)
             cmds["summary --format md"] = ([*VCON_VIEW, "summary", f, "--format", "md"],
                                            REPORT_ENV)
+            cmds["proto_columns.py --md-floor (a lower bound)"] = (
+                [*proto_py, "--md-floor"], REPORT_ENV)
         return cmds
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
@@ -318,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--proto", nargs="*", choices=PROTO_GROUPS, metavar="GROUP",
                    help="only the bare parse and, per group (json, templates, check, csv, md; "
                         "none named: all), the CLI's command and bench/proto_columns.py's "
-                        "(issue 16's column engine, measured; md: the CLI's only)")
+                        "(issue 16's column engine, measured; md: its lower bound, --md-floor)")
     p.add_argument("--timeout", type=float, default=900,
                    help="kill a command after this many seconds (default 900)")
     args = p.parse_args(argv)
