@@ -165,6 +165,8 @@ def commands(path: Path, trees: dict[str, Path], proto: list[str] | None = None
             cmds["summary --format csv"] = ([*VCON_VIEW, "summary", f, "--format", "csv"],
                                             REPORT_ENV)
             cmds["proto_columns.py --csv (same bytes)"] = ([*proto_py, "--csv"], REPORT_ENV)
+            cmds["proto_columns.py --csv --lazy (same bytes)"] = (
+                [*proto_py, "--csv", "--lazy"], REPORT_ENV)
         if "md" in groups:  # (no column-engine Markdown: a lower bound of it; md_stages.py)
             cmds["summary --format md"] = ([*VCON_VIEW, "summary", f, "--format", "md"],
                                            REPORT_ENV)
