@@ -133,24 +133,46 @@ class Result:
         return {s.status for s in self.samples}
 
 
-def commands(path: Path, trees: dict[str, Path], proto: bool = False
+#: ``--proto``'s groups: each the CLI's command and the column-engine prototype's run of it.
+PROTO_GROUPS = ("json", "templates", "check", "csv", "md")
+
+
+def commands(path: Path, trees: dict[str, Path], proto: list[str] | None = None
              ) -> dict[str, tuple[list[str], dict | None]]:
     """name -> (argv, environment). ``trees``: label -> a checkout whose ``viewer`` to run too.
-    ``proto``: only the bare parse, ``summary --format json``, ``check`` and the column-engine
-    prototype (``bench/proto_columns.py``: the same bytes, the same text), for issue 16."""
+    ``proto``: only the bare parse and, for each group named (``PROTO_GROUPS``; [] for all),
+    the CLI's command and the column-engine prototype's (``bench/proto_columns.py``: the same
+    bytes, the same text), for issue 16."""
     f = str(path)
-    if proto:
-        return {
+    if proto is not None:
+        groups = proto or list(PROTO_GROUPS)
+        proto_py = [PY, str(BENCH / "proto_columns.py"), f]
+        cmds = {
             "python -c pass": ([PY, "-c", NOOP], None),
             "bare parse": ([PY, "-c", BARE, f], None),
-            "summary --format json": ([*VCON_VIEW, "summary", f, "--format", "json"], None),
-            "proto_columns.py (same bytes)": ([PY, str(BENCH / "proto_columns.py"), f], None),
-            "proto_columns.py --templates": (
-                [PY, str(BENCH / "proto_columns.py"), f, "--templates"], None),
-            "check": ([*VCON_VIEW, "check", f], None),
-            "proto_columns.py --check (same text)": (
-                [PY, str(BENCH / "proto_columns.py"), f, "--check"], None),
         }
+        if "json" in groups or "templates" in groups:
+            cmds["summary --format json"] = ([*VCON_VIEW, "summary", f, "--format", "json"],
+                                             None)
+        if "json" in groups:
+            cmds["proto_columns.py (same bytes)"] = (proto_py, None)
+        if "templates" in groups:
+            cmds["proto_columns.py --templates"] = ([*proto_py, "--templates"], None)
+        if "check" in groups:
+            cmds["check"] = ([*VCON_VIEW, "check", f], None)
+            cmds["proto_columns.py --check (same text)"] = ([*proto_py, "--check"], None)
+        if "csv" in groups:
+            cmds["summary --format csv"] = ([*VCON_VIEW, "summary", f, "--format", "csv"],
+                                            REPORT_ENV)
+            cmds["proto_columns.py --csv (same bytes)"] = ([*proto_py, "--csv"], REPORT_ENV)
+            cmds["proto_columns.py --csv --lazy (same bytes)"] = (
+                [*proto_py, "--csv", "--lazy"], REPORT_ENV)
+        if "md" in groups:  # (no column-engine Markdown: a lower bound of it; md_stages.py)
+            cmds["summary --format md"] = ([*VCON_VIEW, "summary", f, "--format", "md"],
+                                           REPORT_ENV)
+            cmds["proto_columns.py --md-floor (a lower bound)"] = (
+                [*proto_py, "--md-floor"], REPORT_ENV)
+        return cmds
     cmds: dict[str, tuple[list[str], dict | None]] = {
         "python -c pass": ([PY, "-c", NOOP], None),
         "bare parse": ([PY, "-c", BARE, f], None),
@@ -177,7 +199,7 @@ def commands(path: Path, trees: dict[str, Path], proto: bool = False
 
 
 def bench_file(path: Path, repeat: int, trees: dict[str, Path],
-               timeout: float | None, proto: bool = False) -> dict[str, Result]:
+               timeout: float | None, proto: list[str] | None = None) -> dict[str, Result]:
     """Interleave the commands (round-robin) so drift hits them all alike."""
     cmds = commands(path, trees, proto)
     results = {name: Result(name, []) for name in cmds}
@@ -297,9 +319,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--tree", action="append", default=[], metavar="LABEL=DIR",
                    help="also run the viewer package of checkout DIR (e.g. one with proposed "
                         "patches applied), labelled LABEL")
-    p.add_argument("--proto", action="store_true",
-                   help="only the bare parse, summary --format json, check and "
-                        "bench/proto_columns.py (issue 16's column engine, measured)")
+    p.add_argument("--proto", nargs="*", choices=PROTO_GROUPS, metavar="GROUP",
+                   help="only the bare parse and, per group (json, templates, check, csv, md; "
+                        "none named: all), the CLI's command and bench/proto_columns.py's "
+                        "(issue 16's column engine, measured; md: its lower bound, --md-floor)")
     p.add_argument("--timeout", type=float, default=900,
                    help="kill a command after this many seconds (default 900)")
     args = p.parse_args(argv)
