@@ -51,7 +51,13 @@ from viewer.model.types import (
 )
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.formats import ReportOptions
-from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.report.summary import (
+    OVERRIDE_NOTE,
+    requested_event,
+    rfc3339,
+    selected,
+    selected_findings,
+)
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe
 
@@ -676,12 +682,11 @@ def operation_evidence(model: Model, op: Operation, position: int,
     asked = None
     decided: tuple[Note, ...] = ()
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it
-        for idx in op.once_decisions:
-            content = requested_content(model.events[idx].raw)
-            if content is not None:
-                asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
-                decided = event_notes(model, idx, limit)
-                break
+        idx = requested_event(model, op)
+        content = None if idx is None else requested_content(model.events[idx].raw)
+        if content is not None:
+            asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
+            decided = event_notes(model, idx, limit)
         else:
             decided = event_notes(model, op.decision_event, limit)
     return OperationEvidence(position, op, tuple(findings),

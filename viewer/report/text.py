@@ -12,6 +12,7 @@ import io
 from collections.abc import Sequence
 
 from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -19,7 +20,13 @@ from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import standing_reason, time_texts
-from viewer.report.summary import OVERRIDE_NOTE, selected, selected_findings
+from viewer.report.summary import (
+    OVERRIDE_NOTE,
+    decision_reason,
+    requested,
+    selected,
+    selected_findings,
+)
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
 
@@ -155,6 +162,40 @@ def _operations_table(model: Model, ops: Sequence[Operation]) -> Table:
     return table
 
 
+#: How much of a call's ``requested`` the text quotes: an overview (``--format json`` or
+#: ``csv`` has it whole, Markdown and HTML up to ``--max-chars``).
+REQUESTED_CHARS = 300
+
+
+def _once_decisions(model: Model, ops: Sequence[Operation]) -> list[RenderableType]:
+    """Each operation's once decision that says why (its ``reason``) or what a call that never
+    ran asked for (``requested``), as the summary JSON has them: the id and decision, then
+    those values indented (a wrapped line keeps the indent). ``ops``: the table's rows."""
+    out: list[RenderableType] = []
+    for op in ops:
+        if not op.once_decisions:
+            continue
+        reason, asked = decision_reason(model, op), requested(model, op)
+        if reason is None and asked is None:
+            continue
+        head = t(op.operation_id, "bold")
+        head.append(" ")
+        head.append_text(t(op.decision or "(missing)",
+                           "bold red" if op.decision == "disallowed" else ""))
+        head.append(f" (once, ev {op.decision_event})", style="dim")
+        body = Text()
+        if reason is not None:
+            body.append("reason ", style="dim")
+            body.append_text(t(reason))
+        if asked is not None:
+            if reason is not None:
+                body.append("\n")
+            body.append("requested (not run) ", style="dim")
+            body.append_text(t(safe_short(asked, REQUESTED_CHARS)))
+        out.append(Group(head, Padding(body, (0, 0, 0, 2), expand=False)))
+    return out
+
+
 def _finding(f: Finding) -> Text:
     out = Text()
     out.append(f"{f.severity:<8}", style=SEVERITY_STYLE.get(f.severity, ""))
@@ -189,6 +230,9 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
                 "of them.", style="yellow"))
     else:
         parts.append(Text("No operations.", style="dim"))
+    said = _once_decisions(model, ops[:TABLE_MAX])  # what the table's rows were refused for
+    if said:
+        parts += [Text(), Text("Once decisions", style="bold underline"), *said]
     if model.standing:
         table = Table(title="Standing decisions", title_justify="left")
         for name in ("Event", "Time", "Target", "Decision", "Reason", "Replaced by"):
