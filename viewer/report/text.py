@@ -13,7 +13,6 @@ from collections.abc import Sequence
 
 from rich.console import Console, Group, RenderableType
 from rich.padding import Padding
-from rich.table import Table
 from rich.text import Text
 
 from viewer.model import spec
@@ -27,6 +26,7 @@ from viewer.report.summary import (
     selected,
     selected_findings,
 )
+from viewer.report.texttable import Col, WordTable
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
 
@@ -141,13 +141,21 @@ def _op_id(model: Model, op: Operation, lead: int | None) -> Text:
     return out
 
 
-def _operations_table(model: Model, ops: Sequence[Operation]) -> Table:
-    table = Table(title="Operations", title_justify="left", expand=False)
-    table.add_column("#", justify="right")
-    table.add_column("Operation ID", overflow="fold")
-    table.add_column("Server / tool", overflow="fold")
-    for name in ("Decision", "Attempts", "Outcome", "Flags"):
-        table.add_column(name, overflow="fold")
+#: The operations table's columns: ids and targets are identifiers (they may fold), the rest
+#: words; on a narrow terminal outcome and flags, then decision and attempts, share a column.
+_OP_COLS = (Col("#", justify="right"), Col("Operation ID", folds=True),
+            Col("Server / tool", folds=True), Col("Decision"), Col("Attempts"), Col("Outcome"),
+            Col("Flags"))
+_OP_MERGES = (("Outcome", "Flags"), ("Decision", "Attempts"))
+#: The standing decisions': a time is one word, a reason free text (a long word in it folds);
+#: event and time, decision and its replacement share a column when narrow.
+_STANDING_COLS = (Col("Event"), Col("Time"), Col("Target", folds=True), Col("Decision"),
+                  Col("Reason", folds=True), Col("Replaced by"))
+_STANDING_MERGES = (("Event", "Time"), ("Decision", "Replaced by"))
+
+
+def _operations_table(model: Model, ops: Sequence[Operation]) -> WordTable:
+    table = WordTable("Operations", _OP_COLS, merges=_OP_MERGES)
     lead = lead_party(model)
     for i, op in enumerate(ops, 1):
         table.add_row(
@@ -234,9 +242,7 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
     if said:
         parts += [Text(), Text("Once decisions", style="bold underline"), *said]
     if model.standing:
-        table = Table(title="Standing decisions", title_justify="left")
-        for name in ("Event", "Time", "Target", "Decision", "Reason", "Replaced by"):
-            table.add_column(name, overflow="fold")
+        table = WordTable("Standing decisions", _STANDING_COLS, merges=_STANDING_MERGES)
         # a step on the importers' synthetic clock, as the other reports say it
         when = time_texts(model, [d.time for d in model.standing])
         for d, w in zip(model.standing, when, strict=True):
