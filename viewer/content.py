@@ -396,21 +396,41 @@ def _by_agent(model: Model, d: object) -> bool:
             and isinstance(parties[who], dict) and parties[who].get("role") == "agent")
 
 
-def turn_before(model: Model, t: datetime | None) -> int | None:
+def turn_before(model: Model, t: datetime | None, party: int | None = None) -> int | None:
     """Index in ``model.dialog`` of the last turn at or before ``t`` (the request the agent
     was acting on): the last one from a party that is not an agent (role "agent", as imported
     sessions mark theirs: the agent's own narration is not what it was asked), else the last
-    turn; None when no turn comes before ``t``."""
+    turn; None when no turn comes before ``t``. ``party``: the sub-agent that acts (None: the
+    lead agent). A sub-agent was asked by its launcher, an agent too (a Task's prompt), never
+    by the user talking to the lead: its request is the last turn said to it by another party,
+    when one is; else the rule above."""
     if t is None:
         return None
     times, idx, agent = _turns(model)
     k = bisect_right(times, t)
     if k == 0:
         return None
+    if party is not None:
+        dialog = model.dialog
+        for j in range(k - 1, max(-1, k - 200), -1):  # bounded, as below
+            if _said_to(dialog[idx[j]], party):
+                return idx[j]
     for j in range(k - 1, max(-1, k - 200), -1):  # bounded: a long narration falls back
         if not agent[j]:
             return idx[j]
     return idx[k - 1]
+
+
+def _said_to(d: Any, party: int) -> bool:
+    """True when the turn ``d`` names ``party`` among its parties and another party said it
+    (its originator, else its first party)."""
+    if not isinstance(d, dict):
+        return False
+    ps = d.get("parties")
+    if not isinstance(ps, list) or party not in ps:
+        return False
+    who = d.get("originator", ps[0])
+    return who != party or type(who) is not int
 
 
 def turn_speaker(model: Model, d: Any) -> str:

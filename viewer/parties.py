@@ -70,6 +70,11 @@ def is_delegated(model: Model, op: Operation, lead: int | None) -> bool:
     return party is not None and lead is not None and party != lead
 
 
+def delegated_party(model: Model, op: Operation, lead: int | None) -> int | None:
+    """The sub-agent's party that ran ``op``; None for the lead agent's (or an unknown)."""
+    return op_party(model, op) if is_delegated(model, op, lead) else None
+
+
 def delegated_mark(model: Model, op: Operation, lead: int | None) -> str:
     """``↳ name`` (sanitised) for a sub-agent's operation, else ""."""
     if not is_delegated(model, op, lead):

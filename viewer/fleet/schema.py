@@ -99,6 +99,9 @@ _OPERATIONS: tuple[Column, ...] = (
     Column("party_index", "int64", "operations[].party.index (null: none, or past 2^63-1)"),
     Column("party_name", "string", "operations[].party.name"),
     Column("party_role", "string", "operations[].party.role"),
+    # (not ``operations[].requested``: tool content, which the tables never copy)
+    Column("decision_reason", "string",
+           "operations[].decision_reason (a value that is not a string: its JSON text)"),
 )
 
 _ATTEMPTS: tuple[Column, ...] = (

@@ -110,6 +110,13 @@ def utc_day(t: datetime | None) -> date | None:
         return None
 
 
+def _json_text(value: Any) -> str:
+    """A recorded JSON value as the summary JSON writes it, compact (a string column)."""
+    from viewer import jsonenc
+
+    return jsonenc.dumps(value).decode()
+
+
 def _int64(v: int | None) -> int | None:
     """An integer the 64-bit columns hold; an attempt number past 2^63-1 (the draft stops at
     2^53-1 and a diagnostic says so) is null."""
@@ -136,7 +143,7 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
     from viewer import __version__
     from viewer.model.times import parse_time
     from viewer.parties import op_party, party_record
-    from viewer.report.summary import _source
+    from viewer.report.summary import _source, decision_reason
 
     src = _source(model)
     first, last = model.time_span()
@@ -159,6 +166,11 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
                                      else (None, None, None))
             return cols
 
+    def reason(op: Any) -> str | None:
+        """The summary's ``decision_reason``; a value that is not a string as JSON text."""
+        said = decision_reason(model, op)
+        return said if said is None or isinstance(said, str) else _json_text(said)
+
     # prefix + (...) and the empty-collection tests: this loop runs once per operation and
     # attempt, and building each tuple at once costs less than unpacking prefix into it
     for op in model.operations:
@@ -172,6 +184,7 @@ def model_tuples(model: Model, uri: str, scan_time: datetime) -> Tuples:
             list(unassigned) if unassigned else [], list(once) if once else [], op.first_time,
             sorted(op_flags) if op_flags else [],
             *party_columns(op),
+            reason(op) if once else None,
         ))
         head = prefix + (op_id, server, tool)  # noqa: RUF005
         for a in op_attempts:

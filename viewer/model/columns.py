@@ -122,6 +122,8 @@ _LOOSE: Final[dict[str, type[msgspec.Struct]]] = {
     t: msgspec.defstruct(cls.__name__, [], bases=(cls,), kw_only=True, tag=t, tag_field="type",
                          forbid_unknown_fields=False, gc=False)
     for t, cls in COLUMNS.items()}
+#: The column Structs proper: one of these is the whole event (``Events.whole``).
+_STRICT: Final = frozenset(COLUMNS.values())
 #: A Struct's class -> its event type (the tag).
 TAGS: Final = {cls: t for cols in (COLUMNS, _LOOSE) for t, cls in cols.items()}
 #: The fields every Struct has (one per parameter of the draft, and ``ALWAYS_ABSENT``).
@@ -239,6 +241,11 @@ class Events(EventArray, Sequence[Any]):
                         RecursionError):
                     structs.append(None)
         return cls(structs, list(value))
+
+    def whole(self, i: int) -> bool:
+        """True when event ``i``'s Struct is its column's, which allows no other member (a
+        loose one, ``_LOOSE``, allows them and keeps none)."""
+        return type(self.structs[i]) in _STRICT
 
     def __len__(self) -> int:
         return len(self.structs)

@@ -49,6 +49,11 @@ class EventArray:
         """Decode at once the values of the events at ``indices`` that ``array[i]`` would
         decode one at a time (the same values, kept)."""
 
+    def whole(self, i: int) -> bool:
+        """True when ``structs[i]`` is the whole event (its column allows no other member):
+        a member it has no field for is absent."""
+        return False
+
 
 class Event(NamedTuple):
     """One Event Object, by its index in the top-level ``events`` array."""
@@ -82,6 +87,8 @@ class Event(NamedTuple):
                 v = getattr(st, name, _NO_FIELD) if name != "type" else self[1]
                 if v is not _NO_FIELD:
                     return None if v is UNSET else v
+                if s.whole(self[0]):  # no such member: no value to decode for it
+                    return None
             s = s[self[0]]  # no Struct, or no field of it: the value
         return s.get(name) if type(s) is dict else None
 

@@ -3,7 +3,9 @@
 Each row also carries the file's provenance that a row of a spreadsheet of many files needs:
 ``produced_under_override`` and ``signature`` (``unsigned``, or the weakest status of every
 signature of every layer, as ``--require-signature`` reads it), and ``party``: who ran the
-operation (``viewer.parties``), so a sub-agent's calls are not taken for the lead agent's.
+operation (``viewer.parties``), so a sub-agent's calls are not taken for the lead agent's,
+then ``decision_reason`` and ``requested``: what a refused or never-run call asked for and why,
+as the summary JSON has them (compact JSON for a recorded object).
 
 Every cell is untrusted text made safe twice: ``textsafe.safe`` escapes control, bidi and
 invisible characters visibly, and a cell that a spreadsheet would read as a formula (starting
@@ -17,7 +19,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import chain, repeat
 from operator import attrgetter
 from typing import Any
@@ -26,7 +28,7 @@ from viewer.model.types import Model, Operation
 from viewer.parties import op_party, party_name
 from viewer.report.evidence import time_texts
 from viewer.report.formats import PIECE_LINES
-from viewer.report.summary import selected
+from viewer.report.summary import decision_reason, requested, selected
 from viewer.signatures import overall
 from viewer.textsafe import is_safe, safe
 
@@ -34,8 +36,11 @@ COLUMNS = (
     "operation_id", "operation", "server", "tool", "decision", "decision_life",
     "decision_event", "outcome", "attempt", "start", "end", "final_state", "states", "events",
     "late", "out_of_model", "attempt_decision", "attempt_decision_life",
-    "attempt_decision_event", "escalated", "flags", "party", "produced_under_override",
-    "signature",  # the file's provenance last, on every row
+    "attempt_decision_event", "escalated", "flags", "party",
+    # why the operation's once decision was made, and what a call that never ran asked for
+    # (``summary.decision_reason``, ``summary.requested``)
+    "decision_reason", "requested",
+    "produced_under_override", "signature",  # the file's provenance last, on every row
 )
 _FORMULA_START = "=+-@"
 _STARTS = tuple(_FORMULA_START)
@@ -178,7 +183,8 @@ def _ints(values: Sequence[int]) -> str:
 
 def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[str]]:
     """Each row in three parts, written (cells quoted where the csv module quotes them): the
-    operation's columns, the attempt's, and the operation's party with the file's provenance.
+    operation's columns, the attempt's, and the operation's party, its decision's reason and
+    request, with the file's provenance.
     One row per attempt, and one for an operation without any; the operation's parts are
     made once per operation and repeated on each of its rows. Each part is built column by
     column: recorded values repeat down a column (servers, tools, states), and a column is one
@@ -234,8 +240,24 @@ def _columns(model: Model, operations: Sequence[Operation] | None) -> list[list[
         _written(field("escalated", atts)),
         _written(flag_texts),
     ])
-    tails = list(map(",".join, zip(_written(parties), repeat(provenance))))
+    tails = list(map(",".join, zip(_written(parties), _said(model, ops), repeat(provenance))))
     return [spread(heads), middles, spread(tails)]
+
+
+def _said(model: Model, ops: Sequence[Operation]) -> Iterable[str]:
+    """Each operation's ``decision_reason`` and ``requested`` cells, written and joined by a
+    comma. Most operations have no once decision: two empty cells, with nothing read or
+    checked for them."""
+    once = [i for i, op in enumerate(ops) if op.once_decisions]
+    if not once:
+        return repeat(",")
+    said = [","] * len(ops)
+    chosen = [ops[i] for i in once]
+    reasons = _written([decision_reason(model, op) for op in chosen])
+    asked = _written([requested(model, op) for op in chosen])
+    for i, cells in zip(once, map(",".join, zip(reasons, asked, strict=True)), strict=True):
+        said[i] = cells
+    return said
 
 
 #: What makes csv quote a field (QUOTE_MINIMAL): the delimiter, the quote character, a line

@@ -49,9 +49,15 @@ from viewer.model.types import (
     Source,
     StandingDecision,
 )
-from viewer.parties import delegated_mark, lead_party
+from viewer.parties import delegated_mark, delegated_party, lead_party
 from viewer.report.formats import ReportOptions
-from viewer.report.summary import OVERRIDE_NOTE, rfc3339, selected, selected_findings
+from viewer.report.summary import (
+    OVERRIDE_NOTE,
+    requested_event,
+    rfc3339,
+    selected,
+    selected_findings,
+)
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe
 
@@ -607,10 +613,11 @@ def _late(a: Attempt, before: str | None, e: Event, ref: Event | None,
 
 
 def _turn(model: Model, op: Operation, limit: int,
-          made: dict[int, Turn] | None = None) -> Turn | None:
-    """The turn before ``op``; ``made``: the turns made so far, by dialog index (operations in
-    a row often follow the same request)."""
-    i = turn_before(model, op.first_time)
+          made: dict[int, Turn] | None = None, lead: int | None = None) -> Turn | None:
+    """The turn before ``op`` (a sub-agent's: its launcher's prompt); ``made``: the turns made
+    so far, by dialog index (operations in a row often follow the same request); ``lead``:
+    the lead agent's party."""
+    i = turn_before(model, op.first_time, delegated_party(model, op, lead))
     if i is None:
         return None
     if made is not None:
@@ -677,21 +684,20 @@ def operation_evidence(model: Model, op: Operation, position: int,
             tuple(between)))
     asked = None
     decided: tuple[Note, ...] = ()
+    if lead == -1:
+        lead = lead_party(model)
     if not op.attempts:  # refused, never run: what it asked for, when the importer kept it
-        for idx in op.once_decisions:
-            content = requested_content(model.events[idx].raw)
-            if content is not None:
-                asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
-                decided = event_notes(model, idx, limit)
-                break
+        idx = requested_event(model, op)
+        content = None if idx is None else requested_content(model.events[idx].raw)
+        if content is not None:
+            asked = Quote(idx, spec.POLICY_DECISION, decode_text(content))
+            decided = event_notes(model, idx, limit)
         else:
             decided = event_notes(model, op.decision_event, limit)
     return OperationEvidence(position, op, tuple(findings),
-                             _turn(model, op, opts.max_chars, turns),
+                             _turn(model, op, opts.max_chars, turns, lead),
                              tuple(attempts), tuple(gaps(model, op)),
-                             delegated_mark(model, op,
-                                            lead_party(model) if lead == -1 else lead),
-                             asked, decided)
+                             delegated_mark(model, op, lead), asked, decided)
 
 
 def _quoted(ops: Iterable[Operation]) -> Iterator[int]:

@@ -140,7 +140,7 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
         if first_text is False:
             first_text = event_time(first, first_time)
         unassigned, once, op_flags = op.unassigned_events, op.once_decisions, op.flags
-        yield {
+        item = {
             "operation_id": op.operation_id,
             "operation": op.operation,
             "server": op.server,
@@ -159,6 +159,39 @@ def _iter_operations(model: Model, ops: Sequence[Operation]) -> Iterator[dict[st
             "flags": flag_list[op_flags] if op_flags else [],
             "party": records[op_party(model, op)],
         }
+        if once:  # why it was decided, and what a call that never ran asked for
+            reason, asked = decision_reason(model, op), requested(model, op)
+            if reason is not None:
+                item["decision_reason"] = reason
+            if asked is not None:
+                item["requested"] = asked
+        yield item
+
+
+def decision_reason(model: Model, op: Operation) -> Any:
+    """The ``reason`` recorded on the operation's once decision (``decision_event``), as
+    recorded; None when its decision is not a once decision or says no reason. A standing
+    decision's reason is said once, in ``standing_decisions``, not on each operation."""
+    if op.decision_life != "once" or op.decision_event is None:
+        return None
+    return model.events[op.decision_event].get("reason")
+
+
+def requested_event(model: Model, op: Operation) -> int | None:
+    """The event that says what a call that never ran asked for: its first once decision
+    that records ``requested`` (the importers' member: README, *Importing agent traffic*);
+    None when it ran or none does."""
+    if op.attempts:
+        return None
+    events = model.events
+    return next((i for i in op.once_decisions if events[i].get("requested") is not None),
+                None)
+
+
+def requested(model: Model, op: Operation) -> Any:
+    """What a call that never ran asked for (``requested_event``), as recorded, or None."""
+    i = requested_event(model, op)
+    return None if i is None else model.events[i].get("requested")
 
 
 class _PartyRecords(dict):  # type: ignore[type-arg]

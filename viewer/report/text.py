@@ -12,14 +12,21 @@ import io
 from collections.abc import Sequence
 
 from rich.console import Console, Group, RenderableType
-from rich.table import Table
+from rich.padding import Padding
 from rich.text import Text
 
 from viewer.model import spec
 from viewer.model.types import Finding, Model, Operation
 from viewer.parties import delegated_mark, lead_party
 from viewer.report.evidence import standing_reason, time_texts
-from viewer.report.summary import OVERRIDE_NOTE, selected, selected_findings
+from viewer.report.summary import (
+    OVERRIDE_NOTE,
+    decision_reason,
+    requested,
+    selected,
+    selected_findings,
+)
+from viewer.report.texttable import Col, WordTable
 from viewer.signatures import SIGNATURES_SHOWN, describe, signature_details
 from viewer.textsafe import safe, safe_short
 
@@ -134,13 +141,21 @@ def _op_id(model: Model, op: Operation, lead: int | None) -> Text:
     return out
 
 
-def _operations_table(model: Model, ops: Sequence[Operation]) -> Table:
-    table = Table(title="Operations", title_justify="left", expand=False)
-    table.add_column("#", justify="right")
-    table.add_column("Operation ID", overflow="fold")
-    table.add_column("Server / tool", overflow="fold")
-    for name in ("Decision", "Attempts", "Outcome", "Flags"):
-        table.add_column(name, overflow="fold")
+#: The operations table's columns: ids and targets are identifiers (they may fold), the rest
+#: words; on a narrow terminal outcome and flags, then decision and attempts, share a column.
+_OP_COLS = (Col("#", justify="right"), Col("Operation ID", folds=True),
+            Col("Server / tool", folds=True), Col("Decision"), Col("Attempts"), Col("Outcome"),
+            Col("Flags"))
+_OP_MERGES = (("Outcome", "Flags"), ("Decision", "Attempts"))
+#: The standing decisions': a time is one word, a reason free text (a long word in it folds);
+#: event and time, decision and its replacement share a column when narrow.
+_STANDING_COLS = (Col("Event"), Col("Time"), Col("Target", folds=True), Col("Decision"),
+                  Col("Reason", folds=True), Col("Replaced by"))
+_STANDING_MERGES = (("Event", "Time"), ("Decision", "Replaced by"))
+
+
+def _operations_table(model: Model, ops: Sequence[Operation]) -> WordTable:
+    table = WordTable("Operations", _OP_COLS, merges=_OP_MERGES)
     lead = lead_party(model)
     for i, op in enumerate(ops, 1):
         table.add_row(
@@ -153,6 +168,40 @@ def _operations_table(model: Model, ops: Sequence[Operation]) -> Table:
             Text("\n").join(t(f) for f in sorted(op.flags)),
         )
     return table
+
+
+#: How much of a call's ``requested`` the text quotes: an overview (``--format json`` or
+#: ``csv`` has it whole, Markdown and HTML up to ``--max-chars``).
+REQUESTED_CHARS = 300
+
+
+def _once_decisions(model: Model, ops: Sequence[Operation]) -> list[RenderableType]:
+    """Each operation's once decision that says why (its ``reason``) or what a call that never
+    ran asked for (``requested``), as the summary JSON has them: the id and decision, then
+    those values indented (a wrapped line keeps the indent). ``ops``: the table's rows."""
+    out: list[RenderableType] = []
+    for op in ops:
+        if not op.once_decisions:
+            continue
+        reason, asked = decision_reason(model, op), requested(model, op)
+        if reason is None and asked is None:
+            continue
+        head = t(op.operation_id, "bold")
+        head.append(" ")
+        head.append_text(t(op.decision or "(missing)",
+                           "bold red" if op.decision == "disallowed" else ""))
+        head.append(f" (once, ev {op.decision_event})", style="dim")
+        body = Text()
+        if reason is not None:
+            body.append("reason ", style="dim")
+            body.append_text(t(reason))
+        if asked is not None:
+            if reason is not None:
+                body.append("\n")
+            body.append("requested (not run) ", style="dim")
+            body.append_text(t(safe_short(asked, REQUESTED_CHARS)))
+        out.append(Group(head, Padding(body, (0, 0, 0, 2), expand=False)))
+    return out
 
 
 def _finding(f: Finding) -> Text:
@@ -189,10 +238,11 @@ def render_text(model: Model, operations: Sequence[Operation] | None = None) -> 
                 "of them.", style="yellow"))
     else:
         parts.append(Text("No operations.", style="dim"))
+    said = _once_decisions(model, ops[:TABLE_MAX])  # what the table's rows were refused for
+    if said:
+        parts += [Text(), Text("Once decisions", style="bold underline"), *said]
     if model.standing:
-        table = Table(title="Standing decisions", title_justify="left")
-        for name in ("Event", "Time", "Target", "Decision", "Reason", "Replaced by"):
-            table.add_column(name, overflow="fold")
+        table = WordTable("Standing decisions", _STANDING_COLS, merges=_STANDING_MERGES)
         # a step on the importers' synthetic clock, as the other reports say it
         when = time_texts(model, [d.time for d in model.standing])
         for d, w in zip(model.standing, when, strict=True):

@@ -3,6 +3,6 @@ the TUI imports them from here."""
 
 from __future__ import annotations
 
-from viewer.parties import is_delegated, lead_party, op_party, party_name
+from viewer.parties import delegated_party, is_delegated, lead_party, op_party, party_name
 
-__all__ = ["is_delegated", "lead_party", "op_party", "party_name"]
+__all__ = ["delegated_party", "is_delegated", "lead_party", "op_party", "party_name"]

@@ -354,9 +354,10 @@ def _when(delta: timedelta) -> str:
     return f"{fmt_secs(s)} after" if s >= 0 else f"{fmt_secs(s)} before"
 
 
-def said_before(model: Model, t: datetime | None) -> str:
-    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``)."""
-    i = turn_before(model, t)
+def said_before(model: Model, t: datetime | None, party: int | None = None) -> str:
+    """'who: what' of the dialog turn the agent was acting on (``content.turn_before``;
+    ``party``: the sub-agent that acts, None for the lead agent)."""
+    i = turn_before(model, t, party)
     if i is None:
         return ""
     d = model.dialog[i]

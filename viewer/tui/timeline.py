@@ -38,7 +38,7 @@ from viewer.tui.filter import FilterError, in_progress, parse_filter
 from viewer.tui.lanes import Axis, _secs, point_lane, ruler_cells, ruler_date
 from viewer.tui.messages import ModelAdopted, NoteChanged, SelectionMoved, ViewChanged
 from viewer.tui.pane import DetailPane
-from viewer.tui.parties import is_delegated, lead_party
+from viewer.tui.parties import delegated_party, is_delegated, lead_party
 from viewer.tui.present import (
     ORDER,
     attempt_gap,
@@ -628,7 +628,8 @@ class StatusLine(Static):
             for i, kind in enumerate(k for k in P.FLAG_ORDER if k in op.flags):
                 text.append(", " if i else "")
                 text.append(P.FLAG_LABEL[kind], P.style(f"flag:{kind}") or P.style("flag"))
-        said = said_before(model, op.first_time)
+        said = said_before(model, op.first_time,
+                           delegated_party(model, op, lead_party(model)))
         if app.note:  # what the last key did (n/N, pan, --goto): in place of the toast
             text.append("\n")
             text.append_text(app.note if isinstance(app.note, Text) else Text(app.note))
