@@ -356,11 +356,14 @@ def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str)
 
 
 # Refusal texts of Claude Code 2.1.328 (its npm build, @anthropic-ai/claude-code-linux-x64
-# 2.1.328, read from the binary's string table) that older transcripts carry without a
+# 2.1.328, read from the binary's string table; Claude Code's own words, (c) Anthropic PBC,
+# quoted as the host output the importer reads) that older transcripts carry without a
 # toolDenialKind. APPROVAL_SURFACE is a tool_result line as a real `claude -p
 # --permission-prompts none` session (Claude Code 2.1.280) wrote it, quoted whole in a public
-# rendered transcript (found with the find_string index; the same words in several other
-# public reports of 2.1.263+ sessions); the others are the 2.1.328 templates filled in.
+# rendered stream-json transcript of a course-tutor pilot (found by exact string in the public
+# code index, which did not name its repository, so its licence is unknown: only Claude Code's
+# words are taken from it, the same as 2.1.328's template UQe); the same words stand in other
+# public reports of 2.1.263+ sessions. The others are the 2.1.328 templates filled in.
 APPROVAL_SURFACE = (
     "Permission for this tool use was denied. It requires approval, and this session has no "
     "approval surface \u2014 nobody can answer a permission prompt here \u2014 so it was denied "
@@ -414,6 +417,30 @@ def test_2_1_328_refusal_texts_without_denial_kind(text: str, decision: str, who
     dec = next(e.raw for e in m.events if e.type == "policy-decision")
     assert dec["reason"] == text and who in dec["inferred"]
     assert any("refused by the host" in w for w in rep.warnings)
+
+
+def test_denial_kind_permission_rule_of_an_ask_nobody_could_answer() -> None:
+    """Claude Code 2.1.328 writes toolDenialKind "permission-rule" for every denial that is not
+    the user's or the classifier's (its Ube), among them the ask that no prompt could show
+    (decisionReason asyncAgent: "no approval surface in this session; permission request denied
+    automatically"). Reviewer: t1, t2 (the same answers with and without the kind) read alike,
+    permission-required, as README says of these texts; t3, a deny rule's text with the kind,
+    stays disallowed. Before: t1 disallowed (the kind alone), t2 permission-required (the
+    text): one event, two pictures depending on the version that wrote it."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "uv sync"}),
+        res(2, "t1", APPROVAL_SURFACE, True, "Error: " + APPROVAL_SURFACE,
+            toolDenialKind="permission-rule"),
+        use(3, "t2", "Bash", {"command": "uv sync"}), res(4, "t2", APPROVAL_SURFACE, True),
+        use(5, "t3", "Read", {"file_path": "/w/.env"}),
+        res(6, "t3", "Permission to read /w/.env has been denied.", True,
+            toolDenialKind="permission-rule")])
+    no_errors(m)
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("not-performed", PR), ("not-performed", PR), ("disallowed", "disallowed")]
+    why = [e.raw["inferred"] for e in m.events if e.type == "policy-decision"]
+    assert "toolDenialKind permission-rule" in why[0] and "no prompt could be shown" in why[0]
+    assert "toolDenialKind permission-rule" in why[2] and "deny rule" in why[2]
 
 
 def test_refusal_words_inside_tool_output_stay_a_failure() -> None:

@@ -308,6 +308,15 @@ def _host_head(text: str) -> str:
     return head[7:] if head.startswith("Error: ") else head
 
 
+def _refusal(head: str) -> tuple[str, str] | None:
+    """The decision and who made it, when the host's words (``_host_head``) are a refusal of
+    ``_REFUSALS`` (the first that matches)."""
+    for pat, decision, who in _REFUSALS:
+        if pat.match(head):
+            return decision, who
+    return None
+
+
 def _prompt_text(r: dict[str, Any]) -> str | None:
     """The text of a user record (a sub-agent thread's first record is the Task's prompt)."""
     if r.get("type") != "user":
@@ -1043,20 +1052,27 @@ class Mapper:
             why = f"toolDenialKind {kind[:40]}" + (
                 ", before the call ran (toolDenialBeforeRun / permissionDecision user_reject)"
                 if before else "")
-            self.decide(op, when, where, "permission-required" if declined else "disallowed",
-                        text or kind, why)
+            decision = "permission-required" if declined else "disallowed"
+            # the host's kind for any other denial ("permission-rule" in 2.1.328, an ask no
+            # prompt could show included): its words say which refusal it was
+            refusal = None if declined else _refusal(head)
+            if refusal is not None:
+                decision, who = refusal
+                why += f"; refused by the host: {who}"
+            self.decide(op, when, where, decision, text or kind, why)
             op.ended = True
             self.fired(why)
             return True
         if decline:
             return self.decline_or_cancel(op, text, body, when, where)
         if is_error:
-            for pat, decision, who in _REFUSALS:
-                if pat.match(head):
-                    self.decide(op, when, where, decision, text, f"refused by the host: {who}")
-                    op.ended = True
-                    self.fired(f"refused by the host: {who}")
-                    return True
+            refusal = _refusal(head)
+            if refusal is not None:
+                decision, who = refusal
+                self.decide(op, when, where, decision, text, f"refused by the host: {who}")
+                op.ended = True
+                self.fired(f"refused by the host: {who}")
+                return True
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
                 return True
