@@ -355,6 +355,127 @@ def test_host_refusal_is_a_decision_without_invocation(text: str, decision: str)
     assert any("refused by the host" in w for w in rep.warnings)
 
 
+# Refusal texts of Claude Code 2.1.328 (its npm build, @anthropic-ai/claude-code-linux-x64
+# 2.1.328, read from the binary's string table; Claude Code's own words, (c) Anthropic PBC,
+# quoted as the host output the importer reads) that older transcripts carry without a
+# toolDenialKind. APPROVAL_SURFACE is a tool_result line as a real `claude -p
+# --permission-prompts none` session (Claude Code 2.1.280) wrote it, quoted whole in a public
+# rendered stream-json transcript of a course-tutor pilot (found by exact string in the public
+# code index, which did not name its repository, so its licence is unknown: only Claude Code's
+# words are taken from it, the same as 2.1.328's template UQe); the same words stand in other
+# public reports of 2.1.263+ sessions. The others are the 2.1.328 templates filled in.
+APPROVAL_SURFACE = (
+    "Permission for this tool use was denied. It requires approval, and this session has no "
+    "approval surface \u2014 nobody can answer a permission prompt here \u2014 so it was denied "
+    "automatically. The action was NOT performed; do not claim it succeeded, and do not retry "
+    "it: this action, and anything else that requires approval, will be denied the same way "
+    "for the rest of this session. Tell the user what was blocked and why you needed it, then "
+    "continue with the parts of the task that do not require approval. What required "
+    "approval: This command requires approval")
+NO_PROMPTS = (
+    "Permission for this tool use was denied: it requires interactive approval, and permission "
+    "prompts are not available in this session. The action was NOT performed. Do not claim it "
+    "succeeded, and do not retry it in this session \u2014 report the limitation to the user, or "
+    "suggest an alternative. What was requested: Claude requested permissions to use Bash, but "
+    "you haven't granted it yet.")
+NOBODY_HERE = (
+    "This call was denied and did not run. It needs the user's answer, and the user has not "
+    "written since something other than their message opened a turn, so nobody may be here to "
+    "give one. You can go on with work that needs no approval. The user reads your reply when "
+    "they come back: if it says what is waiting, they can tell you whether to go ahead, and "
+    "after their message you can make the call again. What is waiting: This command requires "
+    "approval")
+
+
+@pytest.mark.parametrize(("text", "decision", "who"), [
+    (APPROVAL_SURFACE, PR, "no prompt could be shown"),
+    (NO_PROMPTS, PR, "no prompt could be shown"),
+    (NOBODY_HERE, PR, "no prompt could be shown"),
+    ("Permission to read /home/u/app/.env has been denied.", "disallowed", "deny rule"),
+    ("Permission to read /w/link has been denied (it resolves, through a symbolic link, to a "
+     "path a Read rule denies).", "disallowed", "deny rule"),
+    ("Permission to edit /home/u/app/settings.py has been denied.", "disallowed", "deny rule"),
+    ("Permission to use Bash denied by plugin guard: rm -rf outside the project",
+     "disallowed", "plugin"),
+    ("Permission to use mcp__github__merge_pull_request denied by plugins guard, audit",
+     "disallowed", "plugin"),
+    ("Permission for this action has been denied. Reason: deletes files outside the project.",
+     "disallowed", "auto-mode classifier"),
+])
+def test_2_1_328_refusal_texts_without_denial_kind(text: str, decision: str, who: str) -> None:
+    """An older transcript (no toolDenialKind) answering a call with one of these texts: the
+    call never ran. Reviewer: one once decision each (permission-required where no prompt could
+    be shown, as for the known "IMPORTANT: You *may* attempt" text; disallowed for a Read/Edit
+    deny rule, a plugin's tool.judge / tool.check deny and the classifier's outcome-hidden
+    text), no invocation. Before: each was a tool-failure, a call shown as run that never
+    ran."""
+    _, rep, m = conv([use(1, "t1", "Bash", {"command": "uv sync"}), res(2, "t1", text, True)])
+    no_errors(m)
+    o = m.operations[0]
+    assert (o.decision, o.decision_life, o.attempts) == (decision, "once", ())
+    assert o.outcome == ("disallowed" if decision == "disallowed" else "not-performed")
+    dec = next(e.raw for e in m.events if e.type == "policy-decision")
+    assert dec["reason"] == text and who in dec["inferred"]
+    assert any("refused by the host" in w for w in rep.warnings)
+
+
+def test_denial_kind_permission_rule_of_an_ask_nobody_could_answer() -> None:
+    """Claude Code 2.1.328 writes toolDenialKind "permission-rule" for every denial that is not
+    the user's or the classifier's (its Ube), among them the ask that no prompt could show
+    (decisionReason asyncAgent: "no approval surface in this session; permission request denied
+    automatically"). Reviewer: t1, t2 (the same answers with and without the kind) read alike,
+    permission-required, as README says of these texts; t3, a deny rule's text with the kind,
+    stays disallowed. Before: t1 disallowed (the kind alone), t2 permission-required (the
+    text): one event, two pictures depending on the version that wrote it."""
+    _, _, m = conv([
+        use(1, "t1", "Bash", {"command": "uv sync"}),
+        res(2, "t1", APPROVAL_SURFACE, True, "Error: " + APPROVAL_SURFACE,
+            toolDenialKind="permission-rule"),
+        use(3, "t2", "Bash", {"command": "uv sync"}), res(4, "t2", APPROVAL_SURFACE, True),
+        use(5, "t3", "Read", {"file_path": "/w/.env"}),
+        res(6, "t3", "Permission to read /w/.env has been denied.", True,
+            toolDenialKind="permission-rule")])
+    no_errors(m)
+    assert [(o.outcome, o.decision) for o in m.operations] == [
+        ("not-performed", PR), ("not-performed", PR), ("disallowed", "disallowed")]
+    why = [e.raw["inferred"] for e in m.events if e.type == "policy-decision"]
+    assert "toolDenialKind permission-rule" in why[0] and "no prompt could be shown" in why[0]
+    assert "toolDenialKind permission-rule" in why[2] and "deny rule" in why[2]
+
+
+def test_refusal_words_inside_tool_output_stay_a_failure() -> None:
+    """The host's words are matched at the start of the answer only: a command whose own output
+    says so failed (it ran)."""
+    _, _, m = conv([use(1, "t1", "Bash", {"command": "./deploy.sh"}),
+                    res(2, "t1", "Exit code 1\nPermission to read /etc/shadow has been denied.",
+                        True),
+                    use(3, "t2", "Bash", {"command": "./check.sh"}),
+                    res(4, "t2", "Exit code 1\nCommand timed out after 5s", True)])
+    assert [(o.outcome, o.decision) for o in m.operations] == [("failed", None), ("failed", None)]
+
+
+# Claude Code kills a Bash command at its timeout with SIGTERM and, only for exit code 143,
+# puts "Command timed out after <duration>" first in the output after "Exit code 143" (2.1.328:
+# `e===143` sets timedOut). Real captures quote the answer so: "Error: Exit code 143\nCommand
+# timed out after 2m 0s" (the toolUseResult string of a public hook test, "captured verbatim"),
+# "Exit code 143\nCommand timed out after 10m 0s" (called "THE dominant real case" of a public
+# PostToolUseFailure hook's tests).
+TIMEOUT_143 = "Exit code 143\nCommand timed out after 10m 0s"
+
+
+def test_exit_143_timeout_text_is_a_timeout() -> None:
+    """Reviewer: both calls timed out (the host killed them). Before: the first, with the
+    exit-code line Claude Code puts first, read as failed."""
+    _, rep, m = conv([
+        use(1, "t1", "Bash", {"command": "pytest"}),
+        res(2, "t1", TIMEOUT_143 + "\n........ [ 78%]", True, "Error: " + TIMEOUT_143),
+        use(3, "t2", "Bash", {"command": "sleep 200"}),
+        res(4, "t2", "Command timed out after 2m 0.0s", True)])
+    no_errors(m)
+    assert [o.outcome for o in m.operations] == ["timed-out", "timed-out"]
+    assert any("timeout" in w for w in rep.warnings)
+
+
 def test_tool_output_naming_a_hook_error_is_a_failure() -> None:
     _, _, m = conv([use(1, "t1", "Bash", {"command": "git commit"}),
                     res(2, "t1", "Exit code 1\nhusky - pre-commit hook error: lint failed", True)])
@@ -928,6 +1049,33 @@ def test_hook_log_pairs_by_tool_use_id_and_failure() -> None:
     no_errors(m)
     assert [o[3] for o in ops(m)] == ["failed", "completed", "cancel-requested"]
     assert rep.ignored == {"hook Notification": 1} and rep.mapped == 6
+
+
+def test_hook_log_post_tool_use_failure_timeout() -> None:
+    """A PostToolUseFailure whose error is Claude Code's timeout text (the same words, and the
+    same rule, as a transcript's answer). Reviewer: t1, t2 and t4 (a call of a PostToolBatch,
+    read as its PostToolUseFailure) timed out; t3 failed (its own output, exit 1). Before: all
+    four failed."""
+    def h(ev: str, tid: str, **kw: Any) -> dict[str, Any]:
+        return {"session_id": "s", "hook_event_name": ev, "tool_name": "Bash",
+                "tool_input": {"command": tid}, "tool_use_id": tid, **kw}
+
+    data = json.dumps([
+        h("PreToolUse", "t1"), h("PostToolUseFailure", "t1", error=TIMEOUT_143,
+                                 is_interrupt=False),
+        h("PreToolUse", "t2"), h("PostToolUseFailure", "t2",
+                                 error="Command timed out after 2m 0s"),
+        h("PreToolUse", "t3"), h("PostToolUseFailure", "t3",
+                                 error="Exit code 1\nCommand timed out after 5s"),
+        {"session_id": "s", "hook_event_name": "PostToolBatch", "tool_calls": [
+            {"tool_name": "Bash", "tool_input": {"command": "t4"}, "tool_use_id": "t4",
+             "error": "Error: " + TIMEOUT_143}]},
+    ]).encode()
+    vcon, rep = cc.convert(data)
+    m = model_of(vcon)
+    no_errors(m)
+    assert [o[3] for o in ops(m)] == ["timed-out", "timed-out", "failed", "timed-out"]
+    assert any("timeout" in w for w in rep.warnings)
 
 
 def test_subagent_file_alone() -> None:

@@ -96,17 +96,35 @@ _REFUSALS: Final = (
                 r"attempt", re.I | re.S),
      "permission-required", "no prompt could be shown (an agent that cannot ask, such as a "
      "background sub-agent, and no PermissionRequest hook decided)"),
-    (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
-                r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
-                r"rule", re.I | re.S),
+    # Claude Code 2.1.224+ (2.1.328's UQe, e3o, Jdr): a call that would ask, in a session where
+    # nobody can answer (claude -p --permission-prompts none, a headless host, a turn no user
+    # opened); 2.1.328 also counts e3o and UQe as one kind (its VYs)
+    (re.compile(r"Permission for this tool use was denied(?:\. It requires approval, and this "
+                r"session has no approval surface|: it requires interactive approval)|This call "
+                r"was denied and did not run\. It needs the user's answer", re.I),
+     "permission-required", "no prompt could be shown (a session where nobody can answer a "
+     "permission prompt, such as claude -p --permission-prompts none, and no PermissionRequest "
+     "hook decided)"),
+    # a plugin's tool.judge / tool.check hook (2.1.328: "Permission to use <tool> denied by
+    # plugin <name>[: reason]", "... by plugins <a>, <b>"); before the deny rule's, whose lazy
+    # span could reach a "has been denied" in the plugin's reason
+    (re.compile(r"Permission to use \S{1,300} denied by plugins? ", re.I),
+     "disallowed", "a plugin's hook (tool.judge / tool.check) denied the call"),
+    # 2.1.328's file tools: "Permission to read <path> has been denied." (Read rule), "Permission
+    # to edit <path> has been denied." (Edit rule)
+    (re.compile(r"Permission to (?:use|read|edit) .{0,400}? has been denied|[^\n]{0,200}?denied "
+                r"by your permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|"
+                r"deny) rule", re.I | re.S),
      "disallowed", "a permission deny rule"),
     (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
                 r"read|change to) .{0,80}?allowed working director", re.I | re.S),
      "disallowed", "the working-directory guard"),
     (re.compile(r"Permission denied by (?:\S+ )?hook\b", re.I),
      "disallowed", "a hook answered the permission request: deny"),
-    (re.compile(r"Permission for this \w+ was denied by the Claude Code auto mode classifier",
-                re.I), "disallowed", "the auto-mode classifier"),
+    # 2.1.328 reads "Permission for this action has been denied. Reason: " as the classifier's
+    # too (its hCa), the words it writes when the classifier's outcome is not shown
+    (re.compile(r"Permission for this \w+ (?:was denied by the Claude Code auto mode classifier|"
+                r"has been denied\. Reason: )", re.I), "disallowed", "the auto-mode classifier"),
     (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
                 re.I), "disallowed", "a built-in safety check"),
     (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
@@ -115,7 +133,11 @@ _REFUSALS: Final = (
                 r"haven't granted", re.I),
      "permission-required", "a permission prompt that could not be shown (non-interactive)"),
 )
-_TIMEOUT: Final = re.compile(r"Command timed out after", re.I)
+#: Claude Code's words for a Bash command it killed at its timeout (SIGTERM): first, or after
+#: "Exit code 143" (2.1.328 writes them only for exit code 143). One rule for a transcript's
+#: answer and a PostToolUseFailure hook's error.
+_TIMEOUT: Final = re.compile(r"(?:Exit code 143[ \t]*\r?\n)?Command timed out after", re.I)
+TIMEOUT_RULE: Final = "host timeout text -> tool-timeout"
 _BG_TEXT: Final = re.compile(
     r"running in background with ID:\s*([A-Za-z0-9_.-]+)|shell ID:\s*([A-Za-z0-9_.-]+)|"
     r"agentId:\s*([A-Za-z0-9_.-]+)", re.I)
@@ -277,6 +299,22 @@ def _text(content: Any) -> str:
         return "\n".join(b["text"] for b in content
                          if isinstance(b, dict) and isinstance(b.get("text"), str))
     return ""
+
+
+def _host_head(text: str) -> str:
+    """Where Claude Code's own words stand in an answer or a hook's error: first (after an
+    optional "Error: "), tool output after them; the rules match here, never inside output."""
+    head = text.lstrip()[:1000]
+    return head[7:] if head.startswith("Error: ") else head
+
+
+def _refusal(head: str) -> tuple[str, str] | None:
+    """The decision and who made it, when the host's words (``_host_head``) are a refusal of
+    ``_REFUSALS`` (the first that matches)."""
+    for pat, decision, who in _REFUSALS:
+        if pat.match(head):
+            return decision, who
+    return None
 
 
 def _prompt_text(r: dict[str, Any]) -> str | None:
@@ -979,8 +1017,7 @@ class Mapper:
         if is_error:
             body["is_error"] = True
         o = self.otel.get(tid or "")
-        head = text.lstrip()[:1000]  # the host's words come first; tool output after them
-        head = head[7:] if head.startswith("Error: ") else head
+        head = _host_head(text)
         decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
             tur == USER_DECLINE_RESULT
         kind = _s(r.get("toolDenialKind"))
@@ -1015,27 +1052,32 @@ class Mapper:
             why = f"toolDenialKind {kind[:40]}" + (
                 ", before the call ran (toolDenialBeforeRun / permissionDecision user_reject)"
                 if before else "")
-            self.decide(op, when, where, "permission-required" if declined else "disallowed",
-                        text or kind, why)
+            decision = "permission-required" if declined else "disallowed"
+            # the host's kind for any other denial ("permission-rule" in 2.1.328, an ask no
+            # prompt could show included): its words say which refusal it was
+            refusal = None if declined else _refusal(head)
+            if refusal is not None:
+                decision, who = refusal
+                why += f"; refused by the host: {who}"
+            self.decide(op, when, where, decision, text or kind, why)
             op.ended = True
             self.fired(why)
             return True
         if decline:
             return self.decline_or_cancel(op, text, body, when, where)
         if is_error:
-            for pat, decision, who in _REFUSALS:
-                if pat.match(head):
-                    self.decide(op, when, where, decision, text, f"refused by the host: {who}")
-                    op.ended = True
-                    self.fired(f"refused by the host: {who}")
-                    return True
+            refusal = _refusal(head)
+            if refusal is not None:
+                decision, who = refusal
+                self.decide(op, when, where, decision, text, f"refused by the host: {who}")
+                op.ended = True
+                self.fired(f"refused by the host: {who}")
+                return True
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
                 return True
             if _TIMEOUT.match(head):
-                self.end(op, "tool-timeout", when, where, body,
-                         inferred="the host killed the command (timeout text)")
-                self.fired("host timeout text -> tool-timeout")
+                self.timed_out(op, when, where, body)
                 return True
             if head.startswith(INTERRUPT):
                 self.end(op, "tool-cancel", when, where, body,
@@ -1073,6 +1115,12 @@ class Mapper:
         if op.name == "EnterPlanMode":  # plan mode starts when the call succeeds
             self.set_mode("plan", when, where)
         return True
+
+    def timed_out(self, op: _Op, when: datetime, where: str, body: Any) -> None:
+        """The host killed the call at its timeout (its words, ``_TIMEOUT``)."""
+        self.end(op, "tool-timeout", when, where, body,
+                 inferred="the host killed the command (timeout text)")
+        self.fired(TIMEOUT_RULE)
 
     def refuse_by_hook(self, op: _Op, reason: str | None) -> None:
         when, where, why = op.hook_deny or (op.when, op.where, "")
@@ -1369,10 +1417,13 @@ class Mapper:
             else:
                 self.end(op, "tool-result", when, where, {"tool_response": resp})
         else:
-            body = {"error": r.get("error")}
+            err = r.get("error")
+            body = {"error": err}
             if r.get("is_interrupt") is True:
                 self.end(op, "tool-cancel", when, where, body,
                          inferred="PostToolUseFailure with is_interrupt")
+            elif isinstance(err, str) and _TIMEOUT.match(_host_head(err)):
+                self.timed_out(op, when, where, body)
             else:
                 self.end(op, "tool-failure", when, where, body)
         return True
