@@ -855,6 +855,81 @@ def test_stream_json() -> None:
     assert party_of(m, "op-0003") == 1
 
 
+
+# Real claude -p --output-format stream-json lines, trimmed: HOOK_DENIED from a public design
+# note's live run of Claude Code 2.1.241 (a PreToolUse hook denied the Bash call; its tool_result
+# carries tool_result_meta non_execution_kind "permission-rule", the transcript's toolDenialKind
+# as the Agent SDK 0.3.337 converter writes it, and the result's permission_denials lists it);
+# NEEDS_APPROVAL from a public probe report of Claude Code 2.1.281 (-p with no permission
+# handler: a call that needs approval is auto-denied, system/permission_denied, then an
+# is_error tool_result, and permission_denials lists it). Neither call ran.
+HOOK_TEXT = ("Denied by the board's claudeDirBashHook (T-0411): this Bash command appears to "
+             "write under .claude/. Edit/Write is refused there by the CLI's own sensitive-file "
+             "protection; Bash is refused the same way here, or it's an open bypass (see "
+             "T-0408).")
+NEEDS_TEXT = "touch in '/x/made-by-agent.txt' needs approval."
+
+
+def _stream_lines() -> list[dict[str, Any]]:
+    def a(tid: str, name: str, inp: dict[str, Any]) -> dict[str, Any]:
+        return {"type": "assistant", "session_id": "s", "parent_tool_use_id": None,
+                "message": {"role": "assistant", "content": [
+                    {"type": "tool_use", "id": tid, "name": name, "input": inp}]}}
+
+    def u(tid: str, text: str, err: bool, **extra: Any) -> dict[str, Any]:
+        return {"type": "user", "session_id": "s", "parent_tool_use_id": None,
+                "message": {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": tid, "content": text,
+                     "is_error": err}]}, **extra}
+
+    node = "node -e \"require('fs').writeFileSync('.claude/rules/t0411-scratch.md', 'scratch')\""
+    return [
+        {"type": "system", "subtype": "init", "session_id": "s", "tools": ["Bash", "Write"],
+         "permissionMode": "default", "claude_code_version": "2.1.274"},
+        a("toolu_1", "Bash", {"command": "echo probe-ok"}), u("toolu_1", "probe-ok", False),
+        a("toolu_013D", "Bash", {"command": node}),
+        u("toolu_013D", HOOK_TEXT, True, tool_result_meta=[
+            {"id": "toolu_013D", "non_execution_kind": "permission-rule"}]),
+        a("toolu_016n", "Bash", {"command": "touch made-by-agent.txt"}),
+        {"type": "system", "subtype": "permission_denied", "tool_name": "Bash",
+         "tool_use_id": "toolu_016n", "message": NEEDS_TEXT, "session_id": "s"},
+        u("toolu_016n", NEEDS_TEXT, True),
+        a("toolu_9", "Bash", {"command": "false"}), u("toolu_9", "Exit code 1", True),
+        {"type": "result", "subtype": "success", "is_error": False, "session_id": "s",
+         "terminal_reason": "completed", "permission_denials": [
+             {"tool_name": "Bash", "tool_use_id": "toolu_013D", "tool_input": {"command": node}},
+             {"tool_name": "Bash", "tool_use_id": "toolu_016n",
+              "tool_input": {"command": "touch made-by-agent.txt"}}]},
+    ]
+
+
+@pytest.mark.parametrize("form", ["stream-json", "json --verbose"])
+def test_stream_json_denied_calls_did_not_run(form: str) -> None:
+    """What a reviewer should see, written from the lines: the echo ran; the hook's refusal
+    (its own words, the permission-rule kind) and the auto-denied touch never ran, each refused
+    once; the failed command (not in permission_denials) ran and failed. The same for
+    ``--output-format json --verbose``, which writes the records as one JSON array."""
+    lines = _stream_lines()
+    data = (json.dumps(lines).encode() if form != "stream-json"
+            else b"\n".join(json.dumps(x).encode() for x in lines))
+    assert detect(data).name == "claude-code"
+    vcon, rep = cc.convert(data)
+    m = model_of(vcon)
+    no_errors(m)
+    assert [(o.operation_id, o.outcome, o.decision, o.decision_life) for o in m.operations] == [
+        ("op-0001", "completed", PR, "standing"),
+        ("op-0002", "disallowed", "disallowed", "once"),
+        ("op-0003", "not-performed", PR, "once"),
+        ("op-0004", "failed", PR, "standing")]
+    for op, text, why in (("op-0002", HOOK_TEXT, "non_execution_kind permission-rule"),
+                          ("op-0003", NEEDS_TEXT, "permission_denials")):
+        evs = [e.raw for e in m.events if e.raw.get("operation_id") == op]
+        assert [e["type"] for e in evs] == ["policy-decision"]  # refused once, never run
+        assert evs[0]["reason"] == text and why in evs[0]["inferred"]
+    assert rep.ignored.get("system", 0) == 0  # the permission_denied record was read
+    counted(rep, len(lines))
+
+
 def test_otel_join() -> None:
     t = datetime(2026, 3, 1, 10, 0, 10, 500000, tzinfo=UTC)  # after the tool_use at 10:00:10
     otel = [

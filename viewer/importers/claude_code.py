@@ -133,6 +133,12 @@ _REFUSALS: Final = (
                 r"haven't granted", re.I),
      "permission-required", "a permission prompt that could not be shown (non-interactive)"),
 )
+#: Claude Code's own record of the calls it refused (stream-json's ``result``
+#: ``permission_denials``, the Agent SDK's authoritative list, and ``system``/
+#: ``permission_denied`` records): such a call did not run, whatever its error answer says.
+LISTED_RULE: Final = ("listed in Claude Code's permission denials (the result's "
+                      "permission_denials or a system permission_denied record): refused, "
+                      "not run")
 #: Claude Code's words for a Bash command it killed at its timeout (SIGTERM): first, or after
 #: "Exit code 143" (2.1.328 writes them only for exit code 143). One rule for a transcript's
 #: answer and a PostToolUseFailure hook's error.
@@ -317,6 +323,21 @@ def _refusal(head: str) -> tuple[str, str] | None:
     return None
 
 
+def _denial_kind(r: dict[str, Any], tid: str | None) -> tuple[str | None, str]:
+    """The call's denial kind and the field it was read from: a transcript's
+    ``toolDenialKind``, or stream-json's ``tool_result_meta`` entry for the call, whose
+    ``non_execution_kind`` is that same field (the Agent SDK 0.3.337 converter copies one
+    into the other), so one set of rules reads both."""
+    kind = _s(r.get("toolDenialKind"))
+    if kind is not None:
+        return kind, "toolDenialKind"
+    meta = r.get("tool_result_meta")
+    for m in meta if isinstance(meta, list) else ():
+        if isinstance(m, dict) and m.get("id") == tid and _s(m.get("non_execution_kind")):
+            return _s(m.get("non_execution_kind")), "non_execution_kind"
+    return None, "toolDenialKind"
+
+
 def _prompt_text(r: dict[str, Any]) -> str | None:
     """The text of a user record (a sub-agent thread's first record is the Task's prompt)."""
     if r.get("type") != "user":
@@ -486,6 +507,8 @@ class Mapper:
     host_tools: set[str]
     dialogs: Dialogs
     otel: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: tool_use_id -> the refusal's words (or None) of the calls Claude Code lists as denied
+    denied: dict[str, str | None] = field(default_factory=dict)
     mode: str | None = None
     ops: dict[str, _Op] = field(default_factory=dict)
     aliases: dict[str, tuple[str, _Op]] = field(default_factory=dict)  # poll/kill ids
@@ -1020,7 +1043,7 @@ class Mapper:
         head = _host_head(text)
         decline = (is_error and any(w in head[:120] for w in USER_DECLINE)) or \
             tur == USER_DECLINE_RESULT
-        kind = _s(r.get("toolDenialKind"))
+        kind, field_name = _denial_kind(r, tid)
         if is_error and SIBLING.match(head) and (op.progress or op.hook):
             self.end(op, "tool-cancel", when, where, body, inferred=SIBLING_RUNNING)
             self.fired(SIBLING_RUNNING)
@@ -1033,13 +1056,13 @@ class Mapper:
         if o is not None:
             return self.otel_result(op, o, text, body, when, where, decline)
         if kind is not None and kind.lower() in DENIAL_CANCELS:
-            why = (f"toolDenialKind {kind[:40]}: the user interrupted, or the host stopped, the "
+            why = (f"{field_name} {kind[:40]}: the user interrupted, or the host stopped, the "
                    "open call (a cancel, not a refusal)")
             self.end(op, "tool-cancel", when, where, body, inferred=why)
             self.fired(why)
             return True
         if kind is not None and r.get("toolDenialAfterRun") is True:
-            why = (f"toolDenialAfterRun (toolDenialKind {kind[:40]}): the call ran, then Claude "
+            why = (f"toolDenialAfterRun ({field_name} {kind[:40]}): the call ran, then Claude "
                    "Code refused its result")
             self.end(op, "tool-failure", when, where, body, inferred=why)
             self.fired(why)
@@ -1049,7 +1072,7 @@ class Mapper:
             isinstance(pd, dict) and pd.get("source") == "user_reject")
         if kind is not None and not (decline and kind.lower() == DENIAL_TRAP and not before):
             declined = any(w in kind.lower() for w in ("user", "prompt", "reject", "ask"))
-            why = f"toolDenialKind {kind[:40]}" + (
+            why = f"{field_name} {kind[:40]}" + (
                 ", before the call ran (toolDenialBeforeRun / permissionDecision user_reject)"
                 if before else "")
             decision = "permission-required" if declined else "disallowed"
@@ -1072,6 +1095,9 @@ class Mapper:
                 self.decide(op, when, where, decision, text, f"refused by the host: {who}")
                 op.ended = True
                 self.fired(f"refused by the host: {who}")
+                return True
+            if tid in self.denied:  # the host's words name no refusal; its own list does
+                self.refuse_listed(op, when, where, text)
                 return True
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
@@ -1254,6 +1280,8 @@ class Mapper:
         when = self.time_of(r)
         if r.get("subtype") == "init":
             return self.set_mode(r.get("permissionMode"), when, where)
+        if r.get("subtype") == "permission_denied":  # read before: ``_denied``
+            return _s(r.get("tool_use_id")) in self.ops
         tid = _s(r.get("toolUseID"))
         op = self.ops.get(tid or "")
         content = str(r.get("content", ""))
@@ -1319,21 +1347,25 @@ class Mapper:
             op.hook_deny = (when, where, why)
         return True
 
+    def refuse_listed(self, op: _Op, when: datetime, where: str, text: str | None) -> None:
+        """A call Claude Code lists as denied (the result's ``permission_denials``, its
+        authoritative record, or a ``system``/``permission_denied`` record) that no words of
+        ``_REFUSALS`` or denial kind placed: refused and not run, with the permission it
+        needed never given; its error answer is the refusal's words, not a failure's."""
+        words = text or self.denied.get(op.tool_use_id or "")
+        self.decide(op, when, where, "permission-required", words, LISTED_RULE)
+        self.fired(LISTED_RULE)
+        op.ended = True
+
     def result_record(self, r: dict[str, Any], where: str) -> bool:
-        """stream-json's final ``result``: its permission_denials name refused calls."""
+        """stream-json's ``result``: a call its permission_denials name that no answer ended
+        (the answers were read by ``tool_result``, which knows the list) is refused here."""
         when = self.time_of(r)
         did = False
         for d in r.get("permission_denials") or ():
-            if not isinstance(d, dict):
-                continue
-            op = self.ops.get(_s(d.get("tool_use_id")) or "")
-            if op is None or op.invoked:
-                continue
-            if not op.ended:
-                self.decide(op, when, where, "permission-required", None,
-                            "listed in the result's permission_denials")
-                self.fired("listed in the result's permission_denials -> permission-required")
-                op.ended = True
+            op = self.ops.get(_s(d.get("tool_use_id")) or "") if isinstance(d, dict) else None
+            if op is not None and not op.invoked and not op.ended:
+                self.refuse_listed(op, when, where, None)
                 did = True
         return did
 
@@ -1580,6 +1612,27 @@ def _prescan_tools(recs: list[Rec]) -> tuple[set[str], set[str]]:
     return servers, host
 
 
+def _denied(recs: list[Rec]) -> dict[str, str | None]:
+    """The calls Claude Code lists as denied (``LISTED_RULE``), by tool_use_id, with the
+    refusal's words when a ``permission_denied`` record gives them: read before the answers,
+    which come first in the stream."""
+    out: dict[str, str | None] = {}
+    for rec in recs:
+        r = rec.obj
+        if not isinstance(r, dict):
+            continue
+        if r.get("type") == "result" and isinstance(r.get("permission_denials"), list):
+            for d in r["permission_denials"]:
+                tid = _s(d.get("tool_use_id")) if isinstance(d, dict) else None
+                if tid is not None:
+                    out.setdefault(tid, None)
+        elif r.get("type") == "system" and r.get("subtype") == "permission_denied":
+            tid = _s(r.get("tool_use_id"))
+            if tid is not None:
+                out[tid] = _s(r.get("message")) or out.get(tid)
+    return out
+
+
 def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
                    otel: list[dict[str, Any]] | None,
                    links: dict[str, str] | None = None) -> tuple[dict[str, Any], Report]:
@@ -1623,6 +1676,7 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
     m = Mapper(events, report, parties, *_prescan_tools(all_recs), dialogs,
                _otel_index(otel, report))
     m.agent_of_task.update(links or {})
+    m.denied = _denied(all_recs)
     m.first = next((t for t in (parse_ts(o.get("timestamp"))[0] for o in good) if t), None)
     if m.first is None:
         report.times = "order-only"
