@@ -930,6 +930,35 @@ def test_stream_json_denied_calls_did_not_run(form: str) -> None:
     counted(rep, len(lines))
 
 
+
+# claude -p --output-format json without --verbose: the one result object (real fields of a
+# 2.1.x result, trimmed from a public capture whose permission_denials names an MCP call; its
+# uuid is the result record's own). It carries a uuid, so it used to load as an empty vCon.
+PLAIN_RESULT = {
+    "type": "result", "subtype": "success", "is_error": False, "num_turns": 5,
+    "result": "Done.", "stop_reason": "end_turn",
+    "session_id": "d6661320-e513-41fb-9014-3909ff45a373", "total_cost_usd": 0.0505197,
+    "permission_denials": [{"tool_name": "mcp__flywheel__search",
+                            "tool_use_id": "toolu_01NrceAE6wu4mjRr7Q37MeqL",
+                            "tool_input": {"action": "query", "limit": 10}}],
+    "terminal_reason": "completed", "uuid": "9c7a6165-31a0-4b97-b334-78639ab3d270"}
+
+
+def test_print_json_result_alone_is_named_not_shown_as_an_empty_vcon() -> None:
+    """The result alone names the refused calls but none of the calls that ran: importing
+    it would show an agent that only made refused calls. It is recognised and refused with
+    what to record instead, never opened as a vCon with no operations."""
+    from viewer.load import LoadError
+
+    data = json.dumps(PLAIN_RESULT).encode()
+    assert detect(data).name == "claude-code"
+    with pytest.raises(LoadError) as exc:
+        open_bytes(data, name="out.json")
+    msg = str(exc.value)
+    assert "--output-format json" in msg and "stream-json --verbose" in msg
+    assert "1 call" in msg and "d6661320-e513-41fb-9014-3909ff45a373" in msg
+
+
 def test_otel_join() -> None:
     t = datetime(2026, 3, 1, 10, 0, 10, 500000, tzinfo=UTC)  # after the tool_use at 10:00:10
     otel = [

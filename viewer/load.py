@@ -231,6 +231,14 @@ def _load(data: bytes, name: str, label: str, ignore_critical: bool,
     return loaded
 
 
+def _typed_record(obj: dict[str, Any]) -> bool:
+    """A record of another format that carries its own ``uuid`` (Claude Code's ``claude -p
+    --output-format json`` result, ``{"type": "result", ..., "uuid": ...}``): a vCon has no
+    ``type`` member, and this has no other vCon key, so an importer may read it."""
+    return isinstance(obj.get("type"), str) and obj.get("vcon") is None and not any(
+        obj.get(k) is not None for k in UNSIGNED_KEYS if k != "uuid")
+
+
 def load_object(obj: dict[str, Any], data: bytes, *, name: str = "-") -> Loaded:
     """A vCon already in memory (an importer's output): loaded as if it had been read, with
     the bytes it was made from (``data``) as its source's size and sha256."""
@@ -273,6 +281,10 @@ def _unwrap(obj: dict[str, Any], diags: list[Diagnostic], name: str, label: str,
         where = "signed vCon (JWS) payload: " if layers else ""
         raise LoadError(f"{label}: {where}not a vCon (a JSON object with none of the vCon keys)",
                         foreign=not layers)
+    if _typed_record(obj):
+        where = "signed vCon (JWS) payload: " if layers else ""
+        raise LoadError(f"{label}: {where}not a vCon (a record with a 'type' member and no "
+                        "vCon key but uuid)", foreign=not layers)
 
     vcon = obj
     signatures: list[Signature] = []

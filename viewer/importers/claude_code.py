@@ -441,6 +441,8 @@ def _is_transcript(r: Any) -> bool:
     if t == "system" and r.get("subtype") == "init" and "session_id" in r and (
             "tools" in r or "permissionMode" in r):
         return True
+    if t == "result" and "session_id" in r and isinstance(r.get("permission_denials"), list):
+        return True  # claude -p's result (stream-json's last record, or --output-format json)
     return t == "progress" and isinstance(r.get("data"), dict) and (
         "toolUseID" in r or "parentToolUseID" in r)
 
@@ -1633,6 +1635,20 @@ def _denied(recs: list[Rec]) -> dict[str, str | None]:
     return out
 
 
+def _result_only(results: list[dict[str, Any]]) -> str:
+    """Why ``claude -p --output-format json`` output (the ``result`` alone) is not imported:
+    it names the calls Claude Code refused but none that ran, so a vCon of it would show an
+    agent that only made refused calls."""
+    n = sum(len(r["permission_denials"]) for r in results
+            if isinstance(r.get("permission_denials"), list))
+    sid = next((str(r["session_id"])[:80] for r in results if r.get("session_id")), "?")
+    return (f"claude -p's result record alone (what --output-format json prints): it records "
+            f"the final answer and "
+            f"the {n} call(s) Claude Code refused (permission_denials), not the calls that ran; "
+            "record with --output-format stream-json --verbose, or import the session's "
+            f"transcript (~/.claude/projects/<project-dir>/{sid}.jsonl)")
+
+
 def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str,
                    otel: list[dict[str, Any]] | None,
                    links: dict[str, str] | None = None) -> tuple[dict[str, Any], Report]:
@@ -1650,6 +1666,8 @@ def _convert_files(files: list[tuple[str, bytes]], source_name: str, digest: str
         raise ImportInputError("no Claude Code transcript record or hook payload could be read "
                                "(accepted: session JSONL, sub-agent JSONL, chat.json arrays, "
                                "stream-json, hook payload logs)")
+    if all(o.get("type") == "result" for o in good):
+        raise ImportInputError(_result_only(good))
     hooks = [o for o in good if _is_hook(o)]
     if hooks and len(hooks) == len(good) and not any(
             o["hook_event_name"] in _HOOK_TOOL_EVENTS for o in hooks):
