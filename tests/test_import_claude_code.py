@@ -931,6 +931,20 @@ def test_stream_json_denied_calls_did_not_run(form: str) -> None:
 
 
 
+
+def test_stream_json_cut_after_permission_denied_is_refused_not_open() -> None:
+    """A stream cut off (the process killed) after Claude Code's permission_denied record,
+    before the call's answer and the result: the call was refused, not left running."""
+    lines = _stream_lines()[:7]
+    assert lines[-1]["subtype"] == "permission_denied"
+    _, rep, m = conv(lines)
+    assert [(o.operation_id, o.outcome, o.decision, o.decision_life) for o in m.operations][
+        -1] == ("op-0003", "not-performed", PR, "once")
+    counted(rep, len(lines))
+    dec = [e.raw for e in m.events if e.raw.get("operation_id") == "op-0003"]
+    assert [e["type"] for e in dec] == ["policy-decision"] and dec[0]["reason"] == NEEDS_TEXT
+
+
 # claude -p --output-format json without --verbose: the one result object (real fields of a
 # 2.1.x result, trimmed from a public capture whose permission_denials names an MCP call; its
 # uuid is the result record's own). It carries a uuid, so it used to load as an empty vCon.

@@ -492,6 +492,9 @@ class _Op:
     #: made from a PermissionRequest payload: no PreToolUse in the log says it was to start
     asked_only: bool = False
     rewritten: str | None = None  # a PreToolUse hook replaced its input: the note
+    #: (when, where) of a ``permission_denied`` record naming it: refused there if no answer
+    #: or result follows (a stream cut off)
+    listed_at: tuple[datetime, str] | None = None
 
 
 @dataclass
@@ -1282,8 +1285,11 @@ class Mapper:
         when = self.time_of(r)
         if r.get("subtype") == "init":
             return self.set_mode(r.get("permissionMode"), when, where)
-        if r.get("subtype") == "permission_denied":  # read before: ``_denied``
-            return _s(r.get("tool_use_id")) in self.ops
+        if r.get("subtype") == "permission_denied":  # its words were read before: ``_denied``
+            op = self.ops.get(_s(r.get("tool_use_id")) or "")
+            if op is not None and op.listed_at is None:
+                op.listed_at = (when, where)
+            return op is not None
         tid = _s(r.get("toolUseID"))
         op = self.ops.get(tid or "")
         content = str(r.get("content", ""))
@@ -1506,6 +1512,8 @@ class Mapper:
         for op in self.ops.values():
             if not op.ended and op.hook_deny is not None:
                 self.refuse_by_hook(op, None)
+            if not op.ended and not op.invoked and op.listed_at is not None:
+                self.refuse_listed(op, *op.listed_at, None)
             if not op.ended and not op.invoked:
                 self.invoke(op)  # no result recorded: the call is shown unterminated
         hook_ops = list({id(op): op for q in self.hook_open.values() for op in q}.values())
