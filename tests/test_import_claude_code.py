@@ -945,9 +945,11 @@ def test_stream_json_cut_after_permission_denied_is_refused_not_open() -> None:
     assert [e["type"] for e in dec] == ["policy-decision"] and dec[0]["reason"] == NEEDS_TEXT
 
 
-# claude -p --output-format json without --verbose: the one result object (real fields of a
-# 2.1.x result, trimmed from a public capture whose permission_denials names an MCP call; its
-# uuid is the result record's own). It carries a uuid, so it used to load as an empty vCon.
+# claude -p --output-format json without --verbose: the one result object. session_id,
+# stop_reason, total_cost_usd, terminal_reason, uuid and the permission_denials entry (its
+# tool_input shortened) are a real 2.1.x result's, from a public capture (haiku-4-5, an MCP
+# call refused); num_turns and the result text are made up. It carries a uuid, so it used to
+# load as an empty vCon.
 PLAIN_RESULT = {
     "type": "result", "subtype": "success", "is_error": False, "num_turns": 5,
     "result": "Done.", "stop_reason": "end_turn",
