@@ -105,7 +105,7 @@ class Msg:
     server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
     conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
-    compact: str | None = None  # Claude Desktop's compact log: the line's words, no JSON
+    compact: str | None = None  # a log without the JSON (Claude Desktop's compact, Cursor's)
 
 
 @dataclass
@@ -211,6 +211,8 @@ def read_transcript(data: bytes) -> Transcript:
         t = _read_claude_log(data)
     elif _looks_vscode_log(data):
         t = _read_vscode_log(data)
+    elif _looks_cursor_log(data):
+        t = _read_cursor_log(data)
     else:
         t = _read_jsonl(data)
     _orient(t)
@@ -219,6 +221,7 @@ def read_transcript(data: bytes) -> Transcript:
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
             "an mcp-debug recording, Claude Desktop's MCP log, VS Code's MCP output channel, "
+            "Cursor's MCP log, "
             "mcp-recorder and agent-vcr cassettes)")
     return t
 
@@ -658,6 +661,100 @@ def _read_vscode_log(data: bytes) -> Transcript:
             rep.warn("timestamps without a zone offset were read as UTC (VS Code writes its "
                      "local time)")
         _add(t.messages, msg, d, ts, where, rep)
+    return t
+
+
+#: A line of Cursor's MCP log (the Output panel's "MCP Logs", ``Cursor MCP.log`` of 2025
+#: builds with every server's lines, each after the log's short tag for that server, and the
+#: per-server channels ``MCP <server>.log`` of later builds, untagged): the local time and
+#: level, then the text. The lines of a tool call are ``Calling tool 'X'`` (later `` with
+#: toolCallId: …``), then ``Successfully called tool 'X'`` or ``Error calling tool 'X': …``;
+#: the servers' stderr is logged too, at [error] (not a failure of a call).
+_CURSOR_LINE: Final = re.compile(
+    r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \[(\w+)\] (?:([^\s:'\[]+): )?(.*)", re.DOTALL)
+_CURSOR_CALL: Final = re.compile(
+    r"(?P<how>Calling|Successfully called|Error calling) tool '(?P<tool>[^'\n]*)'"
+    r"(?P<rest>.*)", re.DOTALL)
+_CURSOR_MCP_ERROR: Final = re.compile(r": (MCP error (-?\d+): .*)", re.DOTALL)
+_CURSOR_RESULT: Final = ("Cursor's MCP log records no isError (\"Successfully called tool\" "
+                         "says the call returned): a result is shown as tool-result")
+_CURSOR_OLDEST: Final = ("the log has no request id: paired with the oldest open call of "
+                         "that tool")
+
+
+def _cursor_line(text: str) -> tuple[str, str | None, re.Match[str] | None] | None:
+    """(time, the server's tag, the call line's match or None) of a Cursor MCP log line,
+    else None."""
+    m = _CURSOR_LINE.fullmatch(text)
+    if m is None or m.group(2).lower() not in _LOG_LEVELS:
+        return None
+    return m.group(1), m.group(3), _CURSOR_CALL.fullmatch(m.group(4))
+
+
+def _looks_cursor_log(data: bytes) -> bool:
+    """Whether the first lines hold a Cursor MCP log's ``Calling tool 'X'`` (or its
+    ``Handling CallTool action``) line."""
+    for text in _head_lines(data):
+        got = _cursor_line(text.lstrip("\ufeff"))
+        if got is not None and (got[2] is not None or "Handling CallTool action" in text):
+            return True
+    return False
+
+
+def _read_cursor_log(data: bytes) -> Transcript:
+    """Cursor's MCP log: each ``Calling tool 'X'`` line is a tools/call of its server (the
+    line's tag, else the channel's one server), answered by the next ``Successfully called
+    tool 'X'`` (a result: isError is not logged) or ``Error calling tool 'X': …`` (an error,
+    its JSON-RPC code when the text gives ``MCP error <code>:``) of that server: the oldest
+    open call of X, as the log has no request id. The log's words stand for the arguments and
+    the result, which it does not record; every other line is counted as ignored."""
+    t = Transcript([], "cursor-mcp-log")
+    rep = t.report
+    ids: dict[str | None, int] = {}
+    open_calls: dict[tuple[str | None, str], deque[int]] = {}
+    for n, text in _text_lines(data):
+        got = _cursor_line(text.rstrip("\r"))
+        if got is None or got[2] is None:
+            rep.ignore("log line (not a tool call)")
+            continue
+        stamp, tag, call = got
+        ts, naive = parse_ts(stamp)
+        if naive:
+            rep.warn("timestamps without a zone offset were read as UTC (Cursor writes its "
+                     "local time)")
+        where, tool, words = f"line {n}", call.group("tool"), call.group(0)
+        queue = open_calls.setdefault((tag, tool), deque())
+        extra: dict[str, Any] = {"compact": words}
+        if tag is not None:
+            extra["conn"] = tag
+        if call.group("how") == "Calling":
+            rid = ids[tag] = ids.get(tag, 0) + 1
+            queue.append(rid)
+            msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                   "params": {"name": tool}}
+            _add(t.messages, msg, C2S, ts, where, rep, **extra)
+            continue
+        if not queue:
+            rep.fail(where, f"an answer for tool {tool!r}, which has no open call")
+            continue
+        several = len(queue) > 1
+        rid = queue.popleft()
+        if call.group("how") == "Successfully called":
+            msg = {"jsonrpc": "2.0", "id": rid, "result": {}}
+            note = _CURSOR_RESULT + ("; " + _CURSOR_OLDEST if several else "")
+            rep.warn("Cursor's MCP log records no arguments, results or isError: each "
+                     "invocation and result holds the log's words, and a result is a "
+                     "tool-result (marked inferred)")
+        else:
+            detail = call.group("rest").removeprefix(": ")
+            code = _CURSOR_MCP_ERROR.match(call.group("rest"))
+            err: dict[str, Any] = {"code": int(code.group(2))} if code else {}
+            msg = {"jsonrpc": "2.0", "id": rid, "error": {**err, "message": detail}}
+            note = _CURSOR_OLDEST if several else None
+        _add(t.messages, msg, S2C, ts, where, rep, inferred=note, **extra)
+    if ids.keys() - {None}:
+        rep.warn("Cursor's MCP log names each server only by a short tag (db10:, ext7:): "
+                 "the tag is the call's server (use --server to name it)")
     return t
 
 
@@ -1180,8 +1277,8 @@ class MCPMapper:
         if self._compact is not None and etype != "tool-error":
             # a compact log line records no params or result: its words, never an invented {}
             body, mediatype = self._compact, TEXT
-            if etype == "tool-result":
-                extra["inferred"] = _COMPACT_RESULT
+            if etype == "tool-result":  # the reader's own reason (Cursor's log), else Claude's
+                extra["inferred"] = self._inferred or _COMPACT_RESULT
         self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
                     **extra)
         op.last = when
@@ -1744,7 +1841,8 @@ def _sniff(smp: Sample) -> bool:
     recs = smp.records()
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
-        return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head))
+        return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head)
+                                   or _looks_cursor_log(smp.head))
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r)
                               or _is_mcpspy(r) or _is_gateway_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))
