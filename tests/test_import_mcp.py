@@ -1579,3 +1579,74 @@ def test_cursor_mcp_log_answer_with_no_open_call_is_not_mapped() -> None:
     assert report.unmapped == 1
     res = next(e for e in vcon["events"] if e["type"] == "tool-result")
     assert res["operation_id"] == "op-0001" and "oldest" in res["inferred"]
+
+
+#: MCP 2025-11-25 client/elicitation "URL Elicitation Required Error": the error response as
+#: the specification gives it (verbatim, its comment left out; /work/shared/spec/mcp/2025-11-25,
+#: modelcontextprotocol/modelcontextprotocol, MIT), in its flow "URL Mode With Elicitation
+#: Required Error" (tools/call, the error, notifications/elicitation/complete, the retried
+#: tools/call), as AWS AgentCore Gateway's exception-based URL mode uses it for a target's
+#: OAuth ("the request closes, the user completes the action at the URL, then the client
+#: retries the original tool call", its gateway-mcp-elicitation guide). The tool, its
+#: arguments, ids and times are written here.
+_URL_ELICITATION_ERROR = {
+    "code": -32042,
+    "message": "This request requires more information.",
+    "data": {"elicitations": [{
+        "mode": "url",
+        "elicitationId": "550e8400-e29b-41d4-a716-446655440000",
+        "url": "https://mcp.example.com/connect?elicitationId="
+               "550e8400-e29b-41d4-a716-446655440000",
+        "message": "Authorization is required to access your Example Co files."}]}}
+
+
+def _url_elicitation_flow(retry_args: dict[str, Any] | None) -> bytes:
+    call = {"name": "list_files", "arguments": {"folder": "reports"}}
+    lines: list[dict[str, Any]] = [
+        {"ts": "2026-03-01T10:00:00.000Z", "dir": "c2s",
+         "msg": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}},
+        {"ts": "2026-03-01T10:00:00.300Z", "dir": "s2c",
+         "msg": {"jsonrpc": "2.0", "id": 2, "error": _URL_ELICITATION_ERROR}},
+        {"ts": "2026-03-01T10:00:41.000Z", "dir": "s2c",
+         "msg": {"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                 "params": {"elicitationId": "550e8400-e29b-41d4-a716-446655440000"}}}]
+    if retry_args is not None:
+        lines += [
+            {"ts": "2026-03-01T10:00:41.200Z", "dir": "c2s",
+             "msg": {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                     "params": {"name": "list_files", "arguments": retry_args}}},
+            {"ts": "2026-03-01T10:00:41.900Z", "dir": "s2c",
+             "msg": {"jsonrpc": "2.0", "id": 3,
+                     "result": {"content": [{"type": "text", "text": "q3.pdf"}]}}}]
+    return b"\n".join(json.dumps(x).encode() for x in lines) + b"\n"
+
+
+def test_url_elicitation_required_then_retry_is_one_operation() -> None:
+    """-32042 is a JSON-RPC error response: the draft's mapping makes it a tool-error (a
+    policy-decision is the host's, never a tool's answer; tool-denied is for a denial the
+    protocol identifies, HTTP 401/403), the elicitations kept in its body. The client's
+    retry of the same tool and arguments once the user finished at the URL is the next
+    attempt of that operation (the draft: an agent may retry after any ended attempt), as
+    after HTTP 401/403. Before: two operations, an errored call and an unrelated completed
+    one. A reviewer should see: list_files, attempt 1 errored (URL elicitation required,
+    with its URL), attempt 2 completed; the completion notification kept as context."""
+    vcon, report = convert(_url_elicitation_flow({"folder": "reports"}), created=CREATED)
+    m = model_of(vcon)
+    no_errors(m)
+    assert shape(m) == [("op-0001", "completed", [["Running", "Errored"],
+                                                  ["Running", "Completed"]])]
+    assert m.operations[0].retries == 1
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert err["body"] == _URL_ELICITATION_ERROR and err["attempt"] == 1
+    assert report.unmapped == 0 and report.mapped == 4 and _count(report) == 5
+
+
+def test_url_elicitation_required_without_retry_or_with_other_arguments() -> None:
+    """No retry: the call errored, its error holding the URL. A later call with other
+    arguments is another operation, not this one's retry."""
+    vcon, _ = convert(_url_elicitation_flow(None), created=CREATED)
+    assert shape(model_of(vcon)) == [("op-0001", "errored", [["Running", "Errored"]])]
+    vcon, _ = convert(_url_elicitation_flow({"folder": "drafts"}), created=CREATED)
+    assert shape(model_of(vcon)) == [
+        ("op-0001", "errored", [["Running", "Errored"]]),
+        ("op-0002", "completed", [["Running", "Completed"]])]

@@ -71,6 +71,9 @@ _DIR_WORDS: Final = {
     S2C: {"s2c", "server_to_client", "server->client", "to_client", "incoming", "in", "recv",
           "received", "server", "<", "<-"},
 }
+#: MCP 2025-11-25 URLElicitationRequiredError: the request cannot be processed until the user
+#: completes the URL elicitations the error carries, outside MCP; the client then retries it.
+URL_ELICITATION_REQUIRED: Final = -32042
 #: Requests a server sends to a client.
 _S2C_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 #: Requests either side sends (basic/utilities/ping; 2025-11-25 tasks, for a task a client
@@ -1128,7 +1131,7 @@ class _Op:
     status_input: int | None = None  # event index of a tool-input made from a task status alone
     status_message: Any = None  # the last task statusMessage seen (progress only on a change)
     args: Any = None  # the arguments of its tools/call
-    denied: bool = False  # its last attempt ended with an HTTP 401/403
+    denied: bool = False  # its last attempt ended with an HTTP 401/403 or -32042
     last: datetime | None = None
 
 
@@ -1175,7 +1178,9 @@ class MCPMapper:
         self.tasks: dict[str, _Op] = {}
         self.ops: list[_Op] = []
         self.in_flight: dict[str, _Op] = {}  # ops whose tools/call is unanswered, oldest first
-        self.denied: dict[tuple[str, str], _Op] = {}  # (tool, arguments) -> op denied last
+        # (tool, arguments) -> the op whose last attempt was denied or needed a URL
+        # elicitation (-32042): a call that repeats it is its next attempt
+        self.denied: dict[tuple[str, str], _Op] = {}
         self.denied_tools: dict[str, int] = {}  # tool -> how many of ``denied``
         self.awaiting: dict[str, _Op] = {}  # ops whose input_required result awaits a retry
         self.answered: dict[str, _Op] = {}  # request id key -> op whose tools/call it answered
@@ -1458,8 +1463,9 @@ class MCPMapper:
 
     def _denied_retry(self, name: str, args: Any) -> _Op | None:
         """The operation this call repeats (same tool and arguments) if its last attempt was
-        denied: the retry is its next attempt. Arguments are compared only for tools with a
-        denied operation."""
+        denied or answered URL_ELICITATION_REQUIRED: the retry is its next attempt (the draft:
+        an agent may retry after any ended attempt). Arguments are compared only for tools
+        with such an operation."""
         if name not in self.denied_tools:
             return None
         op = self.denied.pop((name, request_key(args)), None)
@@ -1678,6 +1684,9 @@ class MCPMapper:
             if not self._ended(op, "an error response", m.where):
                 self._emit("tool-error", op, when, m.where, msg["error"])
                 self._stop(op)
+                err = msg["error"]
+                if isinstance(err, dict) and err.get("code") == URL_ELICITATION_REQUIRED:
+                    self._awaits_retry(op)
             return
         res = msg.get("result")
         if not isinstance(res, dict):
@@ -1735,6 +1744,12 @@ class MCPMapper:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
         self._stop(op)
+        self._awaits_retry(op)
+
+    def _awaits_retry(self, op: _Op) -> None:
+        """The attempt ended for want of something the user gives outside MCP (a token after
+        HTTP 401/403, a URL elicitation's page after -32042): the same call made again is
+        this operation's next attempt (``_denied_retry``)."""
         op.denied = True
         key = (op.tool, request_key(op.args))
         if key not in self.denied:
