@@ -1000,9 +1000,26 @@ def _attr(spans: list[Span], *keys: str) -> Any:
 _ADK_MERGED: Final = "execute_tool (merged)"
 
 
+#: Semantic Kernel's (Python) tracer for every KernelFunction invocation (functions/
+#: kernel_function.py, ``trace.get_tracer(__name__)``). Its execute_tool span
+#: (function_tracer.py) carries ``gen_ai.tool.call.id`` only when the invocation's metadata
+#: has the id, which auto function invocation gives it (kernel.py passes the model's
+#: FunctionCallContent); a function the app invokes itself (``kernel.invoke`` of a prompt or
+#: native function) gets none.
+_SK_FUNCTION_SCOPE: Final = "semantic_kernel.functions.kernel_function"
+_SK_APP_CALL: Final = "Semantic Kernel function the app invoked (no tool call id)"
+
+
+def _sk_app_invocation(s: Span) -> bool:
+    """A Semantic Kernel function the application invoked itself: not the agent's tool call."""
+    return s.scope == _SK_FUNCTION_SCOPE and not _str(s.attrs.get("gen_ai.tool.call.id"))
+
+
 def _is_tool_span(s: Span) -> bool:
     a = s.attrs
     if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return False
+    if _sk_app_invocation(s):
         return False
     if a.get("gen_ai.operation.name") == "execute_tool" or a.get("mcp.method.name") == "tools/call":
         return True
@@ -1055,6 +1072,8 @@ def _helper(s: Span) -> str | None:
 
 def _ignored_kind(s: Span) -> str:
     a = s.attrs
+    if _sk_app_invocation(s):
+        return _SK_APP_CALL
     if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
         return f"{_ADK_MERGED} span"
     op = _str(a.get("gen_ai.operation.name")) or _str(a.get("mcp.method.name"))
@@ -1321,6 +1340,12 @@ def _span_calls(rd: Reading) -> list[Call]:
     by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
     tools = [s for s in rd.spans if _is_tool_span(s)]
     tool_ids = {id(s) for s in tools}
+    app_calls = [s for s in rd.spans if _sk_app_invocation(s)]
+    if app_calls:
+        names = list(dict.fromkeys(_tool_of([s]) or s.name for s in app_calls))
+        rep.warn(f"{len(app_calls)} Semantic Kernel function invocation(s) the app made itself "
+                 f"(no tool call id: {', '.join(names[:5])}{', …' if len(names) > 5 else ''}) "
+                 "are context, not the agent's tool calls")
     helpers: dict[int, dict[str, Span]] = {}
     root_of: dict[int, Span] = {}
 
