@@ -1771,3 +1771,19 @@ def test_semantic_kernel_scope_is_what_tells_an_app_invocation() -> None:
     _, _, m = imported(json.dumps(doc).encode())
     assert [o.tool for o in m.operations] == [
         "WeatherApp-chat", "Weather-get_forecast", "Time-today"]
+
+
+def test_semantic_kernel_without_any_call_id_keeps_the_models_calls() -> None:
+    """Semantic Kernel's Ollama connector makes the model's FunctionCallContent without an id,
+    so no span has a call id. The prompt function the app invoked still encloses the model
+    call (ignored); the function that ran after the model answered, under the same parent,
+    is the model's call and stays an operation; a function the app called alone, which
+    nothing tells apart, stays a tool call and a warning says so."""
+    doc = json.loads(_sk_trace())
+    for ss in doc["resourceSpans"][0]["scopeSpans"]:
+        for sp in ss["spans"]:
+            sp["attributes"] = [a for a in sp["attributes"] if a["key"] != "gen_ai.tool.call.id"]
+    _, rep, m = imported(json.dumps(doc).encode())
+    assert [o.tool for o in m.operations] == ["Weather-get_forecast", "Time-today"]
+    assert rep.ignored.get("Semantic Kernel function the app invoked (no tool call id)") == 1
+    assert any("Time-today" in w and "does not say" in w for w in rep.warnings)
