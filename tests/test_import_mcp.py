@@ -1544,6 +1544,7 @@ def test_cursor_mcp_log_error_line_is_the_calls_error() -> None:
     assert err["body"] == {"code": -32602, "message": "MCP error -32602: MCP error -32602: "
                                                       "Tool resolve_library_id not found"}
     assert report.mapped == 2 and report.unmapped == 0
+    assert any("records no arguments, results or isError" in w for w in report.warnings)
 
 
 def test_cursor_mcp_channel_stderr_at_error_level_is_not_a_failure() -> None:

@@ -733,6 +733,9 @@ def _read_cursor_log(data: bytes) -> Transcript:
         if call.group("how") == "Calling":
             rid = ids[tag] = ids.get(tag, 0) + 1
             queue.append(rid)
+            rep.warn("Cursor's MCP log records no arguments, results or isError: each "
+                     "invocation and result holds the log's words, and a result is a "
+                     "tool-result (marked inferred)")
             msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
                                    "params": {"name": tool}}
             _add(t.messages, msg, C2S, ts, where, rep, **extra)
@@ -745,9 +748,6 @@ def _read_cursor_log(data: bytes) -> Transcript:
         if call.group("how") == "Successfully called":
             msg = {"jsonrpc": "2.0", "id": rid, "result": {}}
             note = _CURSOR_RESULT + ("; " + _CURSOR_OLDEST if several else "")
-            rep.warn("Cursor's MCP log records no arguments, results or isError: each "
-                     "invocation and result holds the log's words, and a result is a "
-                     "tool-result (marked inferred)")
         else:
             detail = call.group("rest").removeprefix(": ")
             code = _CURSOR_MCP_ERROR.match(call.group("rest"))
