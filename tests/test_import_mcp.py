@@ -1447,3 +1447,207 @@ def test_gh_aw_mcp_gateway_error_only_response_ends_the_open_call() -> None:
     assert rep.unmapped == 0
     err = next(e for e in vcon["events"] if e["type"] == "tool-error")
     assert "backend connection failed" in json.dumps(err)
+
+
+#: Licence of the three quotes below: users' logs pasted in public GitHub issues, no licence
+#: stated; kept as quoted, for the shape of Cursor's lines only (tests/fixtures/SOURCES.md).
+#: Cursor's combined "Cursor MCP.log" (2025 builds, window1/exthost/anysphere.cursor-always-local/),
+#: as quoted by a user in AgentDeskAI/browser-tools-mcp#34 (2025-03-02, `tail -F` of the file):
+#: verbatim, the tag `db10:` is Cursor's short name for the server. The excerpt ends after
+#: the third call's "getOrCreateClient" line.
+CURSOR_34 = """\
+2025-02-25 01:21:18.277 [info] db10: Handling CallTool action for tool 'getConsoleLogs'
+2025-02-25 01:21:18.278 [info] db10: Calling tool 'getConsoleLogs'
+2025-02-25 01:21:18.278 [info] db10: getOrCreateClient for stdio server
+2025-02-25 01:21:18.278 [info] db10: Reusing existing stdio client
+2025-02-25 01:21:18.354 [info] db10: Successfully called tool 'getConsoleLogs'
+2025-02-25 01:21:21.790 [info] db10: Handling CallTool action for tool 'getConsoleErrors'
+2025-02-25 01:21:21.790 [info] db10: Calling tool 'getConsoleErrors'
+2025-02-25 01:21:21.790 [info] db10: getOrCreateClient for stdio server
+2025-02-25 01:21:21.790 [info] db10: Reusing existing stdio client
+2025-02-25 01:21:21.796 [info] db10: Successfully called tool 'getConsoleErrors'
+2025-02-25 01:21:25.425 [info] db10: Handling CallTool action for tool 'getNetworkErrors'
+2025-02-25 01:21:25.426 [info] db10: Calling tool 'getNetworkErrors'
+2025-02-25 01:21:25.426 [info] db10: getOrCreateClient for stdio server
+"""
+#: The failure line as quoted in upstash/context7-legacy#41 (2025-04-20, verbatim, last line);
+#: the two lines before it are written here in the shape of CURSOR_34 (its call's own lines
+#: were not quoted).
+CURSOR_CONTEXT7_41 = """\
+2025-04-20 10:22:07.301 [info] ext7: Handling CallTool action for tool 'resolve_library_id'
+2025-04-20 10:22:07.302 [info] ext7: Calling tool 'resolve_library_id'
+2025-04-20 10:22:07.324 [error] ext7: Error calling tool 'resolve_library_id': MCP error -32602: \
+MCP error -32602: Tool resolve_library_id not found
+"""
+#: A per-server channel of a newer build (Cursor 2.1.50, no tag: one server a channel), as
+#: quoted in GuDaStudio/codexmcp#30 (2025-12-09, verbatim up to its cut): the server's stderr
+#: is logged at [error] level (a Python server's INFO lines, wrapped), and the excerpt ends
+#: before any answer to the call.
+_CODEX_STDERR = ("2025-12-09 11:34:34.852 [error] [12/09/25 11:34:34] INFO     Processing "
+                 "request of type            server.py:709\n"
+                 + " " * 29 + "CallToolRequest" + " " * 36 + "\n")
+CURSOR_CODEXMCP_30 = (
+    "2025-12-09 11:33:42.128 [info] Found 1 tools, 0 prompts, and 0 resources\n"
+    "2025-12-09 11:34:08.200 [info] Handling GetInstructions action\n"
+    "2025-12-09 11:34:34.842 [info] Handling CallTool action for tool 'codex'\n"
+    "2025-12-09 11:34:34.842 [info] Calling tool 'codex' with toolCallId: "
+    "toolu_01847rL4k7zubLqrzgp9oM8W\n"
+    + _CODEX_STDERR + "\n" + _CODEX_STDERR)
+
+
+def test_cursor_mcp_log_calls_answered_as_logged() -> None:
+    """Cursor's MCP log was refused ('no MCP JSON-RPC message'). A reviewer of CURSOR_34
+    should see three calls on the server the log tags db10, at the logged times (no zone in
+    the log: read as UTC, said so): two completed, marked inferred since the log does not
+    record isError, the third still running (the excerpt ends before its answer); each
+    invocation holds the log's own words (no arguments are logged), and Cursor's other lines
+    are counted as ignored."""
+    from viewer.importers.formats import detect
+
+    data = CURSOR_34.encode()
+    fmt = detect(data)
+    assert fmt is not None and fmt.name == "mcp"
+    vcon, report = convert(data, source_name="Cursor MCP.log", created=CREATED)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("db10", "getConsoleLogs", "completed"),
+        ("db10", "getConsoleErrors", "completed"),
+        ("db10", "getNetworkErrors", "running")]
+    evs = vcon["events"]
+    assert [(e["type"], e["operation_id"], e["time"]) for e in evs] == [
+        ("tool-invocation", "op-0001", "2025-02-25T01:21:18.278Z"),
+        ("tool-result", "op-0001", "2025-02-25T01:21:18.354Z"),
+        ("tool-invocation", "op-0002", "2025-02-25T01:21:21.790Z"),
+        ("tool-result", "op-0002", "2025-02-25T01:21:21.796Z"),
+        ("tool-invocation", "op-0003", "2025-02-25T01:21:25.426Z")]
+    assert evs[0]["body"] == "Calling tool 'getConsoleLogs'"
+    assert evs[1]["body"] == "Successfully called tool 'getConsoleLogs'"
+    assert "isError" in evs[1]["inferred"]
+    assert "inferred" not in evs[0]
+    assert report.mapped == 5 and report.unmapped == 0 and _count(report) == 13
+    assert any("zone" in w for w in report.warnings)
+    assert any("isError" in w for w in report.warnings)
+
+
+def test_cursor_mcp_log_error_line_is_the_calls_error() -> None:
+    """context7-legacy#41: `Error calling tool 'X': MCP error -32602: …` ends the open call
+    of X with a tool-error (the JSON-RPC error code as logged, the log's text as its
+    message), never a result."""
+    vcon, report = convert(CURSOR_CONTEXT7_41.encode(), source_name="Cursor MCP.log",
+                           created=CREATED)
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("ext7", "resolve_library_id", "errored")]
+    err = vcon["events"][1]
+    assert err["type"] == "tool-error" and err["time"] == "2025-04-20T10:22:07.324Z"
+    assert err["body"] == {"code": -32602, "message": "MCP error -32602: MCP error -32602: "
+                                                      "Tool resolve_library_id not found"}
+    assert report.mapped == 2 and report.unmapped == 0
+    assert any("records no arguments, results or isError" in w for w in report.warnings)
+
+
+def test_cursor_mcp_channel_stderr_at_error_level_is_not_a_failure() -> None:
+    """codexmcp#30: a per-server channel (no tag) whose server writes its INFO lines to
+    stderr, which Cursor logs at [error]: the call keeps its toolCallId in the logged words
+    and stays running (nothing answered it in the excerpt), the stderr lines are ignored,
+    never an error; the server is not named in the channel (unknown, --server names it)."""
+    vcon, report = convert(CURSOR_CODEXMCP_30.encode(), source_name="MCP user-codex.log",
+                           created=CREATED)
+    m = model_of(vcon)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("unknown-mcp-server", "codex", "running")]
+    assert vcon["events"][0]["body"] == (
+        "Calling tool 'codex' with toolCallId: toolu_01847rL4k7zubLqrzgp9oM8W")
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation"]
+    assert report.mapped == 1 and report.unmapped == 0
+    vcon, _ = convert(CURSOR_CODEXMCP_30.encode(), server="codex", created=CREATED)
+    assert [o.server for o in model_of(vcon).operations] == ["codex"]
+
+
+def test_cursor_mcp_log_answer_with_no_open_call_is_not_mapped() -> None:
+    """A `Successfully called tool` line for a tool with no open call is counted as not
+    mapped, never made a call; two open calls of one tool are answered oldest first, the
+    pairing marked inferred."""
+    text = (
+        "2025-02-25 01:21:18.000 [info] db10: Successfully called tool 'other'\n"
+        "2025-02-25 01:21:18.100 [info] db10: Calling tool 'a'\n"
+        "2025-02-25 01:21:18.200 [info] db10: Calling tool 'a'\n"
+        "2025-02-25 01:21:18.300 [info] db10: Successfully called tool 'a'\n")
+    vcon, report = convert(text.encode(), created=CREATED)
+    m = model_of(vcon)
+    assert [(o.tool, o.outcome) for o in m.operations] == [("a", "completed"), ("a", "running")]
+    assert report.unmapped == 1
+    res = next(e for e in vcon["events"] if e["type"] == "tool-result")
+    assert res["operation_id"] == "op-0001" and "oldest" in res["inferred"]
+
+
+#: MCP 2025-11-25 client/elicitation "URL Elicitation Required Error": the error response as
+#: the specification gives it (verbatim, its comment left out; /work/shared/spec/mcp/2025-11-25,
+#: modelcontextprotocol/modelcontextprotocol, MIT), in its flow "URL Mode With Elicitation
+#: Required Error" (tools/call, the error, notifications/elicitation/complete, the retried
+#: tools/call), as AWS AgentCore Gateway's exception-based URL mode uses it for a target's
+#: OAuth ("the request closes, the user completes the action at the URL, then the client
+#: retries the original tool call", its gateway-mcp-elicitation guide). The tool, its
+#: arguments, ids and times are written here.
+_URL_ELICITATION_ERROR = {
+    "code": -32042,
+    "message": "This request requires more information.",
+    "data": {"elicitations": [{
+        "mode": "url",
+        "elicitationId": "550e8400-e29b-41d4-a716-446655440000",
+        "url": "https://mcp.example.com/connect?elicitationId="
+               "550e8400-e29b-41d4-a716-446655440000",
+        "message": "Authorization is required to access your Example Co files."}]}}
+
+
+def _url_elicitation_flow(retry_args: dict[str, Any] | None) -> bytes:
+    call = {"name": "list_files", "arguments": {"folder": "reports"}}
+    lines: list[dict[str, Any]] = [
+        {"ts": "2026-03-01T10:00:00.000Z", "dir": "c2s",
+         "msg": {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}},
+        {"ts": "2026-03-01T10:00:00.300Z", "dir": "s2c",
+         "msg": {"jsonrpc": "2.0", "id": 2, "error": _URL_ELICITATION_ERROR}},
+        {"ts": "2026-03-01T10:00:41.000Z", "dir": "s2c",
+         "msg": {"jsonrpc": "2.0", "method": "notifications/elicitation/complete",
+                 "params": {"elicitationId": "550e8400-e29b-41d4-a716-446655440000"}}}]
+    if retry_args is not None:
+        lines += [
+            {"ts": "2026-03-01T10:00:41.200Z", "dir": "c2s",
+             "msg": {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                     "params": {"name": "list_files", "arguments": retry_args}}},
+            {"ts": "2026-03-01T10:00:41.900Z", "dir": "s2c",
+             "msg": {"jsonrpc": "2.0", "id": 3,
+                     "result": {"content": [{"type": "text", "text": "q3.pdf"}]}}}]
+    return b"\n".join(json.dumps(x).encode() for x in lines) + b"\n"
+
+
+def test_url_elicitation_required_then_retry_is_one_operation() -> None:
+    """-32042 is a JSON-RPC error response: the draft's mapping makes it a tool-error (a
+    policy-decision is the host's, never a tool's answer; tool-denied is for a denial the
+    protocol identifies, HTTP 401/403), the elicitations kept in its body. The client's
+    retry of the same tool and arguments once the user finished at the URL is the next
+    attempt of that operation (the draft: an agent may retry after any ended attempt), as
+    after HTTP 401/403. Before: two operations, an errored call and an unrelated completed
+    one. A reviewer should see: list_files, attempt 1 errored (URL elicitation required,
+    with its URL), attempt 2 completed; the completion notification kept as context."""
+    vcon, report = convert(_url_elicitation_flow({"folder": "reports"}), created=CREATED)
+    m = model_of(vcon)
+    no_errors(m)
+    assert shape(m) == [("op-0001", "completed", [["Running", "Errored"],
+                                                  ["Running", "Completed"]])]
+    assert m.operations[0].retries == 1
+    err = next(e for e in vcon["events"] if e["type"] == "tool-error")
+    assert err["body"] == _URL_ELICITATION_ERROR and err["attempt"] == 1
+    assert report.unmapped == 0 and report.mapped == 4 and _count(report) == 5
+
+
+def test_url_elicitation_required_without_retry_or_with_other_arguments() -> None:
+    """No retry: the call errored, its error holding the URL. A later call with other
+    arguments is another operation, not this one's retry."""
+    vcon, _ = convert(_url_elicitation_flow(None), created=CREATED)
+    assert shape(model_of(vcon)) == [("op-0001", "errored", [["Running", "Errored"]])]
+    vcon, _ = convert(_url_elicitation_flow({"folder": "drafts"}), created=CREATED)
+    assert shape(model_of(vcon)) == [
+        ("op-0001", "errored", [["Running", "Errored"]]),
+        ("op-0002", "completed", [["Running", "Completed"]])]

@@ -1682,3 +1682,108 @@ def test_a_tracing_products_own_export_is_named_as_such(records: bytes, title: s
     otlp = open_bytes((FIX / "agents" / "otel-genai").glob("*.json").__next__().read_bytes(),
                       name="trace.json")
     assert otlp.derivation is not None and otlp.derivation.title == "OpenTelemetry (OTLP) export"
+
+
+# --- Semantic Kernel: the app's own function invocations are not the agent's tool calls -------
+
+#: The scopes Semantic Kernel's Python package writes its spans under (module tracers,
+#: ``trace.get_tracer(__name__)``): kernel_function.py for every KernelFunction invocation,
+#: the model diagnostics decorators for the chat call.
+_SK_FUNCTION = "semantic_kernel.functions.kernel_function"
+_SK_MODEL = "semantic_kernel.utils.telemetry.model_diagnostics.decorators"
+
+
+def _sk_span(name: str, sid: str, parent: str | None, t0: int, t1: int,
+             **a: Any) -> dict[str, Any]:
+    s = {"traceId": "5b8aa5a2d2c872e8321cf37308d69df2", "spanId": sid, "name": name,
+         "kind": 1, "startTimeUnixNano": str(1772442000_000_000_000 + t0 * 1_000_000),
+         "endTimeUnixNano": str(1772442000_000_000_000 + t1 * 1_000_000),
+         "attributes": attrs(a), "status": {}}
+    if parent:
+        s["parentSpanId"] = parent
+    return s
+
+
+def _sk_trace() -> bytes:
+    """An app on Semantic Kernel (Python) with its diagnostics on, in the shape its source
+    writes (microsoft/semantic-kernel, MIT: functions/kernel_function.py wraps every
+    KernelFunction.invoke in utils/telemetry/model_diagnostics/function_tracer.py's span,
+    ``execute_tool {plugin-function}`` with gen_ai.operation.name execute_tool and
+    gen_ai.tool.name, gen_ai.tool.call.id only when the invocation's metadata has an "id";
+    kernel.py's _inner_auto_function_invoke_handler passes the model's FunctionCallContent as
+    that metadata, kernel.invoke passes none). The app invokes its prompt function
+    ``WeatherApp-chat`` (the chat call runs inside it), the model asks for
+    ``Weather-get_forecast`` (call_Qq7…, auto function calling), then the app calls its
+    native ``Time-today`` itself. Names, ids and times are written here."""
+    fn, mdl = [], []
+    fn.append(_sk_span("execute_tool WeatherApp-chat", "a1a1a1a1a1a1a1a1", None, 0, 2400, **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "WeatherApp-chat",
+        "gen_ai.tool.call.arguments": '{"input": "Will it rain in Oslo?"}',
+        "gen_ai.tool.call.result": "Yes, take an umbrella."}))
+    mdl.append(_sk_span("chat.completions gpt-4o", "b2b2b2b2b2b2b2b2", "a1a1a1a1a1a1a1a1",
+                        10, 900, **{"gen_ai.operation.name": "chat.completions",
+                                    "gen_ai.system": "openai",
+                                    "gen_ai.request.model": "gpt-4o"}))
+    fn.append(_sk_span("execute_tool Weather-get_forecast", "c3c3c3c3c3c3c3c3",
+                       "a1a1a1a1a1a1a1a1", 910, 1300, **{
+                           "gen_ai.operation.name": "execute_tool",
+                           "gen_ai.tool.name": "Weather-get_forecast",
+                           "gen_ai.tool.call.id": "call_Qq7mJ2vX",
+                           "gen_ai.tool.description": "Gets the forecast for a city",
+                           "gen_ai.tool.call.arguments": '{"city": "Oslo"}',
+                           "gen_ai.tool.call.result": "rain, 9C"}))
+    mdl.append(_sk_span("chat.completions gpt-4o", "d4d4d4d4d4d4d4d4", "a1a1a1a1a1a1a1a1",
+                        1310, 2390, **{"gen_ai.operation.name": "chat.completions",
+                                       "gen_ai.system": "openai",
+                                       "gen_ai.request.model": "gpt-4o"}))
+    fn.append(_sk_span("execute_tool Time-today", "e5e5e5e5e5e5e5e5", None, 2500, 2502, **{
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "Time-today",
+        "gen_ai.tool.call.result": "2026-03-02"}))
+    return json.dumps({"resourceSpans": [{
+        "resource": {"attributes": attrs({"service.name": "weather-app"})},
+        "scopeSpans": [{"scope": {"name": _SK_FUNCTION}, "spans": fn},
+                       {"scope": {"name": _SK_MODEL}, "spans": mdl}]}]}).encode()
+
+
+def test_semantic_kernel_app_invocations_are_not_tool_calls() -> None:
+    """Semantic Kernel writes an execute_tool span for every KernelFunction invocation,
+    the app's own included (its prompt function, around the chat call, and a native function
+    it called itself). Before: three operations, two of them calls the agent never made. A
+    reviewer should see one: Weather-get_forecast, the model's call (its call id), completed
+    with its result; the app's two invocations are counted as ignored and named in a
+    warning."""
+    vcon, rep, m = imported(_sk_trace())
+    assert errors(m) == []
+    assert [(o.tool, o.outcome) for o in m.operations] == [("Weather-get_forecast",
+                                                            "completed")]
+    inv = next(e for e in vcon["events"] if e["type"] == "tool-invocation")
+    assert "call_Qq7mJ2vX" in json.dumps(inv)
+    assert rep.ignored.get("Semantic Kernel function the app invoked (no tool call id)") == 2
+    assert any("WeatherApp-chat" in w and "Time-today" in w for w in rep.warnings)
+
+
+def test_semantic_kernel_scope_is_what_tells_an_app_invocation() -> None:
+    """The same execute_tool span without a call id from another library (no Semantic
+    Kernel scope) is still a tool call, as before."""
+    doc = json.loads(_sk_trace())
+    for ss in doc["resourceSpans"][0]["scopeSpans"]:
+        ss["scope"]["name"] = "my.app"
+    _, _, m = imported(json.dumps(doc).encode())
+    assert [o.tool for o in m.operations] == [
+        "WeatherApp-chat", "Weather-get_forecast", "Time-today"]
+
+
+def test_semantic_kernel_without_any_call_id_keeps_the_models_calls() -> None:
+    """Semantic Kernel's Ollama connector makes the model's FunctionCallContent without an id,
+    so no span has a call id. The prompt function the app invoked still encloses the model
+    call (ignored); the function that ran after the model answered, under the same parent,
+    is the model's call and stays an operation; a function the app called alone, which
+    nothing tells apart, stays a tool call and a warning says so."""
+    doc = json.loads(_sk_trace())
+    for ss in doc["resourceSpans"][0]["scopeSpans"]:
+        for sp in ss["spans"]:
+            sp["attributes"] = [a for a in sp["attributes"] if a["key"] != "gen_ai.tool.call.id"]
+    _, rep, m = imported(json.dumps(doc).encode())
+    assert [o.tool for o in m.operations] == ["Weather-get_forecast", "Time-today"]
+    assert rep.ignored.get("Semantic Kernel function the app invoked (no tool call id)") == 1
+    assert any("Time-today" in w and "does not say" in w for w in rep.warnings)

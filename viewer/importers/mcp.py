@@ -71,6 +71,9 @@ _DIR_WORDS: Final = {
     S2C: {"s2c", "server_to_client", "server->client", "to_client", "incoming", "in", "recv",
           "received", "server", "<", "<-"},
 }
+#: MCP 2025-11-25 URLElicitationRequiredError: the request cannot be processed until the user
+#: completes the URL elicitations the error carries, outside MCP; the client then retries it.
+URL_ELICITATION_REQUIRED: Final = -32042
 #: Requests a server sends to a client.
 _S2C_REQUESTS: Final = frozenset({"elicitation/create", "sampling/createMessage", "roots/list"})
 #: Requests either side sends (basic/utilities/ping; 2025-11-25 tasks, for a task a client
@@ -105,7 +108,7 @@ class Msg:
     server: str | None = None  # the upstream server a proxy's record names (mcp-debug)
     conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
-    compact: str | None = None  # Claude Desktop's compact log: the line's words, no JSON
+    compact: str | None = None  # a log without the JSON (Claude Desktop's compact, Cursor's)
 
 
 @dataclass
@@ -211,6 +214,8 @@ def read_transcript(data: bytes) -> Transcript:
         t = _read_claude_log(data)
     elif _looks_vscode_log(data):
         t = _read_vscode_log(data)
+    elif _looks_cursor_log(data):
+        t = _read_cursor_log(data)
     else:
         t = _read_jsonl(data)
     _orient(t)
@@ -219,6 +224,7 @@ def read_transcript(data: bytes) -> Transcript:
             "no MCP JSON-RPC message could be read (accepted: JSONL of {ts, dir, msg} or of "
             "JSON-RPC messages, a JSON array of messages, an MCP Inspector history export, "
             "an mcp-debug recording, Claude Desktop's MCP log, VS Code's MCP output channel, "
+            "Cursor's MCP log, "
             "mcp-recorder and agent-vcr cassettes)")
     return t
 
@@ -661,6 +667,100 @@ def _read_vscode_log(data: bytes) -> Transcript:
     return t
 
 
+#: A line of Cursor's MCP log (the Output panel's "MCP Logs", ``Cursor MCP.log`` of 2025
+#: builds with every server's lines, each after the log's short tag for that server, and the
+#: per-server channels ``MCP <server>.log`` of later builds, untagged): the local time and
+#: level, then the text. The lines of a tool call are ``Calling tool 'X'`` (later `` with
+#: toolCallId: …``), then ``Successfully called tool 'X'`` or ``Error calling tool 'X': …``;
+#: the servers' stderr is logged too, at [error] (not a failure of a call).
+_CURSOR_LINE: Final = re.compile(
+    r"(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) \[(\w+)\] (?:([^\s:'\[]+): )?(.*)", re.DOTALL)
+_CURSOR_CALL: Final = re.compile(
+    r"(?P<how>Calling|Successfully called|Error calling) tool '(?P<tool>[^'\n]*)'"
+    r"(?P<rest>.*)", re.DOTALL)
+_CURSOR_MCP_ERROR: Final = re.compile(r": (MCP error (-?\d+): .*)", re.DOTALL)
+_CURSOR_RESULT: Final = ("Cursor's MCP log records no isError (\"Successfully called tool\" "
+                         "says the call returned): a result is shown as tool-result")
+_CURSOR_OLDEST: Final = ("the log has no request id: paired with the oldest open call of "
+                         "that tool")
+
+
+def _cursor_line(text: str) -> tuple[str, str | None, re.Match[str] | None] | None:
+    """(time, the server's tag, the call line's match or None) of a Cursor MCP log line,
+    else None."""
+    m = _CURSOR_LINE.fullmatch(text)
+    if m is None or m.group(2).lower() not in _LOG_LEVELS:
+        return None
+    return m.group(1), m.group(3), _CURSOR_CALL.fullmatch(m.group(4))
+
+
+def _looks_cursor_log(data: bytes) -> bool:
+    """Whether the first lines hold a Cursor MCP log's ``Calling tool 'X'`` (or its
+    ``Handling CallTool action``) line."""
+    for text in _head_lines(data):
+        got = _cursor_line(text.lstrip("\ufeff"))
+        if got is not None and (got[2] is not None or "Handling CallTool action" in text):
+            return True
+    return False
+
+
+def _read_cursor_log(data: bytes) -> Transcript:
+    """Cursor's MCP log: each ``Calling tool 'X'`` line is a tools/call of its server (the
+    line's tag, else the channel's one server), answered by the next ``Successfully called
+    tool 'X'`` (a result: isError is not logged) or ``Error calling tool 'X': …`` (an error,
+    its JSON-RPC code when the text gives ``MCP error <code>:``) of that server: the oldest
+    open call of X, as the log has no request id. The log's words stand for the arguments and
+    the result, which it does not record; every other line is counted as ignored."""
+    t = Transcript([], "cursor-mcp-log")
+    rep = t.report
+    ids: dict[str | None, int] = {}
+    open_calls: dict[tuple[str | None, str], deque[int]] = {}
+    for n, text in _text_lines(data):
+        got = _cursor_line(text.rstrip("\r"))
+        if got is None or got[2] is None:
+            rep.ignore("log line (not a tool call)")
+            continue
+        stamp, tag, call = got
+        ts, naive = parse_ts(stamp)
+        if naive:
+            rep.warn("timestamps without a zone offset were read as UTC (Cursor writes its "
+                     "local time)")
+        where, tool, words = f"line {n}", call.group("tool"), call.group(0)
+        queue = open_calls.setdefault((tag, tool), deque())
+        extra: dict[str, Any] = {"compact": words}
+        if tag is not None:
+            extra["conn"] = tag
+        if call.group("how") == "Calling":
+            rid = ids[tag] = ids.get(tag, 0) + 1
+            queue.append(rid)
+            rep.warn("Cursor's MCP log records no arguments, results or isError: each "
+                     "invocation and result holds the log's words, and a result is a "
+                     "tool-result (marked inferred)")
+            msg: dict[str, Any] = {"jsonrpc": "2.0", "id": rid, "method": "tools/call",
+                                   "params": {"name": tool}}
+            _add(t.messages, msg, C2S, ts, where, rep, **extra)
+            continue
+        if not queue:
+            rep.fail(where, f"an answer for tool {tool!r}, which has no open call")
+            continue
+        several = len(queue) > 1
+        rid = queue.popleft()
+        if call.group("how") == "Successfully called":
+            msg = {"jsonrpc": "2.0", "id": rid, "result": {}}
+            note = _CURSOR_RESULT + ("; " + _CURSOR_OLDEST if several else "")
+        else:
+            detail = call.group("rest").removeprefix(": ")
+            code = _CURSOR_MCP_ERROR.match(call.group("rest"))
+            err: dict[str, Any] = {"code": int(code.group(2))} if code else {}
+            msg = {"jsonrpc": "2.0", "id": rid, "error": {**err, "message": detail}}
+            note = _CURSOR_OLDEST if several else None
+        _add(t.messages, msg, S2C, ts, where, rep, inferred=note, **extra)
+    if ids.keys() - {None}:
+        rep.warn("Cursor's MCP log names each server only by a short tag (db10:, ext7:): "
+                 "the tag is the call's server (use --server to name it)")
+    return t
+
+
 def _compact_message(text: str) -> tuple[dict[str, Any], str] | None:
     """The JSON-RPC message a compact log line stands for, and the line's own words; None
     when the text is not in that form. A tools/call gets the tool ``UNNAMED_TOOL``; nothing
@@ -1031,7 +1131,7 @@ class _Op:
     status_input: int | None = None  # event index of a tool-input made from a task status alone
     status_message: Any = None  # the last task statusMessage seen (progress only on a change)
     args: Any = None  # the arguments of its tools/call
-    denied: bool = False  # its last attempt ended with an HTTP 401/403
+    denied: bool = False  # its last attempt ended with an HTTP 401/403 or -32042
     last: datetime | None = None
 
 
@@ -1078,7 +1178,9 @@ class MCPMapper:
         self.tasks: dict[str, _Op] = {}
         self.ops: list[_Op] = []
         self.in_flight: dict[str, _Op] = {}  # ops whose tools/call is unanswered, oldest first
-        self.denied: dict[tuple[str, str], _Op] = {}  # (tool, arguments) -> op denied last
+        # (tool, arguments) -> the op whose last attempt was denied or needed a URL
+        # elicitation (-32042): a call that repeats it is its next attempt
+        self.denied: dict[tuple[str, str], _Op] = {}
         self.denied_tools: dict[str, int] = {}  # tool -> how many of ``denied``
         self.awaiting: dict[str, _Op] = {}  # ops whose input_required result awaits a retry
         self.answered: dict[str, _Op] = {}  # request id key -> op whose tools/call it answered
@@ -1180,8 +1282,8 @@ class MCPMapper:
         if self._compact is not None and etype != "tool-error":
             # a compact log line records no params or result: its words, never an invented {}
             body, mediatype = self._compact, TEXT
-            if etype == "tool-result":
-                extra["inferred"] = _COMPACT_RESULT
+            if etype == "tool-result":  # the reader's own reason (Cursor's log), else Claude's
+                extra["inferred"] = self._inferred or _COMPACT_RESULT
         self.ev.add(etype, when, op.id, op.attempt, where, body=body, mediatype=mediatype,
                     **extra)
         op.last = when
@@ -1361,8 +1463,9 @@ class MCPMapper:
 
     def _denied_retry(self, name: str, args: Any) -> _Op | None:
         """The operation this call repeats (same tool and arguments) if its last attempt was
-        denied: the retry is its next attempt. Arguments are compared only for tools with a
-        denied operation."""
+        denied or answered URL_ELICITATION_REQUIRED: the retry is its next attempt (the draft:
+        an agent may retry after any ended attempt). Arguments are compared only for tools
+        with such an operation."""
         if name not in self.denied_tools:
             return None
         op = self.denied.pop((name, request_key(args)), None)
@@ -1581,6 +1684,9 @@ class MCPMapper:
             if not self._ended(op, "an error response", m.where):
                 self._emit("tool-error", op, when, m.where, msg["error"])
                 self._stop(op)
+                err = msg["error"]
+                if isinstance(err, dict) and err.get("code") == URL_ELICITATION_REQUIRED:
+                    self._awaits_retry(op)
             return
         res = msg.get("result")
         if not isinstance(res, dict):
@@ -1638,6 +1744,12 @@ class MCPMapper:
             body["error"] = m.msg["error"]
         self._emit("tool-denied", op, when, m.where, body)
         self._stop(op)
+        self._awaits_retry(op)
+
+    def _awaits_retry(self, op: _Op) -> None:
+        """The attempt ended for want of something the user gives outside MCP (a token after
+        HTTP 401/403, a URL elicitation's page after -32042): the same call made again is
+        this operation's next attempt (``_denied_retry``)."""
         op.denied = True
         key = (op.tool, request_key(op.args))
         if key not in self.denied:
@@ -1744,7 +1856,8 @@ def _sniff(smp: Sample) -> bool:
     recs = smp.records()
     batches = [x for x in smp.lines if _is_batch(x)]  # bare JSONL lines holding a batch
     if not recs and not batches:
-        return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head))
+        return not smp.is_doc and (_looks_claude_log(smp.head) or _looks_vscode_log(smp.head)
+                                   or _looks_cursor_log(smp.head))
     hits = len(batches) + sum(1 for r in recs if _is_jsonrpc(r) or _is_debug_record(r)
                               or _is_mcpspy(r) or _is_gateway_record(r) or (
         ("dir" in r or "direction" in r) and (_is_jsonrpc(m := _wrapped(r))

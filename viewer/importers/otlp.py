@@ -115,6 +115,8 @@ class Span:
     resource: dict[str, Any]
     #: the instrumentation scope's name (which library wrote the span), "" when not recorded
     scope: str = ""
+    #: a Semantic Kernel function the application invoked itself (``_mark_sk_app_calls``)
+    app_call: bool = False
 
 
 @dataclass
@@ -1000,9 +1002,72 @@ def _attr(spans: list[Span], *keys: str) -> Any:
 _ADK_MERGED: Final = "execute_tool (merged)"
 
 
+#: Semantic Kernel's (Python) tracer for every KernelFunction invocation (functions/
+#: kernel_function.py, ``trace.get_tracer(__name__)``). Its execute_tool span
+#: (function_tracer.py) carries ``gen_ai.tool.call.id`` only when the invocation's metadata
+#: has the id, which auto function invocation gives it (kernel.py passes the model's
+#: FunctionCallContent); a function the app invokes itself (``kernel.invoke`` of a prompt or
+#: native function) gets none. A connector may give the model's call no id (its Ollama
+#: connector makes FunctionCallContent without one), so a span without one is the app's
+#: only when the recording says so (``_mark_sk_app_calls``).
+_SK_FUNCTION_SCOPE: Final = "semantic_kernel.functions.kernel_function"
+_SK_APP_CALL: Final = "Semantic Kernel function the app invoked (no tool call id)"
+#: Semantic Kernel's and the GenAI conventions' names of a call to the model.
+_MODEL_OPERATIONS: Final = frozenset({
+    "chat", "chat.completions", "chat.streaming_completions", "text_completion",
+    "text.completions", "text.streaming_completions", "generate_content"})
+
+
+def _sk_app_invocation(s: Span) -> bool:
+    """A Semantic Kernel function the application invoked itself: not the agent's tool call."""
+    return s.app_call
+
+
+def _mark_sk_app_calls(rd: Reading) -> None:
+    """Mark the Semantic Kernel spans without a call id that the recording shows the app
+    invoked: one that encloses a model call (a prompt function: the model answers inside it),
+    or any when another of its function spans has a call id (this Semantic Kernel gives the
+    model's calls theirs), unless a model call under the same parent ended before it started
+    (it then ran in the function-calling loop: the model's call, which may have no id). A
+    span none of these tells apart stays a tool call, with a warning."""
+    sk = [s for s in rd.spans if s.scope == _SK_FUNCTION_SCOPE
+          and s.attrs.get("gen_ai.operation.name") == "execute_tool"]
+    bare = [s for s in sk if not _str(s.attrs.get("gen_ai.tool.call.id"))]
+    if not bare:
+        return
+    ids_given = len(bare) < len(sk)
+    by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
+    models = [s for s in rd.spans if s.attrs.get("gen_ai.operation.name") in _MODEL_OPERATIONS]
+    encloses: set[int] = set()
+    for m in models:
+        p, seen = by_id.get((m.trace_id, m.parent_id)) if m.parent_id else None, 0
+        while p is not None and seen < 64:
+            encloses.add(id(p))
+            p = by_id.get((p.trace_id, p.parent_id)) if p.parent_id else None
+            seen += 1
+    unsure: list[Span] = []
+    for s in bare:
+        after_model = any(m.trace_id == s.trace_id and m.parent_id == s.parent_id
+                          and m.end is not None and s.start is not None and m.end <= s.start
+                          for m in models)
+        if after_model:
+            continue
+        if id(s) in encloses or ids_given:
+            s.app_call = True
+        else:
+            unsure.append(s)
+    if unsure:
+        names = list(dict.fromkeys(_tool_of([s]) or s.name for s in unsure))
+        rd.report.warn("Semantic Kernel function span(s) without a tool call id (" + ", ".join(
+            names[:5]) + (", …" if len(names) > 5 else "") + "): the recording does not say "
+            "whether the model or the app invoked them; shown as tool calls")
+
+
 def _is_tool_span(s: Span) -> bool:
     a = s.attrs
     if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
+        return False
+    if _sk_app_invocation(s):
         return False
     if a.get("gen_ai.operation.name") == "execute_tool" or a.get("mcp.method.name") == "tools/call":
         return True
@@ -1055,6 +1120,8 @@ def _helper(s: Span) -> str | None:
 
 def _ignored_kind(s: Span) -> str:
     a = s.attrs
+    if _sk_app_invocation(s):
+        return _SK_APP_CALL
     if s.name == _ADK_MERGED or a.get("gen_ai.tool.name") == "(merged tools)":
         return f"{_ADK_MERGED} span"
     op = _str(a.get("gen_ai.operation.name")) or _str(a.get("mcp.method.name"))
@@ -1321,6 +1388,12 @@ def _span_calls(rd: Reading) -> list[Call]:
     by_id = {(s.trace_id, s.span_id): s for s in rd.spans if s.span_id}
     tools = [s for s in rd.spans if _is_tool_span(s)]
     tool_ids = {id(s) for s in tools}
+    app_calls = [s for s in rd.spans if _sk_app_invocation(s)]
+    if app_calls:
+        names = list(dict.fromkeys(_tool_of([s]) or s.name for s in app_calls))
+        rep.warn(f"{len(app_calls)} Semantic Kernel function invocation(s) the app made itself "
+                 f"(no tool call id: {', '.join(names[:5])}{', …' if len(names) > 5 else ''}) "
+                 "are context, not the agent's tool calls")
     helpers: dict[int, dict[str, Span]] = {}
     root_of: dict[int, Span] = {}
 
@@ -2225,6 +2298,7 @@ def convert(data: bytes, *, source_name: str = "-", created: str | None = None,
     rd = read(data)
     rep = rd.report
     times = _times(rd)
+    _mark_sk_app_calls(rd)
     calls = _span_calls(rd)
     decisions = _log_calls(rd, times, calls)
     _answered_calls(rd, times, calls)
