@@ -97,3 +97,21 @@ def test_columns_are_stacked_only_when_words_do_not_fit() -> None:
     narrow = drawn(50)
     assert "Beta" in narrow and "gamma" in narrow  # stacked: Beta over gamma
     assert "c" * 20 in narrow and "b" * 20 in narrow
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_a_reason_is_not_read_a_word_a_line(width: int) -> None:
+    """A free-text column that folds (a standing decision's reason) keeps room to be read:
+    the table stacks its next pair of columns rather than leave it a few characters, so
+    the reason's words up to ``READABLE`` characters stay whole (at 80 columns Codex's
+    ``approval_policy`` was folded ``approval_`` / ``policy`` in a 9-character column)."""
+    from viewer.report.evidence import standing_reason
+    from viewer.report.texttable import READABLE
+
+    model = demo("17-codex.vcon.json")
+    text = to_text(model, width=width)
+    rows = "\n".join(line for line in text.splitlines() if line[:1] in "│┃")
+    tokens = set(rows.replace("│", " ").replace("┃", " ").split())
+    words = {w for d in model.standing for w in standing_reason(model, d).split()
+             if len(w) < READABLE}
+    assert words and words <= tokens, sorted(words - tokens)

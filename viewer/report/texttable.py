@@ -7,8 +7,9 @@ the width it is drawn at: when its columns do not fit at their natural width, ea
 its longest word (an identifier column, free to fold, at least ``FOLD_MIN``) and the rest of
 the width goes to the columns that want more, the narrowest wants served first; when even the
 words do not fit, the columns named in ``merges`` are stacked in pairs, one pair at a time,
-until they do (``Outcome`` over ``flags``). At a width where the table fits it is Rich's table
-as before, byte for byte.
+until they do (``Outcome`` over ``flags``), or while a folding column (a reason) would be left
+fewer than ``READABLE`` characters. At a width where the table fits it is Rich's table as
+before, byte for byte.
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ from rich.text import Text
 
 #: The narrowest an identifier column (a URL, an id: one long word) is made: it folds.
 FOLD_MIN = 8
+#: A folding column squeezed below this many characters (a reason read a word a line) makes
+#: the table stack its next pair of columns, while it has one, to give it the room.
+READABLE = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,13 +54,13 @@ class WordTable:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         cols, rows = list(self.cols), [list(r) for r in self.rows]
-        fits, widths = _fit(console, options, cols, rows)
+        fits, widths, squeezed = _fit(console, options, cols, rows)
         for top, under in self.merges:
-            if fits:
+            if fits and not squeezed:
                 break
             heads = [c.header for c in cols]
             cols, rows = _merged(cols, rows, heads.index(top), heads.index(under))
-            fits, widths = _fit(console, options, cols, rows)
+            fits, widths, squeezed = _fit(console, options, cols, rows)
         # words that fit nowhere (a very narrow terminal): Rich's own layout, which folds them
         yield _table(self.title, cols, rows, widths if fits else None)
 
@@ -88,10 +92,11 @@ def _merged(cols: list[Col], rows: list[list[Text]], a: int, b: int
 
 
 def _fit(console: Console, options: ConsoleOptions, cols: Sequence[Col],
-         rows: Sequence[Sequence[Text]]) -> tuple[bool, list[int] | None]:
-    """Whether every word fits at ``options.max_width``, and each column's width: None when
-    the table fits as it is (Rich lays it out as before), else widths that keep every word
-    whole (``share``)."""
+         rows: Sequence[Sequence[Text]]) -> tuple[bool, list[int] | None, bool]:
+    """Whether every word fits at ``options.max_width``; each column's width: None when the
+    table fits as it is (Rich lays it out as before), else widths that keep every word whole
+    (``share``); and whether a folding column got fewer than ``READABLE`` characters of more
+    that it wants."""
     n = len(cols)
     room = options.max_width - (n + 1) - 2 * n  # the box's lines, each cell's padding (0, 1)
     lows, highs = [], []
@@ -104,10 +109,13 @@ def _fit(console: Console, options: ConsoleOptions, cols: Sequence[Col],
         lows.append(max(head.minimum, word, 1))
         highs.append(max([head.maximum, *(m.maximum for m in cells)]))
     if sum(highs) <= room:
-        return True, None
+        return True, None, False
     if sum(lows) > room:
-        return False, None
-    return True, share(lows, highs, room)
+        return False, None, False
+    widths = share(lows, highs, room)
+    squeezed = any(c.folds and w < min(READABLE, high)
+                   for c, w, high in zip(cols, widths, highs, strict=True))
+    return True, widths, squeezed
 
 
 def share(lows: list[int], highs: list[int], room: int) -> list[int]:
