@@ -793,3 +793,17 @@ def test_a_before_tool_hook_block_is_a_refusal() -> None:
                                           "Agent execution stopped by hook: session budget spent"]
     assert all("hook" in d["inferred"] for d in dec)
     assert errors(m) == []
+
+
+def test_a_deeply_nested_event_name_is_no_telemetry_and_no_crash() -> None:
+    """The red-team mutation run (bench/fuzz_long.py --mutate, seed 77, case 678): a record
+    whose attributes' event.name is 1,000 nested arrays. Before: format detection wrote the
+    value as text to test its prefix, and the CLI said 'internal error: RecursionError'; now
+    the file is refused as no format, as any other unrecognised JSON."""
+    from viewer.load import LoadError
+
+    deep = "[" * 1000 + "]" * 1000
+    data = ('{"attributes":{"session.id":"s1","event.name":' + deep + '}}').encode()
+    with pytest.raises(LoadError):
+        open_bytes(data, name="t.json")
+

@@ -195,8 +195,8 @@ def _concatenated(text: str) -> tuple[list[Any], bool]:
 def _is_telemetry(rec: Any) -> bool:
     if not isinstance(rec, dict):
         return False
-    attrs = rec.get("attributes")
-    return isinstance(attrs, dict) and str(attrs.get("event.name", "")).startswith("gemini_cli.")
+    name = _d(rec.get("attributes")).get("event.name")
+    return isinstance(name, str) and name.startswith("gemini_cli.")
 
 
 def checkpoint_history(doc: Any) -> list[Any] | None:
