@@ -1094,6 +1094,31 @@ def test_hook_log_post_tool_use_failure_timeout() -> None:
     assert any("timeout" in w for w in rep.warnings)
 
 
+def test_an_mcp_servers_own_timeout_words_are_its_failure() -> None:
+    """Claude Code writes "Command timed out after" for its own Bash tool; an MCP server that
+    runs commands (desktop-commander, an ssh server) answering an error in those words failed
+    as the server says, the host killed nothing. Reviewer: both MCP calls failed, the Bash
+    call of the hook log timed out. Before: both MCP calls timed out, 'the host killed the
+    command (timeout text)'."""
+    mcp = "mcp__desktop-commander__start_process"
+    _, _, m = conv([use(1, "t1", mcp, {"command": "make"}),
+                    res(2, "t1", "Command timed out after 30000ms", True)])
+    assert [o.outcome for o in m.operations] == ["failed"]
+
+    def h(ev: str, tid: str, tool: str, **kw: Any) -> dict[str, Any]:
+        return {"session_id": "s", "hook_event_name": ev, "tool_name": tool,
+                "tool_input": {"command": tid}, "tool_use_id": tid, **kw}
+
+    data = json.dumps([
+        h("PreToolUse", "t1", mcp),
+        h("PostToolUseFailure", "t1", mcp, error="Command timed out after 30s"),
+        h("PreToolUse", "t2", "Bash"),
+        h("PostToolUseFailure", "t2", "Bash", error="Command timed out after 2m 0s"),
+    ]).encode()
+    vcon, _ = cc.convert(data)
+    assert [o[3] for o in ops(model_of(vcon))] == ["failed", "timed-out"]
+
+
 def test_subagent_file_alone() -> None:
     side = [{**use(3, "s1", "Grep"), "isSidechain": True, "agentId": "ab12", "uuid": "q1"},
             {**res(4, "s1", "hit"), "isSidechain": True, "agentId": "ab12", "uuid": "q2"}]

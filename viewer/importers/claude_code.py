@@ -140,7 +140,8 @@ _REFUSALS: Final = (
 )
 #: Claude Code's words for a Bash command it killed at its timeout (SIGTERM): first, or after
 #: "Exit code 143" (2.1.328 writes them only for exit code 143). One rule for a transcript's
-#: answer and a PostToolUseFailure hook's error.
+#: answer and a PostToolUseFailure hook's error, on the host's own tools only (an MCP server
+#: that runs commands may answer in the same words: its failure).
 _TIMEOUT: Final = re.compile(r"(?:Exit code 143[ \t]*\r?\n)?Command timed out after", re.I)
 TIMEOUT_RULE: Final = "host timeout text -> tool-timeout"
 _BG_TEXT: Final = re.compile(
@@ -1082,7 +1083,7 @@ class Mapper:
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
                 return True
-            if _TIMEOUT.match(head):
+            if op.server == HOST and _TIMEOUT.match(head):
                 self.timed_out(op, when, where, body)
                 return True
             if head.startswith(INTERRUPT):
@@ -1428,7 +1429,7 @@ class Mapper:
             if r.get("is_interrupt") is True:
                 self.end(op, "tool-cancel", when, where, body,
                          inferred="PostToolUseFailure with is_interrupt")
-            elif isinstance(err, str) and _TIMEOUT.match(_host_head(err)):
+            elif op.server == HOST and isinstance(err, str) and _TIMEOUT.match(_host_head(err)):
                 self.timed_out(op, when, where, body)
             else:
                 self.end(op, "tool-failure", when, where, body)
