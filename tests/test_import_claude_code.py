@@ -419,6 +419,22 @@ def test_2_1_328_refusal_texts_without_denial_kind(text: str, decision: str, who
     assert any("refused by the host" in w for w in rep.warnings)
 
 
+@pytest.mark.parametrize("text", [
+    "Permission to read issue 42 has been denied.",
+    "Permission to edit /repo/README.md has been denied.",
+    "Permission for this operation has been denied. Reason: the token lacks the repo scope",
+])
+def test_an_mcp_servers_own_denial_words_are_its_failure(text: str) -> None:
+    """Claude Code writes "Permission to read|edit <path> has been denied." only for its own
+    file tools (a Read or Edit deny rule) and "Permission for this action has been denied.
+    Reason: " for the classifier; an MCP server's error answer in like words is the server's
+    (the call ran and failed). Reviewer: failed, no decision. Before: a once disallowed
+    decision, not run, as if Claude Code's deny rule or classifier had refused it."""
+    _, _, m = conv([use(1, "t1", "mcp__github__get_issue", {"n": 42}), res(2, "t1", text, True)])
+    o = m.operations[0]
+    assert (o.outcome, o.decision) == ("failed", None)
+
+
 def test_denial_kind_permission_rule_of_an_ask_nobody_could_answer() -> None:
     """Claude Code 2.1.328 writes toolDenialKind "permission-rule" for every denial that is not
     the user's or the classifier's (its Ube), among them the ask that no prompt could show
@@ -1196,6 +1212,31 @@ def test_hook_log_post_tool_use_failure_timeout() -> None:
     no_errors(m)
     assert [o[3] for o in ops(m)] == ["timed-out", "timed-out", "failed", "timed-out"]
     assert any("timeout" in w for w in rep.warnings)
+
+
+def test_an_mcp_servers_own_timeout_words_are_its_failure() -> None:
+    """Claude Code writes "Command timed out after" for its own Bash tool; an MCP server that
+    runs commands (desktop-commander, an ssh server) answering an error in those words failed
+    as the server says, the host killed nothing. Reviewer: both MCP calls failed, the Bash
+    call of the hook log timed out. Before: both MCP calls timed out, 'the host killed the
+    command (timeout text)'."""
+    mcp = "mcp__desktop-commander__start_process"
+    _, _, m = conv([use(1, "t1", mcp, {"command": "make"}),
+                    res(2, "t1", "Command timed out after 30000ms", True)])
+    assert [o.outcome for o in m.operations] == ["failed"]
+
+    def h(ev: str, tid: str, tool: str, **kw: Any) -> dict[str, Any]:
+        return {"session_id": "s", "hook_event_name": ev, "tool_name": tool,
+                "tool_input": {"command": tid}, "tool_use_id": tid, **kw}
+
+    data = json.dumps([
+        h("PreToolUse", "t1", mcp),
+        h("PostToolUseFailure", "t1", mcp, error="Command timed out after 30s"),
+        h("PreToolUse", "t2", "Bash"),
+        h("PostToolUseFailure", "t2", "Bash", error="Command timed out after 2m 0s"),
+    ]).encode()
+    vcon, _ = cc.convert(data)
+    assert [o[3] for o in ops(model_of(vcon))] == ["failed", "timed-out"]
 
 
 def test_subagent_file_alone() -> None:

@@ -269,6 +269,23 @@ def test_outcomes_from_outputs_and_end_events() -> None:
     assert errors(m) == []
 
 
+@pytest.mark.parametrize("out", [
+    [{"type": "input_text", "text": "Tool call was cancelled because of safety risks: none"}],
+    {"content": [{"type": "text", "text": "MCP tool call blocked by app configuration"}],
+     "isError": False},
+    {"content": [{"type": "text", "text": "This action was rejected due to unacceptable risk. "
+                                          "Reason: the server's own guardrail"}]},
+    [{"type": "input_text", "text": "user rejected MCP tool call"}],
+])
+def test_an_mcp_servers_content_in_codex_words_is_its_answer(out: Any) -> None:
+    """Codex writes its refusal of an MCP call (mcp_tool_call.rs notify_mcp_tool_call_skip,
+    its reviewer's answer) as the output's plain text; content items or a CallToolResult are
+    the server's answer, whatever their words. Reviewer: the call completed. Before: refused,
+    never run."""
+    m = model_of(jl(META, call(1, "d", "mcp__fs__read", {"path": "/x"}), output(2, "d", out)))
+    assert [v[2:4] for v in ops(m).values()] == [("completed", None)]
+
+
 def test_exec_json_output() -> None:
     data = jl({"type": "thread.started", "thread_id": "t"}, {"type": "turn.started"},
               {"type": "item.started", "item": {"id": "i1", "type": "command_execution",

@@ -523,6 +523,25 @@ def test_stream_json_shell_display_of_a_timeout_or_cancel() -> None:
     assert [v[2] for v in ops(m).values()] == ["timed-out", "cancel-requested", "completed"]
 
 
+def test_stream_json_shell_output_that_starts_with_the_hosts_words_is_output() -> None:
+    """A command that printed anything has its output as the display: only the display as
+    shell.ts writes it (the message alone, or followed by "\n\nOutput before cancellation:\n")
+    is the host's. Reviewer: `cat gemini.log` whose log begins with those words, and a script
+    printing them with more on the line, completed. Before: cancelled, timed out."""
+    outs = ["Command cancelled by user.\nretrying with --force\ndone",
+            "Command cancelled by user. Nothing to undo.",
+            "Command was automatically cancelled because it exceeded the timeout of 5.0 "
+            "minutes without output.\n[gemini] retried: ok"]
+    lines = []
+    for i, out in enumerate(outs):
+        lines += [_sj(2 * i + 1, "tool_use", tool_name="run_shell_command", tool_id=f"t{i}",
+                      parameters={"command": "cat gemini.log"}),
+                  _sj(2 * i + 2, "tool_result", tool_id=f"t{i}", status="success", output=out)]
+    m = model_of("\n".join(json.dumps(x) for x in lines).encode() + b"\n")
+    assert errors(m) == []
+    assert [v[2] for v in ops(m).values()] == ["completed"] * 3
+
+
 def test_stream_json_is_not_claude_or_cursor_stream() -> None:
     claude = b'{"type":"system","subtype":"init","session_id":"s","model":"m","tools":[]}\n'
     assert not gemini.sniff(sample(claude))
@@ -774,3 +793,17 @@ def test_a_before_tool_hook_block_is_a_refusal() -> None:
                                           "Agent execution stopped by hook: session budget spent"]
     assert all("hook" in d["inferred"] for d in dec)
     assert errors(m) == []
+
+
+def test_a_deeply_nested_event_name_is_no_telemetry_and_no_crash() -> None:
+    """The red-team mutation run (bench/fuzz_long.py --mutate, seed 77, case 678): a record
+    whose attributes' event.name is 1,000 nested arrays. Before: format detection wrote the
+    value as text to test its prefix, and the CLI said 'internal error: RecursionError'; now
+    the file is refused as no format, as any other unrecognised JSON."""
+    from viewer.load import LoadError
+
+    deep = "[" * 1000 + "]" * 1000
+    data = ('{"attributes":{"session.id":"s1","event.name":' + deep + '}}').encode()
+    with pytest.raises(LoadError):
+        open_bytes(data, name="t.json")
+

@@ -56,6 +56,11 @@ DENIAL_TRAP: Final = "user-rejected"
 DENIAL_CANCELS: Final = frozenset({"interrupted", "cancelled", "canceled"})
 INTERRUPT_FOR_TOOL: Final = "[Request interrupted by user for tool use]"
 INTERRUPT: Final = "[Request interrupted by user"  # also "...]" while the model was answering
+#: 2.1.328's words for a Read or Edit deny rule ("Permission to read <path> has been denied.",
+#: "Permission to edit <path> has been denied."): written for its own file tools only, so an
+#: MCP server's error answer in like words stays the server's (``_refusal``).
+_FILE_DENY: Final = re.compile(r"Permission to (?:read|edit) .{0,400}? has been denied",
+                               re.I | re.S)
 #: The decline-vs-cancel rules, in the order they are tried (the first that holds decides).
 DECLINE_RULES: Final = (
     ("otel", "otel tool_decision source={source}"),
@@ -110,12 +115,11 @@ _REFUSALS: Final = (
     # span could reach a "has been denied" in the plugin's reason
     (re.compile(r"Permission to use \S{1,300} denied by plugins? ", re.I),
      "disallowed", "a plugin's hook (tool.judge / tool.check) denied the call"),
-    # 2.1.328's file tools: "Permission to read <path> has been denied." (Read rule), "Permission
-    # to edit <path> has been denied." (Edit rule)
-    (re.compile(r"Permission to (?:use|read|edit) .{0,400}? has been denied|[^\n]{0,200}?denied "
-                r"by your permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|"
-                r"deny) rule", re.I | re.S),
+    (re.compile(r"Permission to use .{0,400}? has been denied|[^\n]{0,200}?denied by your "
+                r"permission settings|[^\n]{0,200}?denied by (?:a |your )?(?:permission|deny) "
+                r"rule", re.I | re.S),
      "disallowed", "a permission deny rule"),
+    (_FILE_DENY, "disallowed", "a permission deny rule"),
     (re.compile(r"cd to .{0,300}? was blocked\. For security|[^\n]{0,200}?only (?:access|list|"
                 r"read|change to) .{0,80}?allowed working director", re.I | re.S),
      "disallowed", "the working-directory guard"),
@@ -123,8 +127,9 @@ _REFUSALS: Final = (
      "disallowed", "a hook answered the permission request: deny"),
     # 2.1.328 reads "Permission for this action has been denied. Reason: " as the classifier's
     # too (its hCa), the words it writes when the classifier's outcome is not shown
-    (re.compile(r"Permission for this \w+ (?:was denied by the Claude Code auto mode classifier|"
-                r"has been denied\. Reason: )", re.I), "disallowed", "the auto-mode classifier"),
+    (re.compile(r"Permission for this (?:\w+ was denied by the Claude Code auto mode classifier|"
+                r"action has been denied\. Reason: )", re.I), "disallowed",
+     "the auto-mode classifier"),
     (re.compile(r"Permission for this \w+ was denied by a built-in Claude Code safety check",
                 re.I), "disallowed", "a built-in safety check"),
     (re.compile(r"Denied by (?:an? )?(?:Enterprise|managed|organi[sz]ation) polic", re.I),
@@ -141,7 +146,8 @@ LISTED_RULE: Final = ("listed in Claude Code's permission denials (the result's 
                       "not run")
 #: Claude Code's words for a Bash command it killed at its timeout (SIGTERM): first, or after
 #: "Exit code 143" (2.1.328 writes them only for exit code 143). One rule for a transcript's
-#: answer and a PostToolUseFailure hook's error.
+#: answer and a PostToolUseFailure hook's error, on the host's own tools only (an MCP server
+#: that runs commands may answer in the same words: its failure).
 _TIMEOUT: Final = re.compile(r"(?:Exit code 143[ \t]*\r?\n)?Command timed out after", re.I)
 TIMEOUT_RULE: Final = "host timeout text -> tool-timeout"
 _BG_TEXT: Final = re.compile(
@@ -314,11 +320,12 @@ def _host_head(text: str) -> str:
     return head[7:] if head.startswith("Error: ") else head
 
 
-def _refusal(head: str) -> tuple[str, str] | None:
+def _refusal(head: str, own_tool: bool = True) -> tuple[str, str] | None:
     """The decision and who made it, when the host's words (``_host_head``) are a refusal of
-    ``_REFUSALS`` (the first that matches)."""
+    ``_REFUSALS`` (the first that matches); ``_FILE_DENY`` only for a call on the host's own
+    tools (``own_tool``)."""
     for pat, decision, who in _REFUSALS:
-        if pat.match(head):
+        if (own_tool or pat is not _FILE_DENY) and pat.match(head):
             return decision, who
     return None
 
@@ -1094,7 +1101,7 @@ class Mapper:
         if decline:
             return self.decline_or_cancel(op, text, body, when, where)
         if is_error:
-            refusal = _refusal(head)
+            refusal = _refusal(head, op.server == HOST)
             if refusal is not None:
                 decision, who = refusal
                 self.decide(op, when, where, decision, text, f"refused by the host: {who}")
@@ -1107,7 +1114,7 @@ class Mapper:
             if "<tool_use_error>" in text:
                 self.end(op, "tool-error", when, where, body)
                 return True
-            if _TIMEOUT.match(head):
+            if op.server == HOST and _TIMEOUT.match(head):
                 self.timed_out(op, when, where, body)
                 return True
             if head.startswith(INTERRUPT):
@@ -1462,7 +1469,7 @@ class Mapper:
             if r.get("is_interrupt") is True:
                 self.end(op, "tool-cancel", when, where, body,
                          inferred="PostToolUseFailure with is_interrupt")
-            elif isinstance(err, str) and _TIMEOUT.match(_host_head(err)):
+            elif op.server == HOST and isinstance(err, str) and _TIMEOUT.match(_host_head(err)):
                 self.timed_out(op, when, where, body)
             else:
                 self.end(op, "tool-failure", when, where, body)

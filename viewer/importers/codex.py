@@ -758,10 +758,12 @@ class Mapper:
                    where: str) -> bool:
         """An MCP call's outcome from its output item alone (no mcp_tool_call_end): Codex
         wrote the CallToolResult as JSON (older: ``{"content":[...],"isError":true}``) or the
-        error of a call that got no result; True when this decided it."""
-        if self.mcp_skipped(c, head, when, where):
+        error of a call that got no result; True when this decided it. Codex's own words are
+        the output's plain text: content items or a result are the server's, whatever they say."""
+        own = isinstance(out, str)
+        if own and self.mcp_skipped(c, head, when, where):
             return True
-        if MCP_ERR.match(head) is not None or head.startswith(MCP_ERR_PREFIX):
+        if own and (MCP_ERR.match(head) is not None or head.startswith(MCP_ERR_PREFIX)):
             self._end(c, "tool-error", when, where, body,
                       "the output is Codex's error for an MCP call that got no result "
                       "(a failed request, or arguments that were not JSON)")

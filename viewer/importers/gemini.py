@@ -195,8 +195,8 @@ def _concatenated(text: str) -> tuple[list[Any], bool]:
 def _is_telemetry(rec: Any) -> bool:
     if not isinstance(rec, dict):
         return False
-    attrs = rec.get("attributes")
-    return isinstance(attrs, dict) and str(attrs.get("event.name", "")).startswith("gemini_cli.")
+    name = _d(rec.get("attributes")).get("event.name")
+    return isinstance(name, str) and name.startswith("gemini_cli.")
 
 
 def checkpoint_history(doc: Any) -> list[Any] | None:
@@ -808,9 +808,13 @@ def _shell_outcome(c: dict[str, Any]) -> tuple[str, None, str | None]:
 #: stream-json shows how a command ended (its output replaces it otherwise).
 STREAM_SHELL: Final = re.compile(r"^(?:Command exited with code: (-?\d+)|Command terminated by "
                                  r"signal: (.+))\s*$")
-#: Its display of a command the user cancelled (then "\n\nOutput before cancellation:\n..."
-#: when it printed something); one stopped at its timeout starts with SHELL_TIMEOUT.
+#: Its display of a command the user cancelled or stopped at its timeout: the message alone,
+#: or followed by "\n\nOutput before cancellation:\n..." when it printed something. Nothing
+#: else may follow the message: a command's own output that starts with these words is output.
 DISPLAY_CANCELLED: Final = "Command cancelled by user."
+DISPLAY_STOPPED: Final = re.compile(
+    rf"(?:({re.escape(DISPLAY_CANCELLED)})|{re.escape(SHELL_TIMEOUT)}[^\n]{{0,200}})"
+    r"(?:\n\nOutput before cancellation:\n|\Z)")
 
 
 def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str | None]:
@@ -820,10 +824,11 @@ def _stream_outcome(r: dict[str, Any], name: str) -> tuple[str, str | None, str 
     if r.get("status") == "success":
         out = r.get("output")
         shell = name == "run_shell_command" and isinstance(out, str)
-        if shell and out.startswith(SHELL_TIMEOUT):
+        stopped = DISPLAY_STOPPED.match(out) if shell else None
+        if stopped is not None and not stopped.group(1):
             return "timeout", None, ("run_shell_command's display says the command exceeded its "
                                      "timeout")
-        if shell and out.startswith(DISPLAY_CANCELLED):
+        if stopped is not None:
             return "cancel", None, "run_shell_command says the user cancelled the command"
         m = STREAM_SHELL.match(out) if shell else None
         if m is not None and (m.group(2) or m.group(1) not in ("0", None)):
