@@ -1646,6 +1646,19 @@ def test_sdk_timeout_then_the_servers_late_answer() -> None:
     assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-cancel"]
 
 
+def test_elicitation_after_the_sdk_timeout_is_context() -> None:
+    """After the client stopped waiting, the server's elicitation/create for the call is not
+    a tool-input (the draft: only from Running or Pending): counted as ignored, kept as a
+    note, and the attempt stays Cancel Requested."""
+    text = (APPLE_MCP_53 + '2025-06-09T15:18:30.000Z [info] [apple-mcp] Message from server: '
+            '{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"Which '
+            'list?","requestedSchema":{"type":"object","properties":{}}}}\n')
+    vcon, report = convert(text.encode(), source_name="mcp.log", created=CREATED)
+    assert shape(model_of(vcon)) == [("op-0001", "cancel-requested",
+                                      [["Running", "Timed Out", "Cancel Requested"]])]
+    assert report.ignored == {"elicitation/create after a cancellation": 1}
+
+
 def test_server_error_minus_32001_on_the_wire_is_its_answer() -> None:
     """-32001 is the SDK's local code, but a JSON-RPC error response in a capture is a message
     the server sent (a proxy may forward its own upstream's timeout): it stays a tool-error,

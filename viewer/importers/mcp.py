@@ -1176,8 +1176,10 @@ HOLD_MESSAGES: Final = 16
 #: How many notes (context the events leave out) the provenance keeps.
 MAX_NOTES: Final = 50
 _ACTIVE: Final = frozenset({"running", "pending", "input", "timeout", "cancel"})
-#: States in which the agent no longer waits: a tool's request for input is not taken up.
-_GIVEN_UP: Final = frozenset({"timeout", "cancel"})
+#: States in which the agent no longer waits (a tool's request for input is not taken up), and
+#: the words for what it did.
+_GIVEN_UP: Final = {"timeout": ("a timeout", "the agent stopped waiting"),
+                    "cancel": ("a cancellation", "the agent asked the tool to stop")}
 
 
 class MCPMapper:
@@ -1577,9 +1579,10 @@ class MCPMapper:
             self.ev.sources[i] = f"{self.ev.sources[i]} + {m.where}"
             op.status_input = None
         elif op.state in _GIVEN_UP:
-            self._ignore("elicitation/create after a timeout or cancellation")
-            self._note(f"{m.where}: an elicitation/create for {op.id} after the agent stopped "
-                       "waiting or asked the tool to stop: kept as context, not as an event")
+            what, did = _GIVEN_UP[op.state]
+            self._ignore(f"elicitation/create after {what}")
+            self._note(f"{m.where}: an elicitation/create for {op.id} after {did}: kept as "
+                       "context, not as an event")
         else:
             self._input(op, when, m.where, params)
 
@@ -1618,7 +1621,7 @@ class MCPMapper:
                 if "inputRequests" not in st:  # an elicitation/create will say what is asked
                     op.status_input = len(self.ev.events) - 1
             elif op.state in _GIVEN_UP:
-                self._ignore("task status input_required after a timeout or cancellation")
+                self._ignore(f"task status input_required after {_GIVEN_UP[op.state][0]}")
             # already Input Required: the same request, nothing new
         elif status == "completed":
             if "result" in st:
