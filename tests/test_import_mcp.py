@@ -1582,6 +1582,116 @@ def test_cursor_mcp_log_answer_with_no_open_call_is_not_mapped() -> None:
     assert res["operation_id"] == "op-0001" and "oldest" in res["inferred"]
 
 
+#: Licence of the two quotes below: users' logs pasted in public GitHub issues and a project's
+#: README, kept as quoted for the shape of the lines only (tests/fixtures/SOURCES.md).
+#: Claude Desktop's mcp.log as quoted in supermemoryai/apple-mcp#53 (2025-06-09, verbatim, last
+#: line): the MCP TypeScript SDK's request timeout (src/shared/protocol.ts: after 60 s without an
+#: answer, McpError(ErrorCode.RequestTimeout = -32001, "Request timed out"), and it sends
+#: notifications/cancelled whose reason is String(error)). The tools/call line before it is
+#: written here in the shape of the log (the issue shows the call, `reminders` with
+#: `{"operation": "list"}`, as the chat displayed it; id 25 is the cancel's), 60 s before.
+APPLE_MCP_53 = """\
+2025-06-09T15:17:27.219Z [info] [apple-mcp] Message from client: {"method":"tools/call","params":\
+{"name":"reminders","arguments":{"operation":"list"}},"jsonrpc":"2.0","id":25}
+2025-06-09T15:18:27.222Z [info] [apple-mcp] Message from client: {"jsonrpc":"2.0","method":\
+"notifications/cancelled","params":{"requestId":25,"reason":"Error: MCP error -32001: Request \
+timed out"}}
+"""
+#: Cursor's error line for the same SDK timeout, as opendatalab/MinerU projects/mcp/README.md
+#: (§8.4, AGPL-3.0) quotes it for its `parse_documents` tool (verbatim); the time, tag and the
+#: call line before it are written here in the shape of CURSOR_34.
+CURSOR_MINERU = """\
+2025-05-10 09:00:00.000 [info] m1: Calling tool 'parse_documents'
+2025-05-10 09:01:00.004 [error] m1: Error calling tool 'parse_documents': MCP error -32001: \
+Request timed out
+"""
+
+
+def test_sdk_timeout_cancel_is_a_timeout_then_a_cancel() -> None:
+    """apple-mcp#53: the client's notifications/cancelled whose reason is the SDK's own
+    request timeout was shown as a cancel only. A reviewer should see that the client stopped
+    waiting (tool-timeout, the draft's "no message; the client stops waiting", holding the
+    reason as its detail), then asked the server to stop (tool-cancel, the notification's
+    params), both at the notification's time: Running, Timed Out, Cancel Requested. One
+    message, counted once."""
+    vcon, report = convert(APPLE_MCP_53.encode(), source_name="mcp.log", created=CREATED)
+    m = model_of(vcon)
+    no_errors(m)
+    assert shape(m) == [("op-0001", "cancel-requested",
+                         [["Running", "Timed Out", "Cancel Requested"]])]
+    evs = vcon["events"]
+    assert [(e["type"], e["time"]) for e in evs] == [
+        ("tool-invocation", "2025-06-09T15:17:27.219Z"),
+        ("tool-timeout", "2025-06-09T15:18:27.222Z"),
+        ("tool-cancel", "2025-06-09T15:18:27.222Z")]
+    assert evs[1]["body"] == "Error: MCP error -32001: Request timed out"
+    assert evs[2]["body"] == {"requestId": 25,
+                              "reason": "Error: MCP error -32001: Request timed out"}
+    assert report.mapped == 2 and report.unmapped == 0 and report.ignored == {}
+
+
+def test_sdk_timeout_then_the_servers_late_answer() -> None:
+    """The server's answer after the client timed out is recorded (the draft: a tool may
+    still respond after the agent timed out or asked it to stop), a late response the client
+    no longer waited for; a cancel whose reason is not a timeout stays a cancel only."""
+    late = (APPLE_MCP_53 + '2025-06-09T15:18:40.100Z [info] [apple-mcp] Message from server: '
+            '{"jsonrpc":"2.0","id":25,"result":{"content":[{"type":"text","text":"[]"}]}}\n')
+    vcon, _ = convert(late.encode(), source_name="mcp.log", created=CREATED)
+    m = model_of(vcon)
+    assert shape(m) == [("op-0001", "completed",
+                         [["Running", "Timed Out", "Cancel Requested", "Completed"]])]
+    assert m.operations[0].late_responses == 1
+    user = APPLE_MCP_53.replace("Error: MCP error -32001: Request timed out", "User cancelled")
+    vcon, _ = convert(user.encode(), source_name="mcp.log", created=CREATED)
+    assert [e["type"] for e in vcon["events"]] == ["tool-invocation", "tool-cancel"]
+
+
+def test_elicitation_after_the_sdk_timeout_is_context() -> None:
+    """After the client stopped waiting, the server's elicitation/create for the call is not
+    a tool-input (the draft: only from Running or Pending): counted as ignored, kept as a
+    note, and the attempt stays Cancel Requested."""
+    text = (APPLE_MCP_53 + '2025-06-09T15:18:30.000Z [info] [apple-mcp] Message from server: '
+            '{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"message":"Which '
+            'list?","requestedSchema":{"type":"object","properties":{}}}}\n')
+    vcon, report = convert(text.encode(), source_name="mcp.log", created=CREATED)
+    assert shape(model_of(vcon)) == [("op-0001", "cancel-requested",
+                                      [["Running", "Timed Out", "Cancel Requested"]])]
+    assert report.ignored == {"elicitation/create after a cancellation": 1}
+
+
+def test_server_error_minus_32001_on_the_wire_is_its_answer() -> None:
+    """-32001 is the SDK's local code, but a JSON-RPC error response in a capture is a message
+    the server sent (a proxy may forward its own upstream's timeout): it stays a tool-error,
+    never the client's timeout."""
+    lines = [
+        {"ts": "2026-04-01T10:00:00.000Z", "dir": "c2s",
+         "msg": {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                 "params": {"name": "slow", "arguments": {}}}},
+        {"ts": "2026-04-01T10:01:00.000Z", "dir": "s2c",
+         "msg": {"jsonrpc": "2.0", "id": 1,
+                 "error": {"code": -32001, "message": "Request timed out"}}}]
+    data = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    vcon, _ = convert(data, created=CREATED)
+    assert shape(model_of(vcon)) == [("op-0001", "errored", [["Running", "Errored"]])]
+
+
+def test_cursor_mcp_log_sdk_timeout_is_the_clients_timeout() -> None:
+    """MinerU's README quotes Cursor's `Error calling tool 'X': MCP error -32001: Request timed
+    out`: the client's SDK gave up waiting (no server message says so), shown today as the
+    server's tool-error. A reviewer should see a tool-timeout holding the log's words, the
+    attempt Timed Out (the log says nothing of an answer after it), never Errored."""
+    vcon, report = convert(CURSOR_MINERU.encode(), source_name="Cursor MCP.log",
+                           created=CREATED)
+    m = model_of(vcon)
+    assert [d for d in m.diagnostics if d.severity == "error"] == []
+    assert shape(m) == [("op-0001", "timed-out", [["Running", "Timed Out"]])]
+    ev = vcon["events"][1]
+    assert ev["type"] == "tool-timeout" and ev["time"] == "2025-05-10T09:01:00.004Z"
+    assert ev["body"] == ("Error calling tool 'parse_documents': MCP error -32001: "
+                          "Request timed out")
+    assert report.mapped == 2 and report.unmapped == 0
+
+
 #: MCP 2025-11-25 client/elicitation "URL Elicitation Required Error": the error response as
 #: the specification gives it (verbatim, its comment left out; /work/shared/spec/mcp/2025-11-25,
 #: modelcontextprotocol/modelcontextprotocol, MIT), in its flow "URL Mode With Elicitation

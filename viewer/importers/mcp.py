@@ -18,7 +18,10 @@ events. Both MCP revisions are handled by shape, not by a declared version:
   from ``tasks/result``, a ``completed`` status carrying ``result``, or a ``failed`` status);
 * a JSON-RPC error response -> tool-error; an HTTP 401/403 (when the transcript has HTTP status)
   -> tool-denied; ``notifications/cancelled`` or ``tasks/cancel`` -> tool-cancel (a task status
-  ``cancelled`` after it is the acknowledgement: no event, the attempt stays Cancel Requested).
+  ``cancelled`` after it is the acknowledgement: no event, the attempt stays Cancel Requested);
+* the client's own request timeout (``client_timed_out``: the reason of its
+  ``notifications/cancelled``, or a client log's error line) -> tool-timeout, before that
+  cancel; a JSON-RPC error response is the server's answer whatever its code.
 
 Nothing is added to an ended attempt: what arrives after its end is counted as ignored and
 described in the provenance ``notes``. A task status for a task id not created yet waits
@@ -109,6 +112,8 @@ class Msg:
     conn: str | None = None  # the connection (its own request ids) in a log of several
     inferred: str | None = None  # how a response without a JSON-RPC id was paired
     compact: str | None = None  # a log without the JSON (Claude Desktop's compact, Cursor's)
+    said_by_client: bool = False  # the client's words for an answer (Cursor's error line), not
+    # a message the server sent: its own request timeout may be among them
 
 
 @dataclass
@@ -685,6 +690,22 @@ _CURSOR_OLDEST: Final = ("the log has no request id: paired with the oldest open
                          "that tool")
 
 
+#: The MCP TypeScript SDK's own request timeout as the client writes it: the error's message
+#: (``MCP error -32001: Request timed out``: src/shared/protocol.ts, ``McpError(ErrorCode.
+#: RequestTimeout, "Request timed out")``, -32001 being the SDK's local code, never sent) or
+#: ``String(error)``, the reason of the ``notifications/cancelled`` it sends on that timeout
+#: (``Error: MCP error -32001: Request timed out``; ``McpError: …`` in builds that name it).
+_CLIENT_TIMEOUT: Final = re.compile(r"(?:\w*Error: )?(?:MCP error -32001: )?Request timed out")
+
+
+def client_timed_out(text: Any) -> bool:
+    """Whether the client's own words (a cancel's reason, a client log's error line) are its
+    SDK's request timeout: the client stopped waiting, which no server message says (the
+    draft's tool-timeout). A server's JSON-RPC error is never read with this: it is the
+    server's answer, whatever its code."""
+    return isinstance(text, str) and _CLIENT_TIMEOUT.fullmatch(text.strip()) is not None
+
+
 def _cursor_line(text: str) -> tuple[str, str | None, re.Match[str] | None] | None:
     """(time, the server's tag, the call line's match or None) of a Cursor MCP log line,
     else None."""
@@ -754,6 +775,7 @@ def _read_cursor_log(data: bytes) -> Transcript:
             err: dict[str, Any] = {"code": int(code.group(2))} if code else {}
             msg = {"jsonrpc": "2.0", "id": rid, "error": {**err, "message": detail}}
             note = _CURSOR_OLDEST if several else None
+            extra["said_by_client"] = True
         _add(t.messages, msg, S2C, ts, where, rep, inferred=note, **extra)
     if ids.keys() - {None}:
         rep.warn("Cursor's MCP log names each server only by a short tag (db10:, ext7:): "
@@ -1123,7 +1145,7 @@ class _Op:
     id: str
     tool: str
     attempt: int = 1
-    state: str = "running"  # running | pending | input | cancel | ended
+    state: str = "running"  # running | pending | input | timeout | cancel | ended
     input_from: str = "running"
     awaiting_retry: bool = False
     request_state: Any = None
@@ -1153,7 +1175,11 @@ def request_key(rid: Any) -> str:
 HOLD_MESSAGES: Final = 16
 #: How many notes (context the events leave out) the provenance keeps.
 MAX_NOTES: Final = 50
-_ACTIVE: Final = frozenset({"running", "pending", "input", "cancel"})
+_ACTIVE: Final = frozenset({"running", "pending", "input", "timeout", "cancel"})
+#: States in which the agent no longer waits (a tool's request for input is not taken up), and
+#: the words for what it did.
+_GIVEN_UP: Final = {"timeout": ("a timeout", "the agent stopped waiting"),
+                    "cancel": ("a cancellation", "the agent asked the tool to stop")}
 
 
 class MCPMapper:
@@ -1322,6 +1348,15 @@ class MCPMapper:
         op.status_input = None
         if op.state == "input":
             op.state = op.input_from
+
+    def _timeout(self, op: _Op, when: datetime, where: str, detail: str) -> None:
+        """The client stopped waiting (its SDK's request timeout, ``client_timed_out``): a
+        tool-timeout from a Working state, with the client's words as its detail."""
+        if self._ended(op, "a timeout", where) or op.state not in ("running", "pending", "input"):
+            return
+        self._emit("tool-timeout", op, when, where, detail, mediatype=TEXT)
+        op.state = "timeout"
+        op.status_input = None
 
     def _cancel(self, op: _Op, when: datetime, where: str, body: Any) -> None:
         if self._ended(op, "a cancellation", where):
@@ -1504,6 +1539,9 @@ class MCPMapper:
             if entry is None:
                 self._fail(m.where, "notifications/cancelled for no open tools/call")
                 return
+            reason = params.get("reason")
+            if client_timed_out(reason):  # the SDK sends it when it stops waiting
+                self._timeout(entry[1], when, m.where, reason)
             self._cancel(entry[1], when, m.where, params)
             return
         self._ignore(f"notification {method}")
@@ -1540,10 +1578,11 @@ class MCPMapper:
             ev.update(body=params, encoding="json", mediatype=JSON)
             self.ev.sources[i] = f"{self.ev.sources[i]} + {m.where}"
             op.status_input = None
-        elif op.state == "cancel":
-            self._ignore("elicitation/create after a cancellation")
-            self._note(f"{m.where}: an elicitation/create for {op.id} after the agent asked "
-                       "the tool to stop: kept as context, not as an event")
+        elif op.state in _GIVEN_UP:
+            what, did = _GIVEN_UP[op.state]
+            self._ignore(f"elicitation/create after {what}")
+            self._note(f"{m.where}: an elicitation/create for {op.id} after {did}: kept as "
+                       "context, not as an event")
         else:
             self._input(op, when, m.where, params)
 
@@ -1581,8 +1620,8 @@ class MCPMapper:
                 self._input(op, when, where, body)
                 if "inputRequests" not in st:  # an elicitation/create will say what is asked
                     op.status_input = len(self.ev.events) - 1
-            elif op.state == "cancel":
-                self._ignore("task status input_required after a cancellation")
+            elif op.state in _GIVEN_UP:
+                self._ignore(f"task status input_required after {_GIVEN_UP[op.state][0]}")
             # already Input Required: the same request, nothing new
         elif status == "completed":
             if "result" in st:
@@ -1605,7 +1644,7 @@ class MCPMapper:
         elif status == "working":
             text = st.get("statusMessage")
             if isinstance(text, str) and text and text != op.status_message \
-                    and op.state in ("running", "pending", "cancel"):
+                    and op.state in ("running", "pending", "timeout", "cancel"):
                 self._emit("tool-progress", op, when, where, text, mediatype=TEXT)
             elif op.state == "input" and isinstance(text, str) and text != op.status_message:
                 self._ignore("task status working while input is required")
@@ -1680,11 +1719,15 @@ class MCPMapper:
     def _call_response(self, m: Msg, msg: dict[str, Any], op: _Op, when: datetime) -> None:
         self.in_flight.pop(op.id, None)
         # a null member counts as absent: agent-vcr writes "error": null beside each result
-        if msg.get("error") is not None:
+        err = msg.get("error")
+        if err is not None and m.said_by_client and isinstance(err, dict) \
+                and client_timed_out(err.get("message")):
+            self._timeout(op, when, m.where, err["message"])  # no answer: the attempt goes on
+            return
+        if err is not None:
             if not self._ended(op, "an error response", m.where):
-                self._emit("tool-error", op, when, m.where, msg["error"])
+                self._emit("tool-error", op, when, m.where, err)
                 self._stop(op)
-                err = msg["error"]
                 if isinstance(err, dict) and err.get("code") == URL_ELICITATION_REQUIRED:
                     self._awaits_retry(op)
             return
