@@ -835,7 +835,11 @@ def test_a_tool_that_raised_failed_a_call_refused_before_it_ran_errored() -> Non
     checked them before the function ran): errored; lookup's call was refused by the
     OpenAI Agents SDK (ModelBehaviorError: invalid JSON input, or a tool not found):
     errored; so is weather's, refused by the Vercel AI SDK (vercel/ai packages/ai errors:
-    the JavaScript name AI_InvalidToolInputError, 'Invalid input for tool ...'); ping
+    the JavaScript name AI_InvalidToolInputError, 'Invalid input for tool ...'), and
+    convert's, by Semantic Kernel (microsoft/semantic-kernel python/semantic_kernel/
+    functions/kernel_function_from_method.py gather_function_parameters: a required
+    argument missing or not parseable raises FunctionExecutionException before the method
+    runs; kernel_function.py _handle_exception: error.type type(e).__name__); ping
     status ERROR alone (no error.type, no exception event: the span does not say whether
     the tool ran): errored, as before; the MCP tools/call span answered with JSON-RPC
     -32602 (the protocol's error) and one that raised McpError: errored, as before."""
@@ -850,6 +854,7 @@ def test_a_tool_that_raised_failed_a_call_refused_before_it_ran_errored() -> Non
         _raised("b000000000000003", 4, "add", "pydantic_core._pydantic_core.ValidationError"),
         _raised("b000000000000004", 6, "lookup", "agents.exceptions.ModelBehaviorError"),
         _raised("b000000000000008", 14, "weather", "AI_InvalidToolInputError"),
+        _raised("b000000000000009", 16, "convert", "FunctionExecutionException"),
         _raised("b000000000000005", 8, "ping", None),
         _raised("b000000000000006", 10, "read", "-32602", event=False, **mcp),
         _raised("b000000000000007", 12, "write", "mcp.shared.exceptions.McpError", **mcp),
@@ -860,9 +865,10 @@ def test_a_tool_that_raised_failed_a_call_refused_before_it_ran_errored() -> Non
         ("!host", "read_csv", "failed"), ("!host", "charge", "failed"),
         ("!host", "add", "errored"), ("!host", "lookup", "errored"),
         ("!host", "ping", "errored"), ("files.example.com:443", "read", "errored"),
-        ("files.example.com:443", "write", "errored"), ("!host", "weather", "errored")]
+        ("files.example.com:443", "write", "errored"), ("!host", "weather", "errored"),
+        ("!host", "convert", "errored")]
     ends = [e for e in vcon["events"] if e["type"] != "tool-invocation"]
-    assert [e["type"] for e in ends] == ["tool-failure", "tool-failure"] + ["tool-error"] * 6
+    assert [e["type"] for e in ends] == ["tool-failure", "tool-failure"] + ["tool-error"] * 7
     assert ends[0]["body"]["error_type"] == "builtins.FileNotFoundError"
     assert ends[1]["body"]["exception"]["exception.type"] == "ValueError"
     assert errors(m) == []

@@ -95,9 +95,12 @@ _CANCELS: Final = re.compile(r"(?i)(^cancel(l)?ed$|cancel(l)?ed(error)?$|^abort)
 #: input, a tool not found), AutoGen's InvalidToolArgumentsException / ToolNotFoundException,
 #: LangChain.js's ToolInputParsingException, the Vercel AI SDK's errors as JavaScript names
 #: them (``AI_InvalidToolInputError``, formerly ``AI_InvalidToolArgumentsError``,
-#: ``AI_NoSuchToolError``).
+#: ``AI_NoSuchToolError``), Semantic Kernel's FunctionExecutionException (what its method
+#: functions raise for a required argument missing or not parseable, before the method runs;
+#: the method's own exception keeps its class).
 _PRE_RUN: Final = re.compile(r"^(ValidationError|ModelBehaviorError|InvalidToolArgumentsException"
-                             r"|ToolNotFoundException|ToolInputParsingException|(AI_)?("
+                             r"|ToolNotFoundException|ToolInputParsingException"
+                             r"|FunctionExecutionException|(AI_)?("
                              r"InvalidToolInputError|InvalidToolArgumentsError|NoSuchToolError))$")
 #: Log events this importer maps (others are ignored by name).
 TOOL_LOGS: Final = frozenset({
