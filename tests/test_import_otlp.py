@@ -76,7 +76,8 @@ SAMPLE_IGNORED = {
 # codex_tool_logs.otlp.jsonl: shell approved by config then ran; shell denied by the user;
 # apply_patch approved for the session by the user, then ran.
 # console_spans.txt (Python ConsoleSpanExporter, pretty JSON one after another): fetch_sales
-# ok with its result; render_chart status ERROR with an exception event and no result.
+# ok with its result; render_chart status ERROR with an exception event (ValueError) and no
+# result: the tool's own code raised, it failed.
 HAND: dict[str, list[tuple[str, str, str, str, str | None, list[str]]]] = {
     "claude_code_logs.otlp.jsonl": [
         ("op-0001", "!host", "Read", "completed", "allowed", []),
@@ -91,7 +92,7 @@ HAND: dict[str, list[tuple[str, str, str, str, str | None, list[str]]]] = {
         ("op-0002", "weather.example.com:443", "get-forecast", "errored", None, []),
         ("op-0003", "weather.example.com:443", "book-flight", "failed", None, []),
         ("op-0004", "!host", "lookup_airport", "timed-out", None, ["unterminated"]),
-        ("op-0005", "!host", "write_report", "errored", None, []),
+        ("op-0005", "!host", "write_report", "failed", None, []),
         ("op-0006", "!host", "send_email", "running", None, ["unterminated"]),
     ],
     "gemini_cli_tool_calls.otlp.jsonl": [
@@ -110,7 +111,7 @@ HAND: dict[str, list[tuple[str, str, str, str, str | None, list[str]]]] = {
     ],
     "console_spans.txt": [
         ("op-0001", "!host", "fetch_sales", "completed", None, []),
-        ("op-0002", "!host", "render_chart", "errored", None, []),
+        ("op-0002", "!host", "render_chart", "failed", None, []),
     ],
 }
 HAND_COUNTS = {  # (mapped, ignored by kind, unmapped)
@@ -775,8 +776,9 @@ def test_older_tool_attribute_names_and_the_tool_exception_event() -> None:
     gen_ai.tool.input / gen_ai.tool.output (Sentry's SDK, for one); the GenAI conventions'
     own event for a tool that raised is gen_ai.execute_tool.exception. By hand: get_weather
     completed with its arguments {"city": "Paris"} and result "sunny" (they were left out);
-    parse raised ValueError (the event, no span status): errored, the exception in its
-    content (it was shown completed)."""
+    parse raised ValueError (the event, no span status): the tool's own code raised, so it
+    ran and failed (tool-failure, "failed"), the exception in its content (it was shown
+    completed, then errored)."""
     spans = [
         {**_chat("a000000000000001", 0, 1, **{
             "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_weather",
@@ -794,11 +796,82 @@ def test_older_tool_attribute_names_and_the_tool_exception_event() -> None:
     vcon, _rep, m = imported(data)
     assert errors(m) == []
     assert [(o.tool, o.outcome) for o in m.operations] == [("get_weather", "completed"),
-                                                           ("parse", "errored")]
+                                                           ("parse", "failed")]
     ev = vcon["events"]
     assert ev[0]["body"]["arguments"] == {"city": "Paris"} and ev[1]["body"] == "sunny"
-    assert ev[3]["type"] == "tool-error"
+    assert ev[3]["type"] == "tool-failure"
     assert ev[3]["body"]["exception"]["exception.type"] == "ValueError"
+
+
+def _raised(sid: str, start: int, tool: str, etype: str | None, *, event: bool = True,
+            **a: Any) -> dict[str, Any]:
+    """An execute_tool span whose tool call ended in an exception, as the OpenTelemetry
+    Python SDK's Span.record_exception and the GenAI conventions write it: status ERROR with
+    the message, error.type the exception's class, an 'exception' event {exception.type:
+    type(e).__name__, exception.message} (e.g. strands telemetry/tracer.py _end_span:
+    set_status(ERROR, str(error)); record_exception(error)). No result."""
+    span = {**_chat(sid, start, start + 1, **{"gen_ai.operation.name": "execute_tool",
+                                              "gen_ai.tool.name": tool, **a}),
+            "name": f"execute_tool {tool}", "status": {"code": 2, "message": "boom"}}
+    if etype is not None:
+        span["attributes"] += attrs({"error.type": etype})
+        if event:
+            span["events"] = [{"name": "exception",
+                               "timeUnixNano": str((1767600000 + start + 1) * 10**9),
+                               "attributes": attrs({"exception.type": etype.rsplit(".")[-1],
+                                                    "exception.message": "boom"})}]
+    return span
+
+
+def test_a_tool_that_raised_failed_a_call_refused_before_it_ran_errored() -> None:
+    """The draft: tool-failure, 'the tool performed or attempted the operation and reported
+    an error'; tool-error, 'the request failed at the protocol level (e.g. an unknown tool or
+    invalid arguments)'. A local tool's execute_tool span (status ERROR, error.type and an
+    exception event naming the exception, no result) says the tool's own code raised: it
+    ran and failed. Before, every such span was a tool-error ('errored'). By hand:
+    read_csv raised FileNotFoundError (error.type builtins.FileNotFoundError): failed;
+    charge raised ValueError, recorded as its exception event only: failed; add's
+    arguments were refused (pydantic_core._pydantic_core.ValidationError: its schema
+    checked them before the function ran): errored; lookup's call was refused by the
+    OpenAI Agents SDK (ModelBehaviorError: invalid JSON input, or a tool not found):
+    errored; so is weather's, refused by the Vercel AI SDK (vercel/ai packages/ai errors:
+    the JavaScript name AI_InvalidToolInputError, 'Invalid input for tool ...'), and
+    convert's, by Semantic Kernel (microsoft/semantic-kernel python/semantic_kernel/
+    functions/kernel_function_from_method.py gather_function_parameters: a required
+    argument missing or not parseable raises FunctionExecutionException before the method
+    runs; kernel_function.py _handle_exception: error.type type(e).__name__); ping
+    status ERROR alone (no error.type, no exception event: the span does not say whether
+    the tool ran): errored, as before; the MCP tools/call span answered with JSON-RPC
+    -32602 (the protocol's error) and one that raised McpError: errored, as before."""
+    mcp = {"mcp.method.name": "tools/call", "server.address": "files.example.com",
+           "server.port": 443}
+    spans = [
+        _raised("b000000000000001", 0, "read_csv", "builtins.FileNotFoundError"),
+        {**_raised("b000000000000002", 2, "charge", None),
+         "events": [{"name": "exception", "timeUnixNano": str((1767600000 + 3) * 10**9),
+                     "attributes": attrs({"exception.type": "ValueError",
+                                          "exception.message": "card declined"})}]},
+        _raised("b000000000000003", 4, "add", "pydantic_core._pydantic_core.ValidationError"),
+        _raised("b000000000000004", 6, "lookup", "agents.exceptions.ModelBehaviorError"),
+        _raised("b000000000000008", 14, "weather", "AI_InvalidToolInputError"),
+        _raised("b000000000000009", 16, "convert", "FunctionExecutionException"),
+        _raised("b000000000000005", 8, "ping", None),
+        _raised("b000000000000006", 10, "read", "-32602", event=False, **mcp),
+        _raised("b000000000000007", 12, "write", "mcp.shared.exceptions.McpError", **mcp),
+    ]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    vcon, _rep, m = imported(data)
+    assert [(o.server, o.tool, o.outcome) for o in m.operations] == [
+        ("!host", "read_csv", "failed"), ("!host", "charge", "failed"),
+        ("!host", "add", "errored"), ("!host", "lookup", "errored"),
+        ("!host", "ping", "errored"), ("files.example.com:443", "read", "errored"),
+        ("files.example.com:443", "write", "errored"), ("!host", "weather", "errored"),
+        ("!host", "convert", "errored")]
+    ends = [e for e in vcon["events"] if e["type"] != "tool-invocation"]
+    assert [e["type"] for e in ends] == ["tool-failure", "tool-failure"] + ["tool-error"] * 7
+    assert ends[0]["body"]["error_type"] == "builtins.FileNotFoundError"
+    assert ends[1]["body"]["exception"]["exception.type"] == "ValueError"
+    assert errors(m) == []
 
 
 def test_any_agent_model_requests_without_tool_spans_are_named() -> None:
@@ -1128,6 +1201,46 @@ def test_openai_agents_native_span_export_is_read_not_taken_for_mcp() -> None:
         assert rep.times == "recorded" and errors(m) == []
 
 
+def test_openai_agents_arguments_refused_before_the_tool_ran_are_tool_errors() -> None:
+    """openai/openai-agents-python src/agents/tool.py @ 036ea357…: a function tool's
+    arguments are parsed and checked before the function runs; bad JSON raises
+    ModelBehaviorError('Invalid JSON input for tool {name}: {input}') from the
+    JSONDecodeError, a schema mismatch ModelBehaviorError('Invalid JSON input for tool
+    {name}: {ValidationError}'); the default failure handler then sets the span's error
+    {message: 'Error running tool' for the JSON decode error (data.error the decode
+    error's text) or 'Error running tool (non-fatal)', data: {tool_name, error}} and the
+    model is told 'An error occurred while parsing tool arguments...'. Before, both were
+    tool-failures ('failed': as if the tool had run). By hand: add with bad JSON: errored;
+    add with a wrong type: errored; fetch whose code raised (data.error '404'): failed."""
+    def rec(sid: str, start: int, name: str, inp: str, out: str, msg: str,
+            err: str) -> dict[str, Any]:
+        return {"object": "trace.span", "id": sid, "trace_id": "trace_abc",
+                "parent_id": None, "started_at": f"2026-05-31T10:00:0{start}.000000+00:00",
+                "ended_at": f"2026-05-31T10:00:0{start + 1}.000000+00:00",
+                "span_data": {"type": "function", "name": name, "input": inp, "output": out,
+                              "mcp_data": None},
+                "error": {"message": msg, "data": {"tool_name": name, "error": err}}}
+    recs = [
+        rec("span_1", 1, "add", '{"a": 1,', "An error occurred while parsing tool arguments."
+            " Please try again with valid JSON. Error: Expecting property name enclosed in "
+            "double quotes: line 1 column 9 (char 8)", "Error running tool",
+            "Expecting property name enclosed in double quotes: line 1 column 9 (char 8)"),
+        rec("span_2", 3, "add", '{"a": "x"}', "An error occurred while running the tool. "
+            "Please try again. Error: Invalid JSON input for tool add: 1 validation error for "
+            "add_args", "Error running tool (non-fatal)",
+            "Invalid JSON input for tool add: 1 validation error for add_args"),
+        rec("span_3", 5, "fetch", "{}", "An error occurred while running the tool. Please "
+            "try again. Error: 404", "Error running tool (non-fatal)", "404"),
+    ]
+    vcon, _rep, m = imported(("\n".join(json.dumps(r) for r in recs) + "\n").encode())
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("add", "errored"), ("add", "errored"), ("fetch", "failed")]
+    ends = [e for e in vcon["events"] if e["type"] != "tool-invocation"]
+    assert [e["type"] for e in ends] == ["tool-error", "tool-error", "tool-failure"]
+    assert ends[0]["body"]["result"].startswith("An error occurred while parsing")
+    assert errors(m) == []
+
+
 def _adk(sid: str, name: str, start: int, end: int, status: int = 0, **a: Any) -> dict[str, Any]:
     """A Google ADK span as OTLP/JSON (google/adk-python src/google/adk/telemetry/tracing.py:
     trace_tool_call, trace_merged_tool_calls)."""
@@ -1286,8 +1399,10 @@ def test_phoenix_rest_span_pages_are_read() -> None:
     (trace_id, span_id, parent_span_id, start_time_unix_nano, attributes [{key, value:
     {string_value}}], status {code}). Both list the newest span first. Before, either file
     was refused ('not a recording vcon-view imports'). By hand: get_weather {city: Paris} ->
-    rainy at 12:00:01-12:00:02; lookup status ERROR 'boom' with no output: errored; the agent
-    span is context."""
+    rainy at 12:00:01-12:00:02; lookup status ERROR 'boom' with no output: in the span page
+    its exception event names ValueError (the tool's code raised): failed; the otlpv1 page
+    keeps no events, status ERROR alone does not say whether the tool ran: errored; the
+    agent span is context."""
     trace = "a1b2c3d4e5f6a1b2c3d4e5f6a1b2c3d4"
     span = [
         {"id": "U3BhbjoxMw==", "name": "lookup",
@@ -1326,12 +1441,13 @@ def test_phoenix_rest_span_pages_are_read() -> None:
          "attributes": kv({"openinference.span.kind": "TOOL", "tool.name": "lookup",
                            "input.value": '{"q": "x"}'}),
          "events": None, "status": {"code": 2, "message": "boom"}}]
-    for page in ({"data": span, "next_cursor": None}, {"data": otlpv1, "next_cursor": None}):
+    for page, lookup in (({"data": span, "next_cursor": None}, "failed"),
+                         ({"data": otlpv1, "next_cursor": None}, "errored")):
         data = json.dumps(page).encode()
         assert formats.detect(data).name == "otlp"
         vcon, rep, m = imported(data)
         assert [(o.tool, o.outcome) for o in m.operations] == [
-            ("get_weather", "completed"), ("lookup", "errored")]
+            ("get_weather", "completed"), ("lookup", lookup)]
         ev = vcon["events"]
         assert ev[0]["time"] == "2025-06-01T12:00:01.000Z" and ev[1]["body"] == "rainy"
         assert ev[0]["body"]["arguments"] == {"city": "Paris"}
@@ -1463,18 +1579,18 @@ def test_langsmith_runs_written_by_langchain_are_tool_operations() -> None:
     'rainy in Paris' (its ToolMessage's content, status success) at 07:16:54.044050 to
     .044351; tool delete_file {path: /etc/passwd} (call_d2) raised PermissionError: error
     text 'PermissionError('refused: /etc/passwd')Traceback ...', outputs {}, ended
-    .045232: errored (no result)."""
+    .045232: the tool's own code raised, so it ran and failed (no result): failed."""
     data = (LANGSMITH / "langchain-core__tool_runs.jsonl").read_bytes()
     assert formats.detect(data).name == "otlp"
     vcon, rep, m = imported(data)
     assert seen(m) == [("op-0001", "!host", "get_weather", "completed", None, []),
-                       ("op-0002", "!host", "delete_file", "errored", None, [])]
+                       ("op-0002", "!host", "delete_file", "failed", None, [])]
     ev = vcon["events"]
     assert [(e["type"], e["time"]) for e in ev] == [
         ("tool-invocation", "2026-12-06T07:16:54.044Z"),
         ("tool-result", "2026-12-06T07:16:54.044Z"),
         ("tool-invocation", "2026-12-06T07:16:54.044Z"),
-        ("tool-error", "2026-12-06T07:16:54.045Z")]
+        ("tool-failure", "2026-12-06T07:16:54.045Z")]
     assert ev[0]["body"]["arguments"] == {"city": "Paris"}
     assert ev[0]["body"]["tool_call_id"] == "call_w1"
     assert ev[0]["body"]["trace_id"] == TRACE_ID
@@ -1655,6 +1771,35 @@ def test_langsmith_error_with_an_output_is_a_failure() -> None:
         "tool-invocation", "tool-failure", "tool-invocation", "tool-error"]
     body = vcon["events"][1]["body"]
     assert body["result"] == "partial" and body["error_type"] == "ValueError"
+    assert [o.outcome for o in m.operations] == ["failed", "errored"] and errors(m) == []
+
+
+def test_langsmith_tool_that_raised_failed_arguments_refused_errored() -> None:
+    """langchain-ai/langchain libs/core/langchain_core/tools/base.py BaseTool.run: the
+    input is checked against the tool's args schema (pydantic) before the function runs; a
+    ValidationError (handle_validation_error unset) and anything the function raises
+    (ToolException with handle_tool_error unset, any other exception) go to on_tool_error,
+    and the tracer writes repr(error) then the traceback (tracers/base.py
+    _get_stacktrace). Before, every errored tool run without output was a tool-error. By
+    hand: search raised ToolException: failed; add's arguments refused (pydantic's
+    ValidationError, whose repr is its message '1 validation error for add'; the
+    traceback's last line names the class): errored."""
+    tb = 'Traceback (most recent call last):\n\n\n  File "x.py", line 1, in run\n\n\n'
+    runs = [_ls_run("33333333-0000-4000-8000-000000000001", "search", "tool",
+                    "2025-06-01T12:00:01Z", "2025-06-01T12:00:02Z", inputs={"q": "x"},
+                    error="ToolException('index offline')" + tb
+                    + "langchain_core.tools.base.ToolException: index offline",
+                    status="error"),
+            _ls_run("33333333-0000-4000-8000-000000000002", "add", "tool",
+                    "2025-06-01T12:00:03Z", "2025-06-01T12:00:04Z", inputs={"a": "x"},
+                    error="1 validation error for add\na\n  Input should be a valid integer"
+                    + tb + "pydantic_core._pydantic_core.ValidationError: 1 validation "
+                    "error for add\na\n  Input should be a valid integer", status="error")]
+    vcon, _, m = imported("\n".join(json.dumps(r) for r in runs).encode())
+    assert [e["type"] for e in vcon["events"]] == [
+        "tool-invocation", "tool-failure", "tool-invocation", "tool-error"]
+    assert vcon["events"][1]["body"]["error_type"] == "ToolException"
+    assert vcon["events"][3]["body"]["error_type"] == "ValidationError"
     assert [o.outcome for o in m.operations] == ["failed", "errored"] and errors(m) == []
 
 

@@ -244,11 +244,12 @@ def test_codex_protocol_events_are_recognised_and_name_the_mcp_server() -> None:
 def test_otel_vercel_ai_sdk_tool_spans_are_operations() -> None:
     """The Vercel AI SDK's ai.toolCall spans (before it also wrote execute_tool) were dropped.
     A reviewer sees weather completed with its id, arguments and result, search (it threw)
-    errored, and a warning for 'book', which the model asked for and no span shows ran."""
+    failed (its exception, JavaScript's Error, is the tool's own: it ran), and a warning for
+    'book', which the model asked for and no span shows ran."""
     data = (FIX / "otel_vercel_ai_sdk_tool_spans.otlp.json").read_bytes()
     m = model_of(data)
     assert outcomes(m) == [("!host", "weather", "completed", None),
-                           ("!host", "search", "errored", None)]
+                           ("!host", "search", "failed", None)]
     inv = next(e for e in m.vcon["events"] if e["type"] == "tool-invocation")
     assert "call_a" in json.dumps(inv)
     _, rep = otlp.convert(data)
@@ -299,16 +300,17 @@ def test_otel_jaeger_and_zipkin_exports_of_genai_spans_are_read() -> None:
     was read as spans without attributes or times: 'No operations', times order only. By hand,
     both record, from 12:00:00 (2026-01-01 UTC): get_weather {location: Tokyo} 01.1-01.9 ->
     "sunny, 21C", completed; book_table {party: 4} 02.0-02.5, status ERROR, ValueError "no
-    table for 4" and no result: errored; the Zipkin file also an MCP tools/call lookup on
-    docs.example.com:443, 03.0-03.3, completed. The agent and chat spans are context."""
+    table for 4" and no result: its code raised, so it ran and failed; the Zipkin file also
+    an MCP tools/call lookup on docs.example.com:443, 03.0-03.3, completed. The agent and
+    chat spans are context."""
     m = model_of((FIX / "otel_jaeger_api_trace.json").read_bytes(), name="trace.json")
     assert outcomes(m) == [("!host", "get_weather", "completed", None),
-                           ("!host", "book_table", "errored", None)]
+                           ("!host", "book_table", "failed", None)]
     ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
     assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
                                    ("tool-result", "12:00:01.900"),
                                    ("tool-invocation", "12:00:02.000"),
-                                   ("tool-error", "12:00:02.500")]
+                                   ("tool-failure", "12:00:02.500")]
     assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"
     assert ev[3][2]["message"] == "no table for 4"
     assert ev[3][2]["exception"]["exception.type"] == "ValueError"
@@ -316,13 +318,13 @@ def test_otel_jaeger_and_zipkin_exports_of_genai_spans_are_read() -> None:
     assert outcomes(model_of(json.dumps(trace).encode())) == outcomes(m)  # one bare trace
     m = model_of((FIX / "otel_zipkin_v2_spans.json").read_bytes(), name="spans.json")
     assert outcomes(m) == [("!host", "get_weather", "completed", None),
-                           ("!host", "book_table", "errored", None),
+                           ("!host", "book_table", "failed", None),
                            ("docs.example.com:443", "lookup", "completed", None)]
     ev = [(e["type"], e["time"][11:23], e.get("body")) for e in m.vcon["events"]]
     assert [x[:2] for x in ev] == [("tool-invocation", "12:00:01.100"),
                                    ("tool-result", "12:00:01.900"),
                                    ("tool-invocation", "12:00:02.000"),
-                                   ("tool-error", "12:00:02.500"),
+                                   ("tool-failure", "12:00:02.500"),
                                    ("tool-invocation", "12:00:03.000"),
                                    ("tool-result", "12:00:03.300")]
     assert ev[0][2]["arguments"] == {"location": "Tokyo"} and ev[1][2] == "sunny, 21C"

@@ -27,8 +27,10 @@ Spans (GenAI and MCP semantic conventions):
   ``gen_ai.tool.name``; content the arguments with the call id and the span and trace ids), and at
   its end tool-result (status OK or unset), tool-failure (``error.type`` ``tool_error``, an
   ``isError`` result, or an error with a result recorded), tool-timeout / tool-cancel
-  (``error.type`` says so) or tool-error (status ERROR, ``error.type`` or an ``exception`` event,
-  no result). No end time: no end event (running).
+  (``error.type`` says so); an error with no result is a tool-failure when a local tool's span
+  names the exception its code raised, else a tool-error (refused before it ran, an MCP
+  protocol error, or the span names no class: see README's OpenTelemetry section). No end
+  time: no end event (running).
 * a tool span whose parent is a tool span of the same tool (an MCP client span and the server
   span it caused, same ``jsonrpc.request.id``; an execute_tool span around an MCP client span)
   is the same operation, not another one.
@@ -87,6 +89,19 @@ _HEX: Final = re.compile(r"[0-9a-fA-F]+").fullmatch
 _REJECTS: Final = frozenset({"reject", "rejected", "denied", "deny", "abort"})
 _TIMEOUTS: Final = re.compile(r"(?i)(^timeout$|timeout(error|exception)?$|deadline_exceeded)")
 _CANCELS: Final = re.compile(r"(?i)(^cancel(l)?ed$|cancel(l)?ed(error)?$|^abort)")
+#: Exception classes (the last part of a dotted name) raised when a call is refused before the
+#: tool's code runs: its arguments failed the schema (pydantic's ValidationError, as LangChain's
+#: BaseTool.run and others check them), the OpenAI Agents SDK's ModelBehaviorError (invalid JSON
+#: input, a tool not found), AutoGen's InvalidToolArgumentsException / ToolNotFoundException,
+#: LangChain.js's ToolInputParsingException, the Vercel AI SDK's errors as JavaScript names
+#: them (``AI_InvalidToolInputError``, formerly ``AI_InvalidToolArgumentsError``,
+#: ``AI_NoSuchToolError``), Semantic Kernel's FunctionExecutionException (what its method
+#: functions raise for a required argument missing or not parseable, before the method runs;
+#: the method's own exception keeps its class).
+_PRE_RUN: Final = re.compile(r"^(ValidationError|ModelBehaviorError|InvalidToolArgumentsException"
+                             r"|ToolNotFoundException|ToolInputParsingException"
+                             r"|FunctionExecutionException|(AI_)?("
+                             r"InvalidToolInputError|InvalidToolArgumentsError|NoSuchToolError))$")
 #: Log events this importer maps (others are ignored by name).
 TOOL_LOGS: Final = frozenset({
     "claude_code.tool_decision", "claude_code.tool_result", "codex.tool_decision",
@@ -536,6 +551,20 @@ _LS_EXC: Final = re.compile(r"^\s*([A-Za-z_][\w.]*(?:Error|Exception|Timeout|Can
                             r"Interrupt|Exit))\b")
 
 
+#: A traceback's last line, naming the exception raised (``module.Class: message``).
+_LS_TB_EXC: Final = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception)):", re.M)
+
+
+def _ls_last_exc(err: str) -> re.Match[str] | None:
+    """The exception a LangSmith error text's traceback ends with, when its ``repr`` does not
+    start with the class (pydantic's ValidationError's repr is its message, '1 validation
+    error for ...')."""
+    if "Traceback (most recent call last):" not in err:
+        return None
+    found = list(_LS_TB_EXC.finditer(err))
+    return found[-1] if found else None
+
+
 def _from_langsmith(run: Any) -> Any:
     """A LangSmith run as a span: named by its name, its ids and times as recorded; a tool
     run's arguments (``inputs``; LangChain's ``{input: text}`` before langchain-core 0.3 is
@@ -579,7 +608,7 @@ def _from_langsmith(run: Any) -> Any:
         if out not in (None, {}):
             a[_LSR + "output"] = out
         if isinstance(err, str) and err:
-            m = _LS_EXC.match(err)
+            m = _LS_EXC.match(err) or _ls_last_exc(err)
             if m:
                 a["error.type"] = m.group(1).rsplit(".", 1)[-1]
     return {"name": run.get("name") if isinstance(run.get("name"), str) else "",
@@ -1271,21 +1300,45 @@ def _openllmetry_is_error(result: Any) -> bool:
         and set(result) <= {"result", "is_error"}
 
 
-def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | None, Any]:
-    """(end event type or None while running, its content) for a group of spans."""
+def _raised_by_tool(err_type: Any, exc: list[tuple[str, dict[str, Any]]]) -> bool:
+    """Whether an errored local tool span names the exception its own code raised: an
+    ``error.type`` or ``exception.type`` that is a class name (``_OTHER``, the conventions'
+    "unknown", says nothing) and none of them a refusal before the tool ran (``_PRE_RUN``).
+    A span that names none cannot tell whether the tool ran."""
+    names = [str(n) for n in [err_type, *(a.get("exception.type") for _, a in exc)]
+             if n not in (None, "", "_OTHER")]
+    return bool(names) and not any(_PRE_RUN.match(n.rsplit(".", 1)[-1]) for n in names)
+
+
+def _agents_refused(err: Any) -> bool:
+    """The OpenAI Agents SDK's span error for arguments refused before the function ran
+    (src/agents/tool.py): 'Error running tool' for JSON it could not decode, data.error
+    'Invalid JSON input for tool ...' for a ModelBehaviorError (bad JSON, a schema mismatch)."""
+    if not isinstance(err, dict):
+        return False
+    data = err.get("data") if isinstance(err.get("data"), dict) else {}
+    return err.get("message") == "Error running tool" \
+        or str(data.get("error", "")).startswith("Invalid JSON input for tool")
+
+
+def _span_outcome(group: list[Span], helpers: dict[str, Span],
+                  local: bool) -> tuple[str | None, Any]:
+    """(end event type or None while running, its content) for a group of spans; ``local``:
+    the agent's own function (no MCP span), whose exception is its code's."""
     root = group[0]
     if root.end is None:
         return None, None
     if _agents_function(root):
         # the OpenAI Agents SDK: a tool that raised is the span's error {message, data}, with
-        # the message the model was given as the output; a cancelled one says so
+        # the message the model was given as the output; a cancelled one says so; arguments
+        # refused before it ran say that
         out = _content(root.attrs.get("output"))
         err = _json_or_text(root.attrs.get("error"))
         if err not in (None, "", {}):
             body = {"error": err, **({"result": out} if out is not None else {})}
             msg = str(err.get("message", "")) if isinstance(err, dict) else str(err)
             return ("tool-cancel" if msg.startswith("Tool execution cancelled")
-                    else "tool-failure"), body
+                    else "tool-error" if _agents_refused(err) else "tool-failure"), body
         if root.status != "error":
             return "tool-result", out
     result = _attr(group, "gen_ai.tool.call.result", "output.value", "tool.output",
@@ -1367,7 +1420,7 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span]) -> tuple[str | No
         return "tool-timeout", detail or None
     if any(_CANCELS.search(w) for w in et.split()):
         return "tool-cancel", detail or None
-    if result is not None or ex_fail:
+    if result is not None or ex_fail or (local and _raised_by_tool(err_type, exc)):
         return "tool-failure", ({**detail, "result": result} if result is not None
                                 else detail or None)
     return "tool-error", detail or None
@@ -1490,7 +1543,9 @@ def _span_calls(rd: Reading) -> list[Call]:
         if len(group) > 1:
             inv["merged_span_ids"] = [s.span_id for s in group[1:]]
         call.invocation = inv
-        call.end_type, call.end_body = _span_outcome(group, hs)
+        call.end_type, call.end_body = _span_outcome(
+            group, hs, server == "!host" and not any(s.attrs.get("mcp.method.name")
+                                                     for s in group))
         call.sources = [s.where for s in group]
         ex = hs.get("execution")
         if ex is not None and ex.start is not None:
