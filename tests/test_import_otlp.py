@@ -874,6 +874,28 @@ def test_a_tool_that_raised_failed_a_call_refused_before_it_ran_errored() -> Non
     assert errors(m) == []
 
 
+def test_smolagents_arguments_refused_errored_its_tools_exception_failed() -> None:
+    """smolagents (huggingface/smolagents src/smolagents/agents.py @ 00663986…, Apache-2.0,
+    MultiStepAgent.execute_tool_call): the tool's arguments are checked by
+    validate_tool_arguments before the tool is called, and a ValueError / TypeError there is
+    raised as AgentToolCallError (other versions also raise it for a tool not found): the call
+    was refused before the tool ran. AgentToolExecutionError wraps the tool's own exception
+    ("Error executing tool ...") but is also what an unknown tool name raises, so the class
+    alone does not say the tool did not run: it stays a tool-failure. A span around the call
+    records either as the OpenTelemetry SDK's record_exception does (error.type the class's
+    qualified name, an exception event of type(e).__qualname__). By hand: search's
+    arguments refused (smolagents.utils.AgentToolCallError): errored (before: failed);
+    fetch raised inside the tool (AgentToolExecutionError): failed, as before."""
+    spans = [_raised("c000000000000001", 0, "search", "smolagents.utils.AgentToolCallError"),
+             _raised("c000000000000002", 2, "fetch",
+                     "smolagents.utils.AgentToolExecutionError")]
+    data = json.dumps({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]}).encode()
+    _vcon, _rep, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("search", "errored"), ("fetch", "failed")]
+    assert errors(m) == []
+
+
 def test_any_agent_model_requests_without_tool_spans_are_named() -> None:
     """any-agent__LLAMA_INDEX_trace.json (a real integration-test run, mozilla-ai/any-agent):
     four spans, three call_llm and invoke_agent, and no execute_tool span. By hand: the first
@@ -1352,6 +1374,50 @@ def test_strands_latest_conventions_tool_span_events_give_arguments_and_result()
     assert ev[0]["body"]["arguments"] == {"expr": "1/0"}
     assert ev[1]["type"] == "tool-failure" and ev[1]["body"] == [{"text": "division by zero"}]
     assert ev[2]["body"]["arguments"] == {"m": "hi"} and ev[3]["body"] == [{"text": "hi"}]
+    assert errors(m) == []
+
+
+def test_strands_unknown_tool_is_a_tool_error() -> None:
+    """Strands Agents (strands-agents/sdk-python, Apache-2.0; src/strands/tools/executors/
+    _executor.py @ 040733bc…, ToolExecutor._stream): a tool name not in the registry is
+    never run; the executor writes the result {status: error, content: [{text: 'Unknown
+    tool: <name>'}]}, and _stream_with_trace ends the execute_tool span it opened with it
+    (telemetry/tracer.py end_tool_call_span: gen_ai.tool.status 'error', a gen_ai.choice
+    event whose message is the content; the span's own status OK). By the draft that is a
+    tool-error (the request failed before any tool ran), not the tool's failure. Before, it
+    was 'failed'. By hand: ghost (not registered): errored, with the text as its detail;
+    lookup, whose own error result happens to read 'Unknown tool: ghost' (not its own name):
+    failed, as any tool's error result."""
+    base = 1767600000
+
+    def span(sid: str, name: str, text: str, start: int) -> dict[str, Any]:
+        return {
+            "traceId": "5b8efff798038103d269b633813fc60e", "spanId": sid,
+            "name": f"execute_tool {name}", "kind": 1,
+            "startTimeUnixNano": str((base + start) * 10**9),
+            "endTimeUnixNano": str((base + start + 1) * 10**9),
+            "attributes": attrs({"gen_ai.operation.name": "execute_tool",
+                                 "gen_ai.system": "strands-agents",
+                                 "gen_ai.tool.name": name, "gen_ai.tool.call.id": f"t{sid}",
+                                 "gen_ai.tool.status": "error"}),
+            "events": [
+                {"timeUnixNano": str((base + start) * 10**9), "name": "gen_ai.tool.message",
+                 "attributes": attrs({"role": "tool", "content": "{}", "id": f"t{sid}"})},
+                {"timeUnixNano": str((base + start + 1) * 10**9), "name": "gen_ai.choice",
+                 "attributes": attrs({"message": json.dumps([{"text": text}]),
+                                      "id": f"t{sid}"})}],
+            "status": {"code": 1}}
+    spans = [span("0000000000000001", "ghost", "Unknown tool: ghost", 1),
+             span("0000000000000002", "lookup", "Unknown tool: ghost", 3)]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "strands-agents"})}, "scopeSpans": [{"scope": {"name": "x"},
+                                                             "spans": spans}]}]}).encode()
+    vcon, _, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("ghost", "errored"), ("lookup", "failed")]
+    ends = [e for e in vcon["events"] if e["type"] != "tool-invocation"]
+    assert ends[0]["type"] == "tool-error"
+    assert "Unknown tool: ghost" in json.dumps(ends[0]["body"])
     assert errors(m) == []
 
 

@@ -97,10 +97,12 @@ _CANCELS: Final = re.compile(r"(?i)(^cancel(l)?ed$|cancel(l)?ed(error)?$|^abort)
 #: them (``AI_InvalidToolInputError``, formerly ``AI_InvalidToolArgumentsError``,
 #: ``AI_NoSuchToolError``), Semantic Kernel's FunctionExecutionException (what its method
 #: functions raise for a required argument missing or not parseable, before the method runs;
-#: the method's own exception keeps its class).
+#: the method's own exception keeps its class), smolagents' AgentToolCallError (its arguments
+#: failed validate_tool_arguments, or the tool was not found; its AgentToolExecutionError
+#: also wraps the tool's own exception, so it says nothing of whether the tool ran).
 _PRE_RUN: Final = re.compile(r"^(ValidationError|ModelBehaviorError|InvalidToolArgumentsException"
                              r"|ToolNotFoundException|ToolInputParsingException"
-                             r"|FunctionExecutionException|(AI_)?("
+                             r"|FunctionExecutionException|AgentToolCallError|(AI_)?("
                              r"InvalidToolInputError|InvalidToolArgumentsError|NoSuchToolError))$")
 #: Log events this importer maps (others are ignored by name).
 TOOL_LOGS: Final = frozenset({
@@ -1310,6 +1312,13 @@ def _raised_by_tool(err_type: Any, exc: list[tuple[str, dict[str, Any]]]) -> boo
     return bool(names) and not any(_PRE_RUN.match(n.rsplit(".", 1)[-1]) for n in names)
 
 
+def _strands_unknown(result: Any, tool: str | None) -> bool:
+    """Strands' error result for a tool name not in its registry, written without running
+    any tool (tools/executors/_executor.py: content [{text: 'Unknown tool: {name}'}])."""
+    return bool(tool) and isinstance(result, list) and len(result) == 1 \
+        and isinstance(result[0], dict) and result[0].get("text") == f"Unknown tool: {tool}"
+
+
 def _agents_refused(err: Any) -> bool:
     """The OpenAI Agents SDK's span error for arguments refused before the function ran
     (src/agents/tool.py): 'Error running tool' for JSON it could not decode, data.error
@@ -1409,6 +1418,8 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span],
                                                                           "failure")
     if status_fail:
         detail["tool_status"] = tool_status
+    if status_fail and _strands_unknown(result, _tool_of(group)):
+        return "tool-error", {**detail, "result": result}
     if err_type == "tool_error" or is_error_result or (status_fail and not (
             status_err or exc or err_type is not None)):
         return "tool-failure", result if result is not None else detail or None
