@@ -1998,3 +1998,60 @@ def test_semantic_kernel_without_any_call_id_keeps_the_models_calls() -> None:
     assert [o.tool for o in m.operations] == ["Weather-get_forecast", "Time-today"]
     assert rep.ignored.get("Semantic Kernel function the app invoked (no tool call id)") == 1
     assert any("Time-today" in w and "does not say" in w for w in rep.warnings)
+
+
+#: CrewAI's text for a tool that raised on its last attempt (crewAIInc/crewAI, MIT;
+#: lib/crewai/src/crewai/translations/en.json @ 71a18910… errors.tool_usage_exception, as
+#: ToolUsage._use builds it in tools/tool_usage.py @ 020cf9b5…: "\n{message}.\nMoving on then. …")
+_CREWAI_FAILED = (
+    "\nI encountered an error while trying to use the tool. This was the error: "
+    "HTTPError('503 Service Unavailable').\n Tool search_web accepts these inputs: Tool Name: "
+    "search_web\nTool Arguments: {'query': {'description': None, 'type': 'str'}}\nTool "
+    "Description: Search the web.\nMoving on then. Decide if you need a tool or can provide "
+    "the final answer. Use one at a time.")
+
+
+def test_crewai_tool_that_raised_is_a_failure_though_its_span_says_ok() -> None:
+    """OpenInference's CrewAI instrumentation (Arize-ai/openinference, Apache-2.0;
+    python/instrumentation/openinference-instrumentation-crewai/src/openinference/
+    instrumentation/crewai/__init__.py and _wrappers.py @ 23d0985a…, _ToolUseWrapper) wraps
+    ToolUsage._use in a TOOL span (scope openinference.instrumentation.crewai, name
+    '{tool}._use', tool.name, input.value) that is ERROR only when _use raises, else OK with
+    what it returned as output.value. CrewAI's _use (tools/tool_usage.py @ 020cf9b5…) catches
+    the tool's exception, retries through use() (a nested _use span), and on the last attempt
+    returns the tool_usage_exception text instead of raising: both spans end OK with that
+    text. Before, the call was 'completed'. By hand: search_web failed with that text as its
+    failure content (one operation, the retry nested in it); fetch, whose own output quotes the
+    words later on, completed; the same text at the start of another library's span is that
+    tool's output (completed)."""
+    base = 1767600000
+
+    def span(sid: str, parent: str | None, tool: str, out: str, start: int,
+             end: int) -> dict[str, Any]:
+        return {"traceId": "6c1e0a3b9f1d4e2a8b7c6d5e4f3a2b1c", "spanId": sid,
+                **({"parentSpanId": parent} if parent else {}),
+                "name": f"{tool}._use", "kind": 1,
+                "startTimeUnixNano": str((base + start) * 10**9),
+                "endTimeUnixNano": str((base + end) * 10**9),
+                "attributes": attrs({
+                    "openinference.span.kind": "TOOL", "tool.name": tool,
+                    "input.value": json.dumps({"tool_string": f"Action: {tool}",
+                                               "tool": f"<CrewStructuredTool {tool}>",
+                                               "calling": f"tool_name='{tool}'"}),
+                    "output.value": out, "output.mime_type": "text/plain"}),
+                "status": {"code": 1}}
+    quoted = "Page text: I encountered an error while trying to use the tool. This was the error:"
+    crew = [span("0000000000000001", None, "search_web", _CREWAI_FAILED, 1, 4),
+            span("0000000000000002", "0000000000000001", "search_web", _CREWAI_FAILED, 2, 4),
+            span("0000000000000003", None, "fetch", quoted, 5, 6)]
+    other = [span("0000000000000004", None, "echo", _CREWAI_FAILED, 7, 8)]
+    data = json.dumps({"resourceSpans": [{"resource": {"attributes": attrs(
+        {"service.name": "crew"})}, "scopeSpans": [
+            {"scope": {"name": "openinference.instrumentation.crewai"}, "spans": crew},
+            {"scope": {"name": "my.app"}, "spans": other}]}]}).encode()
+    vcon, _, m = imported(data)
+    assert [(o.tool, o.outcome) for o in m.operations] == [
+        ("search_web", "failed"), ("fetch", "completed"), ("echo", "completed")]
+    ends = [e for e in vcon["events"] if e["type"] != "tool-invocation"]
+    assert ends[0]["type"] == "tool-failure" and ends[0]["body"] == _CREWAI_FAILED
+    assert errors(m) == []

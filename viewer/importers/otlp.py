@@ -1302,6 +1302,24 @@ def _openllmetry_is_error(result: Any) -> bool:
         and set(result) <= {"result", "is_error"}
 
 
+#: OpenInference's CrewAI instrumentation: its TOOL span wraps ToolUsage._use (wrappers) or is
+#: built from CrewAI's tool events (``._event_listener``, which ends a failed attempt ERROR).
+_CREWAI_SCOPE: Final = "openinference.instrumentation.crewai"
+#: The start of CrewAI's errors.tool_usage_exception text (translations/en.json), which
+#: ToolUsage._use returns, instead of raising, when the tool raised on its last attempt.
+_CREWAI_FAILED: Final = "I encountered an error while trying to use the tool. This was the error: "
+
+
+def _crewai_failed(result: Any, group: list[Span]) -> bool:
+    """A CrewAI tool span whose output is CrewAI's text for a tool that raised: its span says OK
+    (_use caught the exception and returned the text). Only at the start of the output (after
+    the newline CrewAI puts first) and only on CrewAI's scope, so a tool's own output quoting
+    those words is not misread."""
+    return isinstance(result, str) and result.lstrip("\n").startswith(_CREWAI_FAILED) \
+        and any(s.scope == _CREWAI_SCOPE or s.scope.startswith(_CREWAI_SCOPE + ".")
+                for s in group)
+
+
 def _raised_by_tool(err_type: Any, exc: list[tuple[str, dict[str, Any]]]) -> bool:
     """Whether an errored local tool span names the exception its own code raised: an
     ``error.type`` or ``exception.type`` that is a class name (``_OTHER``, the conventions'
@@ -1400,10 +1418,11 @@ def _span_outcome(group: list[Span], helpers: dict[str, Span],
     claude_err = _str(root.attrs.get("error")) if root.name == "claude_code.tool" else None
     if claude_err:
         messages.append(claude_err)
-    # an MCP result's isError, LiveKit's is_error (the tool raised or reported an error; the
-    # output is what the model was told)
+    # an MCP result's isError, LiveKit's is_error, CrewAI's error text (the tool raised or
+    # reported an error; the output is what the model was told)
     is_error_result = (isinstance(result, dict) and result.get("isError") is True) \
-        or _bool(_attr(group, _LK + "is_error")) is True or _openllmetry_is_error(result)
+        or _bool(_attr(group, _LK + "is_error")) is True or _openllmetry_is_error(result) \
+        or _crewai_failed(result, group)
     detail: dict[str, Any] = {}
     if err_type is not None:
         detail["error_type"] = err_type
