@@ -91,13 +91,21 @@ class Loaded:
     #: still to make (``KeyCheck.settle``); the model carries it with the event checks.
     key_check: KeyCheck | None = None
 
+    def settled(self) -> Loaded:
+        """This load with its put-off count of keys named twice made now (``key_check``):
+        itself without it, or the input loaded anew when a key is named twice."""
+        if self.key_check is None:
+            return self
+        return self.key_check.settle() or replace(self, key_check=None)
+
 
 @dataclass(frozen=True, slots=True)
 class KeyCheck:
     """The duplicate-key count of a vCon read by its typed pass, put off so the viewer draws
     first (README, *Performance*). The typed pass keeps a key's last value, as orjson does; a
-    key named twice, or a colon written as an escape, sends the input to the reading every
-    other command makes of it (orjson, then the exact scan that names each key twice)."""
+    key named twice sends the input to the reading every other command makes of it (orjson,
+    then the exact scan that names each key twice). A colon written as an escape only makes
+    the exact scan run: without a key named twice, the typed reading stands."""
 
     raw: bytes  # the unsigned vCon's text
     parsed: dict[str, Any]  # as the typed pass read it

@@ -52,7 +52,7 @@ def open_bytes(data: bytes, *, name: str = "-", ignore_critical: bool = False,
                             defer_key_check=defer_key_check)
         if loaded.key_check is not None and not has_lifecycle_events(loaded.vcon):
             # the lifter reads every value and adds its diagnostics after the loader's
-            loaded = loaded.key_check.settle() or replace(loaded, key_check=None)
+            loaded = loaded.settled()
         return lifted(loaded)
     except LoadError as exc:
         if not exc.foreign:

@@ -301,10 +301,10 @@ def build_stages(loaded: Any, *, first: int, above: int = 0) -> Iterator[Model]:
 
 def _stages(loaded: Any, check_events: bool, first: int | None, above: int = 0
             ) -> Iterator[Model]:
-    key_check = getattr(loaded, "key_check", None)  # the loader's count of keys named twice
-    if key_check is not None and check_events:  # made now, as every check is here
-        loaded = key_check.settle() or loaded
-        key_check = None
+    # the loader's count of keys named twice (``Loaded.key_check``), when it was put off
+    if check_events and getattr(loaded, "key_check", None) is not None:
+        loaded = loaded.settled()  # made now, as every check is here
+    key_check = getattr(loaded, "key_check", None)
     vcon, diagnostics = loaded.vcon, loaded.diagnostics
     # Imported and lifted vCons (viewer.pipeline) arrive with their derivation.
     derived_from = getattr(loaded, "derived_from", ())
